@@ -1,0 +1,54 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+/// Dependencies point inward: engines import only their C libraries; HTTPCore and
+/// WebSocketCore never touch sockets; only Posix touches epoll; only Storage touches
+/// SQLite; only App wires things together.
+let package = Package(
+    name: "Tombola",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "tombola", targets: ["tombola"]),
+        .executable(name: "tombola-bench", targets: ["tombola-bench"]),
+    ],
+    targets: [
+        // C shims and system libraries, one per C library.
+        .target(name: "CLinux", path: "Sources/CLinux"),
+        .systemLibrary(name: "CZlib", path: "Sources/CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        .systemLibrary(name: "CCrypto", path: "Sources/CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CGMP", path: "Sources/CGMP", providers: [.apt(["libgmp-dev"])]),
+        .systemLibrary(name: "CMPFR", path: "Sources/CMPFR", providers: [.apt(["libmpfr-dev"])]),
+        .systemLibrary(name: "CQREncode", path: "Sources/CQREncode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
+
+        // Pure modules.
+        .target(name: "Compression", dependencies: ["CZlib"]),
+        .target(name: "CalculatorEngine", dependencies: ["CGMP", "CMPFR"]),
+        .target(name: "DrawEngine", dependencies: ["CCrypto"]),
+        .target(name: "HTTPCore"),
+        .target(name: "WebSocketCore", dependencies: ["CCrypto", "Compression"]),
+
+        // I/O.
+        .target(name: "Posix", dependencies: ["CLinux"]),
+        .target(name: "Storage", dependencies: ["CSQLite"]),
+        .target(name: "WebSocketClient", dependencies: ["Posix", "WebSocketCore", "HTTPCore"]),
+
+        // Wiring and executables.
+        .target(name: "App", dependencies: [
+            "Posix", "HTTPCore", "WebSocketCore", "Compression", "Storage",
+            "CalculatorEngine", "DrawEngine", "CQREncode", "CCrypto",
+        ]),
+        .executableTarget(name: "tombola", dependencies: ["App", "CalculatorEngine", "DrawEngine"]),
+        .executableTarget(name: "tombola-bench", dependencies: ["WebSocketClient", "Posix", "WebSocketCore", "HTTPCore"]),
+
+        // Tests mirror Sources.
+        .testTarget(name: "CalculatorEngineTests", dependencies: ["CalculatorEngine"]),
+        .testTarget(name: "DrawEngineTests", dependencies: ["DrawEngine"]),
+        .testTarget(name: "HTTPCoreTests", dependencies: ["HTTPCore"]),
+        .testTarget(name: "WebSocketCoreTests", dependencies: ["WebSocketCore", "Compression"]),
+        .testTarget(name: "PosixTests", dependencies: ["Posix"]),
+        .testTarget(name: "StorageTests", dependencies: ["Storage"]),
+        .testTarget(name: "AppTests", dependencies: ["App", "WebSocketClient", "Posix", "HTTPCore", "WebSocketCore"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

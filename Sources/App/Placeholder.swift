@@ -1,0 +1,2 @@
+/// App module; see ../../../shared/STYLE.md for its role.
+public enum AppModule {}

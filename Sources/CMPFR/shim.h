@@ -1,0 +1,2 @@
+#include <gmp.h>
+#include <mpfr.h>

@@ -1,0 +1,2 @@
+/// CalculatorEngine module; see ../../../shared/STYLE.md for its role.
+public enum CalculatorEngineModule {}

@@ -1,0 +1,2 @@
+/// DrawEngine module; see ../../../shared/STYLE.md for its role.
+public enum DrawEngineModule {}

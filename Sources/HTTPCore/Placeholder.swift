@@ -1,0 +1,2 @@
+/// HTTPCore module; see ../../../shared/STYLE.md for its role.
+public enum HTTPCoreModule {}

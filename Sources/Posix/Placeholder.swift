@@ -1,0 +1,2 @@
+/// Posix module; see ../../../shared/STYLE.md for its role.
+public enum PosixModule {}

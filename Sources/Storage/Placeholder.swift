@@ -1,0 +1,2 @@
+/// Storage module; see ../../../shared/STYLE.md for its role.
+public enum StorageModule {}

@@ -1,0 +1,2 @@
+/// WebSocketClient module; see ../../../shared/STYLE.md for its role.
+public enum WebSocketClientModule {}

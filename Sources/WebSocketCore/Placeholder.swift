@@ -1,0 +1,2 @@
+/// WebSocketCore module; see ../../../shared/STYLE.md for its role.
+public enum WebSocketCoreModule {}

@@ -1,0 +1,1 @@
+print("tombola-bench: not built yet")

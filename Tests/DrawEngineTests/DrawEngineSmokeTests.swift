@@ -1,0 +1,6 @@
+import Testing
+@testable import DrawEngine
+
+@Suite struct DrawEngineSmokeTests {
+    @Test func moduleLinks() { #expect(String(describing: DrawEngineModule.self) == "DrawEngineModule") }
+}
