@@ -1,0 +1,38 @@
+# Sourced by scripts/run and scripts/test: installs the Debian packages Tombola needs.
+# As root it runs apt-get; otherwise it prints the exact sudo line and stops.
+
+tombola_require_swift() {
+    if ! command -v swift >/dev/null 2>&1; then
+        echo "tombola: the Swift toolchain (6.0 or newer) is not on PATH." >&2
+        echo "Install it from https://www.swift.org/install/linux/ and run this command again." >&2
+        exit 1
+    fi
+}
+
+# tombola_install_packages PKG… — installs whichever of the packages are missing.
+tombola_install_packages() {
+    local missing=()
+    local pkg
+    for pkg in "$@"; do
+        if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed'; then
+            missing+=("$pkg")
+        fi
+    done
+    [ ${#missing[@]} -eq 0 ] && return 0
+    if [ "$(id -u)" -ne 0 ]; then
+        echo "tombola: these Debian packages are missing: ${missing[*]}" >&2
+        echo "Install them with:" >&2
+        echo "  sudo apt-get install -y ${missing[*]}" >&2
+        echo "then run this command again." >&2
+        exit 1
+    fi
+    echo "tombola: installing ${missing[*]}" >&2
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq >&2
+    apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+}
+
+# Libraries the server links against (SwiftPM system-library targets).
+TOMBOLA_BUILD_PACKAGES=(pkg-config zlib1g-dev libsqlite3-dev libssl-dev libgmp-dev libmpfr-dev libqrencode-dev)
+# Test peers: Python for websockets/mpmath/selenium, Chromium for the browser tests.
+TOMBOLA_TEST_PACKAGES=(python3 python3-venv chromium chromium-driver sqlite3)
