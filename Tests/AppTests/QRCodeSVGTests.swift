@@ -1,0 +1,25 @@
+import Testing
+@testable import App
+
+@Suite struct QRCodeSVGTests {
+    @Test func rendersAnSVGWithDarkModulesForAURL() throws {
+        let svg = try #require(QRCodeSVG.render("http://192.168.1.20:8080/watch/K7QX2M"))
+        #expect(svg.hasPrefix("<svg xmlns=\"http://www.w3.org/2000/svg\""))
+        #expect(svg.hasSuffix("</svg>"))
+        // A version-3 symbol or larger: 29+ modules plus 8 of quiet zone.
+        let viewBox = try #require(svg.firstRange(of: "viewBox=\"0 0 "))
+        let side = Int(svg[viewBox.upperBound...].prefix { $0.isNumber })!
+        #expect(side >= 29 + 8)
+        #expect(svg.contains("h"))
+    }
+
+    @Test func sameTextGivesSameSymbolAndOtherTextDiffers() {
+        #expect(QRCodeSVG.render("abc") == QRCodeSVG.render("abc"))
+        #expect(QRCodeSVG.render("abc") != QRCodeSVG.render("abd"))
+    }
+
+    @Test(arguments: ["", String(repeating: "x", count: QRCodeSVG.maximumTextLength + 1), "a\u{0}b"])
+    func refusesEmptyOversizeOrNULText(_ text: String) {
+        #expect(QRCodeSVG.render(text) == nil)
+    }
+}
