@@ -20,6 +20,9 @@ public final class TCPConnection: EventSource {
     public let remoteAddress: SocketAddress
     /// The protocol spoken here; swap it to change protocol.
     public var handler: ConnectionHandler?
+    /// Runs once when the connection closes, before `handler.closed`, whichever handler
+    /// is installed by then (for bookkeeping that must survive a protocol switch).
+    public var onClose: (() -> Void)?
     /// Reads per wake-up before yielding to other sockets (each up to 64 KiB).
     public var maxReadsPerWakeup = 4
 
@@ -283,6 +286,9 @@ public final class TCPConnection: EventSource {
     /// The deferred-close phase: release the descriptor, then tell the handler.
     func finishClose() {
         closeDescriptor(fd)
+        let onClose = self.onClose
+        self.onClose = nil
+        onClose?()
         let handler = self.handler
         self.handler = nil
         handler?.closed(self, error: closeError)
