@@ -142,6 +142,8 @@ public struct HTTPRequestParser: Sendable {
             case .chunkSizeLine:
                 guard let line = takeLine() else {
                     if bufferedByteCount > limits.chunkSizeLineBytes + 1 { throw HTTPParseError(.chunkSizeLineTooLong) }
+                    // Fail on a bad or oversized size while its digits are still arriving.
+                    try checkChunkSizePrefix(buffer[readIndex...])
                     return nil
                 }
                 if line.range.count > limits.chunkSizeLineBytes { throw HTTPParseError(.chunkSizeLineTooLong) }
@@ -372,6 +374,18 @@ public struct HTTPRequestParser: Sendable {
         guard rest.isEmpty || rest.first == UInt8(ascii: ";") else { throw HTTPParseError(.invalidChunkSize) }
         guard !rest.contains(where: ASCII.isForbiddenInFieldValue) else { throw HTTPParseError(.invalidChunkSize) }
         return size
+    }
+
+    private func checkChunkSizePrefix(_ pending: ArraySlice<UInt8>) throws(HTTPParseError) {
+        var size = 0
+        for (offset, byte) in pending.enumerated() {
+            guard let digit = ASCII.hexValue(byte) else {
+                if offset == 0 { throw HTTPParseError(.invalidChunkSize) }
+                return
+            }
+            size = size * 16 + Int(digit)
+            if body.count + size > limits.bodyBytes { throw HTTPParseError(.bodyTooLarge) }
+        }
     }
 
     private mutating func finishRequest() -> HTTPRequest {
