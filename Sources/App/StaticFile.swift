@@ -23,7 +23,8 @@ struct StaticFile: Sendable {
         let fileName = path.split(separator: "/").last.map(String.init) ?? path
         let ext = fileName.split(separator: ".", omittingEmptySubsequences: false).count > 1
             ? String(fileName.split(separator: ".").last!) : ""
-        contentType = MediaType.forPathExtension(ext)
+        let contentType = MediaType.forPathExtension(ext)
+        self.contentType = contentType
         self.modifiedSeconds = modifiedSeconds
         let hash = Self.sha256Hex(contents).prefix(32)
         let isHTML = contentType.hasPrefix("text/html")
