@@ -146,10 +146,13 @@ final class HTTPServerConnection: ConnectionHandler, GracefulShutdownHandling {
                 return
             }
             guard let response = first.response else { break }
+            var slot = first
             slots.removeFirst()
             firstSequence += 1
-            write(response, for: first)
-            if !first.keepAlive {
+            // Shutting down: the last answer in flight says so and closes.
+            if shuttingDown && slots.isEmpty && !parser.isMidRequest { slot.keepAlive = false }
+            write(response, for: slot)
+            if !slot.keepAlive {
                 connection.close()
                 return
             }
