@@ -1,9 +1,74 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import App
 
-/// Parses options and runs the server until SIGINT/SIGTERM.
+/// Parses options and runs the server until SIGINT/SIGTERM; SIGHUP reloads `Public/`.
+/// Exit codes: 0 after a clean stop, 1 when the server cannot start, 2 for bad usage.
 enum ServerCommand {
     static func run(_ arguments: [String]) -> Int32 {
-        print("tombola: server not built yet")
-        return 1
+        let configuration: ServerConfiguration
+        do {
+            switch try ServerOptions.parse(arguments, environment: environment()) {
+            case .help:
+                emit(ServerOptions.usage, to: 1)
+                return 0
+            case .run(let parsed):
+                configuration = parsed
+            }
+        } catch {
+            emit("tombola: \(error.message)\nRun 'tombola --help' for the options.\n", to: 2)
+            return 2
+        }
+
+        // Block the signals before any thread starts, so they all inherit the mask and
+        // only `ProcessSignals.wait` below receives them.
+        let signals = [SIGINT, SIGTERM, SIGHUP]
+        ProcessSignals.block(signals)
+
+        let server = Server(configuration: configuration)
+        let port: Int
+        do {
+            port = try server.start()
+        } catch {
+            emit("tombola: \(error)\n", to: 2)
+            return 1
+        }
+        emit(Banner.text(configuration: configuration, port: port), to: 1)
+
+        while true {
+            let signal = ProcessSignals.wait(for: signals)
+            if signal == SIGHUP {
+                do {
+                    try server.reloadStaticFiles()
+                    emit("tombola: reloaded \(server.staticFiles.fileCount) files from \(configuration.publicDirectory)\n", to: 1)
+                } catch {
+                    emit("tombola: reload failed, still serving the old files: \(error)\n", to: 2)
+                }
+                continue
+            }
+            emit("tombola: stopping…\n", to: 1)
+            server.shutdown()
+            return 0
+        }
+    }
+
+    /// Unbuffered, so lines from the loops' access log and from here never interleave.
+    private static func emit(_ text: String, to fd: Int32) {
+        var bytes = Array(text.utf8)
+        bytes.withUnsafeMutableBytes { raw in _ = write(fd, raw.baseAddress, raw.count) }
+    }
+
+    private static func environment() -> [String: String] {
+        var result: [String: String] = [:]
+        var cursor = environ
+        while let entry = cursor.pointee {
+            let text = String(cString: entry)
+            if let equals = text.firstIndex(of: "="), text.hasPrefix("TOMBOLA_") {
+                result[String(text[..<equals])] = String(text[text.index(after: equals)...])
+            }
+            cursor += 1
+        }
+        return result
     }
 }

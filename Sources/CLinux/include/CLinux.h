@@ -18,6 +18,9 @@
 #include <unistd.h>
 #include <time.h>
 
+/// `accept4` is declared only under _GNU_SOURCE, which Swift's Glibc module is built without.
+extern int accept4(int fd, struct sockaddr *addr, socklen_t *addrlen, int flags);
+
 /// `errno` as a function, so Swift reads the calling thread's value.
 static inline int clinux_errno(void) { return errno; }
 #endif

@@ -1,0 +1,31 @@
+import Posix
+
+/// The start-up text: the addresses a person types or scans, with the LAN address first
+/// (phones in the room cannot reach `localhost`). Host keys ride in the fragment.
+public enum Banner {
+    public static func text(configuration: ServerConfiguration, port: Int,
+                            lanAddresses: [String] = NetworkInterfaces.lanIPv4Addresses()) -> String {
+        let listensEverywhere = configuration.host == "0.0.0.0" || configuration.host == "::"
+        var hosts: [String] = listensEverywhere ? lanAddresses : [configuration.host]
+        if hosts.isEmpty { hosts = ["localhost"] }
+        let base = "http://\(hosts[0].contains(":") ? "[\(hosts[0])]" : hosts[0]):\(port)"
+        var lines = ["Tombola is running.", "", "  Home:        \(base)/", "  Calculator:  \(base)/calc"]
+        if let code = configuration.defaultDrawCode {
+            lines.append("  Screen:      \(base)/screen/\(code)")
+            lines.append("  Viewers:     \(base)/watch/\(code)")
+            if let key = configuration.hostKey {
+                lines.append("  Host (keep this secret): \(base)/draw/\(code)#key=\(key)")
+            } else {
+                lines.append("  Host:        \(base)/draw/\(code)")
+            }
+        }
+        if let admin = configuration.adminKey {
+            lines.append("  Admin key (keep this secret): \(admin)")
+        }
+        for other in hosts.dropFirst() { lines.append("  Also at:     http://\(other):\(port)/") }
+        if listensEverywhere { lines.append("  On this machine: http://localhost:\(port)/") }
+        lines.append("")
+        lines.append("Press Ctrl-C to stop.")
+        return lines.joined(separator: "\n") + "\n"
+    }
+}

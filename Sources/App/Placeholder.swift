@@ -1,2 +1,0 @@
-/// App module; see ../../../shared/STYLE.md for its role.
-public enum AppModule {}

@@ -1,0 +1,72 @@
+/// Everything the HTTP server needs to start; filled from flags and environment by
+/// `tombola`, or directly by tests.
+public struct ServerConfiguration: Sendable {
+    public var host: String
+    /// 0 asks the kernel for a free port (`Server.start()` returns it).
+    public var port: Int
+    public var dataDirectory: String
+    public var publicDirectory: String
+    public var defaultDrawCode: String?
+    public var hostKey: String?
+    public var adminKey: String?
+    /// Rolling-number ticks per second while a draw rolls.
+    public var tickHz: Int
+    public var accessLog: Bool
+    public var echoEndpoint: Bool
+    /// Origins allowed to open WebSockets besides the server's own (e.g. `https://example.org`).
+    public var allowedOrigins: [String]
+    /// Open connections beyond this are answered 503 and closed.
+    public var maxConnections: Int
+    /// Event loops (threads); default one per core.
+    public var loopCount: Int
+    /// From the first byte of a request to its end (slowloris guard) → 408.
+    public var headerTimeout: Duration
+    /// Quiet keep-alive connections close after this.
+    public var idleTimeout: Duration
+    /// Longest wait for in-flight responses on shutdown before connections are cut.
+    public var shutdownGrace: Duration
+    /// How often the static file watcher re-stats `publicDirectory`; nil turns it off.
+    public var staticReloadInterval: Duration?
+    /// Requests a connection may have in flight (pipelined) before it stops reading.
+    public var maxPipelinedRequests: Int
+
+    public init(
+        host: String = "0.0.0.0",
+        port: Int = 8080,
+        dataDirectory: String = "./tombola-data",
+        publicDirectory: String = "./Public",
+        defaultDrawCode: String? = nil,
+        hostKey: String? = nil,
+        adminKey: String? = nil,
+        tickHz: Int = 20,
+        accessLog: Bool = false,
+        echoEndpoint: Bool = false,
+        allowedOrigins: [String] = [],
+        maxConnections: Int = 10_000,
+        loopCount: Int = 0,
+        headerTimeout: Duration = .seconds(10),
+        idleTimeout: Duration = .seconds(60),
+        shutdownGrace: Duration = .milliseconds(1500),
+        staticReloadInterval: Duration? = .seconds(2),
+        maxPipelinedRequests: Int = 32
+    ) {
+        self.host = host
+        self.port = port
+        self.dataDirectory = dataDirectory
+        self.publicDirectory = publicDirectory
+        self.defaultDrawCode = defaultDrawCode
+        self.hostKey = hostKey
+        self.adminKey = adminKey
+        self.tickHz = tickHz
+        self.accessLog = accessLog
+        self.echoEndpoint = echoEndpoint
+        self.allowedOrigins = allowedOrigins
+        self.maxConnections = maxConnections
+        self.loopCount = loopCount
+        self.headerTimeout = headerTimeout
+        self.idleTimeout = idleTimeout
+        self.shutdownGrace = shutdownGrace
+        self.staticReloadInterval = staticReloadInterval
+        self.maxPipelinedRequests = maxPipelinedRequests
+    }
+}

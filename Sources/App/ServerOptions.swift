@@ -1,0 +1,168 @@
+/// Command-line flags and `TOMBOLA_*` environment variables → `ServerConfiguration`.
+/// Flags win over the environment. Every message here is shown to the operator.
+public enum ServerOptions {
+    public enum Outcome: Sendable {
+        case run(ServerConfiguration)
+        case help
+    }
+
+    public struct UsageError: Error, Sendable, Equatable, CustomStringConvertible {
+        public let message: String
+        public var description: String { message }
+    }
+
+    struct Option: Sendable {
+        enum Kind: Sendable { case text, integer(ClosedRange<Int>), flag, list }
+        let name: String
+        let environment: String
+        let kind: Kind
+        let valueName: String
+        let help: String
+        let apply: @Sendable (inout ServerConfiguration, Value) -> Void
+    }
+
+    enum Value: Sendable {
+        case text(String), integer(Int), flag(Bool)
+    }
+
+    static let options: [Option] = [
+        Option(name: "port", environment: "TOMBOLA_PORT", kind: .integer(0...65535), valueName: "N",
+               help: "TCP port to listen on (default 8080; 0 picks a free one)") { c, v in if case .integer(let n) = v { c.port = n } },
+        Option(name: "host", environment: "TOMBOLA_HOST", kind: .text, valueName: "ADDR",
+               help: "address to listen on (default 0.0.0.0, all interfaces)") { c, v in if case .text(let s) = v { c.host = s } },
+        Option(name: "data", environment: "TOMBOLA_DATA", kind: .text, valueName: "DIR",
+               help: "where draws are stored (default ./tombola-data)") { c, v in if case .text(let s) = v { c.dataDirectory = s } },
+        Option(name: "public", environment: "TOMBOLA_PUBLIC", kind: .text, valueName: "DIR",
+               help: "web pages to serve (default ./Public)") { c, v in if case .text(let s) = v { c.publicDirectory = s } },
+        Option(name: "default-draw", environment: "TOMBOLA_DEFAULT_DRAW", kind: .text, valueName: "CODE",
+               help: "public code of the draw created at start-up") { c, v in if case .text(let s) = v { c.defaultDrawCode = s } },
+        Option(name: "host-key", environment: "TOMBOLA_HOST_KEY", kind: .text, valueName: "KEY",
+               help: "secret key that controls the default draw") { c, v in if case .text(let s) = v { c.hostKey = s } },
+        Option(name: "admin-key", environment: "TOMBOLA_ADMIN_KEY", kind: .text, valueName: "KEY",
+               help: "secret key that creates further draws") { c, v in if case .text(let s) = v { c.adminKey = s } },
+        Option(name: "tick-hz", environment: "TOMBOLA_TICK_HZ", kind: .integer(1...120), valueName: "N",
+               help: "rolling-number updates per second (default 20)") { c, v in if case .integer(let n) = v { c.tickHz = n } },
+        Option(name: "access-log", environment: "TOMBOLA_ACCESS_LOG", kind: .flag, valueName: "",
+               help: "print one line per request (never query strings)") { c, v in if case .flag(let b) = v { c.accessLog = b } },
+        Option(name: "echo-endpoint", environment: "TOMBOLA_ECHO_ENDPOINT", kind: .flag, valueName: "",
+               help: "serve /ws/echo for WebSocket conformance suites") { c, v in if case .flag(let b) = v { c.echoEndpoint = b } },
+        Option(name: "allow-origin", environment: "TOMBOLA_ALLOW_ORIGIN", kind: .list, valueName: "ORIGIN",
+               help: "another origin allowed to open WebSockets (repeatable)") { c, v in if case .text(let s) = v { c.allowedOrigins.append(s) } },
+        Option(name: "max-connections", environment: "TOMBOLA_MAX_CONNECTIONS", kind: .integer(1...1_000_000), valueName: "N",
+               help: "open connections before new ones get 503 (default 10000)") { c, v in if case .integer(let n) = v { c.maxConnections = n } },
+        Option(name: "loops", environment: "TOMBOLA_LOOPS", kind: .integer(1...256), valueName: "N",
+               help: "event-loop threads (default: one per core)") { c, v in if case .integer(let n) = v { c.loopCount = n } },
+    ]
+
+    public static func parse(_ arguments: [String], environment: [String: String] = [:]) throws(UsageError) -> Outcome {
+        var configuration = ServerConfiguration()
+        for option in options {
+            guard let raw = environment[option.environment], !raw.isEmpty else { continue }
+            switch option.kind {
+            case .list:
+                for item in raw.split(separator: ",") { option.apply(&configuration, .text(String(item).trimmedSpaces)) }
+            case .flag:
+                guard let on = parseBool(raw) else {
+                    throw UsageError(message: "\(option.environment) must be 1/0, true/false or yes/no, not '\(raw)'")
+                }
+                option.apply(&configuration, .flag(on))
+            default:
+                option.apply(&configuration, try value(raw, for: option, source: option.environment))
+            }
+        }
+        var index = 0
+        while index < arguments.count {
+            let argument = arguments[index]
+            index += 1
+            if argument == "--help" || argument == "-h" { return .help }
+            guard argument.hasPrefix("--") else {
+                throw UsageError(message: "unexpected argument '\(argument)'")
+            }
+            var name = String(argument.dropFirst(2))
+            var inline: String?
+            if let equals = name.firstIndex(of: "=") {
+                inline = String(name[name.index(after: equals)...])
+                name = String(name[..<equals])
+            }
+            guard let option = options.first(where: { $0.name == name }) else {
+                throw UsageError(message: "unknown option '--\(name)'")
+            }
+            if case .flag = option.kind {
+                if let inline {
+                    guard let on = parseBool(inline) else { throw UsageError(message: "--\(name) takes no value") }
+                    option.apply(&configuration, .flag(on))
+                } else {
+                    option.apply(&configuration, .flag(true))
+                }
+                continue
+            }
+            let raw: String
+            if let inline {
+                raw = inline
+            } else {
+                guard index < arguments.count else { throw UsageError(message: "--\(name) needs a value (\(option.valueName))") }
+                raw = arguments[index]
+                index += 1
+            }
+            option.apply(&configuration, try value(raw, for: option, source: "--\(name)"))
+        }
+        return .run(configuration)
+    }
+
+    private static func value(_ raw: String, for option: Option, source: String) throws(UsageError) -> Value {
+        switch option.kind {
+        case .integer(let range):
+            guard let number = Int(raw), range.contains(number) else {
+                throw UsageError(message: "\(source) must be a whole number from \(range.lowerBound) to \(range.upperBound), not '\(raw)'")
+            }
+            return .integer(number)
+        case .text, .list:
+            guard !raw.isEmpty else { throw UsageError(message: "\(source) needs a non-empty value") }
+            return .text(raw)
+        case .flag:
+            return .flag(true)
+        }
+    }
+
+    private static func parseBool(_ raw: String) -> Bool? {
+        switch raw.lowercased() {
+        case "1", "true", "yes", "on": true
+        case "0", "false", "no", "off": false
+        default: nil
+        }
+    }
+
+    /// The `--help` text.
+    public static var usage: String {
+        var text = """
+        Usage: tombola [options]
+               tombola calc KEYS…
+               tombola verify FILE
+
+        Serves the Tombola raffle and calculator. Every option can also be set with the
+        environment variable shown.
+
+        Options:
+
+        """
+        for option in options {
+            let flag = "--\(option.name)" + (option.valueName.isEmpty ? "" : " \(option.valueName)")
+            text += "  " + flag.padded(to: 26) + option.help + "  [\(option.environment)]\n"
+        }
+        text += "  " + "--help".padded(to: 26) + "show this help\n"
+        return text
+    }
+}
+
+extension String {
+    fileprivate var trimmedSpaces: String {
+        var s = Substring(self)
+        while s.first == " " { s = s.dropFirst() }
+        while s.last == " " { s = s.dropLast() }
+        return String(s)
+    }
+
+    fileprivate func padded(to width: Int) -> String {
+        count >= width ? self + " " : self + String(repeating: " ", count: width - count)
+    }
+}

@@ -1,2 +1,0 @@
-/// HTTPCore module; see ../../../shared/STYLE.md for its role.
-public enum HTTPCoreModule {}

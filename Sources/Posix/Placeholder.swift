@@ -1,2 +1,0 @@
-/// Posix module; see ../../../shared/STYLE.md for its role.
-public enum PosixModule {}

@@ -1,0 +1,298 @@
+import CLinux
+import Glibc
+
+/// One accepted TCP connection, confined to its loop: call everything on `loop`'s thread
+/// (from another thread, go through `loop.execute` and a `LoopBound`).
+///
+/// Output is a queue of `[UInt8]` chunks written with `writev`. Enqueueing the same array
+/// on many connections shares its storage (arrays are copy-on-write), so a broadcast frame
+/// is never copied. EPOLLOUT is enabled only while output is queued.
+public final class TCPConnection: EventSource {
+    private enum State {
+        case open
+        /// Close as soon as the queued output is written.
+        case closing
+        case closed
+    }
+
+    public let loop: EventLoop
+    let fd: Int32
+    public let remoteAddress: SocketAddress
+    /// The protocol spoken here; swap it to change protocol.
+    public var handler: ConnectionHandler?
+    /// Runs once when the connection closes, before `handler.closed`, whichever handler
+    /// is installed by then (for bookkeeping that must survive a protocol switch).
+    public var onClose: (() -> Void)?
+    /// Reads per wake-up before yielding to other sockets (each up to 64 KiB).
+    public var maxReadsPerWakeup = 4
+
+    private var state = State.open
+    private var outbound: [[UInt8]] = []
+    private var outboundHead = 0
+    private var headOffset = 0
+    /// Bytes queued but not yet accepted by the kernel. Upper layers use it to drop
+    /// latest-value messages or to close readers that fall too far behind.
+    public private(set) var pendingOutboundBytes = 0
+    private var registered = false
+    private var interest: UInt32 = EPOLLIN.rawValue
+    private var flushIsScheduled = false
+    private var readingPaused = false
+    private var sawEOF = false
+    private var closeError: POSIXError?
+
+    /// A small integer unique among open connections of this process (the descriptor).
+    public var id: Int32 { fd }
+    public var isOpen: Bool { state == .open }
+    public var isClosed: Bool { state == .closed }
+
+    init(fd: Int32, loop: EventLoop, remoteAddress: SocketAddress) {
+        self.fd = fd
+        self.loop = loop
+        self.remoteAddress = remoteAddress
+        var one: Int32 = 1
+        setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+    }
+
+    /// Registers with the loop after the acceptor has set a handler.
+    func activate() {
+        guard state != .closed else { return }
+        do {
+            try loop.register(self, events: currentInterest())
+            registered = true
+        } catch {
+            closeNow(error: error)
+        }
+    }
+
+    // MARK: Output
+
+    /// Queues `bytes`; they go out in this iteration's flush phase. Ignored once closing.
+    public func write(_ bytes: [UInt8]) {
+        guard state == .open, !bytes.isEmpty else { return }
+        outbound.append(bytes)
+        pendingOutboundBytes += bytes.count
+        if !flushIsScheduled && interest & EPOLLOUT.rawValue == 0 {
+            flushIsScheduled = true
+            loop.scheduleFlush(self)
+        }
+    }
+
+    /// Closes after the queued output is written (or at once when nothing is queued).
+    public func close() {
+        guard state == .open else { return }
+        if pendingOutboundBytes == 0 {
+            closeNow(error: nil)
+        } else {
+            state = .closing
+            // Stop reading: nothing more will be answered.
+            readingPaused = true
+            updateInterest()
+        }
+    }
+
+    /// Drops queued output and closes. The descriptor is released at the end of this
+    /// iteration and `handler.closed` runs then.
+    public func closeNow(error: POSIXError? = nil) {
+        guard state != .closed else { return }
+        state = .closed
+        closeError = error
+        outbound.removeAll()
+        pendingOutboundBytes = 0
+        if registered {
+            loop.deregister(self)
+            registered = false
+        }
+        loop.scheduleClose(self)
+    }
+
+    // MARK: Input flow control
+
+    /// Stops reading (for back-pressure); the kernel buffers and then the peer waits.
+    public func pauseReading() {
+        guard !readingPaused else { return }
+        readingPaused = true
+        updateInterest()
+    }
+
+    public func resumeReading() {
+        guard readingPaused, state == .open else { return }
+        readingPaused = false
+        updateInterest()
+    }
+
+    public var isReadingPaused: Bool { readingPaused }
+
+    // MARK: Loop callbacks
+
+    func handle(events: UInt32) {
+        if events & EPOLLOUT.rawValue != 0 {
+            flushNow(afterBackPressure: true)
+        }
+        if state != .closed && events & (EPOLLIN.rawValue | EPOLLHUP.rawValue | EPOLLERR.rawValue) != 0 {
+            if readingPaused || sawEOF {
+                // EPOLLHUP/ERR arrive even when not asked for: the socket is dead.
+                if events & (EPOLLHUP.rawValue | EPOLLERR.rawValue) != 0 { closeNow(error: socketError()) }
+            } else {
+                readAvailable()
+            }
+        }
+    }
+
+    private func readAvailable() {
+        let buffer = loop.readBuffer
+        for _ in 0..<maxReadsPerWakeup {
+            guard state == .open, !readingPaused else { return }
+            let result: IOResult<Int>
+            do {
+                result = try syscall("read") { Glibc.read(fd, buffer.baseAddress, buffer.count) }
+            } catch {
+                closeNow(error: error)
+                return
+            }
+            switch result {
+            case .wouldBlock:
+                return
+            case .done(0):
+                sawEOF = true
+                updateInterest()
+                if let handler { handler.receivedEOF(on: self) } else { close() }
+                return
+            case .done(let count):
+                handler?.received(UnsafeRawBufferPointer(rebasing: buffer[0..<count]), on: self)
+                // A short read means the socket is drained; skip the EAGAIN round-trip.
+                if count < buffer.count { return }
+            }
+        }
+    }
+
+    func flushScheduled() {
+        flushIsScheduled = false
+        guard interest & EPOLLOUT.rawValue == 0 else { return }
+        flushNow(afterBackPressure: false)
+    }
+
+    private func flushNow(afterBackPressure: Bool) {
+        while state != .closed && pendingOutboundBytes > 0 {
+            let result: IOResult<Int>
+            do {
+                result = try writeQueued()
+            } catch {
+                closeNow(error: error)
+                return
+            }
+            switch result {
+            case .wouldBlock:
+                if interest & EPOLLOUT.rawValue == 0 { updateInterest(wantWrite: true) }
+                return
+            case .done(let written):
+                consume(written)
+            }
+        }
+        guard state != .closed else { return }
+        if interest & EPOLLOUT.rawValue != 0 { updateInterest(wantWrite: false) }
+        if state == .closing {
+            closeNow(error: nil)
+        } else if afterBackPressure {
+            handler?.drained(self)
+        }
+    }
+
+    /// Writes as much of the queue as one `writev` takes. The chunks' storage is pinned by
+    /// nesting `withUnsafeBytes`, one level per chunk (at most `EventLoop.maxIovecs`).
+    private func writeQueued() throws(POSIXError) -> IOResult<Int> {
+        let count = min(outbound.count - outboundHead, EventLoop.maxIovecs)
+        if count == 1 {
+            let offset = headOffset
+            let chunk = outbound[outboundHead]
+            return try syscall("write") {
+                chunk.withUnsafeBytes { raw in Glibc.write(fd, raw.baseAddress! + offset, raw.count - offset) }
+            }
+        }
+        let iovecs = loop.iovecs
+        func pin(_ index: Int) -> (Int, Int32) {
+            if index == count {
+                let result = Glibc.writev(fd, iovecs, Int32(count))
+                return (result, result < 0 ? clinux_errno() : 0)
+            }
+            return outbound[outboundHead + index].withUnsafeBytes { raw in
+                let offset = index == 0 ? headOffset : 0
+                iovecs[index] = iovec(iov_base: UnsafeMutableRawPointer(mutating: raw.baseAddress! + offset),
+                                      iov_len: raw.count - offset)
+                return pin(index + 1)
+            }
+        }
+        while true {
+            let (result, code) = pin(0)
+            if result >= 0 { return .done(result) }
+            switch code {
+            case EINTR: continue
+            case EAGAIN, EWOULDBLOCK: return .wouldBlock
+            case EBADF: fatalError("writev: EBADF; a descriptor was used after close (a bug in Tombola)")
+            default: throw POSIXError(code: code, call: "writev")
+            }
+        }
+    }
+
+    private func consume(_ written: Int) {
+        pendingOutboundBytes -= written
+        var remaining = written
+        while remaining > 0 {
+            let available = outbound[outboundHead].count - headOffset
+            if remaining >= available {
+                remaining -= available
+                outbound[outboundHead] = []
+                outboundHead += 1
+                headOffset = 0
+            } else {
+                headOffset += remaining
+                remaining = 0
+            }
+        }
+        if outboundHead == outbound.count {
+            outbound.removeAll(keepingCapacity: outbound.count <= 64)
+            outboundHead = 0
+        } else if outboundHead >= 64 && outboundHead * 2 >= outbound.count {
+            outbound.removeFirst(outboundHead)
+            outboundHead = 0
+        }
+    }
+
+    // MARK: Interest and closing
+
+    private func currentInterest(wantWrite: Bool? = nil) -> UInt32 {
+        var events: UInt32 = 0
+        if !readingPaused && !sawEOF { events |= EPOLLIN.rawValue }
+        if wantWrite ?? (interest & EPOLLOUT.rawValue != 0) { events |= EPOLLOUT.rawValue }
+        return events
+    }
+
+    private func updateInterest(wantWrite: Bool? = nil) {
+        let events = currentInterest(wantWrite: wantWrite)
+        guard events != interest || !registered else {
+            interest = events
+            return
+        }
+        interest = events
+        if registered { loop.modify(self, events: events) }
+    }
+
+    private func socketError() -> POSIXError? {
+        var code: Int32 = 0
+        var length = socklen_t(MemoryLayout<Int32>.size)
+        getsockopt(fd, SOL_SOCKET, SO_ERROR, &code, &length)
+        return code == 0 ? nil : POSIXError(code: code, call: "socket")
+    }
+
+    /// The deferred-close phase: release the descriptor, then tell the handler.
+    func finishClose() {
+        closeDescriptor(fd)
+        let onClose = self.onClose
+        self.onClose = nil
+        onClose?()
+        let handler = self.handler
+        self.handler = nil
+        handler?.closed(self, error: closeError)
+    }
+
+    func loopWillClose() { closeNow(error: nil) }
+}

@@ -1,0 +1,186 @@
+import Glibc
+import Posix
+import Synchronization
+import Testing
+
+@Suite struct TCPConnectionTests {
+    @Test func echoesBytesThroughARealSocket() throws {
+        let server = try EchoServer()
+        defer { server.shutdown() }
+        let client = try BlockingSocket(host: "127.0.0.1", port: server.listener.port)
+        try client.send("hello, loop")
+        #expect(try receiveExactly(11, from: client) == Array("hello, loop".utf8))
+    }
+
+    @Test func listenerOnPortZeroReportsTheBoundPort() throws {
+        let listener = try TCPListener(host: "127.0.0.1", port: 0)
+        defer { listener.close() }
+        #expect(listener.port > 0)
+        #expect(listener.address.host == "127.0.0.1")
+    }
+
+    @Test func twoListenersShareAPortWithReusePort() throws {
+        let first = try TCPListener(host: "127.0.0.1", port: 0, reusePort: true)
+        defer { first.close() }
+        let second = try TCPListener(host: "127.0.0.1", port: first.port, reusePort: true)
+        defer { second.close() }
+        #expect(second.port == first.port)
+    }
+
+    @Test func peerHalfCloseIsReportedThenOutputStillArrives() throws {
+        let server = try EchoServer()
+        defer { server.shutdown() }
+        let client = try BlockingSocket(host: "127.0.0.1", port: server.listener.port)
+        try client.send("last words")
+        client.shutdownWrite()
+        #expect(try client.receiveUntilClosed() == Array("last words".utf8))
+        #expect(server.events.wait { $0.contains("closed") } == ["eof", "closed"])
+    }
+
+    @Test func peerResetClosesTheConnectionExactlyOnce() throws {
+        let server = try EchoServer()
+        defer { server.shutdown() }
+        let client = try BlockingSocket(host: "127.0.0.1", port: server.listener.port)
+        try client.send("x")
+        _ = try receiveExactly(1, from: client)
+        client.reset()
+        let events = server.events.wait { $0.contains { $0.hasPrefix("closed") } }
+        usleep(50_000)
+        #expect(events.filter { $0.hasPrefix("closed") }.count == 1)
+        #expect(server.events.all.filter { $0.hasPrefix("closed") }.count == 1)
+    }
+
+    @Test func largeWriteSurvivesBackPressureAndReportsDrained() throws {
+        let group = try EventLoopGroup(loopCount: 1)
+        defer { group.shutdown() }
+        let listener = try TCPListener(host: "127.0.0.1", port: 0)
+        let events = Recorder<String>()
+        let size = 8 * 1024 * 1024
+        let payload = (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 >> 11) }
+        listener.start(on: group.next()) { connection in
+            let handler = BulkHandler(events: events)
+            connection.handler = handler
+            connection.write(payload)
+            events.append("queued \(connection.pendingOutboundBytes > 0)")
+        }
+        let client = try BlockingSocket(host: "127.0.0.1", port: listener.port)
+        usleep(100_000) // let the kernel buffers fill so the server must wait for EPOLLOUT
+        let received = try receiveExactly(size, from: client)
+        #expect(received.count == size)
+        #expect(received == payload)
+        #expect(events.wait { $0.contains("drained 0") }.contains("drained 0"))
+    }
+
+    @Test func oneArrayBroadcastToManyConnectionsReachesEach() throws {
+        let group = try EventLoopGroup(loopCount: 2)
+        defer { group.shutdown() }
+        let listener = try TCPListener(host: "127.0.0.1", port: 0)
+        let registry = ConnectionRegistry()
+        listener.start(on: group.loops[0]) { connection in
+            connection.handler = BulkHandler(events: Recorder())
+            registry.add(connection)
+        }
+        let clients = try (0..<50).map { _ in try BlockingSocket(host: "127.0.0.1", port: listener.port) }
+        #expect(registry.wait(count: 50))
+        let frame = Array(repeating: UInt8(ascii: "f"), count: 10_000)
+        group.loops[0].execute { registry.broadcast(frame) }
+        for client in clients {
+            #expect(try receiveExactly(frame.count, from: client) == frame)
+        }
+    }
+
+    @Test func closeAfterWriteDeliversEverythingThenEndOfStream() throws {
+        let group = try EventLoopGroup(loopCount: 1)
+        defer { group.shutdown() }
+        let listener = try TCPListener(host: "127.0.0.1", port: 0)
+        let payload = Array(repeating: UInt8(ascii: "z"), count: 300_000)
+        listener.start(on: group.next()) { connection in
+            connection.handler = BulkHandler(events: Recorder())
+            connection.write(payload)
+            connection.close()
+        }
+        let client = try BlockingSocket(host: "127.0.0.1", port: listener.port)
+        #expect(try client.receiveUntilClosed() == payload)
+    }
+
+    @Test func pausedReadingDeliversNothingUntilResumed() throws {
+        let group = try EventLoopGroup(loopCount: 1)
+        defer { group.shutdown() }
+        let loop = group.next()
+        let listener = try TCPListener(host: "127.0.0.1", port: 0)
+        let events = Recorder<String>()
+        let registry = ConnectionRegistry()
+        listener.start(on: loop) { connection in
+            connection.handler = BulkHandler(events: events)
+            connection.pauseReading()
+            registry.add(connection)
+        }
+        let client = try BlockingSocket(host: "127.0.0.1", port: listener.port)
+        #expect(registry.wait(count: 1))
+        try client.send("held")
+        usleep(100_000)
+        #expect(!events.all.contains { $0.hasPrefix("received") })
+        loop.execute { registry.resumeAll() }
+        #expect(events.wait { $0.contains("received 4") }.contains("received 4"))
+    }
+
+    @Test func groupShutdownClosesOpenConnections() throws {
+        let server = try EchoServer()
+        let client = try BlockingSocket(host: "127.0.0.1", port: server.listener.port)
+        try client.send("a")
+        _ = try receiveExactly(1, from: client)
+        server.shutdown()
+        #expect(try client.receiveUntilClosed() == [])
+        #expect(server.events.all == ["closed"])
+    }
+
+    @Test func socketAddressParsesAndFormatsBothFamilies() throws {
+        #expect(try SocketAddress(host: "127.0.0.1", port: 8080).description == "127.0.0.1:8080")
+        #expect(try SocketAddress(host: "::1", port: 80).description == "[::1]:80")
+        #expect(try SocketAddress(host: "localhost", port: 1).host == "127.0.0.1")
+        #expect(throws: POSIXError.self) { try SocketAddress(host: "not-an-ip", port: 1) }
+        #expect(throws: POSIXError.self) { try SocketAddress(host: "1.2.3.4", port: 70000) }
+    }
+
+    @Test func lanAddressesExcludeLoopback() {
+        let addresses = NetworkInterfaces.lanIPv4Addresses()
+        #expect(!addresses.contains("127.0.0.1"))
+        #expect(addresses.allSatisfy { $0.split(separator: ".").count == 4 })
+    }
+}
+
+/// Records reads and drains; writes nothing by itself.
+final class BulkHandler: ConnectionHandler {
+    let events: Recorder<String>
+    init(events: Recorder<String>) { self.events = events }
+    func received(_ bytes: UnsafeRawBufferPointer, on connection: TCPConnection) {
+        events.append("received \(bytes.count)")
+    }
+    func drained(_ connection: TCPConnection) {
+        events.append("drained \(connection.pendingOutboundBytes)")
+    }
+    func closed(_ connection: TCPConnection, error: POSIXError?) { events.append("closed") }
+}
+
+/// Connections accepted on one loop; mutated only there (hence `@unchecked`), counted
+/// from the test thread through the atomic.
+final class ConnectionRegistry: @unchecked Sendable {
+    private var connections: [TCPConnection] = []
+    private let count = Atomic<Int>(0)
+
+    func add(_ connection: TCPConnection) {
+        connections.append(connection)
+        count.add(1, ordering: .releasing)
+    }
+
+    func broadcast(_ frame: [UInt8]) { for connection in connections { connection.write(frame) } }
+    func resumeAll() { for connection in connections { connection.resumeReading() } }
+
+    func wait(count expected: Int) -> Bool {
+        for _ in 0..<5000 {
+            if count.load(ordering: .acquiring) >= expected { return true }
+            usleep(1000)
+        }
+        return false
+    }
+}

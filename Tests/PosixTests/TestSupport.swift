@@ -1,0 +1,69 @@
+import Glibc
+import Posix
+import Synchronization
+
+/// A thread-safe log of values that tests wait on with a deadline.
+final class Recorder<Value: Sendable>: Sendable {
+    private let values = Mutex<[Value]>([])
+
+    func append(_ value: Value) { values.withLock { $0.append(value) } }
+    var all: [Value] { values.withLock { $0 } }
+
+    /// Waits until `predicate` holds for the recorded values, or `timeout` passes.
+    @discardableResult
+    func wait(timeout: Duration = .seconds(5), until predicate: ([Value]) -> Bool) -> [Value] {
+        let deadline = MonotonicClock.nanoseconds() + UInt64(timeout.components.seconds) * 1_000_000_000
+        while true {
+            let snapshot = all
+            if predicate(snapshot) || MonotonicClock.nanoseconds() > deadline { return snapshot }
+            usleep(1000)
+        }
+    }
+}
+
+/// Echoes every byte back; records lifecycle events.
+final class EchoHandler: ConnectionHandler {
+    let events: Recorder<String>
+    init(events: Recorder<String>) { self.events = events }
+
+    func received(_ bytes: UnsafeRawBufferPointer, on connection: TCPConnection) {
+        connection.write(Array(bytes))
+    }
+
+    func receivedEOF(on connection: TCPConnection) {
+        events.append("eof")
+        connection.close()
+    }
+
+    func closed(_ connection: TCPConnection, error: POSIXError?) {
+        events.append(error == nil ? "closed" : "closed-with-error")
+    }
+}
+
+/// A group with one echo listener on 127.0.0.1, port 0.
+struct EchoServer {
+    let group: EventLoopGroup
+    let listener: TCPListener
+    let events = Recorder<String>()
+
+    init(loops: Int = 1) throws {
+        group = try EventLoopGroup(loopCount: loops)
+        listener = try TCPListener(host: "127.0.0.1", port: 0)
+        let events = self.events
+        listener.start(on: group.next()) { connection in
+            connection.handler = EchoHandler(events: events)
+        }
+    }
+
+    func shutdown() { group.shutdown() }
+}
+
+func receiveExactly(_ count: Int, from socket: BlockingSocket) throws -> [UInt8] {
+    var all: [UInt8] = []
+    while all.count < count {
+        let chunk = try socket.receive(maxCount: count - all.count)
+        if chunk.isEmpty { break }
+        all += chunk
+    }
+    return all
+}
