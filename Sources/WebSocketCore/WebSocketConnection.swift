@@ -78,6 +78,8 @@ public struct WebSocketConnection {
     private var messageCompressed = false
     private var message: [UInt8] = []
     private var utf8 = UTF8Validator()
+    /// Bytes of the current, still incomplete text frame already run through `utf8`.
+    private var validatedFramePrefix = 0
 
     private var inflater: InflateStream?
     private var deflater: DeflateStream?
@@ -103,7 +105,10 @@ public struct WebSocketConnection {
         var actions: [Action] = []
         while state != .closed {
             do throws(WebSocketProtocolError) {
-                guard let frame = try parser.next() else { break }
+                guard let frame = try parser.next() else {
+                    try validatePartialText()
+                    break
+                }
                 try handle(frame, now: now, into: &actions)
             } catch {
                 fail(error, into: &actions)
@@ -127,7 +132,7 @@ public struct WebSocketConnection {
             if frame.opcode != .continuation {
                 messageOpcode = frame.opcode
                 messageCompressed = frame.rsv1
-                utf8 = UTF8Validator()
+                if validatedFramePrefix == 0 { utf8 = UTF8Validator() }
             }
             try appendToMessage(frame.payload, fin: frame.fin)
             if frame.fin { finishMessage(into: &actions) }
@@ -156,9 +161,28 @@ public struct WebSocketConnection {
         }
         if messageOpcode == .text {
             // Fail fast: check each fragment as it arrives (RFC 6455 §8.1).
-            guard utf8.validate(message[start...]) else { throw .invalidUTF8 }
+            let unchecked = messageCompressed ? start : start + validatedFramePrefix
+            validatedFramePrefix = 0
+            guard utf8.validate(message[unchecked...]) else { throw .invalidUTF8 }
             if fin { guard utf8.isComplete else { throw .invalidUTF8 } }
         }
+    }
+
+    /// Validates the arrived part of an uncompressed text frame before the frame completes, so
+    /// invalid text fails as soon as its first bad byte is in (Autobahn's strict "fail fast").
+    private mutating func validatePartialText() throws(WebSocketProtocolError) {
+        guard state == .open, let partial = parser.partialPayload(from: validatedFramePrefix) else { return }
+        switch partial.opcode {
+        case .text where !partial.rsv1:
+            if validatedFramePrefix == 0 { utf8 = UTF8Validator() }
+        case .continuation where messageOpcode == .text && !messageCompressed:
+            break
+        default:
+            return
+        }
+        guard !partial.bytes.isEmpty else { return }
+        guard utf8.validate(partial.bytes) else { throw .invalidUTF8 }
+        validatedFramePrefix += partial.bytes.count
     }
 
     private mutating func finishMessage(into actions: inout [Action]) {
@@ -256,6 +280,20 @@ public struct WebSocketConnection {
         closeDeadline = now + configuration.closeTimeout
         releaseStreams()
         return [.write(encode(.close, payload: WebSocketFrameEncoder.closePayload(code: code, reason: reason)))]
+    }
+
+    /// Sends a close frame and closes without waiting for the peer's answer, e.g. 1013 for a
+    /// client too far behind on reliable messages, or 1001 at shutdown.
+    public mutating func abort(code: WebSocketCloseCode, reason: String = "") -> [Action] {
+        guard state != .closed else { return [] }
+        var actions: [Action] = []
+        if state == .open {
+            actions.append(.write(encode(.close, payload: WebSocketFrameEncoder.closePayload(code: code, reason: reason))))
+        }
+        state = .closed
+        releaseStreams()
+        actions.append(.closeAfterWrite)
+        return actions
     }
 
     private mutating func sendMessage(_ opcode: WebSocketOpcode, _ payload: [UInt8]) -> [Action] {

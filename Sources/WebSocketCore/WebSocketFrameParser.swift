@@ -19,6 +19,9 @@ public struct WebSocketFrameParser: Sendable {
     private var messageInProgress = false
     /// Payload bytes of the open message's earlier frames.
     private var messageLength = 0
+    /// The header of a frame whose payload is still arriving.
+    private var partial: (opcode: WebSocketOpcode, rsv1: Bool, headerLength: Int, length: Int,
+                          maskKey: (UInt8, UInt8, UInt8, UInt8)?)?
 
     public init(role: WebSocketRole, maxMessageSize: Int = 1 << 20, allowsCompressedMessages: Bool = false) {
         self.role = role
@@ -66,7 +69,23 @@ public struct WebSocketFrameParser: Sendable {
         }
     }
 
+    /// The payload received so far of a frame still arriving, from `offset` on, unmasked; nil
+    /// when no frame header is pending. Lets a text frame be validated before it completes.
+    public func partialPayload(from offset: Int) -> (opcode: WebSocketOpcode, rsv1: Bool, bytes: [UInt8])? {
+        guard failure == nil, let partial else { return nil }
+        let start = readIndex + partial.headerLength + offset
+        let end = min(buffer.count, readIndex + partial.headerLength + partial.length)
+        guard start <= end else { return nil }
+        var bytes = Array(buffer[start..<end])
+        if let key = partial.maskKey {
+            let keyBytes = [key.0, key.1, key.2, key.3]
+            for index in bytes.indices { bytes[index] ^= keyBytes[(offset + index) & 3] }
+        }
+        return (partial.opcode, partial.rsv1, bytes)
+    }
+
     private mutating func decode() throws(WebSocketProtocolError) -> WebSocketFrame? {
+        partial = nil
         let available = buffer.count - readIndex
         guard available >= 2 else { return nil }
         let first = buffer[readIndex]
@@ -115,15 +134,16 @@ public struct WebSocketFrameParser: Sendable {
         if !opcode.isControl {
             guard length <= maxMessageSize - messageLength else { throw .messageTooBig }
         }
-        guard available - headerLength >= length else { return nil }
+        let keyStart = readIndex + 2 + lengthBytes
+        let maskKey = masked ? (buffer[keyStart], buffer[keyStart + 1], buffer[keyStart + 2], buffer[keyStart + 3]) : nil
+        guard available - headerLength >= length else {
+            partial = (opcode, rsv1, headerLength, length, maskKey)
+            return nil
+        }
 
         let payloadStart = readIndex + headerLength
         var payload = Array(buffer[payloadStart..<(payloadStart + length)])
-        if masked {
-            let keyStart = readIndex + 2 + lengthBytes
-            let key = (buffer[keyStart], buffer[keyStart + 1], buffer[keyStart + 2], buffer[keyStart + 3])
-            WebSocketMask.apply(key, to: &payload)
-        }
+        if let maskKey { WebSocketMask.apply(maskKey, to: &payload) }
         readIndex = payloadStart + length
 
         if !opcode.isControl {

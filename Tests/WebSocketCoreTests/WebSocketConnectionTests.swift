@@ -50,6 +50,32 @@ import Testing
         #expect(second.last == .closeAfterWrite)
     }
 
+    @Test func closesWith1007BeforeAFrameWithInvalidTextHasFullyArrived() {
+        var connection = server()
+        let frame = clientFrame(.text, Array("κόσμε".utf8) + [0xED, 0xA0, 0x80] + Array(repeating: 0x61, count: 100))
+        #expect(connection.receive(frame[..<14], now: start) == [])
+        let actions = connection.receive(frame[14..<20], now: start)
+        #expect(sentCloseCode(actions) == 1007)
+        #expect(connection.failure == .invalidUTF8)
+    }
+
+    @Test func validatesTextFramesArrivingByteByByte() {
+        var connection = server()
+        let text = "Hello-µ@ßöäüàá-UTF-8!! κόσμε 😀"
+        let stream = clientFrame(.text, Array(text.utf8[...text.utf8.index(text.utf8.startIndex, offsetBy: 9)]), fin: false)
+            + clientFrame(.continuation, Array(text.utf8.dropFirst(10)))
+        var actions: [WebSocketConnection.Action] = []
+        for byte in stream { actions += connection.receive([byte], now: start) }
+        #expect(actions == [.deliverText(text)])
+    }
+
+    @Test func abortsWithACloseCodeWithoutWaiting() {
+        var connection = server()
+        #expect(connection.abort(code: .tryAgainLater) == [.write(hex("88 02 03 f5")), .closeAfterWrite])
+        #expect(connection.state == .closed)
+        #expect(connection.abort(code: .goingAway) == [])
+    }
+
     @Test func closesWith1007WhenTextEndsInsideACharacter() {
         var connection = server()
         let actions = connection.receive(clientFrame(.text, [0x61, 0xE2, 0x82]), now: start)
