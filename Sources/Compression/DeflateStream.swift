@@ -13,7 +13,8 @@ public final class DeflateStream {
     public let level: Int
 
     /// - Parameters:
-    ///   - windowBits: 9...15. zlib cannot produce raw deflate with an 8-bit window.
+    ///   - windowBits: 8...15. zlib cannot make raw deflate with an 8-bit window, so 8 compresses
+    ///     with Huffman coding only: no back-references at all, valid for any receiver window.
     ///   - level: zlib level 0...9 (or -1 for the default).
     ///   - memoryLevel: 1...9; lower saves memory per stream at some cost in ratio.
     public init(windowBits: Int = 15, level: Int = 6, memoryLevel: Int = 8) throws(CompressionError) {
@@ -21,8 +22,9 @@ public final class DeflateStream {
         stream.initialize(to: z_stream())
         self.windowBits = windowBits
         self.level = level
-        let status = deflateInit2_(stream, Int32(level), Z_DEFLATED, -Int32(windowBits), Int32(memoryLevel),
-                                   Z_DEFAULT_STRATEGY, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size))
+        let strategy = windowBits <= 8 ? Z_HUFFMAN_ONLY : Z_DEFAULT_STRATEGY
+        let status = deflateInit2_(stream, Int32(level), Z_DEFLATED, -Int32(max(9, windowBits)), Int32(memoryLevel),
+                                   strategy, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size))
         guard status == Z_OK else {
             stream.deinitialize(count: 1)
             stream.deallocate()

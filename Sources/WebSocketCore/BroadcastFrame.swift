@@ -26,10 +26,10 @@ public final class BroadcastFrame: Sendable {
         plain = WebSocketFrameEncoder.encode(opcode: .binary, payload: payload)
     }
 
-    /// The compressed frame (RSV1 set) for a window of `windowBits` (9...15), or nil when
+    /// The compressed frame (RSV1 set) for a window of `windowBits` (8...15), or nil when
     /// compression fails or does not make the frame smaller.
     public func compressedFrame(windowBits: Int, level: Int = 6) -> [UInt8]? {
-        let bits = max(9, min(15, windowBits))
+        let bits = max(8, min(15, windowBits))
         if let frame = compressed.withLock({ $0[bits] }) { return frame.isEmpty ? nil : frame }
         var frame: [UInt8] = []
         if let stream = try? DeflateStream(windowBits: bits, level: level),

@@ -32,7 +32,7 @@ public struct PerMessageDeflateParameters: Sendable, Equatable {
 
 /// The server's permessage-deflate policy.
 public struct PerMessageDeflateConfiguration: Sendable, Equatable {
-    /// The largest window we compress with, 9...15 (zlib cannot do raw deflate with 8).
+    /// The largest window we compress with, 8...15 (8 means Huffman-only coding).
     public var serverMaxWindowBits: Int
     /// The window we ask clients to stay within when they allow us to choose (8...15).
     public var clientMaxWindowBits: Int
@@ -141,10 +141,9 @@ public enum PerMessageDeflate {
     {
         for element in parseExtensions(headerValues) {
             guard let offer = Offer(element) else { continue }
-            // We can only promise a window zlib can compress with: 9 or more (zlib has no raw
-            // 8-bit window), so an offer that insists on server_max_window_bits=8 is declined.
+            // zlib has no raw 8-bit window; for 8 our DeflateStream codes Huffman-only (no
+            // back-references), which every receiver window accepts.
             let serverBits = min(configuration.serverMaxWindowBits, offer.serverMaxWindowBits ?? 15)
-            guard serverBits >= 9 else { continue }
             var response = [extensionName]
             var parameters = PerMessageDeflateParameters(serverMaxWindowBits: serverBits)
             if offer.serverNoContextTakeover || configuration.serverNoContextTakeover {

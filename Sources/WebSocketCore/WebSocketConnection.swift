@@ -307,7 +307,6 @@ public struct WebSocketConnection {
 
     private mutating func compress(_ payload: [UInt8], deflate: PerMessageDeflateParameters) -> [UInt8]? {
         let bits = deflate.sendWindowBits(as: role)
-        guard bits >= 9 else { return nil }  // zlib has no raw 8-bit window; uncompressed is always allowed
         if deflater == nil {
             deflater = try? DeflateStream(windowBits: bits, level: configuration.compressionLevel,
                                           memoryLevel: configuration.memoryLevel)

@@ -58,6 +58,22 @@ import Testing
         }
     }
 
+    @Test func compressesForAnEightBitWindowWithoutBackReferences() throws {
+        // zlib refuses raw deflate with windowBits 8; Huffman-only output suits a 256-byte window.
+        let message = Array(String(repeating: "0123456789abcdef", count: 64).utf8)
+        let stream = try DeflateStream(windowBits: 8)
+        let compressed = try stream.compressMessage(message)
+        #expect(compressed.count < message.count)
+        let inflater = try InflateStream(windowBits: 8)
+        var output: [UInt8] = []
+        try inflater.inflateMessageEnd(compressed, into: &output, limit: 1 << 20)
+        #expect(output == message)
+        let broadcast = BroadcastFrame(text: String(decoding: message, as: UTF8.self))
+        var client = WebSocketConnection(role: .client, configuration: .init(deflate: .init(serverMaxWindowBits: 8)), now: start)
+        let frame = try #require(broadcast.compressedFrame(windowBits: 8))
+        #expect(client.receive(frame, now: start) == [.deliverText(String(decoding: message, as: UTF8.self))])
+    }
+
     @Test func stopsInflatingABombAtTheLimit() throws {
         let bomb = try DeflateStream().compressMessage([UInt8](repeating: 0, count: 8 << 20))
         #expect(bomb.count < 10_000)
@@ -143,8 +159,8 @@ import Testing
         ("permessage-deflate; server_max_window_bits=10", "permessage-deflate; server_no_context_takeover; client_no_context_takeover; server_max_window_bits=10", nil),
         ("permessage-deflate; server_max_window_bits=\"12\"", "permessage-deflate; server_no_context_takeover; client_no_context_takeover; server_max_window_bits=12", nil),
         ("PerMessage-Deflate; Server_No_Context_Takeover", "permessage-deflate; server_no_context_takeover; client_no_context_takeover", nil),
-        ("permessage-deflate; server_max_window_bits=8", nil, "zlib cannot compress with an 8-bit window"),
-        ("permessage-deflate; server_max_window_bits=8, permessage-deflate", "permessage-deflate; server_no_context_takeover; client_no_context_takeover", "falls back to the next offer"),
+        ("permessage-deflate; server_max_window_bits=8", "permessage-deflate; server_no_context_takeover; client_no_context_takeover; server_max_window_bits=8", "Huffman-only"),
+        ("permessage-deflate; server_max_window_bits=7, permessage-deflate", "permessage-deflate; server_no_context_takeover; client_no_context_takeover", "falls back to the next offer"),
         ("permessage-deflate; server_max_window_bits", nil, "value required"),
         ("permessage-deflate; server_max_window_bits=16", nil, "out of range"),
         ("permessage-deflate; server_max_window_bits=08", nil, "leading zero"),
