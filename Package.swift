@@ -31,7 +31,7 @@ let package = Package(
         // I/O.
         .target(name: "Posix", dependencies: ["CLinux"]),
         .target(name: "Storage", dependencies: ["CSQLite"]),
-        .target(name: "WebSocketClient", dependencies: ["Posix", "WebSocketCore", "HTTPCore"]),
+        .target(name: "WebSocketClient", dependencies: ["WebSocketCore"]),
 
         // Wiring and executables.
         .target(name: "App", dependencies: [
@@ -46,6 +46,7 @@ let package = Package(
         .testTarget(name: "DrawEngineTests", dependencies: ["DrawEngine"]),
         .testTarget(name: "HTTPCoreTests", dependencies: ["HTTPCore"]),
         .testTarget(name: "WebSocketCoreTests", dependencies: ["WebSocketCore", "Compression"]),
+        .testTarget(name: "WebSocketClientTests", dependencies: ["WebSocketClient", "WebSocketCore"]),
         .testTarget(name: "PosixTests", dependencies: ["Posix"]),
         .testTarget(name: "StorageTests", dependencies: ["Storage"]),
         .testTarget(name: "AppTests", dependencies: ["App", "WebSocketClient", "Posix", "HTTPCore", "WebSocketCore"]),

@@ -1,2 +1,0 @@
-/// WebSocketClient module; see ../../../shared/STYLE.md for its role.
-public enum WebSocketClientModule {}

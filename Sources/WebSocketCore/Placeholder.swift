@@ -1,2 +1,0 @@
-/// WebSocketCore module; see ../../../shared/STYLE.md for its role.
-public enum WebSocketCoreModule {}
