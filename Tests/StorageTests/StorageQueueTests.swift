@@ -1,0 +1,89 @@
+import Foundation
+import Synchronization
+import Testing
+@testable import Storage
+
+@Suite struct StorageQueueTests {
+    @Test func runsWorkInOrderAndDeliversResultsToCompletions() throws {
+        let dir = TemporaryDirectory()
+        let queue = try StorageQueue(path: dir.path("t.sqlite"))
+        let results = Mutex<[Int]>([])
+        let done = DispatchSemaphore(value: 0)
+        queue.async { db throws(StorageError) in try db.insertDraw(draw()) }
+        for i in 0..<10 {
+            queue.async({ db throws(StorageError) in
+                try db.appendRecord(record(index: i))
+                return try db.loadRecords(drawCode: "ABC234").count
+            }, completion: { result in
+                results.withLock { $0.append((try? result.get()) ?? -1) }
+                done.signal()
+            })
+        }
+        for _ in 0..<10 { #expect(done.wait(timeout: .now() + 10) == .success) }
+        #expect(results.withLock { $0 } == Array(1...10))
+    }
+
+    @Test func reportsFailuresToTheCompletion() throws {
+        let dir = TemporaryDirectory()
+        let queue = try StorageQueue(path: dir.path("t.sqlite"))
+        let code = Mutex<StorageError.Code?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        queue.async({ db throws(StorageError) in try db.appendRecord(record(index: 0)) }, completion: { result in
+            if case .failure(let error) = result { code.withLock { $0 = error.code } }
+            done.signal()
+        })
+        #expect(done.wait(timeout: .now() + 10) == .success)
+        #expect(code.withLock { $0 } == .notFound)
+    }
+
+    @Test func sendsErrorsOfFireAndForgetWorkToOnError() throws {
+        let dir = TemporaryDirectory()
+        let code = Mutex<StorageError.Code?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        let queue = try StorageQueue(path: dir.path("t.sqlite"), onError: { error in
+            code.withLock { $0 = error.code }
+            done.signal()
+        })
+        queue.async { db throws(StorageError) in try db.updateConfig(code: "X", configJSON: "{}") }
+        #expect(done.wait(timeout: .now() + 10) == .success)
+        #expect(code.withLock { $0 } == .notFound)
+    }
+
+    @Test func syncReturnsResultsAndThrowsTypedErrors() throws {
+        let dir = TemporaryDirectory()
+        let queue = try StorageQueue(path: dir.path("t.sqlite"))
+        try queue.sync { db throws(StorageError) in try db.insertDraw(draw()) }
+        #expect(try queue.sync { db throws(StorageError) in try db.loadDraws() } == [draw()])
+        #expect(storageError { try queue.sync { db throws(StorageError) in try db.insertDraw(draw()) } } == .alreadyExists)
+    }
+
+    @Test func syncFromTheStorageThreadRunsInline() throws {
+        let dir = TemporaryDirectory()
+        let queue = try StorageQueue(path: dir.path("t.sqlite"))
+        let count = try queue.sync { [queue] db throws(StorageError) in
+            try db.insertDraw(draw())
+            return try queue.sync { inner throws(StorageError) in try inner.loadDraws().count }
+        }
+        #expect(count == 1)
+    }
+
+    @Test func closeFinishesQueuedWorkThenRefusesMore() throws {
+        let dir = TemporaryDirectory()
+        let path = dir.path("t.sqlite")
+        let queue = try StorageQueue(path: path)
+        queue.async { db throws(StorageError) in try db.insertDraw(draw()) }
+        for i in 0..<20 { queue.async { db throws(StorageError) in try db.appendRecord(record(index: i)) } }
+        queue.close()
+        #expect(storageError { _ = try queue.sync { db throws(StorageError) in try db.loadDraws() } } == .closed)
+        let refused = Mutex<StorageError.Code?>(nil)
+        queue.async({ _ throws(StorageError) in 1 }, completion: { result in
+            if case .failure(let error) = result { refused.withLock { $0 = error.code } }
+        })
+        #expect(refused.withLock { $0 } == .closed)
+
+        // Everything queued before close is on disk for the next start.
+        let reopened = try StorageQueue(path: path)
+        #expect(try reopened.sync { db throws(StorageError) in try db.loadRecords(drawCode: "ABC234").count } == 20)
+        #expect(try reopened.sync { db throws(StorageError) in db.integrityCheck() })
+    }
+}
