@@ -58,6 +58,15 @@ public struct HTTPRequestParser: Sendable {
         return true
     }
 
+    /// The head of a request whose body is still arriving (e.g. to answer
+    /// `Expect: 100-continue`), nil otherwise.
+    public var headAwaitingBody: HTTPRequestHead? {
+        switch state {
+        case .fixedBody, .chunkSizeLine, .chunkData, .chunkDataEnd, .trailerLines: head
+        default: nil
+        }
+    }
+
     /// The failure, if the parser has failed.
     public var error: HTTPParseError? {
         if case .failed(let error) = state { return error }

@@ -6,6 +6,21 @@ import Foundation
 public final class StorageQueue: Sendable {
     private let worker: Worker
 
+    /// The database file's name inside a data directory.
+    public static let fileName = "tombola.sqlite"
+
+    /// Creates `directory` if needed and opens `directory/tombola.sqlite`.
+    public convenience init(
+        directory: String, onError: @escaping @Sendable (StorageError) -> Void = { _ in }
+    ) throws(StorageError) {
+        do {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        } catch {
+            throw StorageError(.cannotOpen, detail: "cannot create the data directory")
+        }
+        try self.init(path: (directory as NSString).appendingPathComponent(Self.fileName), onError: onError)
+    }
+
     /// Opens and migrates the database at `path` on the calling thread, then starts the
     /// storage thread. `onError` receives failures of `async` work that has no completion.
     public init(path: String, onError: @escaping @Sendable (StorageError) -> Void = { _ in }) throws(StorageError) {
@@ -129,12 +144,14 @@ private final class Worker: @unchecked Sendable {
         condition.unlock()
     }
 
-    /// Stops accepting work, lets queued work finish and waits for the thread to end.
+    /// Stops accepting work, lets queued work finish and waits for the thread to end
+    /// (without waiting when called from the storage thread itself, which would deadlock).
     func close() {
         condition.lock()
         closed = true
         condition.broadcast()
-        while !finished { condition.wait() }
+        let onStorageThread = thread.map { pthread_equal($0, pthread_self()) != 0 } ?? false
+        while !finished && !onStorageThread { condition.wait() }
         condition.unlock()
     }
 }

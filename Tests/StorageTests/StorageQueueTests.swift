@@ -87,3 +87,28 @@ import Testing
         #expect(try reopened.sync { db throws(StorageError) in db.integrityCheck() })
     }
 }
+
+@Suite struct StorageQueueLifecycleTests {
+    @Test func opensADataDirectoryCreatingIt() throws {
+        let dir = TemporaryDirectory()
+        let data = dir.path("nested/data")
+        let queue = try StorageQueue(directory: data)
+        try queue.sync { db throws(StorageError) in try db.insertDraw(draw()) }
+        queue.close()
+        #expect(FileManager.default.fileExists(atPath: data + "/" + StorageQueue.fileName))
+    }
+
+    @Test func releasingTheLastReferenceOnTheStorageThreadDoesNotDeadlock() throws {
+        let dir = TemporaryDirectory()
+        let done = DispatchSemaphore(value: 0)
+        do {
+            let queue = try StorageQueue(path: dir.path("t.sqlite"))
+            // The job holds the only other reference; it is dropped on the storage thread.
+            queue.async { [queue] _ throws(StorageError) in
+                _ = queue
+                done.signal()
+            }
+        }
+        #expect(done.wait(timeout: .now() + 10) == .success)
+    }
+}
