@@ -30,7 +30,7 @@ extension Database {
     /// Appends (and syncs) an audit entry; `.chainConflict` unless it extends the chain
     /// (index 0 links to `RecordRow.genesisHash`); `.constraint` for an unknown actor.
     public func appendAudit(_ row: AuditRow) throws(StorageError) {
-        try transaction { () throws(StorageError) in
+        try storageTransaction { () throws(StorageError) in
             let last = try statement("""
                 SELECT idx, hash FROM audit WHERE draw_code = ? ORDER BY idx DESC LIMIT 1
                 """).query([.text(row.drawCode)]) { (index: $0.int(0), hash: $0.text(1)) }.first

@@ -35,17 +35,46 @@ public final class Database {
         (try? text("PRAGMA integrity_check")) == "ok"
     }
 
-    /// Runs `body` in `BEGIN IMMEDIATE … COMMIT`, rolling back if it throws.
-    public func transaction<T>(_ body: () throws(StorageError) -> T) throws(StorageError) -> T {
-        try connection.execute("BEGIN IMMEDIATE")
+    /// Runs `body` in `BEGIN IMMEDIATE … COMMIT` (synced on return), rolling back if it
+    /// throws; rethrows `body`'s error or a `StorageError`. Nested calls (including the
+    /// repository methods) become savepoints, so several appends can commit together.
+    public func transaction<T>(_ body: () throws -> T) throws -> T {
+        let nested = try begin()
         do {
             let result = try body()
-            try connection.execute("COMMIT")
+            try commit(nested: nested)
             return result
         } catch {
-            try? connection.execute("ROLLBACK")
+            rollback(nested: nested)
             throw error
         }
+    }
+
+    /// The typed form the repositories use.
+    func storageTransaction<T>(_ body: () throws(StorageError) -> T) throws(StorageError) -> T {
+        let nested = try begin()
+        do {
+            let result = try body()
+            try commit(nested: nested)
+            return result
+        } catch {
+            rollback(nested: nested)
+            throw error
+        }
+    }
+
+    private func begin() throws(StorageError) -> Bool {
+        let nested = !connection.isAutocommit
+        try connection.execute(nested ? "SAVEPOINT tombola" : "BEGIN IMMEDIATE")
+        return nested
+    }
+
+    private func commit(nested: Bool) throws(StorageError) {
+        try connection.execute(nested ? "RELEASE tombola" : "COMMIT")
+    }
+
+    private func rollback(nested: Bool) {
+        try? connection.execute(nested ? "ROLLBACK TO tombola; RELEASE tombola" : "ROLLBACK")
     }
 
     /// A cached prepared statement for `sql`.

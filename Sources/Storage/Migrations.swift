@@ -55,7 +55,7 @@ enum Migrations {
             throw StorageError(.schemaTooNew, detail: "schema version \(current), this build knows \(latest)")
         }
         for version in stride(from: current + 1, through: latest, by: 1) {
-            try database.transaction { () throws(StorageError) in
+            try database.storageTransaction { () throws(StorageError) in
                 try database.connection.execute(steps[version - 1])
                 try database.connection.execute("PRAGMA user_version = \(version)")
             }

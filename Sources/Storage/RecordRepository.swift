@@ -33,7 +33,7 @@ extension Database {
     /// index 0), so a forked or re-rolled history can never be written. `.notFound` for an
     /// unknown draw.
     public func appendRecord(_ row: RecordRow) throws(StorageError) {
-        try transaction { () throws(StorageError) in
+        try storageTransaction { () throws(StorageError) in
             guard try integer("SELECT count(*) FROM draws WHERE code = ?", [.text(row.drawCode)]) == 1 else {
                 throw StorageError(.notFound, detail: "no such draw")
             }

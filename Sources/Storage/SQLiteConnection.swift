@@ -37,6 +37,9 @@ final class SQLiteConnection {
     /// Rows changed by the last INSERT, UPDATE or DELETE.
     var changes: Int { Int(sqlite3_changes(handle)) }
 
+    /// False inside an open transaction.
+    var isAutocommit: Bool { sqlite3_get_autocommit(handle) != 0 }
+
     func setBusyTimeout(milliseconds: Int32) {
         sqlite3_busy_timeout(handle, milliseconds)
     }

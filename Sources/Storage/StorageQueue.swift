@@ -11,7 +11,7 @@ public final class StorageQueue: Sendable {
 
     /// Creates `directory` if needed and opens `directory/tombola.sqlite`.
     public convenience init(
-        directory: String, onError: @escaping @Sendable (StorageError) -> Void = { _ in }
+        directory: String, onError: @escaping @Sendable (any Error) -> Void = { _ in }
     ) throws(StorageError) {
         do {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -23,7 +23,7 @@ public final class StorageQueue: Sendable {
 
     /// Opens and migrates the database at `path` on the calling thread, then starts the
     /// storage thread. `onError` receives failures of `async` work that has no completion.
-    public init(path: String, onError: @escaping @Sendable (StorageError) -> Void = { _ in }) throws(StorageError) {
+    public init(path: String, onError: @escaping @Sendable (any Error) -> Void = { _ in }) throws(StorageError) {
         let database = try Database(path: path)
         worker = Worker(database: database, onError: onError)
         let worker = self.worker
@@ -36,23 +36,24 @@ public final class StorageQueue: Sendable {
         worker.close()
     }
 
-    /// Queues `work`; a thrown error goes to `onError`.
-    public func async(_ work: @escaping @Sendable (Database) throws(StorageError) -> Void) {
+    /// Queues `work`; a thrown error goes to `onError`. Storage calls throw `StorageError`.
+    public func async(_ work: @escaping @Sendable (Database) throws -> Void) {
         let onError = worker.onError
         if !worker.enqueue({ database in
-            do throws(StorageError) { try work(database) } catch { onError(error) }
+            do { try work(database) } catch { onError(error) }
         }) {
             onError(StorageError(.closed))
         }
     }
 
-    /// Queues `work`; `completion` gets its result on the storage thread (or `.closed` at once).
+    /// Queues `work`; `completion` gets its result (or error: `StorageError` from storage
+    /// calls, else whatever `work` threw) on the storage thread, or `.closed` at once.
     public func async<T: Sendable>(
-        _ work: @escaping @Sendable (Database) throws(StorageError) -> T,
-        completion: @escaping @Sendable (Result<T, StorageError>) -> Void
+        _ work: @escaping @Sendable (Database) throws -> T,
+        completion: @escaping @Sendable (Result<T, any Error>) -> Void
     ) {
         if !worker.enqueue({ database in
-            do throws(StorageError) { completion(.success(try work(database))) } catch { completion(.failure(error)) }
+            do { completion(.success(try work(database))) } catch { completion(.failure(error)) }
         }) {
             completion(.failure(StorageError(.closed)))
         }
@@ -60,12 +61,12 @@ public final class StorageQueue: Sendable {
 
     /// Runs `work` on the storage thread and waits for it (start-up, shutdown, tests;
     /// never on an event-loop thread). Called from the storage thread itself, it runs inline.
-    public func sync<T: Sendable>(_ work: @escaping @Sendable (Database) throws(StorageError) -> T) throws(StorageError) -> T {
+    public func sync<T: Sendable>(_ work: @escaping @Sendable (Database) throws -> T) throws -> T {
         if let database = worker.databaseIfOnStorageThread() { return try work(database) }
         let box = ResultBox<T>()
         let done = DispatchSemaphore(value: 0)
         guard worker.enqueue({ database in
-            do throws(StorageError) { box.result = .success(try work(database)) } catch { box.result = .failure(error) }
+            do { box.result = .success(try work(database)) } catch { box.result = .failure(error) }
             done.signal()
         }) else {
             throw StorageError(.closed)
@@ -82,7 +83,7 @@ public final class StorageQueue: Sendable {
 
 /// Written on the storage thread before `done.signal()`, read after `done.wait()`.
 private final class ResultBox<T>: @unchecked Sendable {
-    var result: Result<T, StorageError>?
+    var result: Result<T, any Error>?
 }
 
 /// The job list and the storage thread's loop.
@@ -91,7 +92,7 @@ private final class ResultBox<T>: @unchecked Sendable {
 private final class Worker: @unchecked Sendable {
     typealias Job = @Sendable (Database) -> Void
 
-    let onError: @Sendable (StorageError) -> Void
+    let onError: @Sendable (any Error) -> Void
     private let condition = NSCondition()
     private var jobs: [Job] = []
     private var closed = false
@@ -99,7 +100,7 @@ private final class Worker: @unchecked Sendable {
     private var database: Database?
     private var thread: pthread_t?
 
-    init(database: Database, onError: @escaping @Sendable (StorageError) -> Void) {
+    init(database: Database, onError: @escaping @Sendable (any Error) -> Void) {
         self.database = database
         self.onError = onError
     }

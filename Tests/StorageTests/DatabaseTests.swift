@@ -84,12 +84,64 @@ import Testing
         let dir = TemporaryDirectory()
         let db = try Database(path: dir.path("t.sqlite"))
         let code = storageError {
-            try db.transaction { () throws(StorageError) in
+            try db.transaction {
                 try db.insertDraw(draw("A"))
                 throw StorageError(.notFound)
             }
         }
         #expect(code == .notFound)
+        #expect(try db.loadDraws().isEmpty)
+    }
+}
+
+@Suite struct TransactionTests {
+    @Test func groupsRepositoryCallsInOneTransaction() throws {
+        let dir = TemporaryDirectory()
+        let db = try Database(path: dir.path("t.sqlite"))
+        try db.transaction {
+            try db.insertDraw(draw())
+            try db.appendRecord(record(index: 0))
+            try db.appendAudit(audit(index: 0))
+        }
+        #expect(try db.loadRecords(drawCode: "ABC234").count == 1)
+        #expect(try db.loadAudit(drawCode: "ABC234").count == 1)
+    }
+
+    @Test func rollsBackEverythingWhenALaterStepFails() throws {
+        let dir = TemporaryDirectory()
+        let db = try Database(path: dir.path("t.sqlite"))
+        try db.insertDraw(draw())
+        let code = storageError {
+            try db.transaction {
+                try db.appendRecord(record(index: 0))
+                try db.appendRecord(record(index: 5))
+            }
+        }
+        #expect(code == .chainConflict)
+        #expect(try db.loadRecords(drawCode: "ABC234").isEmpty)
+    }
+
+    @Test func aFailedNestedStepCanBeCaughtWithoutLosingTheRest() throws {
+        let dir = TemporaryDirectory()
+        let db = try Database(path: dir.path("t.sqlite"))
+        try db.transaction {
+            try db.insertDraw(draw())
+            #expect(storageError { try db.insertDraw(draw()) } == .alreadyExists)
+            try db.appendRecord(record(index: 0))
+        }
+        #expect(try db.loadRecords(drawCode: "ABC234").count == 1)
+    }
+
+    @Test func passesCallerErrorsThrough() throws {
+        struct Oops: Error {}
+        let dir = TemporaryDirectory()
+        let db = try Database(path: dir.path("t.sqlite"))
+        #expect(throws: Oops.self) {
+            try db.transaction {
+                try db.insertDraw(draw())
+                throw Oops()
+            }
+        }
         #expect(try db.loadDraws().isEmpty)
     }
 }

@@ -9,9 +9,9 @@ import Testing
         let queue = try StorageQueue(path: dir.path("t.sqlite"))
         let results = Mutex<[Int]>([])
         let done = DispatchSemaphore(value: 0)
-        queue.async { db throws(StorageError) in try db.insertDraw(draw()) }
+        queue.async { db in try db.insertDraw(draw()) }
         for i in 0..<10 {
-            queue.async({ db throws(StorageError) in
+            queue.async({ db in
                 try db.appendRecord(record(index: i))
                 return try db.loadRecords(drawCode: "ABC234").count
             }, completion: { result in
@@ -28,8 +28,8 @@ import Testing
         let queue = try StorageQueue(path: dir.path("t.sqlite"))
         let code = Mutex<StorageError.Code?>(nil)
         let done = DispatchSemaphore(value: 0)
-        queue.async({ db throws(StorageError) in try db.appendRecord(record(index: 0)) }, completion: { result in
-            if case .failure(let error) = result { code.withLock { $0 = error.code } }
+        queue.async({ db in try db.appendRecord(record(index: 0)) }, completion: { result in
+            if case .failure(let error) = result { code.withLock { $0 = (error as? StorageError)?.code } }
             done.signal()
         })
         #expect(done.wait(timeout: .now() + 10) == .success)
@@ -41,10 +41,10 @@ import Testing
         let code = Mutex<StorageError.Code?>(nil)
         let done = DispatchSemaphore(value: 0)
         let queue = try StorageQueue(path: dir.path("t.sqlite"), onError: { error in
-            code.withLock { $0 = error.code }
+            code.withLock { $0 = (error as? StorageError)?.code }
             done.signal()
         })
-        queue.async { db throws(StorageError) in try db.updateConfig(code: "X", configJSON: "{}") }
+        queue.async { db in try db.updateConfig(code: "X", configJSON: "{}") }
         #expect(done.wait(timeout: .now() + 10) == .success)
         #expect(code.withLock { $0 } == .notFound)
     }
@@ -52,17 +52,17 @@ import Testing
     @Test func syncReturnsResultsAndThrowsTypedErrors() throws {
         let dir = TemporaryDirectory()
         let queue = try StorageQueue(path: dir.path("t.sqlite"))
-        try queue.sync { db throws(StorageError) in try db.insertDraw(draw()) }
-        #expect(try queue.sync { db throws(StorageError) in try db.loadDraws() } == [draw()])
-        #expect(storageError { try queue.sync { db throws(StorageError) in try db.insertDraw(draw()) } } == .alreadyExists)
+        try queue.sync { db in try db.insertDraw(draw()) }
+        #expect(try queue.sync { db in try db.loadDraws() } == [draw()])
+        #expect(storageError { try queue.sync { db in try db.insertDraw(draw()) } } == .alreadyExists)
     }
 
     @Test func syncFromTheStorageThreadRunsInline() throws {
         let dir = TemporaryDirectory()
         let queue = try StorageQueue(path: dir.path("t.sqlite"))
-        let count = try queue.sync { [queue] db throws(StorageError) in
+        let count = try queue.sync { [queue] db in
             try db.insertDraw(draw())
-            return try queue.sync { inner throws(StorageError) in try inner.loadDraws().count }
+            return try queue.sync { inner in try inner.loadDraws().count }
         }
         #expect(count == 1)
     }
@@ -71,20 +71,20 @@ import Testing
         let dir = TemporaryDirectory()
         let path = dir.path("t.sqlite")
         let queue = try StorageQueue(path: path)
-        queue.async { db throws(StorageError) in try db.insertDraw(draw()) }
-        for i in 0..<20 { queue.async { db throws(StorageError) in try db.appendRecord(record(index: i)) } }
+        queue.async { db in try db.insertDraw(draw()) }
+        for i in 0..<20 { queue.async { db in try db.appendRecord(record(index: i)) } }
         queue.close()
-        #expect(storageError { _ = try queue.sync { db throws(StorageError) in try db.loadDraws() } } == .closed)
+        #expect(storageError { _ = try queue.sync { db in try db.loadDraws() } } == .closed)
         let refused = Mutex<StorageError.Code?>(nil)
-        queue.async({ _ throws(StorageError) in 1 }, completion: { result in
-            if case .failure(let error) = result { refused.withLock { $0 = error.code } }
+        queue.async({ _ in 1 }, completion: { result in
+            if case .failure(let error) = result { refused.withLock { $0 = (error as? StorageError)?.code } }
         })
         #expect(refused.withLock { $0 } == .closed)
 
         // Everything queued before close is on disk for the next start.
         let reopened = try StorageQueue(path: path)
-        #expect(try reopened.sync { db throws(StorageError) in try db.loadRecords(drawCode: "ABC234").count } == 20)
-        #expect(try reopened.sync { db throws(StorageError) in db.integrityCheck() })
+        #expect(try reopened.sync { db in try db.loadRecords(drawCode: "ABC234").count } == 20)
+        #expect(try reopened.sync { db in db.integrityCheck() })
     }
 }
 
@@ -93,7 +93,7 @@ import Testing
         let dir = TemporaryDirectory()
         let data = dir.path("nested/data")
         let queue = try StorageQueue(directory: data)
-        try queue.sync { db throws(StorageError) in try db.insertDraw(draw()) }
+        try queue.sync { db in try db.insertDraw(draw()) }
         queue.close()
         #expect(FileManager.default.fileExists(atPath: data + "/" + StorageQueue.fileName))
     }
@@ -104,11 +104,29 @@ import Testing
         do {
             let queue = try StorageQueue(path: dir.path("t.sqlite"))
             // The job holds the only other reference; it is dropped on the storage thread.
-            queue.async { [queue] _ throws(StorageError) in
+            queue.async { [queue] _ in
                 _ = queue
                 done.signal()
             }
         }
         #expect(done.wait(timeout: .now() + 10) == .success)
+    }
+}
+
+@Suite struct StorageQueueErrorTests {
+    struct CallerError: Error, Equatable {}
+
+    @Test func deliversTheCallersOwnErrorsUnchanged() throws {
+        let dir = TemporaryDirectory()
+        let queue = try StorageQueue(path: dir.path("t.sqlite"))
+        let got = Mutex<Bool>(false)
+        let done = DispatchSemaphore(value: 0)
+        queue.async({ _ -> Int in throw CallerError() }, completion: { result in
+            if case .failure(let error) = result { got.withLock { $0 = error is CallerError } }
+            done.signal()
+        })
+        #expect(done.wait(timeout: .now() + 10) == .success)
+        #expect(got.withLock { $0 })
+        #expect(throws: CallerError.self) { try queue.sync { _ -> Int in throw CallerError() } }
     }
 }
