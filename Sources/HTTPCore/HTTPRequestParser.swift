@@ -149,12 +149,15 @@ public struct HTTPRequestParser: Sendable {
                 return finishRequest()
 
             case .chunkSizeLine:
+                // The same checks in the same order whether or not the line is complete, so the
+                // outcome never depends on how the bytes arrived.
                 guard let line = takeLine() else {
-                    if bufferedByteCount > limits.chunkSizeLineBytes + 1 { throw HTTPParseError(.chunkSizeLineTooLong) }
                     // Fail on a bad or oversized size while its digits are still arriving.
                     try checkChunkSizePrefix(buffer[readIndex...])
+                    if bufferedByteCount > limits.chunkSizeLineBytes + 1 { throw HTTPParseError(.chunkSizeLineTooLong) }
                     return nil
                 }
+                try checkChunkSizePrefix(buffer[line.range])
                 if line.range.count > limits.chunkSizeLineBytes { throw HTTPParseError(.chunkSizeLineTooLong) }
                 let size = try parseChunkSize(buffer[line.range])
                 if size == 0 {
@@ -385,9 +388,11 @@ public struct HTTPRequestParser: Sendable {
         return size
     }
 
+    /// Checks the hex digits at the start of a (possibly incomplete) chunk-size line, up to
+    /// the line limit: a first byte that is not a digit → 400, a size over the body limit → 413.
     private func checkChunkSizePrefix(_ pending: ArraySlice<UInt8>) throws(HTTPParseError) {
         var size = 0
-        for (offset, byte) in pending.enumerated() {
+        for (offset, byte) in pending.prefix(limits.chunkSizeLineBytes + 1).enumerated() {
             guard let digit = ASCII.hexValue(byte) else {
                 if offset == 0 { throw HTTPParseError(.invalidChunkSize) }
                 return
