@@ -58,6 +58,15 @@ public struct HTTPRequestParser: Sendable {
         return true
     }
 
+    /// The head of a request whose body is still arriving (e.g. to answer
+    /// `Expect: 100-continue`), nil otherwise.
+    public var headAwaitingBody: HTTPRequestHead? {
+        switch state {
+        case .fixedBody, .chunkSizeLine, .chunkData, .chunkDataEnd, .trailerLines: head
+        default: nil
+        }
+    }
+
     /// The failure, if the parser has failed.
     public var error: HTTPParseError? {
         if case .failed(let error) = state { return error }
@@ -140,12 +149,15 @@ public struct HTTPRequestParser: Sendable {
                 return finishRequest()
 
             case .chunkSizeLine:
+                // The same checks in the same order whether or not the line is complete, so the
+                // outcome never depends on how the bytes arrived.
                 guard let line = takeLine() else {
-                    if bufferedByteCount > limits.chunkSizeLineBytes + 1 { throw HTTPParseError(.chunkSizeLineTooLong) }
                     // Fail on a bad or oversized size while its digits are still arriving.
                     try checkChunkSizePrefix(buffer[readIndex...])
+                    if bufferedByteCount > limits.chunkSizeLineBytes + 1 { throw HTTPParseError(.chunkSizeLineTooLong) }
                     return nil
                 }
+                try checkChunkSizePrefix(buffer[line.range])
                 if line.range.count > limits.chunkSizeLineBytes { throw HTTPParseError(.chunkSizeLineTooLong) }
                 let size = try parseChunkSize(buffer[line.range])
                 if size == 0 {
@@ -238,24 +250,9 @@ public struct HTTPRequestParser: Sendable {
         guard !targetBytes.isEmpty, targetBytes.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
             throw HTTPParseError(.invalidTarget)
         }
-        versionMinor = try Self.parseVersion(parts[2])
+        versionMinor = try RequestSyntax.parseVersion(parts[2])
         method = String(decoding: parts[0], as: UTF8.self)
         target = String(decoding: targetBytes, as: UTF8.self)
-    }
-
-    /// `HTTP/1.x`; another major version → 505, anything malformed → 400 (RFC 9112 §2.3).
-    private static func parseVersion(_ bytes: ArraySlice<UInt8>) throws(HTTPParseError) -> Int {
-        let v = Array(bytes)
-        guard v.count == 8, v[0..<5].elementsEqual("HTTP/".utf8), v[6] == UInt8(ascii: "."),
-              let major = digit(v[5]), let minor = digit(v[7]) else {
-            throw HTTPParseError(.invalidVersion)
-        }
-        guard major == 1 else { throw HTTPParseError(.unsupportedVersion) }
-        return minor
-    }
-
-    private static func digit(_ byte: UInt8) -> Int? {
-        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) ? Int(byte - UInt8(ascii: "0")) : nil
     }
 
     /// `field-name ":" OWS field-value OWS` (RFC 9112 §5).
@@ -279,7 +276,7 @@ public struct HTTPRequestParser: Sendable {
         if hosts.count > 1 { throw HTTPParseError(.multipleHosts) }
         if hosts.isEmpty && versionMinor >= 1 { throw HTTPParseError(.missingHost) }
 
-        let (path, query) = try Self.splitTarget(target, method: method)
+        let (path, query) = try RequestSyntax.splitTarget(target, method: method)
         let keepAlive: Bool
         if headers.contains(token: "close", in: "Connection") {
             keepAlive = false
@@ -307,7 +304,7 @@ public struct HTTPRequestParser: Sendable {
             return nil
         }
         if hasLength {
-            let length = try Self.parseContentLength(headers.values(for: "Content-Length"))
+            let length = try RequestSyntax.parseContentLength(headers.values(for: "Content-Length"))
             if length > limits.bodyBytes { throw HTTPParseError(.bodyTooLarge) }
             if length > 0 {
                 state = .fixedBody(remaining: length)
@@ -315,48 +312,6 @@ public struct HTTPRequestParser: Sendable {
             }
         }
         return finishRequest()
-    }
-
-    /// All Content-Length values (and list elements) must be the same decimal number.
-    private static func parseContentLength(_ values: [String]) throws(HTTPParseError) -> Int {
-        var result: Int?
-        for value in values {
-            let elements = value.split(separator: ",", omittingEmptySubsequences: false).map(ASCII.trimmingWhitespace)
-            for element in elements {
-                guard !element.isEmpty, element.utf8.count <= 18,
-                      element.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }),
-                      let n = Int(element) else {
-                    throw HTTPParseError(.invalidContentLength)
-                }
-                if let result, result != n { throw HTTPParseError(.invalidContentLength) }
-                result = n
-            }
-        }
-        guard let result else { throw HTTPParseError(.invalidContentLength) }
-        return result
-    }
-
-    /// Path and query from origin-form, absolute-form or asterisk-form (RFC 9112 §3.2).
-    private static func splitTarget(_ target: String, method: String) throws(HTTPParseError) -> (String, String?) {
-        var rest = Substring(target)
-        if target == "*" {
-            guard method == "OPTIONS" else { throw HTTPParseError(.invalidTarget) }
-            return ("*", nil)
-        }
-        if !target.hasPrefix("/") {
-            let lower = target.lowercased()
-            let scheme = lower.hasPrefix("http://") ? 7 : lower.hasPrefix("https://") ? 8 : 0
-            guard scheme > 0 else { throw HTTPParseError(.invalidTarget) }
-            rest = rest.dropFirst(scheme)
-            let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" } ?? rest.endIndex
-            guard authorityEnd > rest.startIndex else { throw HTTPParseError(.invalidTarget) }
-            rest = rest[authorityEnd...]
-            if !rest.hasPrefix("/") { rest = "/" + rest }
-        }
-        if let q = rest.firstIndex(of: "?") {
-            return (String(rest[..<q]), String(rest[rest.index(after: q)...]))
-        }
-        return (String(rest), nil)
     }
 
     /// `chunk-size [ chunk-ext ]`; extensions are ignored (RFC 9112 §7.1.1).
@@ -376,9 +331,11 @@ public struct HTTPRequestParser: Sendable {
         return size
     }
 
+    /// Checks the hex digits at the start of a (possibly incomplete) chunk-size line, up to
+    /// the line limit: a first byte that is not a digit → 400, a size over the body limit → 413.
     private func checkChunkSizePrefix(_ pending: ArraySlice<UInt8>) throws(HTTPParseError) {
         var size = 0
-        for (offset, byte) in pending.enumerated() {
+        for (offset, byte) in pending.prefix(limits.chunkSizeLineBytes + 1).enumerated() {
             guard let digit = ASCII.hexValue(byte) else {
                 if offset == 0 { throw HTTPParseError(.invalidChunkSize) }
                 return

@@ -220,3 +220,21 @@ import HTTPCore
         #expect(throws: HTTPParseError(.unsupportedVersion)) { try parser.next() }
     }
 }
+
+@Suite struct HTTPRequestParserBodyTests {
+    @Test func exposesTheHeadWhileTheBodyIsArriving() throws {
+        var parser = HTTPRequestParser()
+        parser.append(Array("POST /u HTTP/1.1\r\nHost: h\r\nExpect: 100-continue\r\nContent-Length: 3\r\n\r\n".utf8))
+        #expect(try parser.next() == nil)
+        #expect(parser.headAwaitingBody?.headers["expect"] == "100-continue")
+        parser.append(Array("abc".utf8))
+        #expect(try parser.next()?.body == Array("abc".utf8))
+        #expect(parser.headAwaitingBody == nil)
+    }
+
+    @Test func keepsBodyBytesOutOfTheNextRequest() throws {
+        let requests = try parseAll("POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 4\r\n\r\nGET GET / HTTP/1.1\r\nHost: h\r\n\r\n")
+        #expect(requests.map(\.body) == [Array("GET ".utf8), []])
+        #expect(requests.map(\.head.method) == ["POST", "GET"])
+    }
+}

@@ -1,0 +1,56 @@
+/// One entry of a draw's append-only audit log (who did what, when), hash-chained like records.
+/// Events not tied to one draw use the draw code `""`.
+public struct AuditRow: Sendable, Hashable {
+    public var drawCode: String
+    /// 0, 1, 2, … per draw code.
+    public var index: Int
+    public var at: Double
+    /// `host`, `admin` or `system`.
+    public var actor: String
+    public var action: String
+    /// Details as JSON; never a key or other secret.
+    public var detailJSON: String
+    public var prevHash: String
+    public var hash: String
+
+    public init(drawCode: String, index: Int, at: Double, actor: String, action: String, detailJSON: String,
+                prevHash: String, hash: String) {
+        self.drawCode = drawCode
+        self.index = index
+        self.at = at
+        self.actor = actor
+        self.action = action
+        self.detailJSON = detailJSON
+        self.prevHash = prevHash
+        self.hash = hash
+    }
+}
+
+extension Database {
+    /// Appends (and syncs) an audit entry; `.chainConflict` unless it extends the chain
+    /// (index 0 links to `RecordRow.genesisHash`); `.constraint` for an unknown actor.
+    public func appendAudit(_ row: AuditRow) throws(StorageError) {
+        try storageTransaction { () throws(StorageError) in
+            let last = try statement("""
+                SELECT idx, hash FROM audit WHERE draw_code = ? ORDER BY idx DESC LIMIT 1
+                """).query([.text(row.drawCode)]) { (index: $0.int(0), hash: $0.text(1)) }.first
+            try Self.checkLink(index: row.index, prevHash: row.prevHash, last: last)
+            try statement("""
+                INSERT INTO audit (draw_code, idx, at, actor, action, detail_json, prev_hash, hash)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                """).run([.text(row.drawCode), .integer(row.index), .real(row.at), .text(row.actor),
+                          .text(row.action), .text(row.detailJSON), .text(row.prevHash), .text(row.hash)])
+        }
+    }
+
+    /// A draw's audit entries in chain order.
+    public func loadAudit(drawCode: String) throws(StorageError) -> [AuditRow] {
+        try statement("""
+            SELECT draw_code, idx, at, actor, action, detail_json, prev_hash, hash
+            FROM audit WHERE draw_code = ? ORDER BY idx
+            """).query([.text(drawCode)]) { s in
+            AuditRow(drawCode: s.text(0), index: s.int(1), at: s.double(2), actor: s.text(3), action: s.text(4),
+                     detailJSON: s.text(5), prevHash: s.text(6), hash: s.text(7))
+        }
+    }
+}

@@ -1,0 +1,64 @@
+/// Numbered schema migrations; `PRAGMA user_version` holds how many have run.
+/// Append new steps; never edit a released one.
+enum Migrations {
+    static let steps: [String] = [
+        // 1: draws, their append-only record chains and audit chains.
+        """
+        CREATE TABLE draws (
+            code TEXT PRIMARY KEY NOT NULL,
+            host_key_hash TEXT NOT NULL,
+            created_at REAL NOT NULL,
+            config_json TEXT NOT NULL,
+            cleared_through INTEGER NOT NULL
+        ) STRICT;
+        CREATE TABLE records (
+            draw_code TEXT NOT NULL REFERENCES draws(code),
+            idx INTEGER NOT NULL CHECK (idx >= 0),
+            round INTEGER NOT NULL,
+            kind TEXT NOT NULL CHECK (length(kind) > 0),
+            json TEXT NOT NULL,
+            hash TEXT NOT NULL,
+            prev_hash TEXT NOT NULL,
+            created_at REAL NOT NULL,
+            PRIMARY KEY (draw_code, idx)
+        ) STRICT;
+        CREATE INDEX records_by_round ON records (draw_code, round);
+        CREATE TRIGGER records_no_update BEFORE UPDATE ON records
+            BEGIN SELECT RAISE(ABORT, 'records are append-only'); END;
+        CREATE TRIGGER records_no_delete BEFORE DELETE ON records
+            BEGIN SELECT RAISE(ABORT, 'records are append-only'); END;
+        CREATE TABLE audit (
+            draw_code TEXT NOT NULL,
+            idx INTEGER NOT NULL CHECK (idx >= 0),
+            at REAL NOT NULL,
+            actor TEXT NOT NULL CHECK (actor IN ('host', 'admin', 'system')),
+            action TEXT NOT NULL,
+            detail_json TEXT NOT NULL,
+            prev_hash TEXT NOT NULL,
+            hash TEXT NOT NULL,
+            PRIMARY KEY (draw_code, idx)
+        ) STRICT;
+        CREATE TRIGGER audit_no_update BEFORE UPDATE ON audit
+            BEGIN SELECT RAISE(ABORT, 'audit is append-only'); END;
+        CREATE TRIGGER audit_no_delete BEFORE DELETE ON audit
+            BEGIN SELECT RAISE(ABORT, 'audit is append-only'); END;
+        """,
+    ]
+
+    /// The version a fully migrated database has.
+    static var latest: Int { steps.count }
+
+    /// Runs every step above the database's version, each in its own transaction.
+    static func run(on database: Database) throws(StorageError) {
+        let current = try database.schemaVersion()
+        if current > latest {
+            throw StorageError(.schemaTooNew, detail: "schema version \(current), this build knows \(latest)")
+        }
+        for version in stride(from: current + 1, through: latest, by: 1) {
+            try database.storageTransaction { () throws(StorageError) in
+                try database.connection.execute(steps[version - 1])
+                try database.connection.execute("PRAGMA user_version = \(version)")
+            }
+        }
+    }
+}

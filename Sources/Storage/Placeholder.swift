@@ -1,2 +1,0 @@
-/// Storage module; see ../../../shared/STYLE.md for its role.
-public enum StorageModule {}
