@@ -7,8 +7,18 @@ import DrawEngine
 /// prints one line per record and exits 0 when all check, 1 when any fails, 2 on usage errors.
 enum VerifyCommand {
     static func run(_ arguments: [String]) -> Int32 {
+        if arguments.first == "--sample-export" {
+            // A deterministic export that exercises every record kind (for tests and page rechecks).
+            let seed = arguments.count > 1 ? UInt64(arguments[1]) : 1
+            guard let seed, arguments.count <= 2 else {
+                printError("usage: tombola verify --sample-export [SEED]")
+                return 2
+            }
+            print(SampleDraw.export(seed: seed))
+            return 0
+        }
         guard arguments.count == 1, let path = arguments.first, !path.hasPrefix("-") || path == "-" else {
-            printError("usage: tombola verify EXPORT.json   (use - for standard input)")
+            printError("usage: tombola verify EXPORT.json   (- reads standard input; --sample-export [SEED] prints a demo export)")
             return 2
         }
         guard let text = readAll(path) else {
