@@ -49,6 +49,8 @@ public struct Draw: Sendable {
     public private(set) var lastRound = 0
     public private(set) var recordCount = 0
     public private(set) var lastHash = DrawRecord.genesisPrev
+    /// The latest `round` record of this session (for `state.result`); nil after Clear.
+    public private(set) var lastResult: DrawRecord?
 
     private var validated: ValidatedConfig
     private var lock: Lock
@@ -87,6 +89,7 @@ public struct Draw: Sendable {
                     lastRound = max(lastRound, round.round)
                 }
                 winnersThisSession.formUnion(round.winners)
+                lastResult = record
             case .void(let round, let winner, let reason):
                 guard let b = board.firstIndex(where: { $0.round == round }),
                       let w = board[b].winners.firstIndex(of: winner) else { throw .corruptHistory }
@@ -97,6 +100,7 @@ public struct Draw: Sendable {
                 board = []
                 winnersThisSession = []
                 voidedThisSession = []
+                lastResult = nil
             }
         }
         recordCount = records.count
@@ -118,6 +122,8 @@ public struct Draw: Sendable {
     /// How many entrants the next round can draw from.
     public var remaining: UInt64 { lock.pool.count }
     public var isExhausted: Bool { remaining == 0 }
+    /// The contributions frozen at Start, while rolling (to tell a viewer it took part).
+    public var frozenContributions: [Contribution] { frozen?.contributions ?? [] }
     /// The prize tier the next round draws: the first from `config.prize` on with winners left.
     public var currentPrize: Int? {
         let prizes = config.prizes
@@ -178,7 +184,9 @@ public struct Draw: Sendable {
         let prize = frozen.prizeIndex
         let round = derive(round: nextRound, seed: seed, commitment: commitment, lock: lock, frozen: frozen,
                            prize: prize.map { config.prizes[$0].name }, prizeIndex: prize, replaces: nil)
-        records.append(append(.round(round), at: at))
+        let roundRecord = append(.round(round), at: at)
+        records.append(roundRecord)
+        lastResult = roundRecord
         board.append(BoardRound(round: round.round, prize: round.prize, prizeIndex: round.prizeIndex, winners: round.winners, voided: []))
         winnersThisSession.formUnion(round.winners)
         lastRound = round.round
@@ -219,7 +227,9 @@ public struct Draw: Sendable {
         let replacement = derive(round: round, seed: seed, commitment: commitment, lock: replacementLock, frozen: frozen,
                                  prize: board[b].prize, prizeIndex: board[b].prizeIndex,
                                  replaces: Replacement(round: round, winner: w, void: voidRecord.hash))
-        records.append(append(.round(replacement), at: at))
+        let replacementRecord = append(.round(replacement), at: at)
+        records.append(replacementRecord)
+        lastResult = replacementRecord
         board[b].winners.removeAll { $0 == w }
         board[b].voided.append(VoidedWinner(winner: w, reason: reason))
         board[b].winners += replacement.winners
@@ -238,6 +248,7 @@ public struct Draw: Sendable {
         board = []
         winnersThisSession = []
         voidedThisSession = []
+        lastResult = nil
         phase = .idle
         relock()
         return record

@@ -36,7 +36,7 @@ extension JSONValue {
         switch self {
         case .null: out += Array("null".utf8)
         case .bool(let b): out += Array((b ? "true" : "false").utf8)
-        case .int(let i): out += Array(String(i).utf8)
+        case .int(let i): Self.appendInteger(i, to: &out)
         case .double(let d): out += Array("\(d)".utf8)
         case .string(let s): Self.appendString(s, to: &out)
         case .array(let items):
@@ -61,6 +61,23 @@ extension JSONValue {
     }
 
     private static let hexDigits = Array("0123456789abcdef".utf8)
+
+    static func appendInteger(_ value: Int64, to out: inout [UInt8]) {
+        if value < 0 { out.append(UInt8(ascii: "-")) }
+        var magnitude = value.magnitude
+        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
+                     UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
+            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        var count = 0
+        withUnsafeMutableBytes(of: &digits) { buffer in
+            repeat {
+                buffer[count] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                magnitude /= 10
+                count += 1
+            } while magnitude > 0
+            for index in stride(from: count - 1, through: 0, by: -1) { out.append(buffer[index]) }
+        }
+    }
 
     static func appendString(_ string: String, to out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))

@@ -58,6 +58,7 @@ import Testing
         var restored = try Draw(config: harness.draw.config, restoring: stored)
         #expect(restored.phase == .idle)
         #expect(restored.board == harness.draw.board)
+        #expect(restored.lastResult == harness.draw.lastResult && restored.lastResult != nil)
         #expect(restored.commit == nil)
         #expect(throws: DrawError.notCommitted) { try restored.start(contributions: [], at: 0) }
         var random = SplitMix64(state: 5)

@@ -1,7 +1,7 @@
 import Testing
 @testable import DrawEngine
 
-/// Expected values were computed by the Python script in docs/FAIRNESS.md §11 (hashlib/hmac),
+/// Expected values were computed by the Python script in docs/FAIRNESS.md §12 (hashlib/hmac),
 /// an implementation independent of this module.
 @Suite struct FairnessVectorTests {
     let seed = Seed(bytes: Array(0..<32))!
