@@ -27,7 +27,17 @@ public struct PendingCommit: Sendable, Equatable {
 ///
 /// Calls that return records change the draw only in memory; the caller must store the
 /// records (in order, durably) before it announces anything derived from them. Every
-/// throwing call leaves the draw unchanged.
+/// throwing call leaves the draw unchanged. The App's loop, per docs/FAIRNESS.md:
+///
+///     var draw = try Draw(config: stored, restoring: storedRecords)   // or Draw(config:)
+///     store(try draw.prepareCommitment(seed: .random(using: &csprng), at: now))
+///     broadcast(draw.commit!.message)
+///     try draw.start(contributions: viewersHelloEntropy, audience: typed, at: now)
+///     // ticks: draw.rollingValue(using: &anyGenerator)
+///     let records = try draw.stop(at: now, nextSeed: .random(using: &csprng))
+///     store(records)                  // synced, before anyone sees a winner
+///     // slow-down ending on the first winner, then:
+///     try draw.reveal(); broadcast(draw.lastResult!.resultMessage()!, draw.commit!.message)
 public struct Draw: Sendable {
     struct Lock: Sendable {
         let spec: PoolSpec
