@@ -1,0 +1,358 @@
+public enum DrawPhase: String, Sendable, Codable {
+    case idle, rolling, stopping, revealed
+}
+
+public struct VoidedWinner: Sendable, Equatable {
+    public let winner: DrawValue
+    public let reason: String
+}
+
+/// A round as the board shows it: current winners (replacements included) and voided ones.
+public struct BoardRound: Sendable, Equatable {
+    public let round: Int
+    public let prize: String?
+    public let prizeIndex: Int?
+    public internal(set) var winners: [DrawValue]
+    public internal(set) var voided: [VoidedWinner]
+}
+
+/// What the `commit` message publishes before a round can start.
+public struct PendingCommit: Sendable, Equatable {
+    public let round: Int
+    public let commitment: String
+    public let poolHash: String
+}
+
+/// One draw: settings, phase, the current session's board and the pending commitment.
+///
+/// Calls that return records change the draw only in memory; the caller must store the
+/// records (in order, durably) before it announces anything derived from them. Every
+/// throwing call leaves the draw unchanged. The App's loop, per docs/FAIRNESS.md:
+///
+///     var draw = try Draw(config: stored, restoring: storedRecords)   // or Draw(config:)
+///     store(try draw.prepareCommitment(seed: .random(using: &csprng), at: now))
+///     broadcast(draw.commit!.message)
+///     try draw.start(contributions: viewersHelloEntropy, audience: typed, at: now)
+///     // ticks: draw.rollingValue(using: &anyGenerator)
+///     let records = try draw.stop(at: now, nextSeed: .random(using: &csprng))
+///     store(records)                  // synced, before anyone sees a winner
+///     // slow-down ending on the first winner, then:
+///     try draw.reveal(); broadcast(draw.lastResult!.resultMessage()!, draw.commit!.message)
+public struct Draw: Sendable {
+    struct Lock: Sendable {
+        let spec: PoolSpec
+        let hash: String
+        let pool: EligiblePool
+    }
+
+    struct Frozen: Sendable {
+        let contributions: [Contribution]
+        let audience: String?
+        let entropy: [UInt8]
+        let count: Int
+        let prizeIndex: Int?
+    }
+
+    public private(set) var phase: DrawPhase = .idle
+    public private(set) var board: [BoardRound] = []
+    /// The highest round number drawn so far (rounds continue across Clear).
+    public private(set) var lastRound = 0
+    public private(set) var recordCount = 0
+    public private(set) var lastHash = DrawRecord.genesisPrev
+    /// The latest `round` record of this session (for `state.result`); nil after Clear.
+    public private(set) var lastResult: DrawRecord?
+
+    private var validated: ValidatedConfig
+    private var lock: Lock
+    private var pendingSeed: Seed?
+    private var pendingCommitment: String?
+    private var frozen: Frozen?
+    private var winnersThisSession = Set<DrawValue>()
+    private var voidedThisSession = Set<DrawValue>()
+    private var recordedLists = Set<String>()
+    private var nextCommitReason = CommitReason.open
+
+    /// A new draw (no records yet). Call `prepareCommitment` before the first Start.
+    public init(config: DrawConfig = .standard) throws(DrawError) {
+        try self.init(config: config, restoring: [])
+    }
+
+    /// Rebuilds a draw from its stored records (after a restart). It comes back idle without a
+    /// pending commitment: call `prepareCommitment` (a `restart` commit). Announced rounds stay.
+    public init(config: DrawConfig, restoring records: [DrawRecord]) throws(DrawError) {
+        validated = try ValidatedConfig(config)
+        lock = Self.makeLock(validated, winners: [], voided: [], extra: [])
+        var prev = DrawRecord.genesisPrev
+        for (position, record) in records.enumerated() {
+            guard record.index == position, record.prev == prev, record.computedHash == record.hash else { throw .corruptHistory }
+            prev = record.hash
+            switch record.body {
+            case .commit: break
+            case .entrants(let hash, _): recordedLists.insert(hash)
+            case .round(let round):
+                if let replaced = round.replaces {
+                    guard let b = board.firstIndex(where: { $0.round == replaced.round }) else { throw .corruptHistory }
+                    board[b].winners += round.winners
+                } else {
+                    board.append(BoardRound(round: round.round, prize: round.prize, prizeIndex: round.prizeIndex,
+                                            winners: round.winners, voided: []))
+                    lastRound = max(lastRound, round.round)
+                }
+                winnersThisSession.formUnion(round.winners)
+                lastResult = record
+            case .void(let round, let winner, let reason):
+                guard let b = board.firstIndex(where: { $0.round == round }),
+                      let w = board[b].winners.firstIndex(of: winner) else { throw .corruptHistory }
+                board[b].winners.remove(at: w)
+                board[b].voided.append(VoidedWinner(winner: winner, reason: reason))
+                voidedThisSession.insert(winner)
+            case .clear:
+                board = []
+                winnersThisSession = []
+                voidedThisSession = []
+                lastResult = nil
+            }
+        }
+        recordCount = records.count
+        lastHash = prev
+        nextCommitReason = records.isEmpty ? .open : .restart
+        relock()
+    }
+
+    // MARK: State for pages
+
+    public var config: DrawConfig { validated.config }
+    /// Names the last accepted list had more than once (each kept once).
+    public var duplicates: [String] { validated.duplicates }
+    public var nextRound: Int { lastRound + 1 }
+    /// The published commitment and pool lock for the next draw, if a seed is committed.
+    public var commit: PendingCommit? {
+        pendingCommitment.map { PendingCommit(round: nextRound, commitment: $0, poolHash: lock.hash) }
+    }
+    /// How many entrants the next round can draw from.
+    public var remaining: UInt64 { lock.pool.count }
+    public var isExhausted: Bool { remaining == 0 }
+    /// The contributions frozen at Start, while rolling (to tell a viewer it took part).
+    public var frozenContributions: [Contribution] { frozen?.contributions ?? [] }
+    /// The prize tier the next round draws: the first from `config.prize` on with winners left.
+    public var currentPrize: Int? {
+        let prizes = config.prizes
+        guard !prizes.isEmpty, config.prize < prizes.count else { return nil }
+        return (config.prize..<prizes.count).first { awarded($0) < prizes[$0].count }
+    }
+    public var prizesDone: Bool { !config.prizes.isEmpty && currentPrize == nil }
+
+    /// Winners (voided ones excluded) of prize tier `index` in this session.
+    public func awarded(_ index: Int) -> Int {
+        board.filter { $0.prizeIndex == index }.reduce(0) { $0 + $1.winners.count }
+    }
+
+    // MARK: Commands
+
+    /// New settings, only while idle or revealed. Returns the duplicate names of a list (kept once).
+    @discardableResult
+    public mutating func configure(_ newConfig: DrawConfig) throws(DrawError) -> [String] {
+        guard phase == .idle || phase == .revealed else { throw .wrongPhase }
+        validated = try ValidatedConfig(newConfig)
+        relock()
+        return validated.duplicates
+    }
+
+    /// Commits `seed` (fresh from the OS CSPRNG) for the next draw and locks the pool. Replaces
+    /// (abandons) an unused commitment. Store the returned `commit` record, then publish `commit`.
+    public mutating func prepareCommitment(seed: Seed, at: Int64) throws(DrawError) -> DrawRecord {
+        guard phase == .idle || phase == .revealed else { throw .wrongPhase }
+        return commitNext(seed, at: at)
+    }
+
+    /// Start rolling: freezes the contributions and the audience number (1–32 digits; blank means none).
+    public mutating func start(contributions: [Contribution], audience: String? = nil, at: Int64) throws(DrawError) {
+        guard phase == .idle || phase == .revealed else { throw .wrongPhase }
+        guard pendingSeed != nil else { throw .notCommitted }
+        let audience = try Self.audienceNumber(audience)
+        let n = lock.pool.count
+        guard n > 0 else { throw .poolExhausted }
+        var k = n
+        var prizeIndex: Int? = nil
+        if !config.prizes.isEmpty {
+            guard let prize = currentPrize else { throw .prizesDone }
+            prizeIndex = prize
+            k = min(k, UInt64(config.prizes[prize].count - awarded(prize)))
+        }
+        if case .count(let perStop) = config.perStop { k = min(k, UInt64(perStop)) }
+        guard k <= UInt64(DrawLimits.maxPerRound) else { throw .badPerStop }
+        frozen = Self.freeze(contributions, audience: audience, count: Int(k), prizeIndex: prizeIndex)
+        phase = .rolling
+    }
+
+    /// Stop: derives the winners now and commits `nextSeed` for the next draw. Returns the records
+    /// to store (an `entrants` record when the list is new to the chain, the `round`, the next
+    /// `commit`), in order, before anything is announced. Phase becomes stopping.
+    public mutating func stop(at: Int64, nextSeed: Seed) throws(DrawError) -> [DrawRecord] {
+        guard phase == .rolling, let frozen, let seed = pendingSeed, let commitment = pendingCommitment else { throw .wrongPhase }
+        var records = recordListIfNew(at: at)
+        let prize = frozen.prizeIndex
+        let round = derive(round: nextRound, seed: seed, commitment: commitment, lock: lock, frozen: frozen,
+                           prize: prize.map { config.prizes[$0].name }, prizeIndex: prize, replaces: nil)
+        let roundRecord = append(.round(round), at: at)
+        records.append(roundRecord)
+        lastResult = roundRecord
+        board.append(BoardRound(round: round.round, prize: round.prize, prizeIndex: round.prizeIndex, winners: round.winners, voided: []))
+        winnersThisSession.formUnion(round.winners)
+        lastRound = round.round
+        self.frozen = nil
+        relock()
+        records.append(commitNext(nextSeed, at: at))
+        phase = .stopping
+        return records
+    }
+
+    /// The slow-down has landed: winners are on every screen.
+    public mutating func reveal() throws(DrawError) {
+        guard phase == .stopping else { throw .wrongPhase }
+        phase = .revealed
+    }
+
+    /// Voids `winner` of `round` (a no-show) and draws one replacement with the pending
+    /// commitment, the given contributions and a re-locked pool; commits `nextSeed`. Returns the
+    /// records to store: `void`, maybe `entrants`, the replacement `round`, the next `commit`.
+    public mutating func void(round: Int, winner: DrawValue, reason: String, contributions: [Contribution] = [],
+                              audience: String? = nil, nextSeed: Seed, at: Int64) throws(DrawError) -> [DrawRecord] {
+        guard phase == .idle || phase == .revealed else { throw .wrongPhase }
+        guard let seed = pendingSeed, let commitment = pendingCommitment else { throw .notCommitted }
+        let reason = EntrantList.trim(reason)
+        guard (1...DrawLimits.maxReasonLength).contains(reason.count), !EntrantList.hasControlCharacter(reason) else { throw .badReason }
+        let audience = try Self.audienceNumber(audience)
+        guard let b = board.firstIndex(where: { $0.round == round }) else { throw .unknownRound }
+        let candidates = [winner] + Self.alternateForms(of: winner)
+        if candidates.contains(where: { voidedThisSession.contains($0) }) { throw .alreadyVoided }
+        guard let w = candidates.first(where: { board[b].winners.contains($0) }) else { throw .unknownWinner }
+        let voided = voidedThisSession.union([w])
+        let replacementLock = Self.makeLock(validated, winners: winnersThisSession, voided: voided, extra: board[b].winners)
+        guard replacementLock.pool.count > 0 else { throw .poolExhausted }
+        let frozen = Self.freeze(contributions, audience: audience, count: 1, prizeIndex: board[b].prizeIndex)
+
+        let voidRecord = append(.void(round: round, winner: w, reason: reason), at: at)
+        var records = [voidRecord] + recordListIfNew(at: at)
+        let replacement = derive(round: round, seed: seed, commitment: commitment, lock: replacementLock, frozen: frozen,
+                                 prize: board[b].prize, prizeIndex: board[b].prizeIndex,
+                                 replaces: Replacement(round: round, winner: w, void: voidRecord.hash))
+        let replacementRecord = append(.round(replacement), at: at)
+        records.append(replacementRecord)
+        lastResult = replacementRecord
+        board[b].winners.removeAll { $0 == w }
+        board[b].voided.append(VoidedWinner(winner: w, reason: reason))
+        board[b].winners += replacement.winners
+        voidedThisSession = voided
+        winnersThisSession.formUnion(replacement.winners)
+        relock()
+        records.append(commitNext(nextSeed, at: at))
+        return records
+    }
+
+    /// Clear: hides the board and starts a new session (earlier winners may win again; the
+    /// archive keeps everything). Store the returned `clear` record.
+    public mutating func clear(at: Int64) throws(DrawError) -> DrawRecord {
+        guard phase == .idle || phase == .revealed else { throw .wrongPhase }
+        let record = append(.clear, at: at)
+        board = []
+        winnersThisSession = []
+        voidedThisSession = []
+        lastResult = nil
+        phase = .idle
+        relock()
+        return record
+    }
+
+    /// A value to show while rolling. Display only: it never influences the winners.
+    public func rollingValue(using generator: inout some RandomNumberGenerator) -> DrawValue {
+        switch config.pool {
+        case .range(let from, let to): .number(Int64.random(in: from...to, using: &generator))
+        case .list(let names): .name(names.randomElement(using: &generator) ?? "")
+        }
+    }
+
+    // MARK: Internals
+
+    private mutating func append(_ body: RecordBody, at: Int64) -> DrawRecord {
+        let record = DrawRecord(index: recordCount, at: at, prev: lastHash, body: body)
+        recordCount += 1
+        lastHash = record.hash
+        return record
+    }
+
+    private mutating func commitNext(_ seed: Seed, at: Int64) -> DrawRecord {
+        pendingSeed = seed
+        pendingCommitment = seed.commitment
+        let record = append(.commit(commitment: seed.commitment, reason: nextCommitReason), at: at)
+        nextCommitReason = .next
+        return record
+    }
+
+    private mutating func recordListIfNew(at: Int64) -> [DrawRecord] {
+        guard let names = validated.entrants, let hash = validated.entrantsHash, !recordedLists.contains(hash) else { return [] }
+        recordedLists.insert(hash)
+        return [append(.entrants(hash: hash, names: names), at: at)]
+    }
+
+    private mutating func relock() {
+        lock = Self.makeLock(validated, winners: winnersThisSession, voided: voidedThisSession, extra: [])
+    }
+
+    private func derive(round: Int, seed: Seed, commitment: String, lock: Lock, frozen: Frozen,
+                        prize: String?, prizeIndex: Int?, replaces: Replacement?) -> RoundRecord {
+        let n = lock.pool.count
+        let positions = Fairness.winnerPositions(seed: seed, round: round, poolHash: Hex.decode(lock.hash)!,
+                                                 entropy: frozen.entropy, eligible: n, count: frozen.count)
+        return RoundRecord(
+            round: round, prize: prize, prizeIndex: prizeIndex, algorithm: Fairness.algorithm, pool: lock.spec,
+            poolHash: lock.hash, eligible: n, repeats: config.repeats, contributions: frozen.contributions.map(\.hex),
+            audience: frozen.audience, entropy: Hex.encode(frozen.entropy), commitment: commitment, seed: seed.hex,
+            winners: positions.map(lock.pool.element(at:)), replaces: replaces)
+    }
+
+    /// The eligible set of docs/FAIRNESS.md §3: exclusions, voided, earlier winners unless repeats, `extra`.
+    static func makeLock(_ validated: ValidatedConfig, winners: Set<DrawValue>, voided: Set<DrawValue>, extra: [DrawValue]) -> Lock {
+        var removed = validated.excluded.union(voided).union(extra)
+        if !validated.config.repeats { removed.formUnion(winners) }
+        let spec: PoolSpec
+        switch validated.config.pool {
+        case .range(let from, let to):
+            let values = removed.compactMap { value -> Int64? in
+                if case .number(let n) = value, n >= from, n <= to { return n }
+                return nil
+            }
+            spec = .range(from: from, to: to, removed: values.sorted())
+        case .list(let names):
+            let indices = removed.compactMap { validated.nameIndex[$0].map(Int64.init) }
+            spec = .list(count: names.count, entrantsHash: validated.entrantsHash!, removed: indices.sorted())
+        }
+        return Lock(spec: spec, hash: spec.poolHash, pool: EligiblePool(spec: spec, entrants: validated.entrants)!)
+    }
+
+    static func freeze(_ contributions: [Contribution], audience: String?, count: Int, prizeIndex: Int?) -> Frozen {
+        let sorted = Array(Set(contributions).sorted().prefix(Fairness.maxContributions))
+        return Frozen(contributions: sorted, audience: audience,
+                      entropy: Fairness.entropyDigest(contributions: sorted, audience: audience),
+                      count: count, prizeIndex: prizeIndex)
+    }
+
+    /// nil for none or blank; 1–32 ASCII digits, else `badAudience`.
+    static func audienceNumber(_ raw: String?) throws(DrawError) -> String? {
+        guard let raw else { return nil }
+        let text = EntrantList.trim(raw)
+        if text.isEmpty { return nil }
+        guard text.utf8.count <= DrawLimits.maxAudienceDigits, text.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else {
+            throw .badAudience
+        }
+        return text
+    }
+
+    /// A winner named as a number for a list of numeric names, or as a string for a range.
+    static func alternateForms(of value: DrawValue) -> [DrawValue] {
+        switch value {
+        case .number(let n): [.name(String(n))]
+        case .name(let s): Int64(EntrantList.trim(s)).map { [.number($0)] } ?? [.name(EntrantList.trim(s))]
+        }
+    }
+}

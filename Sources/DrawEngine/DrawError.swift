@@ -1,0 +1,67 @@
+/// Everything the draw engine refuses, as stable machine codes (`code`). The words users
+/// read live in App/Public tables. A throwing call leaves the draw unchanged.
+public enum DrawError: Error, Equatable, Sendable, CaseIterable {
+    /// `from` > `to`, or a bound outside ±(2^53 − 1).
+    case invalidRange
+    /// Fewer than 2 numbers or names.
+    case poolTooSmall
+    /// More than 10^12 numbers.
+    case poolTooLarge
+    /// More than 100,000 names.
+    case tooManyEntrants
+    /// A name longer than 200 UTF-8 bytes or with a control character.
+    case badEntrant
+    /// An exclusion outside the pool, or more than 100,000 exclusions.
+    case badExclusion
+    /// Every number or name is excluded.
+    case allExcluded
+    /// `perStop` outside 1…100,000, or "all" with more than 100,000 left.
+    case badPerStop
+    /// A prize without a name (1–100 characters), a count outside 1…1,000,000, more than
+    /// 100 prizes, or a prize index outside the list.
+    case badPrize
+    /// The audience number is not 1–32 ASCII digits.
+    case badAudience
+    /// The command does not fit the current phase.
+    case wrongPhase
+    /// No seed has been committed for the next draw.
+    case notCommitted
+    /// No eligible entrant is left.
+    case poolExhausted
+    /// Every prize has all its winners.
+    case prizesDone
+    /// The round is not on the board (never drawn, or before the last Clear).
+    case unknownRound
+    /// The winner is not a current winner of that round.
+    case unknownWinner
+    /// The winner was voided already.
+    case alreadyVoided
+    /// A void reason must be 1–200 characters without control characters.
+    case badReason
+    /// Stored records do not form a valid chain.
+    case corruptHistory
+
+    public var code: String {
+        switch self {
+        case .invalidRange: "invalid_range"
+        case .poolTooSmall: "pool_too_small"
+        case .poolTooLarge: "pool_too_large"
+        case .tooManyEntrants: "too_many_entrants"
+        case .badEntrant: "bad_entrant"
+        case .badExclusion: "bad_exclusion"
+        case .allExcluded: "all_excluded"
+        case .badPerStop: "bad_per_stop"
+        case .badPrize: "bad_prize"
+        case .badAudience: "bad_audience"
+        case .wrongPhase: "wrong_phase"
+        case .notCommitted: "not_committed"
+        case .poolExhausted: "pool_exhausted"
+        case .prizesDone: "prizes_done"
+        case .unknownRound: "unknown_round"
+        case .unknownWinner: "unknown_winner"
+        case .alreadyVoided: "already_voided"
+        case .badReason: "bad_reason"
+        case .corruptHistory: "corrupt_history"
+        }
+    }
+}

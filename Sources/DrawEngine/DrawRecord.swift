@@ -1,0 +1,220 @@
+/// Why a commitment was published (docs/FAIRNESS.md §8).
+public enum CommitReason: String, Sendable {
+    case open, next, restart
+}
+
+/// The voided winner a replacement stands in for.
+public struct Replacement: Sendable, Equatable {
+    public let round: Int
+    public let winner: DrawValue
+    /// `hash` of the `void` record.
+    public let void: String
+}
+
+/// Everything needed to recheck one drawn round.
+public struct RoundRecord: Sendable, Equatable {
+    public let round: Int
+    public let prize: String?
+    public let prizeIndex: Int?
+    public let algorithm: String
+    public let pool: PoolSpec
+    public let poolHash: String
+    public let eligible: UInt64
+    public let repeats: Bool
+    public let contributions: [String]
+    public let audience: String?
+    public let entropy: String
+    public let commitment: String
+    public let seed: String
+    public let winners: [DrawValue]
+    public let replaces: Replacement?
+}
+
+public enum RecordBody: Sendable, Equatable {
+    case commit(commitment: String, reason: CommitReason)
+    case entrants(hash: String, names: [String])
+    case round(RoundRecord)
+    case void(round: Int, winner: DrawValue, reason: String)
+    case clear
+
+    public var kind: String {
+        switch self {
+        case .commit: "commit"
+        case .entrants: "entrants"
+        case .round: "round"
+        case .void: "void"
+        case .clear: "clear"
+        }
+    }
+}
+
+/// Why a stored record could not be read.
+public struct RecordError: Error, Equatable, Sendable {
+    public let reason: String
+}
+
+/// One link of a draw's append-only hash chain. Storage keeps `canonicalJSON` verbatim
+/// with `index`, `hash` and `prev` beside it.
+public struct DrawRecord: Sendable, Equatable {
+    public let index: Int
+    /// Server time, integer Unix milliseconds.
+    public let at: Int64
+    public let prev: String
+    public let hash: String
+    public let body: RecordBody
+    /// The whole record, `hash` included.
+    public let json: JSONValue
+
+    public static let genesisPrev = String(repeating: "0", count: 64)
+
+    public var kind: String { body.kind }
+
+    /// The bytes to store and export: `canon(record)` with its `hash`.
+    public var canonicalJSON: String { json.canonicalString }
+
+    init(index: Int, at: Int64, prev: String, body: RecordBody) {
+        var members: [String: JSONValue] = ["v": .int(1), "kind": .string(body.kind), "index": .int(Int64(index)),
+                                            "at": .int(at), "prev": .string(prev)]
+        switch body {
+        case .commit(let commitment, let reason):
+            members["commitment"] = .string(commitment)
+            members["reason"] = .string(reason.rawValue)
+        case .entrants(let hash, let names):
+            members["entrantsHash"] = .string(hash)
+            members["entrants"] = .array(names.map { .string($0) })
+        case .round(let r):
+            members["round"] = .int(Int64(r.round))
+            members["prize"] = r.prize.map { .string($0) } ?? .null
+            members["prizeIndex"] = r.prizeIndex.map { .int(Int64($0)) } ?? .null
+            members["algorithm"] = .string(r.algorithm)
+            members["pool"] = r.pool.json
+            members["poolHash"] = .string(r.poolHash)
+            members["eligible"] = .int(Int64(r.eligible))
+            members["repeats"] = .bool(r.repeats)
+            members["contributions"] = .array(r.contributions.map { .string($0) })
+            members["audience"] = r.audience.map { .string($0) } ?? .null
+            members["entropy"] = .string(r.entropy)
+            members["commitment"] = .string(r.commitment)
+            members["seed"] = .string(r.seed)
+            members["winners"] = .array(r.winners.map(\.json))
+            members["replaces"] = r.replaces.map {
+                .object(["round": .int(Int64($0.round)), "winner": $0.winner.json, "void": .string($0.void)])
+            } ?? .null
+        case .void(let round, let winner, let reason):
+            members["round"] = .int(Int64(round))
+            members["winner"] = winner.json
+            members["reason"] = .string(reason)
+        case .clear:
+            break
+        }
+        let hash = Hashing.sha256Hex(JSONValue.object(members).canonicalBytes)
+        members["hash"] = .string(hash)
+        self.index = index
+        self.at = at
+        self.prev = prev
+        self.hash = hash
+        self.body = body
+        self.json = .object(members)
+    }
+
+    /// Reads a stored or exported record. The hash is not checked here (see `computedHash`).
+    public init(text: String) throws(RecordError) {
+        do {
+            try self.init(json: try JSONValue.parse(text))
+        } catch let error as RecordError {
+            throw error
+        } catch {
+            throw RecordError(reason: "not JSON")
+        }
+    }
+
+    public init(json: JSONValue) throws(RecordError) {
+        func fail(_ field: String) -> RecordError { RecordError(reason: "bad field \(field)") }
+        guard json.objectValue != nil else { throw RecordError(reason: "not an object") }
+        guard json["v"]?.intValue == 1 else { throw fail("v") }
+        guard let index = json["index"]?.intValue, index >= 0 else { throw fail("index") }
+        guard let at = json["at"]?.intValue else { throw fail("at") }
+        guard let prev = json["prev"]?.stringValue else { throw fail("prev") }
+        guard let hash = json["hash"]?.stringValue else { throw fail("hash") }
+        func string(_ key: String) throws(RecordError) -> String {
+            guard let value = json[key]?.stringValue else { throw fail(key) }
+            return value
+        }
+        func int(_ key: String) throws(RecordError) -> Int {
+            guard let value = json[key]?.intValue, let small = Int(exactly: value) else { throw fail(key) }
+            return small
+        }
+        func optionalString(_ key: String) throws(RecordError) -> String? {
+            guard let value = json[key] else { throw fail(key) }
+            if value.isNull { return nil }
+            guard let text = value.stringValue else { throw fail(key) }
+            return text
+        }
+        func strings(_ key: String) throws(RecordError) -> [String] {
+            guard let items = json[key]?.arrayValue else { throw fail(key) }
+            var out = [String]()
+            for item in items {
+                guard let text = item.stringValue else { throw fail(key) }
+                out.append(text)
+            }
+            return out
+        }
+
+        let body: RecordBody
+        switch json["kind"]?.stringValue {
+        case "commit":
+            guard let reason = CommitReason(rawValue: try string("reason")) else { throw fail("reason") }
+            body = .commit(commitment: try string("commitment"), reason: reason)
+        case "entrants":
+            body = .entrants(hash: try string("entrantsHash"), names: try strings("entrants"))
+        case "round":
+            guard let pool = json["pool"].flatMap(PoolSpec.init(json:)) else { throw fail("pool") }
+            guard let eligible = json["eligible"]?.intValue, eligible >= 0 else { throw fail("eligible") }
+            guard let repeats = json["repeats"]?.boolValue else { throw fail("repeats") }
+            guard let winnerItems = json["winners"]?.arrayValue else { throw fail("winners") }
+            var winners = [DrawValue]()
+            for item in winnerItems {
+                guard let winner = DrawValue(json: item) else { throw fail("winners") }
+                winners.append(winner)
+            }
+            var prizeIndex: Int? = nil
+            if let value = json["prizeIndex"], !value.isNull {
+                guard let index = value.intValue.flatMap({ Int(exactly: $0) }) else { throw fail("prizeIndex") }
+                prizeIndex = index
+            }
+            var replaces: Replacement? = nil
+            if let value = json["replaces"], !value.isNull {
+                guard let round = value["round"]?.intValue.flatMap({ Int(exactly: $0) }),
+                      let winner = value["winner"].flatMap(DrawValue.init(json:)),
+                      let void = value["void"]?.stringValue else { throw fail("replaces") }
+                replaces = Replacement(round: round, winner: winner, void: void)
+            }
+            body = .round(RoundRecord(
+                round: try int("round"), prize: try optionalString("prize"), prizeIndex: prizeIndex,
+                algorithm: try string("algorithm"), pool: pool, poolHash: try string("poolHash"),
+                eligible: UInt64(eligible), repeats: repeats, contributions: try strings("contributions"),
+                audience: try optionalString("audience"), entropy: try string("entropy"),
+                commitment: try string("commitment"), seed: try string("seed"), winners: winners, replaces: replaces))
+        case "void":
+            guard let winner = json["winner"].flatMap(DrawValue.init(json:)) else { throw fail("winner") }
+            body = .void(round: try int("round"), winner: winner, reason: try string("reason"))
+        case "clear":
+            body = .clear
+        default:
+            throw fail("kind")
+        }
+        self.index = Int(index)
+        self.at = at
+        self.prev = prev
+        self.hash = hash
+        self.body = body
+        self.json = json
+    }
+
+    /// `hex(SHA256(canon(record without "hash")))`; equals `hash` unless the record was altered.
+    public var computedHash: String {
+        guard var members = json.objectValue else { return "" }
+        members["hash"] = nil
+        return Hashing.sha256Hex(JSONValue.object(members).canonicalBytes)
+    }
+}

@@ -1,0 +1,67 @@
+/// One entrant: a number of a range pool or a name of a list pool.
+///
+/// Names compare as UTF-8 bytes (no Unicode normalization), as docs/FAIRNESS.md §2 says.
+public enum DrawValue: Sendable, CustomStringConvertible {
+    case number(Int64)
+    case name(String)
+
+    public var description: String {
+        switch self {
+        case .number(let n): String(n)
+        case .name(let s): s
+        }
+    }
+
+    public var json: JSONValue {
+        switch self {
+        case .number(let n): .int(n)
+        case .name(let s): .string(s)
+        }
+    }
+
+    public init?(json: JSONValue) {
+        switch json {
+        case .int(let n): self = .number(n)
+        case .string(let s): self = .name(s)
+        default: return nil
+        }
+    }
+}
+
+extension DrawValue: Hashable {
+    public static func == (lhs: DrawValue, rhs: DrawValue) -> Bool {
+        switch (lhs, rhs) {
+        case (.number(let a), .number(let b)): a == b
+        case (.name(let a), .name(let b)): a.utf8.elementsEqual(b.utf8)
+        default: false
+        }
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        switch self {
+        case .number(let n): hasher.combine(0 as UInt8); hasher.combine(n)
+        case .name(let s):
+            hasher.combine(1 as UInt8)
+            for byte in s.utf8 { hasher.combine(byte) }
+        }
+    }
+}
+
+extension DrawValue: Codable {
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if let number = try? container.decode(Int64.self) {
+            self = .number(number)
+        } else {
+            self = .name(try container.decode(String.self))
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        switch self {
+        case .number(let n): try container.encode(n)
+        case .name(let s): try container.encode(s)
+        }
+    }
+}

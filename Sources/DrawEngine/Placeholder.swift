@@ -1,2 +1,0 @@
-/// DrawEngine module; see ../../../shared/STYLE.md for its role.
-public enum DrawEngineModule {}

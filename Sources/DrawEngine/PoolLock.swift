@@ -1,0 +1,100 @@
+/// The pool object of docs/FAIRNESS.md §3 (what `poolHash` covers) and its eligible array.
+public enum PoolSpec: Sendable, Equatable {
+    /// `removed` holds values inside from…to, sorted and distinct.
+    case range(from: Int64, to: Int64, removed: [Int64])
+    /// `removed` holds indices into the entrant list, sorted and distinct.
+    case list(count: Int, entrantsHash: String, removed: [Int64])
+
+    public var json: JSONValue {
+        switch self {
+        case .range(let from, let to, let removed):
+            .object(["kind": .string("range"), "from": .int(from), "to": .int(to), "removed": .array(removed.map { .int($0) })])
+        case .list(let count, let hash, let removed):
+            .object(["kind": .string("list"), "count": .int(Int64(count)), "entrants": .string(hash), "removed": .array(removed.map { .int($0) })])
+        }
+    }
+
+    public init?(json: JSONValue) {
+        guard let kind = json["kind"]?.stringValue, let removedItems = json["removed"]?.arrayValue else { return nil }
+        var removed = [Int64]()
+        for item in removedItems {
+            guard let value = item.intValue else { return nil }
+            removed.append(value)
+        }
+        switch kind {
+        case "range":
+            guard let from = json["from"]?.intValue, let to = json["to"]?.intValue else { return nil }
+            self = .range(from: from, to: to, removed: removed)
+        case "list":
+            guard let count = json["count"]?.intValue, let hash = json["entrants"]?.stringValue,
+                  count >= 0, count <= Int64(Int32.max) else { return nil }
+            self = .list(count: Int(count), entrantsHash: hash, removed: removed)
+        default: return nil
+        }
+    }
+
+    /// `hex(SHA256(canon(pool)))`.
+    public var poolHash: String { Hashing.sha256Hex(json.canonicalBytes) }
+}
+
+/// The eligible array E, never materialised: `element(at:)` maps a position to its entrant.
+struct EligiblePool {
+    enum Base {
+        case range(from: Int64, size: UInt64)
+        case list([String])
+    }
+
+    let base: Base
+    /// Removed base indices, sorted and distinct.
+    let removedIndices: [UInt64]
+    /// g_j = d_j − j, nondecreasing.
+    private let gaps: [UInt64]
+
+    /// nil when `removed` is not sorted, distinct and inside the base (or the list is missing).
+    init?(spec: PoolSpec, entrants: [String]?) {
+        var indices = [UInt64]()
+        switch spec {
+        case .range(let from, let to, let removed):
+            let difference = UInt64(bitPattern: to &- from)  // exact when from ≤ to
+            guard from <= to, difference < UInt64.max else { return nil }
+            base = .range(from: from, size: difference + 1)
+            for value in removed {
+                guard value >= from, value <= to else { return nil }
+                indices.append(UInt64(bitPattern: value &- from))
+            }
+        case .list(let count, _, let removed):
+            guard let entrants, entrants.count == count else { return nil }
+            base = .list(entrants)
+            for index in removed {
+                guard index >= 0, index < count else { return nil }
+                indices.append(UInt64(index))
+            }
+        }
+        for k in indices.indices.dropFirst() where indices[k - 1] >= indices[k] { return nil }
+        removedIndices = indices
+        gaps = indices.enumerated().map { $0.element - UInt64($0.offset) }
+    }
+
+    var size: UInt64 {
+        switch base {
+        case .range(_, let size): size
+        case .list(let names): UInt64(names.count)
+        }
+    }
+
+    var count: UInt64 { size - UInt64(removedIndices.count) }
+
+    func element(at position: UInt64) -> DrawValue {
+        // Number of g_j ≤ position (bisect_right).
+        var low = 0, high = gaps.count
+        while low < high {
+            let mid = (low + high) / 2
+            if gaps[mid] <= position { low = mid + 1 } else { high = mid }
+        }
+        let index = position + UInt64(low)
+        switch base {
+        case .range(let from, _): return .number(Int64(bitPattern: UInt64(bitPattern: from) &+ index))
+        case .list(let names): return .name(names[Int(index)])
+        }
+    }
+}

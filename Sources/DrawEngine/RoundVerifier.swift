@@ -1,0 +1,148 @@
+/// The outcome of rechecking one record.
+public struct RecordCheck: Sendable, Equatable {
+    public let index: Int
+    public let kind: String
+    public let round: Int?
+    /// nil when the record checks.
+    public let problem: String?
+    /// Remarks that are not failures (an abandoned commitment).
+    public let notes: [String]
+
+    public var ok: Bool { problem == nil }
+
+    /// `#3 round 2: OK` or `#3 round 2: FAIL: <problem>`, as the Python script prints.
+    public var line: String {
+        "#\(index) \(kind)" + (round.map { " \($0)" } ?? "") + (problem.map { ": FAIL: \($0)" } ?? ": OK")
+    }
+}
+
+public struct VerificationReport: Sendable, Equatable {
+    public let code: String?
+    public let checks: [RecordCheck]
+    /// A problem of the whole chain (a void never followed by its replacement).
+    public let chainProblem: String?
+
+    public var passed: Bool { chainProblem == nil && checks.allSatisfy(\.ok) }
+    public var roundCount: Int { checks.filter { $0.kind == "round" }.count }
+}
+
+/// Rechecks exported records exactly as docs/FAIRNESS.md §7 says (and its Python script does).
+public enum RoundVerifier {
+    /// Reads `{"records":[…], …}` (an export). Throws when it is not JSON with a records array.
+    public static func verify(exportText: String) throws(RecordError) -> VerificationReport {
+        let export: JSONValue
+        do { export = try JSONValue.parse(exportText) } catch { throw RecordError(reason: "not JSON (offset \(error.offset))") }
+        guard let records = export["records"]?.arrayValue else { throw RecordError(reason: "no records array") }
+        return verify(records: records, code: export["code"]?.stringValue)
+    }
+
+    public static func verify(records: [JSONValue], code: String? = nil) -> VerificationReport {
+        var state = ChainState()
+        var checks = [RecordCheck]()
+        for (position, json) in records.enumerated() {
+            let kind = json["kind"]?.stringValue ?? "?"
+            let round = json["round"]?.intValue.flatMap { Int(exactly: $0) }
+            var notes = [String]()
+            var problem: String? = nil
+            do {
+                try state.check(json, at: position, notes: &notes)
+            } catch {
+                problem = error.reason
+                state.prev = json["hash"]?.stringValue ?? state.prev
+            }
+            checks.append(RecordCheck(index: position, kind: kind, round: round, problem: problem, notes: notes))
+        }
+        return VerificationReport(code: code, checks: checks,
+                                  chainProblem: state.pendingVoid == nil ? nil : "void without replacement")
+    }
+}
+
+private struct ChainState {
+    var prev = DrawRecord.genesisPrev
+    var pending: String?
+    var pendingVoid: DrawRecord?
+    var lastRound = 0
+    var session = [Int: [DrawValue]]()
+    var ever = Set<DrawValue>()
+    var voided = Set<DrawValue>()
+    var lists = [String: [String]]()
+
+    mutating func check(_ json: JSONValue, at position: Int, notes: inout [String]) throws(RecordError) {
+        func require(_ condition: Bool, _ reason: String) throws(RecordError) {
+            if !condition { throw RecordError(reason: reason) }
+        }
+        try require(json["v"]?.intValue == 1 && json["index"]?.intValue == Int64(position) && json["prev"]?.stringValue == prev,
+                    "chain broken")
+        let record = try DrawRecord(json: json)
+        try require(record.computedHash == record.hash, "record hash")
+        try require(pendingVoid == nil || record.kind == "round" || record.kind == "entrants", "void without replacement")
+        prev = record.hash
+        switch record.body {
+        case .commit(let commitment, _):
+            if let pending { notes.append("commitment \(pending.prefix(8))… abandoned") }
+            pending = commitment
+        case .entrants(let hash, let names):
+            try require(Hashing.sha256Hex(JSONValue.array(names.map { .string($0) }).canonicalBytes) == hash, "entrantsHash")
+            lists[hash] = names
+        case .round(let round):
+            try checkRound(round, rawPool: json["pool"]!)
+        case .void(let round, let winner, _):
+            var won = session[round] ?? []
+            try require(won.contains(winner) && !voided.contains(winner), "voided winner not a current winner")
+            won.remove(at: won.firstIndex(of: winner)!)
+            session[round] = won
+            voided.insert(winner)
+            pendingVoid = record
+        case .clear:
+            session = [:]
+            ever = []
+            voided = []
+        }
+    }
+
+    mutating func checkRound(_ r: RoundRecord, rawPool: JSONValue) throws(RecordError) {
+        func require(_ condition: Bool, _ reason: String) throws(RecordError) {
+            if !condition { throw RecordError(reason: reason) }
+        }
+        try require(r.algorithm == Fairness.algorithm, "unknown algorithm")
+        try require(pending != nil && r.commitment == pending, "commitment not published before")
+        guard let seedBytes = Hex.decode(r.seed), let seed = Seed(bytes: seedBytes), seed.commitment == r.commitment else {
+            throw RecordError(reason: "seed does not match commitment")
+        }
+        try require(Hashing.sha256Hex(rawPool.canonicalBytes) == r.poolHash, "poolHash")
+        let contributions = r.contributions.compactMap { Hex.isLowercase($0, byteCount: 16) ? Contribution(hex: $0) : nil }
+        try require(contributions.count == r.contributions.count && zip(contributions, contributions.dropFirst()).allSatisfy { $0 < $1 },
+                    "contributions")
+        try require(r.audience?.utf8.allSatisfy { $0 < 0x80 } ?? true, "audience")
+        let entropy = Fairness.entropyDigest(contributions: contributions, audience: r.audience)
+        try require(Hex.encode(entropy) == r.entropy, "entropy digest")
+        var entrants: [String]? = nil
+        if case .list(let count, let hash, _) = r.pool {
+            guard let names = lists[hash] else { throw RecordError(reason: "entrant list missing") }
+            try require(names.count == count, "entrant count")
+            entrants = names
+        }
+        guard let pool = EligiblePool(spec: r.pool, entrants: entrants) else { throw RecordError(reason: "removed set") }
+        let n = pool.count
+        try require(n == r.eligible && !r.winners.isEmpty && UInt64(r.winners.count) <= n, "eligible count")
+        let positions = Fairness.winnerPositions(seed: seed, round: r.round, poolHash: Hex.decode(r.poolHash)!,
+                                                 entropy: entropy, eligible: n, count: r.winners.count)
+        let recomputed = positions.map(pool.element(at:))
+        try require(recomputed == r.winners, "winners differ: recomputed \(recomputed.map(\.description))")
+        let winners = Set(r.winners)
+        if let void = pendingVoid, case .void(let round, let winner, _) = void.body {
+            try require(r.replaces == Replacement(round: round, winner: winner, void: void.hash) && r.round == round, "replacement")
+            try require(winners.isDisjoint(with: session[round] ?? []), "replacement repeats its round")
+        } else {
+            try require(r.replaces == nil && r.round == lastRound + 1, "round number")
+            lastRound = r.round
+            session[r.round] = []
+        }
+        try require(r.repeats || winners.isDisjoint(with: ever), "repeat winner")
+        try require(winners.isDisjoint(with: voided), "voided winner drawn again")
+        session[r.round, default: []] += r.winners
+        ever.formUnion(winners)
+        pending = nil
+        pendingVoid = nil
+    }
+}

@@ -1,0 +1,98 @@
+import Testing
+@testable import DrawEngine
+
+@Suite struct ChainTests {
+    @Test func sampleExportVerifies() throws {
+        let report = try RoundVerifier.verify(exportText: SampleDraw.export())
+        #expect(report.passed, "\(report.checks.filter { !$0.ok }.map(\.line))")
+        #expect(report.roundCount == 6)
+        #expect(report.code == "SAMPLE")
+        #expect(report.checks.flatMap(\.notes).count == 1)
+    }
+
+    @Test func storedRecordsReadBackIdentically() throws {
+        var harness = try Harness(DrawConfig(pool: .list(["Ann", "Bob", "C\"D\\E", "李雷"])), seed: 20)
+        try harness.round()
+        for record in harness.records {
+            let again = try DrawRecord(text: record.canonicalJSON)
+            #expect(again == record)
+            #expect(again.computedHash == record.hash)
+        }
+    }
+
+    typealias Tamper = @Sendable (inout [JSONValue]) -> Void
+
+    static let tampers: [(String, Tamper)] = [
+        ("winner changed", { set(&$0, 1, "winners", .array([.int(1)])) }),
+        ("winner changed and rehashed", { set(&$0, 1, "winners", .array([.int(1)])); rehash(&$0, 1) }),
+        ("seed changed and rehashed", { set(&$0, 1, "seed", .string(String(repeating: "ab", count: 32))); rehash(&$0, 1) }),
+        ("contribution added and rehashed", {
+            set(&$0, 1, "contributions", .array([.string(String(repeating: "0", count: 32))])); rehash(&$0, 1)
+        }),
+        ("record removed", { $0.remove(at: 2) }),
+        ("records swapped", { $0.swapAt(1, 2) }),
+        ("pool shrunk and rehashed", {
+            set(&$0, 1, "pool", .object(["kind": .string("range"), "from": .int(1), "to": .int(10), "removed": .array([])])); rehash(&$0, 1)
+        }),
+    ]
+
+    @Test(arguments: tampers.indices)
+    func tamperedHistoryFailsVerification(case index: Int) throws {
+        var harness = try Harness(seed: 21)
+        try harness.round()
+        try harness.round()
+        var records = harness.records.map(\.json)
+        #expect(RoundVerifier.verify(records: records).passed)
+        Self.tampers[index].1(&records)
+        #expect(!RoundVerifier.verify(records: records).passed, "\(Self.tampers[index].0)")
+    }
+
+    @Test func restartKeepsAnnouncedRoundsAndComesBackIdleWithAFreshCommitment() throws {
+        var harness = try Harness(DrawConfig(pool: .range(from: 1, to: 50), perStop: .count(2)), seed: 22)
+        try harness.round()
+        let winners = try harness.round()
+        try harness.void(round: 2, winner: winners[0])
+        try harness.draw.start(contributions: [], at: harness.tick())  // killed while rolling
+        let stored = try harness.records.map { record throws(RecordError) in try DrawRecord(text: record.canonicalJSON) }
+
+        var restored = try Draw(config: harness.draw.config, restoring: stored)
+        #expect(restored.phase == .idle)
+        #expect(restored.board == harness.draw.board)
+        #expect(restored.lastResult == harness.draw.lastResult && restored.lastResult != nil)
+        #expect(restored.commit == nil)
+        #expect(throws: DrawError.notCommitted) { try restored.start(contributions: [], at: 0) }
+        var random = SplitMix64(state: 5)
+        let commit = try restored.prepareCommitment(seed: .random(using: &random), at: harness.tick())
+        guard case .commit(_, let reason) = commit.body else { Issue.record("no commit"); return }
+        #expect(reason == .restart)
+        harness.draw = restored
+        harness.records.append(commit)
+        let next = try harness.round()
+        #expect(Set(next).isDisjoint(with: harness.draw.board.dropLast().flatMap(\.winners) + [winners[0]]))
+        #expect(harness.draw.board.last?.round == 3)
+        let report = harness.verify()
+        #expect(report.passed)
+        #expect(report.checks.flatMap(\.notes).count == 1)
+    }
+
+    @Test func restoreRefusesABrokenChain() throws {
+        var harness = try Harness(seed: 23)
+        try harness.round()
+        var stored = harness.records
+        stored.remove(at: 1)
+        #expect(throws: DrawError.corruptHistory) { _ = try Draw(config: .standard, restoring: stored) }
+    }
+
+    private static func set(_ records: inout [JSONValue], _ index: Int, _ key: String, _ value: JSONValue) {
+        guard case .object(var members) = records[index] else { return }
+        members[key] = value
+        records[index] = .object(members)
+    }
+
+    private static func rehash(_ records: inout [JSONValue], _ index: Int) {
+        guard case .object(var members) = records[index] else { return }
+        members["hash"] = nil
+        members["hash"] = .string(Hashing.sha256Hex(JSONValue.object(members).canonicalBytes))
+        records[index] = .object(members)
+    }
+}

@@ -1,6 +1,0 @@
-import Testing
-@testable import DrawEngine
-
-@Suite struct DrawEngineSmokeTests {
-    @Test func moduleLinks() { #expect(String(describing: DrawEngineModule.self) == "DrawEngineModule") }
-}

@@ -1,0 +1,228 @@
+import Testing
+@testable import DrawEngine
+
+@Suite struct DrawFlowTests {
+    @Test func roundGoesThroughRollingStoppingRevealedAndPublishesTheNextCommitment() throws {
+        var draw = try Draw()
+        #expect(throws: DrawError.notCommitted) { try draw.start(contributions: [], at: 0) }
+        var random = SplitMix64(state: 1)
+        let first = Seed.random(using: &random)
+        let commit = try draw.prepareCommitment(seed: first, at: 1)
+        #expect(commit.body == .commit(commitment: first.commitment, reason: .open))
+        #expect(draw.commit == PendingCommit(round: 1, commitment: first.commitment, poolHash: PoolSpec.range(from: 1, to: 500, removed: []).poolHash))
+        #expect(throws: DrawError.wrongPhase) { try draw.reveal() }
+        #expect(throws: DrawError.wrongPhase) { _ = try draw.stop(at: 2, nextSeed: first) }
+
+        try draw.start(contributions: [], at: 2)
+        #expect(draw.phase == .rolling)
+        #expect(throws: DrawError.wrongPhase) { try draw.start(contributions: [], at: 3) }
+        #expect(throws: DrawError.wrongPhase) { try draw.configure(.standard) }
+        #expect(throws: DrawError.wrongPhase) { _ = try draw.clear(at: 3) }
+        let second = Seed.random(using: &random)
+        let records = try draw.stop(at: 4, nextSeed: second)
+        #expect(draw.phase == .stopping)
+        #expect(records.map(\.kind) == ["round", "commit"])
+        guard case .round(let round) = records[0].body else { Issue.record("no round"); return }
+        #expect(round.seed == first.hex && round.commitment == first.commitment && round.round == 1)
+        #expect(round.winners.count == 1)
+        #expect(draw.commit?.commitment == second.commitment)
+        #expect(draw.commit?.round == 2)
+        #expect(draw.remaining == 499)
+        try draw.reveal()
+        #expect(draw.phase == .revealed)
+        #expect(draw.board.map(\.winners) == [round.winners])
+    }
+
+    @Test func thousandRoundsNeverRepeatAWinnerThenStartReportsExhaustion() throws {
+        var harness = try Harness(DrawConfig(pool: .range(from: 1, to: 1_000)), seed: 1_000)
+        var seen = Set<DrawValue>()
+        for round in 1...1_000 {
+            let winners = try harness.round(contributions: round % 3)
+            #expect(winners.count == 1)
+            #expect(seen.insert(winners[0]).inserted, "repeat \(winners[0]) in round \(round), seed \(harness.seed)")
+        }
+        #expect(seen.count == 1_000)
+        #expect(harness.draw.isExhausted)
+        let before = Snapshot(harness.draw)
+        #expect(throws: DrawError.poolExhausted) { try harness.draw.start(contributions: [], at: 0) }
+        #expect(Snapshot(harness.draw) == before)
+        #expect(harness.verify().passed)
+    }
+
+    @Test func twoNumberPoolDrawsBothNumbersThenRunsOut() throws {
+        var harness = try Harness(DrawConfig(pool: .range(from: 1, to: 2)), seed: 2)
+        let winners = try harness.round() + harness.round()
+        #expect(Set(winners) == [.number(1), .number(2)])
+        #expect(throws: DrawError.poolExhausted) { try harness.round() }
+    }
+
+    @Test func perStopAllDrawsEveryRemainingNumberInOneRound() throws {
+        var harness = try Harness(DrawConfig(exclude: [.number(250)], perStop: .all), seed: 3)
+        let winners = try harness.round()
+        #expect(winners.count == 499)
+        #expect(Set(winners) == Set((1...500).filter { $0 != 250 }.map { DrawValue.number(Int64($0)) }))
+        #expect(harness.verify().passed)
+    }
+
+    @Test func rangeOfTenToTheTwelveDrawsWithoutMaterialisingIt() throws {
+        var harness = try Harness(DrawConfig(pool: .range(from: 1, to: 1_000_000_000_000), perStop: .count(1_000)), seed: 12)
+        #expect(harness.draw.remaining == 1_000_000_000_000)
+        let winners = try harness.round()
+        #expect(Set(winners).count == 1_000)
+        #expect(winners.allSatisfy { if case .number(let n) = $0 { (1...1_000_000_000_000).contains(n) } else { false } })
+        try harness.round()
+        #expect(harness.draw.remaining == 1_000_000_000_000 - 2_000)
+        #expect(harness.verify().passed)
+        #expect(throws: DrawError.badPerStop) {
+            try harness.draw.configure(DrawConfig(pool: .range(from: 1, to: 1_000_000_000_000), perStop: .all))
+            try harness.draw.start(contributions: [], at: 0)
+        }
+    }
+
+    @Test func hundredThousandNamesDrawAndVerify() throws {
+        let names = (1...100_000).map { "Entrant \($0)" } + ["Entrant 5", "Entrant 99999"]
+        var harness = try Harness(DrawConfig(pool: .list(names), exclude: [.name("Entrant 1")], perStop: .count(10)), seed: 100)
+        #expect(harness.draw.duplicates == ["Entrant 5", "Entrant 99999"])
+        #expect(harness.draw.remaining == 99_999)
+        let winners = try harness.round()
+        #expect(Set(winners).count == 10 && !winners.contains(.name("Entrant 1")))
+        try harness.round()
+        #expect(harness.records.filter { $0.kind == "entrants" }.count == 1)
+        #expect(harness.verify().passed)
+    }
+
+    @Test func prizesAreDrawnInOrderAndEachTierStopsAtItsCount() throws {
+        let prizes = [Prize(name: "3rd prize", count: 3), Prize(name: "2nd prize", count: 2), Prize(name: "1st prize", count: 1)]
+        var harness = try Harness(DrawConfig(perStop: .count(2), prizes: prizes), seed: 4)
+        var sizes = [Int](), labels = [String?]()
+        for _ in 0..<4 {
+            sizes.append(try harness.round().count)
+            labels.append(harness.draw.board.last?.prize)
+        }
+        #expect(sizes == [2, 1, 2, 1])
+        #expect(labels == ["3rd prize", "3rd prize", "2nd prize", "1st prize"])
+        #expect(harness.draw.prizesDone)
+        #expect(throws: DrawError.prizesDone) { try harness.round() }
+        #expect(harness.verify().passed)
+    }
+
+    @Test func hostPickedPrizeIsDrawnNext() throws {
+        let prizes = [Prize(name: "3rd", count: 2), Prize(name: "1st", count: 1)]
+        var harness = try Harness(DrawConfig(prizes: prizes, prize: 1), seed: 6)
+        try harness.round()
+        #expect(harness.draw.board.last?.prize == "1st")
+        #expect(harness.draw.prizesDone)
+        try harness.draw.configure(DrawConfig(prizes: prizes, prize: 0))
+        #expect(harness.draw.currentPrize == 0)
+        try harness.round()
+        #expect(harness.draw.board.last?.prize == "3rd")
+    }
+
+    @Test func repeatsLetANumberWinAgainButNeverTwiceInOneRound() throws {
+        var harness = try Harness(DrawConfig(pool: .range(from: 1, to: 3), perStop: .count(3), repeats: true), seed: 8)
+        for _ in 0..<5 {
+            #expect(Set(try harness.round()).count == 3)
+        }
+        #expect(harness.draw.remaining == 3)
+        #expect(harness.verify().passed)
+    }
+
+    @Test func voidDrawsAReplacementThatIsNeitherVoidedNorARepeat() throws {
+        var harness = try Harness(DrawConfig(pool: .range(from: 1, to: 20), perStop: .count(3)), seed: 9)
+        let first = try harness.round()
+        try harness.round()
+        let earlier = Set(harness.draw.board.flatMap(\.winners))
+        let replacement = try harness.void(round: 1, winner: first[1])
+        #expect(replacement.count == 1 && !earlier.contains(replacement[0]))
+        #expect(harness.draw.board[0].winners == [first[0], first[2], replacement[0]])
+        #expect(harness.draw.board[0].voided == [VoidedWinner(winner: first[1], reason: "no-show")])
+        #expect(harness.records.suffix(3).map(\.kind) == ["void", "round", "commit"])
+
+        let before = Snapshot(harness.draw)
+        var random = SplitMix64(state: 99)
+        let next = Seed.random(using: &random)
+        #expect(throws: DrawError.alreadyVoided) { _ = try harness.draw.void(round: 1, winner: first[1], reason: "again", nextSeed: next, at: 0) }
+        #expect(throws: DrawError.unknownWinner) { _ = try harness.draw.void(round: 1, winner: .number(999), reason: "x", nextSeed: next, at: 0) }
+        #expect(throws: DrawError.unknownRound) { _ = try harness.draw.void(round: 7, winner: first[0], reason: "x", nextSeed: next, at: 0) }
+        #expect(throws: DrawError.badReason) { _ = try harness.draw.void(round: 1, winner: first[0], reason: " ", nextSeed: next, at: 0) }
+        #expect(Snapshot(harness.draw) == before)
+
+        try harness.void(round: 1, winner: replacement[0], reason: "left early")
+        try harness.round()
+        #expect(harness.verify().passed)
+    }
+
+    @Test func voidWithRepeatsOnNeverRedrawsTheRoundsOtherWinners() throws {
+        var harness = try Harness(DrawConfig(pool: .range(from: 1, to: 3), perStop: .count(2), repeats: true), seed: 10)
+        let winners = try harness.round()
+        let third = Set((1...3).map { DrawValue.number(Int64($0)) }).subtracting(winners).first!
+        #expect(try harness.void(round: 1, winner: winners[0]) == [third])
+        #expect(throws: DrawError.poolExhausted) { try harness.void(round: 1, winner: winners[1]) }
+        #expect(harness.verify().passed)
+    }
+
+    @Test func clearHidesTheBoardAndLetsEarlierWinnersWinAgain() throws {
+        var harness = try Harness(DrawConfig(pool: .range(from: 1, to: 2)), seed: 13)
+        try harness.round()
+        try harness.round()
+        #expect(harness.draw.isExhausted)
+        harness.records.append(try harness.draw.clear(at: harness.tick()))
+        #expect(harness.draw.phase == .idle && harness.draw.board.isEmpty && harness.draw.remaining == 2)
+        #expect(harness.draw.nextRound == 3)
+        try harness.round()
+        #expect(harness.verify().passed)
+    }
+
+    @Test func startFreezesContributionsSortedAndDeduplicatedAndChecksTheAudienceNumber() throws {
+        var harness = try Harness(seed: 14)
+        let given = harness.contributions(3)
+        let before = Snapshot(harness.draw)
+        #expect(throws: DrawError.badAudience) { try harness.draw.start(contributions: given, audience: "12a", at: 0) }
+        #expect(throws: DrawError.badAudience) { try harness.draw.start(contributions: given, audience: String(repeating: "1", count: 33), at: 0) }
+        #expect(Snapshot(harness.draw) == before)
+        try harness.draw.start(contributions: given + given.reversed(), audience: " 0042 ", at: 0)
+        var random = SplitMix64(state: 1)
+        let records = try harness.draw.stop(at: 1, nextSeed: .random(using: &random))
+        guard case .round(let round) = records[0].body else { Issue.record("no round"); return }
+        #expect(round.contributions == given.sorted().map(\.hex))
+        #expect(round.audience == "0042")
+        #expect(round.entropy == Hex.encode(Fairness.entropyDigest(contributions: given.sorted(), audience: "0042")))
+    }
+
+    @Test func stopMomentDoesNotChangeTheWinners() throws {
+        var early = try Harness(seed: 15), late = try Harness(seed: 15)
+        let given = early.contributions(4)
+        _ = late.contributions(4)
+        try early.draw.start(contributions: given, at: 100)
+        try late.draw.start(contributions: given, at: 100)
+        var a = SplitMix64(state: 3), b = SplitMix64(state: 4)
+        let one = try early.draw.stop(at: 101, nextSeed: .random(using: &a))
+        let two = try late.draw.stop(at: 987_654, nextSeed: .random(using: &b))
+        guard case .round(let x) = one[0].body, case .round(let y) = two[0].body else { Issue.record("no round"); return }
+        #expect(x.winners == y.winners)
+    }
+
+    @Test func resultMessageCarriesTheRecordAndDropsLongContributionLists() throws {
+        var harness = try Harness(seed: 17)
+        try harness.round(contributions: 3)
+        let small = try #require(harness.draw.lastResult?.resultMessage())
+        #expect(small["type"] == .string("result") && small["contributors"] == .int(3))
+        #expect(small["contributions"]?.arrayValue?.count == 3)
+        #expect(small["seed"] == harness.draw.lastResult?.json["seed"])
+        try harness.round(contributions: 257)
+        let large = try #require(harness.draw.lastResult?.resultMessage())
+        #expect(large["contributors"] == .int(257) && large["contributions"] == nil)
+        #expect(harness.draw.board[0].json["winners"] == harness.records[1].json["winners"])
+        harness.records.append(try harness.draw.clear(at: harness.tick()))
+        #expect(harness.draw.lastResult == nil)
+    }
+
+    @Test func rollingValuesStayInsideThePool() throws {
+        let draw = try Draw(config: DrawConfig(pool: .range(from: 5, to: 9)))
+        var random = SplitMix64(state: 16)
+        for _ in 0..<200 {
+            guard case .number(let n) = draw.rollingValue(using: &random) else { Issue.record("not a number"); return }
+            #expect((5...9).contains(n))
+        }
+    }
+}
