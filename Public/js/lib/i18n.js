@@ -1,0 +1,551 @@
+// English and Simplified Chinese tables. Pages never hard-code user-visible words:
+// markup names a key with data-i18n (text), data-i18n-aria, data-i18n-title or
+// data-i18n-placeholder, and code calls t(key, params).
+
+const STORAGE_KEY = 'tombola.lang';
+
+const en = {
+  'app.name': 'Tombola',
+  'nav.home': 'Tombola home',
+  'lang.label': 'Language',
+  'conn.online': 'Online',
+  'conn.connecting': 'Connecting…',
+  'conn.offline': 'Offline',
+  'offline.banner': 'Connection lost. Reconnecting…',
+  'offline.queued': '{n} waiting to be sent',
+  'error.generic': 'Something went wrong ({code})',
+
+  'err.divide_by_zero': 'Cannot divide by zero',
+  'err.undefined': 'Result is undefined',
+  'err.invalid_input': 'Invalid input',
+  'err.overflow': 'Overflow',
+  'err.unknown_key': 'Unknown key',
+  'err.unknown_session': 'Session expired; starting fresh',
+  'err.session_expired': 'Session expired; starting fresh',
+  'err.bad_message': 'The server did not understand the request',
+  'err.malformed': 'The server did not understand the request',
+  'err.bad_request': 'The server did not understand the request',
+  'err.too_large': 'The request is too large',
+  'err.not_host': 'Only the host can do that',
+  'err.bad_key': 'Wrong host key',
+  'err.unauthorized': 'Wrong or missing key',
+  'err.forbidden': 'Wrong or missing key',
+  'err.rate_limited': 'Too many attempts. Wait a moment and try again',
+  'err.pool_exhausted': 'Everyone in the pool has already won',
+  'err.wrong_phase': 'Not possible at this moment of the draw',
+  'err.invalid_range': 'The range must hold at least 2 numbers (up to 10¹²)',
+  'err.invalid_config': 'These settings are not valid',
+  'err.invalid_pool': 'The pool needs at least 2 entrants',
+  'err.too_many_entrants': 'Too many entrants (at most 100,000)',
+  'err.invalid_prize': 'Check the prize tiers',
+  'err.invalid_audience': 'The audience number may contain digits only',
+  'err.unknown_round': 'No such round',
+  'err.unknown_winner': 'That winner is not in this round',
+  'err.already_void': 'That winner was already voided',
+  'err.not_found': 'No such draw',
+  'err.unknown_draw': 'No such draw',
+  'err.storage': 'The server could not save; nothing was changed',
+  'err.network': 'Could not reach the server',
+
+  'home.title': 'Tombola',
+  'home.tagline': 'Raffles and a keypad, served from this computer.',
+  'home.calc': 'Keypad',
+  'home.calc.desc': 'An exact calculator for prize splits and change.',
+  'home.calc.open': 'Open the keypad',
+  'home.draw': 'Tonight’s draw',
+  'home.draw.desc': 'Watch the default draw live on your phone, or put it on the big screen.',
+  'home.draw.watch': 'Watch on this device',
+  'home.draw.screen': 'Open the projector screen',
+  'home.draw.none': 'No default draw on this server.',
+  'home.create': 'Create a draw',
+  'home.create.desc': 'Needs the admin key printed when the server started.',
+  'home.create.key': 'Admin key',
+  'home.create.submit': 'Create draw',
+  'home.create.busy': 'Creating…',
+  'home.create.done': 'Draw {code} created. Keep the host link private:',
+  'home.create.host': 'Open host controls',
+  'home.create.copy': 'Copy host link',
+  'home.lan': 'Join from another device',
+  'home.lan.desc': 'Phones on the same network can open:',
+  'home.lan.qr': 'QR code of the server address',
+  'home.lan.unknown': 'Address unknown',
+
+  'calc.title': 'Keypad · Tombola',
+  'calc.heading': 'Keypad',
+  'calc.display': 'Display',
+  'calc.expression': 'Pending expression',
+  'calc.memory': 'Memory holds a value',
+  'calc.mode': 'Mode',
+  'calc.mode.basic': 'Basic',
+  'calc.mode.scientific': 'Scientific',
+  'calc.angle': 'Angle unit',
+  'calc.angle.deg': 'Deg',
+  'calc.angle.rad': 'Rad',
+  'calc.keys': 'Keypad',
+  'calc.scikeys': 'Scientific functions',
+  'calc.history': 'History',
+  'calc.history.empty': 'Finished calculations appear here. Tap one to use its result.',
+  'calc.history.recall': 'Use result {result} of {expression}',
+  'calc.history.toggle': 'Show history',
+  'key.0': '0', 'key.1': '1', 'key.2': '2', 'key.3': '3', 'key.4': '4',
+  'key.5': '5', 'key.6': '6', 'key.7': '7', 'key.8': '8', 'key.9': '9',
+  'key..': 'Decimal point',
+  'key.neg': 'Change sign',
+  'key.+': 'Plus',
+  'key.-': 'Minus',
+  'key.*': 'Times',
+  'key./': 'Divide by',
+  'key.=': 'Equals',
+  'key.C': 'Clear all',
+  'key.CE': 'Clear entry',
+  'key.back': 'Backspace',
+  'key.%': 'Percent',
+  'key.sqrt': 'Square root',
+  'key.sq': 'Square',
+  'key.inv': 'Reciprocal',
+  'key.MC': 'Memory clear',
+  'key.MR': 'Memory recall',
+  'key.MS': 'Memory store',
+  'key.M+': 'Memory add',
+  'key.M-': 'Memory subtract',
+  'key.(': 'Open parenthesis',
+  'key.)': 'Close parenthesis',
+  'key.^': 'Power',
+  'key.EE': 'Times ten to the power',
+  'key.mod': 'Modulo',
+  'key.sin': 'Sine',
+  'key.cos': 'Cosine',
+  'key.tan': 'Tangent',
+  'key.asin': 'Arcsine',
+  'key.acos': 'Arccosine',
+  'key.atan': 'Arctangent',
+  'key.ln': 'Natural logarithm',
+  'key.log': 'Common logarithm',
+  'key.exp': 'e to the power',
+  'key.pow10': 'Ten to the power',
+  'key.cube': 'Cube',
+  'key.cbrt': 'Cube root',
+  'key.root': 'Y-th root',
+  'key.fact': 'Factorial',
+  'key.abs': 'Absolute value',
+  'key.pi': 'Pi',
+  'key.e': 'Euler’s number',
+
+  'draw.title': 'Draw {code} · Tombola',
+  'draw.heading': 'Draw {code}',
+  'role.host': 'Host',
+  'role.viewer': 'Viewer',
+  'phase.idle': 'Ready',
+  'phase.rolling': 'Rolling',
+  'phase.stopping': 'Stopping…',
+  'phase.revealed': 'Winners revealed',
+  'phase.unknown': 'Waiting for the server…',
+  'draw.round': 'Round {n}',
+  'draw.remaining': '{n} left in the pool',
+  'draw.viewers': '{n} watching',
+  'draw.current': 'Current draw',
+  'draw.waiting': 'Waiting for the host to start',
+  'draw.winners': 'Winners',
+  'draw.winners.round': 'Winners of round {n}',
+  'draw.winners.none': 'No winners yet',
+  'draw.history': 'Earlier rounds',
+  'draw.history.none': 'No earlier rounds',
+  'draw.prize': 'Prize',
+  'draw.commitment': 'Commitment',
+  'draw.commitment.desc': 'The server committed to this round’s secret seed before it started.',
+  'draw.verified': 'Verified',
+  'draw.verified.desc': 'This device rechecked round {n}: the winners follow from the published seed.',
+  'draw.verify.failed': 'Check failed',
+  'draw.verify.failed.desc': 'This device could not confirm round {n}. Export the draw and run tombola verify.',
+  'draw.verify.pending': 'Checking…',
+  'draw.voided': 'voided',
+  'draw.voided.reason': 'voided: {reason}',
+  'draw.replaces': 'redrawn for {value}',
+  'draw.contributed': 'Your device contributed entropy to round {n}.',
+  'draw.contributing': 'Your device will contribute entropy to round {n}.',
+  'draw.cleared': 'The board was cleared. The archive is kept.',
+  'draw.joinhint': 'Join on your phone',
+  'draw.notfound': 'Unknown draw code',
+
+  'host.start': 'Start',
+  'host.stop': 'Stop',
+  'host.stopping': 'Stopping…',
+  'host.startstop.hint': 'Space or Enter starts and stops',
+  'host.audience': 'Audience number (optional)',
+  'host.audience.hint': 'A number called out by the audience, mixed into the next round.',
+  'host.settings': 'Pool settings',
+  'host.settings.locked': 'Settings can be changed while the draw is idle or after a reveal.',
+  'host.pool.kind': 'Pool',
+  'host.pool.range': 'Number range',
+  'host.pool.list': 'List of names',
+  'host.pool.from': 'From',
+  'host.pool.to': 'To',
+  'host.pool.entrants': 'Entrants (one per line)',
+  'host.pool.csv': 'Or load a CSV file',
+  'host.pool.csv.loaded': '{n} entrants loaded from {file}',
+  'host.pool.count': '{n} entrants',
+  'host.exclude': 'Exclusions (one per line or comma separated)',
+  'host.perstop': 'Winners per stop',
+  'host.repeats': 'Allow the same entrant to win again',
+  'host.prizes': 'Prize tiers',
+  'host.prizes.name': 'Prize name',
+  'host.prizes.count': 'Winners',
+  'host.prizes.add': 'Add prize',
+  'host.prizes.remove': 'Remove prize {n}',
+  'host.prizes.current': 'Next prize',
+  'host.prizes.none': 'No prize label',
+  'host.save': 'Save settings',
+  'host.saved': 'Settings saved',
+  'host.invalid.range': 'From and To must be whole numbers, From below To, at most 10¹².',
+  'host.invalid.list': 'Enter at least 2 names.',
+  'host.invalid.perstop': 'Winners per stop must be at least 1.',
+  'host.void': 'Void',
+  'host.void.title': 'Void {value} and draw again',
+  'host.void.text': 'The winner stays in the archive, marked void, and a replacement is drawn.',
+  'host.void.reason': 'Reason',
+  'host.void.reason.placeholder': 'e.g. not present',
+  'host.void.confirm': 'Void and redraw',
+  'host.clear': 'Clear board',
+  'host.clear.title': 'Clear the board?',
+  'host.clear.text': 'The board will be cleared on every screen. The archive is kept and can still be exported.',
+  'host.clear.confirm': 'Clear board',
+  'host.cancel': 'Cancel',
+  'host.links': 'Links',
+  'host.link.screen': 'Projector screen',
+  'host.link.viewer': 'Viewer page',
+  'host.link.host': 'Host link (keep private)',
+  'host.copy': 'Copy',
+  'host.copied': 'Copied',
+  'host.open': 'Open',
+  'host.export': 'Export',
+  'host.export.csv': 'Download CSV',
+  'host.export.json': 'Download JSON',
+  'host.auth.failed': 'The host key was not accepted. This page works as a viewer.',
+
+  'screen.title': 'Screen {code} · Tombola',
+  'screen.fullscreen': 'Full screen',
+  'screen.theme': 'Light theme',
+  'screen.sound': 'Sound',
+  'screen.join': 'Join at',
+  'screen.qr': 'QR code to join the draw',
+  'screen.page': 'Page {page} of {pages}',
+  'screen.controls': 'Screen controls',
+
+  'watch.title': 'Watch {code} · Tombola',
+};
+
+const zh = {
+  'app.name': 'Tombola',
+  'nav.home': 'Tombola 首页',
+  'lang.label': '语言',
+  'conn.online': '在线',
+  'conn.connecting': '正在连接…',
+  'conn.offline': '离线',
+  'offline.banner': '连接已断开，正在重新连接…',
+  'offline.queued': '{n} 项等待发送',
+  'error.generic': '出错了（{code}）',
+
+  'err.divide_by_zero': '除数不能为零',
+  'err.undefined': '结果未定义',
+  'err.invalid_input': '输入无效',
+  'err.overflow': '溢出',
+  'err.unknown_key': '未知按键',
+  'err.unknown_session': '会话已过期，已重新开始',
+  'err.session_expired': '会话已过期，已重新开始',
+  'err.bad_message': '服务器无法理解该请求',
+  'err.malformed': '服务器无法理解该请求',
+  'err.bad_request': '服务器无法理解该请求',
+  'err.too_large': '请求过大',
+  'err.not_host': '只有主持人可以执行此操作',
+  'err.bad_key': '主持人密钥错误',
+  'err.unauthorized': '密钥错误或缺失',
+  'err.forbidden': '密钥错误或缺失',
+  'err.rate_limited': '尝试次数过多，请稍后再试',
+  'err.pool_exhausted': '奖池中的所有人都已中奖',
+  'err.wrong_phase': '抽奖当前阶段无法执行此操作',
+  'err.invalid_range': '范围至少包含 2 个数字（最多 10¹²）',
+  'err.invalid_config': '设置无效',
+  'err.invalid_pool': '奖池至少需要 2 个参与者',
+  'err.too_many_entrants': '参与者过多（最多 100,000）',
+  'err.invalid_prize': '请检查奖项设置',
+  'err.invalid_audience': '观众数字只能包含数字',
+  'err.unknown_round': '没有这一轮',
+  'err.unknown_winner': '该中奖者不在这一轮中',
+  'err.already_void': '该中奖者已作废',
+  'err.not_found': '抽奖不存在',
+  'err.unknown_draw': '抽奖不存在',
+  'err.storage': '服务器保存失败，未做任何更改',
+  'err.network': '无法连接服务器',
+
+  'home.title': 'Tombola',
+  'home.tagline': '抽奖与计算器，由这台电脑提供。',
+  'home.calc': '计算器',
+  'home.calc.desc': '精确计算奖金分配和找零。',
+  'home.calc.open': '打开计算器',
+  'home.draw': '今晚的抽奖',
+  'home.draw.desc': '在手机上实时观看默认抽奖，或在大屏幕上显示。',
+  'home.draw.watch': '在本设备上观看',
+  'home.draw.screen': '打开投影屏幕',
+  'home.draw.none': '此服务器没有默认抽奖。',
+  'home.create': '创建抽奖',
+  'home.create.desc': '需要服务器启动时打印的管理员密钥。',
+  'home.create.key': '管理员密钥',
+  'home.create.submit': '创建抽奖',
+  'home.create.busy': '正在创建…',
+  'home.create.done': '抽奖 {code} 已创建。请妥善保管主持人链接：',
+  'home.create.host': '打开主持人控制台',
+  'home.create.copy': '复制主持人链接',
+  'home.lan': '从其他设备加入',
+  'home.lan.desc': '同一网络中的手机可以打开：',
+  'home.lan.qr': '服务器地址的二维码',
+  'home.lan.unknown': '地址未知',
+
+  'calc.title': '计算器 · Tombola',
+  'calc.heading': '计算器',
+  'calc.display': '显示',
+  'calc.expression': '待计算的表达式',
+  'calc.memory': '存储器中有数值',
+  'calc.mode': '模式',
+  'calc.mode.basic': '标准',
+  'calc.mode.scientific': '科学',
+  'calc.angle': '角度单位',
+  'calc.angle.deg': '角度',
+  'calc.angle.rad': '弧度',
+  'calc.keys': '键盘',
+  'calc.scikeys': '科学函数',
+  'calc.history': '历史记录',
+  'calc.history.empty': '完成的计算会显示在这里。点击一条即可使用其结果。',
+  'calc.history.recall': '使用 {expression} 的结果 {result}',
+  'calc.history.toggle': '显示历史记录',
+  'key.0': '0', 'key.1': '1', 'key.2': '2', 'key.3': '3', 'key.4': '4',
+  'key.5': '5', 'key.6': '6', 'key.7': '7', 'key.8': '8', 'key.9': '9',
+  'key..': '小数点',
+  'key.neg': '正负号',
+  'key.+': '加',
+  'key.-': '减',
+  'key.*': '乘',
+  'key./': '除以',
+  'key.=': '等于',
+  'key.C': '全部清除',
+  'key.CE': '清除输入',
+  'key.back': '退格',
+  'key.%': '百分比',
+  'key.sqrt': '平方根',
+  'key.sq': '平方',
+  'key.inv': '倒数',
+  'key.MC': '清除存储',
+  'key.MR': '读取存储',
+  'key.MS': '存入存储',
+  'key.M+': '存储加',
+  'key.M-': '存储减',
+  'key.(': '左括号',
+  'key.)': '右括号',
+  'key.^': '乘方',
+  'key.EE': '乘以十的幂',
+  'key.mod': '取模',
+  'key.sin': '正弦',
+  'key.cos': '余弦',
+  'key.tan': '正切',
+  'key.asin': '反正弦',
+  'key.acos': '反余弦',
+  'key.atan': '反正切',
+  'key.ln': '自然对数',
+  'key.log': '常用对数',
+  'key.exp': 'e 的幂',
+  'key.pow10': '10 的幂',
+  'key.cube': '立方',
+  'key.cbrt': '立方根',
+  'key.root': 'y 次方根',
+  'key.fact': '阶乘',
+  'key.abs': '绝对值',
+  'key.pi': '圆周率',
+  'key.e': '自然常数 e',
+
+  'draw.title': '抽奖 {code} · Tombola',
+  'draw.heading': '抽奖 {code}',
+  'role.host': '主持人',
+  'role.viewer': '观众',
+  'phase.idle': '准备就绪',
+  'phase.rolling': '滚动中',
+  'phase.stopping': '正在停止…',
+  'phase.revealed': '已揭晓',
+  'phase.unknown': '等待服务器…',
+  'draw.round': '第 {n} 轮',
+  'draw.remaining': '奖池剩余 {n}',
+  'draw.viewers': '{n} 人观看',
+  'draw.current': '当前抽奖',
+  'draw.waiting': '等待主持人开始',
+  'draw.winners': '中奖者',
+  'draw.winners.round': '第 {n} 轮中奖者',
+  'draw.winners.none': '尚无中奖者',
+  'draw.history': '往轮记录',
+  'draw.history.none': '暂无往轮记录',
+  'draw.prize': '奖项',
+  'draw.commitment': '承诺值',
+  'draw.commitment.desc': '本轮开始前，服务器已对本轮的秘密种子作出承诺。',
+  'draw.verified': '已验证',
+  'draw.verified.desc': '本设备已复核第 {n} 轮：中奖结果与公布的种子一致。',
+  'draw.verify.failed': '验证失败',
+  'draw.verify.failed.desc': '本设备无法确认第 {n} 轮。请导出抽奖记录并运行 tombola verify。',
+  'draw.verify.pending': '正在验证…',
+  'draw.voided': '已作废',
+  'draw.voided.reason': '已作废：{reason}',
+  'draw.replaces': '补抽，替代 {value}',
+  'draw.contributed': '您的设备为第 {n} 轮贡献了随机熵。',
+  'draw.contributing': '您的设备将为第 {n} 轮贡献随机熵。',
+  'draw.cleared': '看板已清空，存档仍保留。',
+  'draw.joinhint': '用手机加入',
+  'draw.notfound': '抽奖代码无效',
+
+  'host.start': '开始',
+  'host.stop': '停止',
+  'host.stopping': '正在停止…',
+  'host.startstop.hint': '空格键或回车键开始和停止',
+  'host.audience': '观众数字（可选）',
+  'host.audience.hint': '由观众喊出的数字，会混入下一轮的随机源。',
+  'host.settings': '奖池设置',
+  'host.settings.locked': '仅在抽奖空闲或揭晓后可以修改设置。',
+  'host.pool.kind': '奖池',
+  'host.pool.range': '数字范围',
+  'host.pool.list': '名单',
+  'host.pool.from': '从',
+  'host.pool.to': '到',
+  'host.pool.entrants': '参与者（每行一个）',
+  'host.pool.csv': '或载入 CSV 文件',
+  'host.pool.csv.loaded': '已从 {file} 载入 {n} 名参与者',
+  'host.pool.count': '{n} 名参与者',
+  'host.exclude': '排除（每行一个或用逗号分隔）',
+  'host.perstop': '每次停止的中奖人数',
+  'host.repeats': '允许同一参与者重复中奖',
+  'host.prizes': '奖项',
+  'host.prizes.name': '奖项名称',
+  'host.prizes.count': '人数',
+  'host.prizes.add': '添加奖项',
+  'host.prizes.remove': '删除第 {n} 个奖项',
+  'host.prizes.current': '下一个奖项',
+  'host.prizes.none': '无奖项名称',
+  'host.save': '保存设置',
+  'host.saved': '设置已保存',
+  'host.invalid.range': '“从”和“到”必须是整数，“从”小于“到”，最大 10¹²。',
+  'host.invalid.list': '请至少输入 2 个名字。',
+  'host.invalid.perstop': '每次停止的中奖人数至少为 1。',
+  'host.void': '作废',
+  'host.void.title': '作废 {value} 并重新抽取',
+  'host.void.text': '该中奖者保留在存档中并标记为作废，然后抽取一名替补。',
+  'host.void.reason': '原因',
+  'host.void.reason.placeholder': '例如：不在现场',
+  'host.void.confirm': '作废并重抽',
+  'host.clear': '清空看板',
+  'host.clear.title': '清空看板？',
+  'host.clear.text': '所有屏幕上的看板都将被清空。存档会保留，仍可导出。',
+  'host.clear.confirm': '清空看板',
+  'host.cancel': '取消',
+  'host.links': '链接',
+  'host.link.screen': '投影屏幕',
+  'host.link.viewer': '观众页面',
+  'host.link.host': '主持人链接（请保密）',
+  'host.copy': '复制',
+  'host.copied': '已复制',
+  'host.open': '打开',
+  'host.export': '导出',
+  'host.export.csv': '下载 CSV',
+  'host.export.json': '下载 JSON',
+  'host.auth.failed': '主持人密钥未被接受，本页面以观众身份运行。',
+
+  'screen.title': '屏幕 {code} · Tombola',
+  'screen.fullscreen': '全屏',
+  'screen.theme': '浅色主题',
+  'screen.sound': '声音',
+  'screen.join': '加入地址',
+  'screen.qr': '加入抽奖的二维码',
+  'screen.page': '第 {page} / {pages} 页',
+  'screen.controls': '屏幕控制',
+
+  'watch.title': '观看 {code} · Tombola',
+};
+
+export const tables = { en, zh };
+export const languages = [
+  { code: 'en', name: 'English', locale: 'en', html: 'en' },
+  { code: 'zh', name: '简体中文', locale: 'zh-CN', html: 'zh-Hans' },
+];
+
+function detect() {
+  try {
+    const stored = localStorage.getItem(STORAGE_KEY);
+    if (stored && tables[stored]) return stored;
+  } catch { /* storage may be disabled */ }
+  const preferred = navigator.languages?.length ? navigator.languages : [navigator.language || 'en'];
+  for (const tag of preferred) {
+    const lower = String(tag).toLowerCase();
+    if (lower.startsWith('zh')) return 'zh';
+    if (lower.startsWith('en')) return 'en';
+  }
+  return 'en';
+}
+
+let current = detect();
+/** Fires `change` when the language switches. */
+export const i18nEvents = new EventTarget();
+
+/** The current language code ('en' or 'zh'). */
+export function lang() { return current; }
+
+/** The Intl locale for numbers and times in the current language. */
+export function locale() {
+  return languages.find((l) => l.code === current)?.locale ?? 'en';
+}
+
+/** Text for `key` with `{name}` placeholders filled from `params`. */
+export function t(key, params = {}) {
+  const text = tables[current][key] ?? en[key] ?? key;
+  return text.replace(/\{(\w+)\}/g, (_, name) => (params[name] === undefined ? `{${name}}` : String(params[name])));
+}
+
+/** True when a table has text for `key`. */
+export function has(key) {
+  return key in tables[current] || key in en;
+}
+
+/** Localized text for an error code from the server; falls back to a generic line. */
+export function errorText(code) {
+  if (code && has(`err.${code}`)) return t(`err.${code}`);
+  return t('error.generic', { code: code ?? '?' });
+}
+
+/** Fills every data-i18n* hook under `root` with the current language. */
+export function applyI18n(root = document) {
+  document.documentElement.lang = languages.find((l) => l.code === current)?.html ?? 'en';
+  for (const node of root.querySelectorAll('[data-i18n]')) node.textContent = t(node.dataset.i18n);
+  for (const node of root.querySelectorAll('[data-i18n-aria]')) node.setAttribute('aria-label', t(node.dataset.i18nAria));
+  for (const node of root.querySelectorAll('[data-i18n-title]')) node.title = t(node.dataset.i18nTitle);
+  for (const node of root.querySelectorAll('[data-i18n-placeholder]')) node.placeholder = t(node.dataset.i18nPlaceholder);
+  for (const select of root.querySelectorAll('[data-lang-switch]')) select.value = current;
+}
+
+/** Switches language, remembers it, re-applies the hooks and fires `change`. */
+export function setLang(code) {
+  if (!tables[code] || code === current) return;
+  current = code;
+  try { localStorage.setItem(STORAGE_KEY, code); } catch { /* not fatal */ }
+  applyI18n();
+  i18nEvents.dispatchEvent(new Event('change'));
+}
+
+/** Fills the <select data-lang-switch> controls and wires them to setLang. */
+export function initLanguageSwitch(root = document) {
+  for (const select of root.querySelectorAll('[data-lang-switch]')) {
+    if (!select.options.length) {
+      for (const l of languages) {
+        const option = document.createElement('option');
+        option.value = l.code;
+        option.textContent = l.name;
+        option.lang = l.html;
+        select.append(option);
+      }
+    }
+    select.value = current;
+    select.addEventListener('change', () => setLang(select.value));
+  }
+  applyI18n(root);
+}
