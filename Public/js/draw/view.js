@@ -2,7 +2,7 @@
 
 import { $, $$, copyText, el, isTyping, replaceChildren, setText, show } from '../lib/dom.js';
 import { t } from '../lib/i18n.js';
-import { Stage, renderHistory, renderWinners, valueText } from '../lib/board.js';
+import { Stage, boardSignature, renderHistory, renderWinners, valueText } from '../lib/board.js';
 import { parseCSV, parseList } from './entrants.js';
 
 const MAX_RANGE = 1e12;
@@ -265,6 +265,19 @@ export class DrawView {
     this.stage.renderValue(state);
   }
 
+  renderBoard(state, host) {
+    const signature = boardSignature(state, host && state.role === 'host');
+    if (signature === this.boardShown) return;
+    this.boardShown = signature;
+    const board = state.board();
+    const current = board[0] ?? null;
+    renderWinners(this.winners, current, { onVoid: host && state.role === 'host' ? this.onVoid : null });
+    show(this.winnersEmpty, !current);
+    setText(this.winnersHeading, current ? t('draw.winners.round', { n: current.round }) : t('draw.winners'));
+    renderHistory(this.history, board.slice(1));
+    show(this.historyEmpty, board.length < 2);
+  }
+
   render(state) {
     const host = state.isHost;
     document.body.classList.toggle('is-host', host);
@@ -274,13 +287,7 @@ export class DrawView {
     setText(this.roleBadge, state.snapshotReceived || state.hasKey ? t(host ? 'role.host' : 'role.viewer') : '');
     this.stage.render(state);
 
-    const board = state.board();
-    const current = board[0] ?? null;
-    renderWinners(this.winners, current, { onVoid: host && state.role === 'host' ? this.onVoid : null });
-    show(this.winnersEmpty, !current);
-    setText(this.winnersHeading, current ? t('draw.winners.round', { n: current.round }) : t('draw.winners'));
-    renderHistory(this.history, board.slice(1));
-    show(this.historyEmpty, board.length < 2);
+    this.renderBoard(state, host);
 
     const phase = state.phase;
     const rolling = phase === 'rolling';

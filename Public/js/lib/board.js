@@ -123,7 +123,7 @@ export class Stage {
       value.classList.toggle('is-waiting', waiting);
       if (stage) {
         stage.classList.toggle('is-revealed', room.phase === 'revealed' && !waiting);
-        stage.dataset.phase = room.phase ?? '';
+        stage.dataset.stagePhase = room.phase ?? '';
       }
       // Same length and box: the width is the same (tabular digits), no need to measure.
       const key = `${waiting}|${/^[\d,.\s]+$/.test(text) ? text.length : text}|${box?.clientWidth}x${box?.clientHeight}`;
@@ -178,4 +178,9 @@ export function currentPrize(room) {
   if (!Array.isArray(prizes) || prizes.length === 0) return null;
   const index = Number.isInteger(room.config.prize) ? room.config.prize : 0;
   return prizes[index]?.name ?? null;
+}
+
+/** Changes whenever the lists of winners would render differently. */
+export function boardSignature(room, extra = '') {
+  return `${room.rounds.map((r) => r.hash ?? r.round).join(',')}|${extra}|${t('draw.voided')}`;
 }

@@ -2,7 +2,7 @@
 
 import { $, setText, show } from '../lib/dom.js';
 import { t } from '../lib/i18n.js';
-import { Stage, renderHistory, renderWinners } from '../lib/board.js';
+import { Stage, boardSignature, renderHistory, renderWinners } from '../lib/board.js';
 
 export class WatchView {
   constructor(root = document) {
@@ -35,6 +35,9 @@ export class WatchView {
     setText(this.heading, t('draw.heading', { code: state.code }));
     document.title = t('watch.title', { code: state.code });
     this.stage.render(state);
+    const signature = boardSignature(state, '');
+    if (signature === this.boardShown) return;
+    this.boardShown = signature;
     const board = state.board();
     const current = board[0] ?? null;
     renderWinners(this.winners, current);
