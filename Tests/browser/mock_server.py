@@ -260,12 +260,25 @@ class Room:
 
     def snapshot(self, role, ws):
         pool = self.pool()
-        rounds = [dict(r, type="result", contributors=len(r["contributions"])) for r in self.session_rounds]
+        board = {}
+        for r in self.session_rounds:
+            entry = board.setdefault(r["round"], {"round": r["round"], "prize": r["prize"], "winners": [], "voided": []})
+            if r["replaces"]:
+                entry["winners"].remove(r["replaces"]["winner"])
+                reason = next(v["reason"] for v in self.records if v["hash"] == r["replaces"]["void"])
+                entry["voided"].append({"winner": r["replaces"]["winner"], "reason": reason})
+            entry["winners"] += r["winners"]
+        rounds = list(board.values())
+        last = self.session_rounds[-1] if self.session_rounds else None
+        result = dict(last, type="result", contributors=len(last["contributions"])) if last else None
+        mine = self.clients.get(ws, {}).get("entropy") if ws else None
         return {"type": "state", "code": self.code, "role": role, "phase": self.phase, "config": self.config,
                 "remaining": self.size(pool), "round": self.round,
                 "commit": {"round": self.round, "commitment": self.commitment(), "poolHash": fr.sha(canon(pool))},
-                "rounds": rounds, "viewers": len(self.clients), "tick": None,
-                "algorithm": fr.ALG, "contributed": None}
+                "rounds": rounds, "result": result, "viewers": len(self.clients), "tick": None,
+                "exhausted": self.size(pool) == 0, "currentPrize": self.config["prize"] if self.config["prizes"] else None,
+                "prizesDone": False, "algorithm": fr.ALG,
+                "contributed": (mine in self.frozen) if (mine and last) else None}
 
     async def broadcast(self, msg):
         data = json.dumps(msg, ensure_ascii=False)

@@ -121,7 +121,7 @@ def test_viewer_cut_off_for_ten_seconds_comes_back_by_itself(server, browser, pr
     time.sleep(8)
     proxy.restore()
     viewer.wait_js("window.tombola.state.connection === 'online'", 15)
-    viewer.wait_js("window.tombola.state.rounds.some(r => r.hash === %r)" % result["hash"], 5)
+    viewer.wait_js("window.tombola.state.results.some(r => r.hash === %r)" % result["hash"], 5)
     assert not viewer.find_element(By.CSS_SELECTOR, "[data-offline-banner]").is_displayed()
     shown = [w.replace(",", "") for w in winners_text(viewer)]
     assert [str(w) for w in result["winners"]] == shown[-len(result["winners"]):]
@@ -158,7 +158,7 @@ def test_void_draws_a_replacement_and_keeps_the_voided_winner_marked(server, bro
     dialog = host.find_element(By.CSS_SELECTOR, "[data-void-dialog]")
     dialog.find_element(By.CSS_SELECTOR, "[data-void-reason]").send_keys("not present")
     dialog.find_element(By.CSS_SELECTOR, "[data-void-confirm]").click()
-    host.wait_js("window.tombola.state.rounds.some(r => r.replaces && String(r.replaces.winner) === %r)" % first, 15)
+    host.wait_js("window.tombola.state.results.some(r => r.replaces && String(r.replaces.winner) === %r)" % first, 15)
     voided = host.find_elements(By.CSS_SELECTOR, "[data-winners] .is-voided .winner-value")
     assert [v.text.replace(",", "") for v in voided] == [first]
     host.wait_js("Array.from(window.tombola.state.verification.values()).every(v => v.state === 'ok')", 10)

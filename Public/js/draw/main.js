@@ -2,7 +2,7 @@
 
 import { attachConnectionUI } from '../lib/socket.js';
 import { errorText, i18nEvents, initLanguageSwitch, t } from '../lib/i18n.js';
-import { codeFromLocation, connectRoom, forgetHostKey, takeHostKey } from '../lib/room.js';
+import { codeFromLocation, connectRoom, forgetHostKey, takeHostKey, winnerText } from '../lib/room.js';
 import { lanBase } from '../lib/info.js';
 import { HostState } from './state.js';
 import { DrawView } from './view.js';
@@ -39,7 +39,10 @@ view.bindStartStop(() => {
   }
 });
 view.bindClear(() => command('clear'));
-view.bindVoid(({ round, winner, reason }) => command('void', { round, winner, reason }));
+view.bindVoid(({ round, winner, reason }) => {
+  state.voidReasons.set(`${round}|${winnerText(winner)}`, reason);
+  command('void', { round, winner, reason });
+});
 let configureSeq = null;
 view.bindSettings((config) => { configureSeq = command('configure', { config }); });
 
@@ -56,7 +59,8 @@ state.addEventListener('change', ({ detail }) => {
 socket.addEventListener('message', ({ detail }) => {
   if (detail.type === 'ack' && configureSeq !== null && detail.seq === configureSeq) {
     configureSeq = null;
-    view.toast(t('host.saved'));
+    const duplicates = Array.isArray(detail.duplicates) ? detail.duplicates : [];
+    view.toast(duplicates.length ? t('host.duplicates', { n: duplicates.length, names: duplicates.slice(0, 5).join(', ') }) : t('host.saved'));
   }
 });
 

@@ -82,7 +82,7 @@ export class DrawView {
     this.voidDialog.addEventListener('close', () => {
       const reason = $('[data-void-reason]', this.voidDialog).value.trim();
       if (this.voidDialog.returnValue === 'void' && target && reason) {
-        handler({ round: target.result.round, winner: target.value, reason });
+        handler({ round: target.round, winner: target.value, reason });
       }
       target = null;
       this.voidDialog.returnValue = '';
@@ -298,6 +298,8 @@ export class DrawView {
     setText(this.startStop, label);
     this.startStop.dataset.state = mode;
     this.startStop.disabled = mode === 'stopping' || (!state.snapshotReceived && state.connection !== 'offline');
+
+    setText($('[data-start-notice]', this.root), state.exhausted ? t('host.exhausted') : state.prizesDone ? t('host.prizesdone') : '');
 
     const locked = rolling || phase === 'stopping';
     show($('[data-settings-locked]', this.form), locked);

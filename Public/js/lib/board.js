@@ -16,8 +16,8 @@ export function valueText(value) {
 export function winnerItem(entry, { onVoid = null, className = 'winner' } = {}) {
   const classes = [className];
   if (entry.voided) classes.push('is-voided');
-  if (entry.replacement) classes.push('is-replacement');
-  const note = entry.voided ? t('draw.voided')
+  if (entry.replaces !== undefined && !entry.voided) classes.push('is-replacement');
+  const note = entry.voided ? (entry.reason ? t('draw.voided.reason', { reason: entry.reason }) : t('draw.voided'))
     : entry.replaces !== undefined ? t('draw.replaces', { value: valueText(entry.replaces) }) : '';
   const item = el('li', { class: classes.join(' '), data: { winner: winnerText(entry.value) } },
     el('span', { class: 'winner-value', text: valueText(entry.value) }),
@@ -71,8 +71,7 @@ export function renderVerified(node, room, result) {
 export function commitmentFor(room) {
   if (room.phase === 'revealed' && room.lastReveal) return fingerprint(room.lastReveal.commitment);
   if (room.phase === 'revealed' && !room.lastReveal) {
-    const current = room.currentRound();
-    const last = current?.results.at(-1);
+    const last = room.results.at(-1);
     if (last) return fingerprint(last.commitment);
   }
   return fingerprint(room.commit?.commitment);
@@ -104,7 +103,7 @@ export class Stage {
   valueText(room) {
     if ((room.phase === 'rolling' || room.phase === 'stopping') && room.tick) return { text: valueText(room.tick.value), waiting: false };
     if (room.phase === 'revealed') {
-      const first = room.lastReveal?.winners?.[0] ?? room.currentRound()?.winners.at(-1)?.value;
+      const first = room.lastReveal?.winners?.[0] ?? room.currentRound()?.winners[0]?.value;
       if (first !== undefined && first !== null) return { text: valueText(first), waiting: false };
     }
     if (!room.snapshotReceived) return { text: '…', waiting: true };
@@ -140,7 +139,7 @@ export class Stage {
     const n = this.nodes;
     this.renderValue(room);
     if (n.phase) { setText(n.phase, phaseText(room.phase)); n.phase.dataset.state = room.phase ?? ''; }
-    const featured = room.phase === 'revealed' ? room.lastReveal ?? room.currentRound()?.results.at(-1) : null;
+    const featured = room.phase === 'revealed' ? room.lastReveal ?? room.results.at(-1) ?? null : null;
     const roundNumber = featured?.round ?? room.round;
     if (n.round) setText(n.round, roundNumber ? t('draw.round', { n: roundNumber }) : '');
     if (n.prize) {
@@ -175,12 +174,13 @@ export class Stage {
 /** The prize label of the next round from the config, if prizes are set. */
 export function currentPrize(room) {
   const prizes = room.config?.prizes;
-  if (!Array.isArray(prizes) || prizes.length === 0) return null;
-  const index = Number.isInteger(room.config.prize) ? room.config.prize : 0;
+  if (!Array.isArray(prizes) || prizes.length === 0 || room.prizesDone) return null;
+  const index = Number.isInteger(room.currentPrize) ? room.currentPrize : Number.isInteger(room.config.prize) ? room.config.prize : 0;
   return prizes[index]?.name ?? null;
 }
 
 /** Changes whenever the lists of winners would render differently. */
 export function boardSignature(room, extra = '') {
-  return `${room.rounds.map((r) => r.hash ?? r.round).join(',')}|${extra}|${t('draw.voided')}`;
+  const rounds = room.rounds.map((r) => `${r.round}:${r.winners.map(winnerText).join(',')}:${r.voided.map((v) => winnerText(v.winner)).join(',')}`);
+  return `${rounds.join(';')}|${room.results.length}|${extra}|${t('draw.voided')}`;
 }

@@ -54,7 +54,12 @@ export class DrawRoom extends EventTarget {
     this.remaining = null;
     this.round = null;
     this.commit = null;
-    this.rounds = [];
+    this.rounds = [];              // the board since Clear: [{ round, prize, winners, voided: [{ winner, reason }] }]
+    this.results = [];             // result records this page has (live, or the snapshot's latest)
+    this.voidReasons = new Map();  // "round|winner" → reason typed on this page
+    this.exhausted = false;
+    this.currentPrize = null;
+    this.prizesDone = false;
     this.viewers = null;
     this.tick = null;
     this.algorithm = null;
@@ -91,6 +96,7 @@ export class DrawRoom extends EventTarget {
       case 'viewers': this.viewers = msg.count; break;
       case 'cleared':
         this.rounds = [];
+        this.results = [];
         this.lastReveal = null;
         this.tick = null;
         this.clearedAt = Date.now();
@@ -114,6 +120,9 @@ export class DrawRoom extends EventTarget {
     this.phase = s.phase ?? null;
     this.config = s.config ?? null;
     this.remaining = s.remaining ?? null;
+    this.exhausted = Boolean(s.exhausted);
+    this.currentPrize = Number.isInteger(s.currentPrize) ? s.currentPrize : null;
+    this.prizesDone = Boolean(s.prizesDone);
     this.round = s.round ?? null;
     this.commit = s.commit ?? null;
     this.viewers = s.viewers ?? this.viewers;
@@ -121,24 +130,66 @@ export class DrawRoom extends EventTarget {
     this.tick = s.tick === null || s.tick === undefined ? null
       : typeof s.tick === 'object' && 'value' in s.tick ? s.tick : { value: s.tick };
     this.rounds = [];
-    for (const r of Array.isArray(s.rounds) ? s.rounds : []) this.applyResult(r, false);
-    if (typeof s.contributed === 'number') this.contributed = Math.max(this.contributed ?? 0, s.contributed);
+    this.results = [];
+    for (const entry of Array.isArray(s.rounds) ? s.rounds : []) {
+      if (entry && typeof entry === 'object' && 'kind' in entry) {
+        this.applyResult(entry, false); // an older server sending full records
+        continue;
+      }
+      this.rounds.push({
+        round: entry.round,
+        prize: entry.prize ?? null,
+        winners: Array.isArray(entry.winners) ? [...entry.winners] : [],
+        voided: Array.isArray(entry.voided) ? entry.voided.map((v) => ({ winner: v.winner, reason: v.reason ?? null })) : [],
+      });
+    }
+    if (s.result && typeof s.result === 'object') {
+      this.lastReveal = s.result;
+      this.addResult(s.result);
+    } else {
+      this.lastReveal = null;
+    }
+    if (typeof s.contributed === 'number') {
+      this.contributed = Math.max(this.contributed ?? 0, s.contributed);
+    } else if (s.contributed === true) {
+      const r = this.phase === 'rolling' || this.phase === 'stopping' ? this.round : s.result?.round;
+      if (typeof r === 'number') this.contributed = Math.max(this.contributed ?? 0, r);
+    }
     this.rememberAnnounced();
   }
 
-  applyResult(result, live) {
+  /** Adds a result record to the known list and schedules its recheck. */
+  addResult(result) {
     const id = resultId(result);
-    if (this.rounds.some((r) => resultId(r) === id)) return;
-    this.rounds.push(result);
+    if (this.results.some((r) => resultId(r) === id)) return false;
+    this.results.push(result);
+    if (contributedTo(result, this.mine)) this.contributed = Math.max(this.contributed ?? 0, result.round);
+    if (!this.verification.has(id)) this.scheduleVerify(result, id);
+    return true;
+  }
+
+  applyResult(result, live) {
+    if (!this.addResult(result)) return;
+    let entry = this.rounds.find((e) => e.round === result.round);
+    if (!entry) {
+      entry = { round: result.round, prize: result.prize ?? null, winners: [], voided: [] };
+      this.rounds.push(entry);
+    }
+    if (result.replaces) {
+      const i = entry.winners.findIndex((w) => sameWinner(w, result.replaces.winner));
+      if (i >= 0) entry.winners.splice(i, 1);
+      if (!entry.voided.some((v) => sameWinner(v.winner, result.replaces.winner))) {
+        const reason = this.voidReasons.get(`${result.round}|${winnerText(result.replaces.winner)}`) ?? null;
+        entry.voided.push({ winner: result.replaces.winner, reason });
+      }
+    }
+    for (const w of result.winners ?? []) if (!entry.winners.some((x) => sameWinner(x, w))) entry.winners.push(w);
     if (live) {
       this.revealCount += 1;
       this.lastReveal = result;
       this.phase = 'revealed';
       this.tick = { value: result.winners?.[0] ?? null };
     }
-    if (typeof result.remaining === 'number') this.remaining = result.remaining;
-    if (contributedTo(result, this.mine)) this.contributed = Math.max(this.contributed ?? 0, result.round);
-    if (!this.verification.has(id)) this.scheduleVerify(result, id);
   }
 
   rememberAnnounced() {
@@ -210,26 +261,22 @@ export class DrawRoom extends EventTarget {
 
   /**
    * The board by round, newest first: [{ round, prize, winners: [{ value, voided,
-   * replacement }], results }]. A voided winner stays listed, marked.
+   * reason, replaces }], results }]. Voided winners stay listed, marked, after the current ones.
    */
   board() {
-    const byRound = new Map();
-    for (const r of this.rounds) {
-      if (!byRound.has(r.round)) byRound.set(r.round, { round: r.round, prize: r.prize ?? null, results: [], winners: [] });
-      const entry = byRound.get(r.round);
-      entry.results.push(r);
-      for (const w of r.winners ?? []) entry.winners.push({ value: w, voided: false, replacement: Boolean(r.replaces), result: r });
-    }
-    for (const entry of byRound.values()) {
-      for (const r of entry.results) {
-        if (!r.replaces) continue;
-        const voided = entry.winners.find((w) => !w.voided && sameWinner(w.value, r.replaces.winner));
-        if (voided) voided.voided = true;
-        const replacement = entry.winners.find((w) => w.result === r);
-        if (replacement) replacement.replaces = r.replaces.winner;
-      }
-    }
-    return Array.from(byRound.values()).sort((a, b) => b.round - a.round);
+    return [...this.rounds].sort((a, b) => b.round - a.round).map((entry) => {
+      const results = this.results.filter((r) => r.round === entry.round);
+      const replacementOf = (w) => results.find((r) => r.replaces && (r.winners ?? []).some((x) => sameWinner(x, w)))?.replaces.winner;
+      return {
+        round: entry.round,
+        prize: entry.prize,
+        results,
+        winners: [
+          ...entry.winners.map((w) => ({ value: w, voided: false, round: entry.round, replaces: replacementOf(w) })),
+          ...entry.voided.map((v) => ({ value: v.winner, voided: true, reason: v.reason, round: entry.round })),
+        ],
+      };
+    });
   }
 
   /** The round entry to feature: the newest on the board, or null. */
