@@ -1,6 +1,6 @@
 // Owns the projector page's DOM.
 
-import { $, isTyping, setText, show } from '../lib/dom.js';
+import { $, el, isTyping, replaceChildren, setText, show } from '../lib/dom.js';
 import { t } from '../lib/i18n.js';
 import { Stage, renderHistory, renderWinners } from '../lib/board.js';
 
@@ -93,8 +93,15 @@ export class ScreenView {
     renderHistory(this.history, older.slice(0, HISTORY_ROUNDS));
 
     if (state.joinUrl) {
+      // Host on one line, path on the next: a URL broken mid-word is hard to type from the back row.
       const shown = state.joinUrl.replace(/^https?:\/\//, '');
-      setText(this.joinUrlNode, shown);
+      const slash = shown.indexOf('/');
+      const host = slash < 0 ? shown : shown.slice(0, slash);
+      const path = slash < 0 ? '' : shown.slice(slash);
+      if (this.joinUrlNode.dataset.url !== shown) {
+        this.joinUrlNode.dataset.url = shown;
+        replaceChildren(this.joinUrlNode, el('span', { class: 'join-host', text: host }), el('span', { class: 'join-path', text: path }));
+      }
       if (this.qrFor !== state.joinUrl) {
         this.qrFor = state.joinUrl;
         this.qr.alt = t('screen.qr');
