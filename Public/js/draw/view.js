@@ -1,0 +1,310 @@
+// Owns the host/viewer page's DOM.
+
+import { $, $$, copyText, el, isTyping, replaceChildren, setText, show } from '../lib/dom.js';
+import { t } from '../lib/i18n.js';
+import { Stage, boardSignature, renderHistory, renderWinners, valueText } from '../lib/board.js';
+import { parseCSV, parseList } from './entrants.js';
+
+const MAX_RANGE = 1e12;
+
+export class DrawView {
+  constructor(root = document) {
+    this.root = root;
+    this.heading = $('[data-heading]', root);
+    this.roleBadge = $('[data-role-badge]', root);
+    this.toastNode = $('[data-toast]', root);
+    this.stage = new Stage({
+      stage: $('[data-stage]', root),
+      box: $('[data-stage-box]', root),
+      value: $('[data-value]', root),
+      phase: $('[data-phase]', root),
+      round: $('[data-round]', root),
+      prize: $('[data-prize]', root),
+      viewers: $('[data-viewers]', root),
+      commitment: $('[data-commitment]', root),
+      verified: $('[data-verified]', root),
+      contributed: $('[data-contributed]', root),
+      remaining: $('[data-remaining]', root),
+    }, { fit: { max: 200, min: 18, waitingMax: 28 }, showContributing: false });
+    this.winners = $('[data-winners]', root);
+    this.winnersEmpty = $('[data-winners-empty]', root);
+    this.winnersHeading = $('[data-winners-heading]', root);
+    this.history = $('[data-history]', root);
+    this.historyEmpty = $('[data-history-empty]', root);
+    this.startStop = $('[data-startstop]', root);
+    this.audience = $('[data-audience]', root);
+    this.form = $('[data-settings]', root);
+    this.prizeRows = $('[data-prize-rows]', root);
+    this.prizeCurrent = $('[data-prize-current]', root);
+    this.settingsError = $('[data-settings-error]', root);
+    this.clearDialog = $('[data-clear-dialog]', root);
+    this.voidDialog = $('[data-void-dialog]', root);
+    this.links = $('[data-links]', root);
+    this.formDirty = false;
+    this.onVoid = null;
+    this.toastTimer = 0;
+    this.wireForm();
+  }
+
+  // --- intents ---
+
+  bindStartStop(handler) {
+    this.startStop.addEventListener('click', () => handler());
+    document.addEventListener('keydown', (event) => {
+      if (event.key !== ' ' && event.key !== 'Enter') return;
+      if (event.ctrlKey || event.metaKey || event.altKey || event.repeat) return;
+      const target = event.target;
+      if (isTyping(target) || document.querySelector('dialog[open]')) return;
+      // A focused control keeps its own Space/Enter; the shortcut is for the page itself (presenter clickers).
+      if (target instanceof Element && target.closest('button, a, summary, select, input, textarea')) return;
+      if (this.startStop.closest('[hidden]')) return;
+      event.preventDefault();
+      handler();
+    });
+  }
+
+  bindClear(handler) {
+    $('[data-clear]', this.root).addEventListener('click', () => this.clearDialog.showModal());
+    this.clearDialog.addEventListener('close', () => {
+      if (this.clearDialog.returnValue === 'clear') handler();
+      this.clearDialog.returnValue = '';
+    });
+  }
+
+  bindVoid(handler) {
+    let target = null;
+    this.onVoid = (entry) => {
+      target = entry;
+      setText($('[data-void-title]', this.voidDialog), t('host.void.title', { value: valueText(entry.value) }));
+      $('[data-void-reason]', this.voidDialog).value = '';
+      this.voidDialog.showModal();
+    };
+    this.voidDialog.addEventListener('close', () => {
+      const reason = $('[data-void-reason]', this.voidDialog).value.trim();
+      if (this.voidDialog.returnValue === 'void' && target && reason) {
+        handler({ round: target.round, winner: target.value, reason });
+      }
+      target = null;
+      this.voidDialog.returnValue = '';
+    });
+  }
+
+  /** `handler(config)` receives a validated config object. */
+  bindSettings(handler) {
+    this.form.addEventListener('submit', (event) => {
+      event.preventDefault();
+      const { config, error } = this.readConfig();
+      setText(this.settingsError, error ?? '');
+      if (config) {
+        this.formDirty = false;
+        handler(config);
+      }
+    });
+  }
+
+  readAudience() {
+    const value = this.audience.value.trim();
+    return /^\d{1,32}$/.test(value) ? value : null;
+  }
+
+  clearAudience() {
+    this.audience.value = '';
+  }
+
+  // --- settings form ---
+
+  wireForm() {
+    this.form.addEventListener('input', () => { this.formDirty = true; this.updateFormShape(); });
+    this.form.addEventListener('change', () => { this.formDirty = true; this.updateFormShape(); });
+    $('[data-add-prize]', this.form).addEventListener('click', () => {
+      this.addPrizeRow({ name: '', count: 1 });
+      this.formDirty = true;
+      this.updateFormShape();
+      $$('[data-prize-name]', this.prizeRows).at(-1)?.focus();
+    });
+    this.prizeRows.addEventListener('click', (event) => {
+      const remove = event.target.closest('[data-remove-prize]');
+      if (!remove) return;
+      remove.closest('li').remove();
+      this.formDirty = true;
+      this.renumberPrizes();
+      this.updateFormShape();
+    });
+    $('[data-csv]', this.form).addEventListener('change', async (event) => {
+      const file = event.target.files?.[0];
+      if (!file) return;
+      const names = parseCSV(await file.text());
+      $('[data-entrants]', this.form).value = names.join('\n');
+      this.formDirty = true;
+      this.updateFormShape();
+      this.toast(t('host.pool.csv.loaded', { n: names.length, file: file.name }));
+    });
+  }
+
+  poolKind() {
+    return $$('[data-pool-kind]', this.form).find((r) => r.checked)?.value ?? 'range';
+  }
+
+  updateFormShape() {
+    const list = this.poolKind() === 'list';
+    show($('[data-range-fields]', this.form), !list);
+    show($('[data-list-fields]', this.form), list);
+    if (list) {
+      const count = parseList($('[data-entrants]', this.form).value).length;
+      setText($('[data-entrant-count]', this.form), t('host.pool.count', { n: count }));
+    }
+    const rows = $$('[data-prize-name]', this.prizeRows);
+    show($('[data-prize-current-field]', this.form), rows.length > 0);
+    const selected = this.prizeCurrent.value;
+    replaceChildren(this.prizeCurrent, rows.map((input, i) => el('option', { text: input.value || `#${i + 1}`, attrs: { value: i } })));
+    if (selected && Number(selected) < rows.length) this.prizeCurrent.value = selected;
+  }
+
+  addPrizeRow(prize) {
+    const index = this.prizeRows.children.length + 1;
+    const row = el('li', { class: 'prize-row' },
+      el('label', { class: 'field' }, el('span', { text: t('host.prizes.name') }),
+        el('input', { attrs: { type: 'text', maxlength: 100, value: prize.name ?? '' }, data: { prizeName: '' } })),
+      el('label', { class: 'field' }, el('span', { text: t('host.prizes.count') }),
+        el('input', { attrs: { type: 'number', min: 1, max: 100000, step: 1, value: prize.count ?? 1 }, data: { prizeCount: '' } })),
+      el('button', {
+        class: 'btn btn-small', text: '✕',
+        attrs: { type: 'button', 'aria-label': t('host.prizes.remove', { n: index }) },
+        data: { removePrize: '' },
+      }));
+    this.prizeRows.append(row);
+  }
+
+  renumberPrizes() {
+    $$('[data-remove-prize]', this.prizeRows).forEach((b, i) => b.setAttribute('aria-label', t('host.prizes.remove', { n: i + 1 })));
+  }
+
+  /** Fills the form from the server's config unless the host is editing it. */
+  fillForm(config) {
+    if (!config || this.formDirty) return;
+    const pool = config.pool ?? {};
+    for (const r of $$('[data-pool-kind]', this.form)) r.checked = r.value === (pool.kind === 'list' ? 'list' : 'range');
+    if (pool.kind === 'range') {
+      $('[data-from]', this.form).value = pool.from ?? 1;
+      $('[data-to]', this.form).value = pool.to ?? 500;
+    } else if (Array.isArray(pool.entrants)) {
+      $('[data-entrants]', this.form).value = pool.entrants.join('\n');
+    }
+    $('[data-exclude]', this.form).value = (config.exclude ?? []).join('\n');
+    $('[data-perstop]', this.form).value = config.perStop === 'all' ? 1 : config.perStop ?? 1;
+    $('[data-repeats]', this.form).checked = Boolean(config.repeats);
+    replaceChildren(this.prizeRows);
+    for (const p of config.prizes ?? []) this.addPrizeRow(p);
+    this.updateFormShape();
+    if (Number.isInteger(config.prize) && config.prize < (config.prizes ?? []).length) this.prizeCurrent.value = String(config.prize);
+  }
+
+  /** The form as a config object, or an error text. */
+  readConfig() {
+    const kind = this.poolKind();
+    let pool;
+    let exclude = parseList($('[data-exclude]', this.form).value, /[\n,;]/);
+    if (kind === 'range') {
+      const fromText = $('[data-from]', this.form).value.trim();
+      const toText = $('[data-to]', this.form).value.trim();
+      if (!/^-?\d+$/.test(fromText) || !/^-?\d+$/.test(toText)) return { error: t('host.invalid.range') };
+      const from = Number(fromText);
+      const to = Number(toText);
+      if (!(to > from) || to - from + 1 > MAX_RANGE || Math.abs(from) > MAX_RANGE || Math.abs(to) > MAX_RANGE) return { error: t('host.invalid.range') };
+      pool = { kind: 'range', from, to };
+      exclude = exclude.filter((x) => /^-?\d+$/.test(x)).map(Number);
+    } else {
+      const entrants = parseList($('[data-entrants]', this.form).value);
+      if (entrants.length < 2) return { error: t('host.invalid.list') };
+      pool = { kind: 'list', entrants };
+    }
+    const perStop = Number($('[data-perstop]', this.form).value);
+    if (!Number.isInteger(perStop) || perStop < 1) return { error: t('host.invalid.perstop') };
+    const prizes = $$('.prize-row', this.prizeRows)
+      .map((row) => ({ name: $('[data-prize-name]', row).value.trim(), count: Number($('[data-prize-count]', row).value) }))
+      .filter((p) => p.name !== '');
+    if (prizes.some((p) => !Number.isInteger(p.count) || p.count < 1)) return { error: t('err.invalid_prize') };
+    const prize = prizes.length ? Math.min(Number(this.prizeCurrent.value) || 0, prizes.length - 1) : 0;
+    return {
+      config: { pool, exclude, perStop, repeats: $('[data-repeats]', this.form).checked, prizes, prize },
+    };
+  }
+
+  // --- links ---
+
+  renderLinks(state, hostKey) {
+    const base = state.lanBase ?? location.origin;
+    const code = encodeURIComponent(state.code);
+    const rows = [
+      { label: t('host.link.screen'), url: `${base}/screen/${code}`, shown: `${base}/screen/${code}` },
+      { label: t('host.link.viewer'), url: `${base}/watch/${code}`, shown: `${base}/watch/${code}` },
+    ];
+    if (hostKey) rows.push({ label: t('host.link.host'), url: `${base}/draw/${code}#key=${encodeURIComponent(hostKey)}`, shown: `${base}/draw/${code}#key=••••••`, secret: true });
+    replaceChildren(this.links, rows.map((row) => el('li', { class: 'link-row' },
+      el('span', { class: 'link-label', text: row.label }),
+      el('span', { class: 'link-url', text: row.shown }),
+      el('span', { class: 'link-actions' },
+        row.secret ? null : el('a', { class: 'btn btn-small', text: t('host.open'), attrs: { href: row.url, target: '_blank', rel: 'noopener noreferrer', 'aria-label': `${t('host.open')}: ${row.label}` } }),
+        el('button', {
+          class: 'btn btn-small', text: t('host.copy'),
+          attrs: { type: 'button', 'aria-label': `${t('host.copy')}: ${row.label}` },
+          on: { click: async () => { if (await copyText(row.url)) this.toast(t('host.copied')); } },
+        })))));
+    for (const a of $$('[data-export]', this.root)) a.href = `/api/draws/${code}/export.${a.dataset.export}`;
+  }
+
+  // --- feedback ---
+
+  toast(text) {
+    setText(this.toastNode, text);
+    clearTimeout(this.toastTimer);
+    this.toastTimer = setTimeout(() => setText(this.toastNode, ''), 4000);
+  }
+
+  renderTick(state) {
+    this.stage.renderValue(state);
+  }
+
+  renderBoard(state, host) {
+    const signature = boardSignature(state, host && state.role === 'host');
+    if (signature === this.boardShown) return;
+    this.boardShown = signature;
+    const board = state.board();
+    const current = board[0] ?? null;
+    renderWinners(this.winners, current, { onVoid: host && state.role === 'host' ? this.onVoid : null });
+    show(this.winnersEmpty, !current);
+    setText(this.winnersHeading, current ? t('draw.winners.round', { n: current.round }) : t('draw.winners'));
+    renderHistory(this.history, board.slice(1));
+    show(this.historyEmpty, board.length < 2);
+  }
+
+  render(state) {
+    const host = state.isHost;
+    document.body.classList.toggle('is-host', host);
+    for (const node of $$('[data-host-only]', this.root)) show(node, host);
+    setText(this.heading, t('draw.heading', { code: state.code }));
+    document.title = t('draw.title', { code: state.code });
+    setText(this.roleBadge, state.snapshotReceived || state.hasKey ? t(host ? 'role.host' : 'role.viewer') : '');
+    this.stage.render(state);
+
+    this.renderBoard(state, host);
+
+    const phase = state.phase;
+    const rolling = phase === 'rolling';
+    let label = t('host.start');
+    let mode = 'start';
+    if (rolling || state.awaiting === 'start') { label = t('host.stop'); mode = 'stop'; }
+    if (phase === 'stopping' || state.awaiting === 'stop') { label = t('host.stopping'); mode = 'stopping'; }
+    setText(this.startStop, label);
+    this.startStop.dataset.state = mode;
+    this.startStop.disabled = mode === 'stopping' || (!state.snapshotReceived && state.connection !== 'offline');
+
+    setText($('[data-start-notice]', this.root), state.exhausted ? t('host.exhausted') : state.prizesDone ? t('host.prizesdone') : '');
+
+    const locked = rolling || phase === 'stopping';
+    show($('[data-settings-locked]', this.form), locked);
+    $('[data-save]', this.form).disabled = locked;
+    this.fillForm(state.config);
+  }
+}
+

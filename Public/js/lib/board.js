@@ -1,0 +1,186 @@
+// Rendering pieces shared by the host, screen and watch views: winners lists,
+// round history, the commitment fingerprint and the verified mark.
+
+import { el, fitText, replaceChildren, setText, show } from './dom.js';
+import { fingerprint, groupInteger } from './format.js';
+import { locale, t } from './i18n.js';
+import { winnerText } from './room.js';
+
+/** A draw value for display: numbers grouped by locale, names as they are. */
+export function valueText(value) {
+  if (typeof value === 'number') return groupInteger(value, locale());
+  return winnerText(value);
+}
+
+/** One winner as a list item; `onVoid(entry)` adds a Void button (host only). */
+export function winnerItem(entry, { onVoid = null, className = 'winner' } = {}) {
+  const classes = [className];
+  if (entry.voided) classes.push('is-voided');
+  if (entry.replaces !== undefined && !entry.voided) classes.push('is-replacement');
+  const note = entry.voided ? (entry.reason ? t('draw.voided.reason', { reason: entry.reason }) : t('draw.voided'))
+    : entry.replaces !== undefined ? t('draw.replaces', { value: valueText(entry.replaces) }) : '';
+  const item = el('li', { class: classes.join(' '), data: { winner: winnerText(entry.value) } },
+    el('span', { class: 'winner-value', text: valueText(entry.value) }),
+    note ? el('span', { class: 'winner-note', text: note }) : null);
+  if (onVoid && !entry.voided) {
+    item.append(el('button', {
+      class: 'btn btn-small winner-void',
+      text: t('host.void'),
+      attrs: { type: 'button', 'aria-label': t('host.void.title', { value: valueText(entry.value) }) },
+      on: { click: () => onVoid(entry) },
+    }));
+  }
+  return item;
+}
+
+/** Fills a list with the winners of one board entry. */
+export function renderWinners(list, entry, options = {}) {
+  replaceChildren(list, (entry?.winners ?? []).map((w) => winnerItem(w, options)));
+}
+
+/** Fills a list with earlier rounds: "Round n · prize: a, b, c". */
+export function renderHistory(list, entries) {
+  replaceChildren(list, entries.map((entry) => {
+    const values = entry.winners.map((w) => el('span', {
+      class: w.voided ? 'history-winner is-voided' : 'history-winner',
+      text: valueText(w.value),
+    }));
+    return el('li', { class: 'history-round', data: { round: entry.round } },
+      el('span', { class: 'history-label', text: t('draw.round', { n: entry.round }) + (entry.prize ? ` · ${entry.prize}` : '') }),
+      el('span', { class: 'history-winners' }, values));
+  }));
+}
+
+/** The verified mark for a result: text, class and description. */
+export function renderVerified(node, room, result) {
+  if (!node) return;
+  if (!result) { show(node, false); return; }
+  const outcome = room.verificationOf(result);
+  show(node, true);
+  node.classList.toggle('verified', outcome.state === 'ok');
+  node.classList.toggle('verify-failed', outcome.state === 'fail');
+  node.classList.toggle('verify-pending', outcome.state === 'pending');
+  node.dataset.verify = outcome.state;
+  const text = outcome.state === 'ok' ? t('draw.verified') : outcome.state === 'fail' ? t('draw.verify.failed') : t('draw.verify.pending');
+  setText(node, text);
+  node.title = outcome.state === 'ok' ? t('draw.verified.desc', { n: result.round })
+    : outcome.state === 'fail' ? `${t('draw.verify.failed.desc', { n: result.round })} (${outcome.reason ?? ''})` : '';
+}
+
+/** The commitment fingerprint: the revealed round's after a reveal, else the pending one. */
+export function commitmentFor(room) {
+  if (room.phase === 'revealed' && room.lastReveal) return fingerprint(room.lastReveal.commitment);
+  if (room.phase === 'revealed' && !room.lastReveal) {
+    const last = room.results.at(-1);
+    if (last) return fingerprint(last.commitment);
+  }
+  return fingerprint(room.commit?.commitment);
+}
+
+/** Text for the phase pill. */
+export function phaseText(phase) {
+  return phase ? t(`phase.${phase}`) : t('phase.unknown');
+}
+
+/**
+ * The stage: the big rolling value, phase, round, prize, viewers, commitment
+ * fingerprint, verified mark and "your device contributed" line. `nodes` holds
+ * the elements (any may be missing); `fit` gives the font range in px.
+ */
+export class Stage {
+  constructor(nodes, { fit = { max: 160, min: 18 }, showContributing = false } = {}) {
+    this.nodes = nodes;
+    this.fit = fit;
+    this.showContributing = showContributing;
+    this.revealSeen = 0;
+    this.lastFit = '';
+    this.frame = 0;
+    this.room = null;
+    window.addEventListener('resize', () => { this.lastFit = ''; this.renderValue(); });
+  }
+
+  /** Text for the big value. */
+  valueText(room) {
+    if ((room.phase === 'rolling' || room.phase === 'stopping') && room.tick) return { text: valueText(room.tick.value), waiting: false };
+    if (room.phase === 'revealed') {
+      const first = room.lastReveal?.winners?.[0] ?? room.currentRound()?.winners[0]?.value;
+      if (first !== undefined && first !== null) return { text: valueText(first), waiting: false };
+    }
+    if (!room.snapshotReceived) return { text: '…', waiting: true };
+    return { text: t('draw.waiting'), waiting: true };
+  }
+
+  /** Cheap update for ticks: coalesced to one paint per frame. */
+  renderValue(room = this.room) {
+    if (!room || this.frame) return;
+    this.frame = requestAnimationFrame(() => {
+      this.frame = 0;
+      const { value, box, stage } = this.nodes;
+      if (!value) return;
+      const { text, waiting } = this.valueText(room);
+      setText(value, text);
+      value.classList.toggle('is-waiting', waiting);
+      if (stage) {
+        stage.classList.toggle('is-revealed', room.phase === 'revealed' && !waiting);
+        stage.dataset.stagePhase = room.phase ?? '';
+      }
+      // Same length and box: the width is the same (tabular digits), no need to measure.
+      const key = `${waiting}|${/^[\d,.\s]+$/.test(text) ? text.length : text}|${box?.clientWidth}x${box?.clientHeight}`;
+      if (key !== this.lastFit) {
+        this.lastFit = key;
+        const max = waiting ? Math.min(this.fit.max, this.fit.waitingMax ?? 40) : this.fit.max;
+        fitText(value, { max, min: this.fit.min, box });
+      }
+    });
+  }
+
+  render(room) {
+    this.room = room;
+    const n = this.nodes;
+    this.renderValue(room);
+    if (n.phase) { setText(n.phase, phaseText(room.phase)); n.phase.dataset.state = room.phase ?? ''; }
+    const featured = room.phase === 'revealed' ? room.lastReveal ?? room.results.at(-1) ?? null : null;
+    const roundNumber = featured?.round ?? room.round;
+    if (n.round) setText(n.round, roundNumber ? t('draw.round', { n: roundNumber }) : '');
+    if (n.prize) {
+      const prize = featured ? featured.prize : currentPrize(room);
+      setText(n.prize, prize ?? '');
+    }
+    if (n.viewers) setText(n.viewers, typeof room.viewers === 'number' ? t('draw.viewers', { n: groupInteger(room.viewers, locale()) }) : '');
+    if (n.commitment) setText(n.commitment, commitmentFor(room));
+    if (n.verified) renderVerified(n.verified, room, featured);
+    if (n.remaining) setText(n.remaining, typeof room.remaining === 'number' ? t('draw.remaining', { n: groupInteger(room.remaining, locale()) }) : '');
+    if (n.contributed) {
+      let text = '';
+      if (room.contributed) text = t('draw.contributed', { n: room.contributed });
+      else if (this.showContributing && room.connection === 'online' && room.round && room.phase !== 'rolling' && room.phase !== 'stopping') {
+        text = t('draw.contributing', { n: room.round });
+      }
+      setText(n.contributed, text);
+      show(n.contributed, Boolean(text));
+    }
+    if (room.revealCount !== this.revealSeen) {
+      const fresh = room.revealCount > this.revealSeen;
+      this.revealSeen = room.revealCount;
+      if (fresh && n.stage) {
+        n.stage.classList.remove('reveal');
+        void n.stage.offsetWidth; // restart the animation
+        n.stage.classList.add('reveal');
+      }
+    }
+  }
+}
+
+/** The prize label of the next round from the config, if prizes are set. */
+export function currentPrize(room) {
+  const prizes = room.config?.prizes;
+  if (!Array.isArray(prizes) || prizes.length === 0 || room.prizesDone) return null;
+  const index = Number.isInteger(room.currentPrize) ? room.currentPrize : Number.isInteger(room.config.prize) ? room.config.prize : 0;
+  return prizes[index]?.name ?? null;
+}
+
+/** Changes whenever the lists of winners would render differently. */
+export function boardSignature(room, extra = '') {
+  const rounds = room.rounds.map((r) => `${r.round}:${r.winners.map(winnerText).join(',')}:${r.voided.map((v) => winnerText(v.winner)).join(',')}`);
+  return `${rounds.join(';')}|${room.results.length}|${extra}|${t('draw.voided')}`;
+}

@@ -1,0 +1,107 @@
+// Small DOM helpers. Hooks are data-* attributes; user text only via textContent.
+
+/** First element matching `selector` under `root` (document by default). */
+export function $(selector, root = document) {
+  return root.querySelector(selector);
+}
+
+/** All elements matching `selector` under `root`, as an array. */
+export function $$(selector, root = document) {
+  return Array.from(root.querySelectorAll(selector));
+}
+
+/**
+ * Creates an element. `props`: { class, text, attrs: {name: value}, data: {hook: value},
+ * on: {event: handler} }. Children are nodes or strings (added as text).
+ */
+export function el(tag, props = {}, ...children) {
+  const node = document.createElement(tag);
+  if (props.class) node.className = props.class;
+  if (props.text !== undefined && props.text !== null) node.textContent = String(props.text);
+  for (const [name, value] of Object.entries(props.attrs ?? {})) {
+    if (value === false || value === null || value === undefined) continue;
+    node.setAttribute(name, value === true ? '' : String(value));
+  }
+  for (const [name, value] of Object.entries(props.data ?? {})) node.dataset[name] = String(value);
+  for (const [event, handler] of Object.entries(props.on ?? {})) node.addEventListener(event, handler);
+  for (const child of children.flat()) {
+    if (child === null || child === undefined || child === false) continue;
+    node.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+  return node;
+}
+
+/** Sets textContent only when it changes (keeps screen readers and layout calm). */
+export function setText(node, text) {
+  const value = text === null || text === undefined ? '' : String(text);
+  if (node && node.textContent !== value) node.textContent = value;
+}
+
+/** Shows or hides a node with the `hidden` attribute. */
+export function show(node, visible) {
+  if (node) node.hidden = !visible;
+}
+
+/** Replaces all children of `node`. */
+export function replaceChildren(node, ...children) {
+  node.replaceChildren(...children.flat().filter((c) => c !== null && c !== undefined && c !== false));
+}
+
+/** True when keyboard focus is in a text-entry control (shortcuts must not fire there). */
+export function isTyping(target) {
+  if (!(target instanceof Element)) return false;
+  if (target.isContentEditable) return true;
+  const tag = target.tagName;
+  if (tag === 'TEXTAREA' || tag === 'SELECT') return true;
+  if (tag !== 'INPUT') return false;
+  const type = (target.getAttribute('type') || 'text').toLowerCase();
+  return !['button', 'checkbox', 'radio', 'submit', 'reset', 'range', 'color', 'file'].includes(type);
+}
+
+/** Copies text to the clipboard; falls back to a hidden textarea on plain HTTP. */
+export async function copyText(text) {
+  try {
+    if (navigator.clipboard && window.isSecureContext) {
+      await navigator.clipboard.writeText(text);
+      return true;
+    }
+  } catch { /* fall through to the legacy path */ }
+  const area = el('textarea', { class: 'visually-hidden', attrs: { readonly: true, 'aria-hidden': 'true' } });
+  area.value = text;
+  document.body.append(area);
+  area.select();
+  let ok = false;
+  try { ok = document.execCommand('copy'); } catch { ok = false; }
+  area.remove();
+  return ok;
+}
+
+/** Random hex string of `bytes` bytes from crypto.getRandomValues (available on HTTP too). */
+export function randomHex(bytes) {
+  const buf = new Uint8Array(bytes);
+  crypto.getRandomValues(buf);
+  return Array.from(buf, (b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+/**
+ * Shrinks `node`'s font so its text fits its box on one line: starts at `max`
+ * px and scales down by the measured overflow (never below `min`). Setting a
+ * CSSOM property is allowed under the page CSP (inline style attributes are not).
+ */
+export function fitText(node, { max, min = 10, box = node.parentElement } = {}) {
+  if (!node || !box) return;
+  node.style.fontSize = `${max}px`;
+  const width = box.clientWidth;
+  const height = box.clientHeight;
+  if (!width) return;
+  let size = max;
+  for (let i = 0; i < 4; i++) {
+    const overW = node.scrollWidth / width;
+    const overH = height ? node.scrollHeight / height : 0;
+    const over = Math.max(overW, overH);
+    if (over <= 1) break;
+    size = Math.max(min, Math.floor(size / over));
+    node.style.fontSize = `${size}px`;
+    if (size === min) break;
+  }
+}

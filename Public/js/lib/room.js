@@ -1,0 +1,346 @@
+// A draw room as the pages see it: the server's snapshot plus the live
+// broadcasts, the page's own entropy contributions, and each revealed round's
+// recheck. Shared by the host, screen and watch pages' stores.
+
+import { Socket } from './socket.js';
+import { randomHex } from './dom.js';
+import { contributedTo, entrantsHash, verifyRound } from './verify.js';
+
+/** The draw code from /draw/<code>, /screen/<code> or /watch/<code> (or ?code= in development). */
+export function codeFromLocation() {
+  const fromQuery = new URLSearchParams(location.search).get('code');
+  if (fromQuery) return fromQuery;
+  const parts = location.pathname.split('/').filter(Boolean);
+  return parts.length >= 2 ? decodeURIComponent(parts[1]) : '';
+}
+
+/** Takes the host key out of the URL fragment (#key=…) into sessionStorage and memory. */
+export function takeHostKey(code) {
+  const storageKey = `tombola.key.${code}`;
+  const params = new URLSearchParams(location.hash.replace(/^#/, ''));
+  let key = params.get('key');
+  if (key) {
+    try { sessionStorage.setItem(storageKey, key); } catch { /* memory only */ }
+    // The fragment never reaches the server, but it should not linger on a projected address bar either.
+    history.replaceState(null, '', location.pathname + location.search);
+  } else {
+    try { key = sessionStorage.getItem(storageKey); } catch { key = null; }
+  }
+  return key || null;
+}
+
+export function forgetHostKey(code) {
+  try { sessionStorage.removeItem(`tombola.key.${code}`); } catch { /* nothing stored */ }
+}
+
+/** A winner value as text: numbers and names as they are, objects by name/value. */
+export function winnerText(w) {
+  if (w === null || w === undefined) return '';
+  if (typeof w === 'object') return String(w.name ?? w.value ?? w.label ?? JSON.stringify(w));
+  return String(w);
+}
+
+function sameWinner(a, b) {
+  return winnerText(a) === winnerText(b);
+}
+
+export class DrawRoom extends EventTarget {
+  constructor(code) {
+    super();
+    this.code = code;
+    this.role = 'viewer';
+    this.phase = null;
+    this.config = null;
+    this.remaining = null;
+    this.round = null;
+    this.commit = null;
+    this.rounds = [];              // the board since Clear: [{ round, prize, winners, voided: [{ winner, reason }] }]
+    this.results = [];             // result records this page has (live, or the snapshot's latest)
+    this.voidReasons = new Map();  // "round|winner" → reason typed on this page
+    this.exhausted = false;
+    this.currentPrize = null;
+    this.prizesDone = false;
+    this.viewers = null;
+    this.tick = null;
+    this.algorithm = null;
+    this.connection = 'connecting';
+    this.backlog = 0;
+    this.lastError = null;
+    this.warning = null;
+    this.verification = new Map(); // record hash (or round:index) → { state, reason }
+    this.mine = [];                // entropy hex this page sent, newest last
+    this.contributed = null;       // latest round whose contributions include ours
+    this.announced = new Map();    // round → commitment this page saw before the reveal
+    this.revealCount = 0;          // increases on every live result (for animations)
+    this.lastReveal = null;        // the newest live result
+    this.clearedAt = 0;
+    this.snapshotReceived = false;
+    this.exportCache = null;
+  }
+
+  /** Applies one server message and fires `change` (detail: the message type). */
+  apply(msg) {
+    switch (msg.type) {
+      case 'state': this.applySnapshot(msg); break;
+      case 'tick': this.tick = { value: msg.value, seq: msg.seq, at: msg.at }; break;
+      case 'phase':
+        this.phase = msg.phase;
+        if (msg.phase === 'rolling' && this.round !== null) this.rememberAnnounced();
+        break;
+      case 'commit':
+        this.commit = { round: msg.round, commitment: msg.commitment, poolHash: msg.poolHash };
+        this.round = msg.round ?? this.round;
+        this.rememberAnnounced();
+        break;
+      case 'result': this.applyResult(msg, true); break;
+      case 'viewers': this.viewers = msg.count; break;
+      case 'cleared':
+        this.rounds = [];
+        this.results = [];
+        this.lastReveal = null;
+        this.tick = null;
+        this.clearedAt = Date.now();
+        break;
+      case 'role': this.role = msg.role === 'host' ? 'host' : 'viewer'; break;
+      case 'config':
+        if (msg.config) this.config = msg.config;
+        if (typeof msg.remaining === 'number') this.remaining = msg.remaining;
+        break;
+      case 'warning': this.warning = { code: msg.code, message: msg.message, at: Date.now() }; break;
+      case 'error': this.lastError = { code: msg.code, message: msg.message, at: Date.now() }; break;
+      default: return;
+    }
+    this.changed(msg.type);
+  }
+
+  applySnapshot(s) {
+    this.snapshotReceived = true;
+    if (s.code) this.code = s.code;
+    this.role = s.role === 'host' ? 'host' : this.role === 'host' ? 'host' : 'viewer';
+    this.phase = s.phase ?? null;
+    this.config = s.config ?? null;
+    this.remaining = s.remaining ?? null;
+    this.exhausted = Boolean(s.exhausted);
+    this.currentPrize = Number.isInteger(s.currentPrize) ? s.currentPrize : null;
+    this.prizesDone = Boolean(s.prizesDone);
+    this.round = s.round ?? null;
+    this.commit = s.commit ?? null;
+    this.viewers = s.viewers ?? this.viewers;
+    this.algorithm = s.algorithm ?? null;
+    this.tick = s.tick === null || s.tick === undefined ? null
+      : typeof s.tick === 'object' && 'value' in s.tick ? s.tick : { value: s.tick };
+    this.rounds = [];
+    this.results = [];
+    for (const entry of Array.isArray(s.rounds) ? s.rounds : []) {
+      if (entry && typeof entry === 'object' && 'kind' in entry) {
+        this.applyResult(entry, false); // an older server sending full records
+        continue;
+      }
+      this.rounds.push({
+        round: entry.round,
+        prize: entry.prize ?? null,
+        winners: Array.isArray(entry.winners) ? [...entry.winners] : [],
+        voided: Array.isArray(entry.voided) ? entry.voided.map((v) => ({ winner: v.winner, reason: v.reason ?? null })) : [],
+      });
+    }
+    if (s.result && typeof s.result === 'object') {
+      this.lastReveal = s.result;
+      this.addResult(s.result);
+    } else {
+      this.lastReveal = null;
+    }
+    if (typeof s.contributed === 'number') {
+      this.contributed = Math.max(this.contributed ?? 0, s.contributed);
+    } else if (s.contributed === true) {
+      const r = this.phase === 'rolling' || this.phase === 'stopping' ? this.round : s.result?.round;
+      if (typeof r === 'number') this.contributed = Math.max(this.contributed ?? 0, r);
+    }
+    this.rememberAnnounced();
+  }
+
+  /** Adds a result record to the known list and schedules its recheck. */
+  addResult(result) {
+    const id = resultId(result);
+    if (this.results.some((r) => resultId(r) === id)) return false;
+    this.results.push(result);
+    if (contributedTo(result, this.mine)) this.contributed = Math.max(this.contributed ?? 0, result.round);
+    if (!this.verification.has(id)) this.scheduleVerify(result, id);
+    return true;
+  }
+
+  applyResult(result, live) {
+    if (!this.addResult(result)) return;
+    let entry = this.rounds.find((e) => e.round === result.round);
+    if (!entry) {
+      entry = { round: result.round, prize: result.prize ?? null, winners: [], voided: [] };
+      this.rounds.push(entry);
+    }
+    if (result.replaces) {
+      const i = entry.winners.findIndex((w) => sameWinner(w, result.replaces.winner));
+      if (i >= 0) entry.winners.splice(i, 1);
+      if (!entry.voided.some((v) => sameWinner(v.winner, result.replaces.winner))) {
+        const reason = this.voidReasons.get(`${result.round}|${winnerText(result.replaces.winner)}`) ?? null;
+        entry.voided.push({ winner: result.replaces.winner, reason });
+      }
+    }
+    for (const w of result.winners ?? []) if (!entry.winners.some((x) => sameWinner(x, w))) entry.winners.push(w);
+    if (live) {
+      this.revealCount += 1;
+      this.lastReveal = result;
+      this.phase = 'revealed';
+      this.tick = { value: result.winners?.[0] ?? null };
+    }
+  }
+
+  rememberAnnounced() {
+    // The latest commitment announced for a round is the one its draw must use
+    // (a void's replacement consumes one and a fresh one follows for the same number).
+    if (this.commit && typeof this.commit.round === 'number' && typeof this.commit.commitment === 'string') {
+      this.announced.set(this.commit.round, this.commit.commitment);
+    }
+  }
+
+  /** Records entropy this page sent in a hello. */
+  addContribution(hex) {
+    this.mine.push(hex);
+    if (this.mine.length > 64) this.mine.shift();
+  }
+
+  scheduleVerify(result, id) {
+    this.verification.set(id, { state: 'pending' });
+    // Let the reveal paint first; the recheck takes a few milliseconds.
+    setTimeout(() => {
+      this.verify(result).then((outcome) => {
+        this.verification.set(id, outcome);
+        if (contributedTo(outcome.record ?? result, this.mine)) this.contributed = Math.max(this.contributed ?? 0, result.round);
+        this.changed('verified');
+      });
+    }, 30);
+  }
+
+  async verify(result) {
+    let record = result;
+    let entrants = null;
+    const needsList = result.pool?.kind === 'list';
+    if (needsList && Array.isArray(this.config?.pool?.entrants)
+        && entrantsHash(this.config.pool.entrants) === result.pool.entrants) {
+      entrants = this.config.pool.entrants;
+    }
+    if (!Array.isArray(result.contributions) || (needsList && !entrants)) {
+      const exported = await this.fetchExport(false);
+      let records = exported?.records ?? [];
+      let stored = records.find((r) => r.hash === result.hash);
+      if (!stored || (needsList && !records.some((r) => r.kind === 'entrants' && r.entrantsHash === result.pool.entrants))) {
+        records = (await this.fetchExport(true))?.records ?? [];
+        stored = records.find((r) => r.hash === result.hash);
+      }
+      if (stored) record = { ...stored, type: 'result' };
+      if (needsList) entrants = records.find((r) => r.kind === 'entrants' && r.entrantsHash === result.pool.entrants)?.entrants ?? null;
+    }
+    // A replacement uses the commitment pending at the void, not the round's first one.
+    const published = result.replaces ? null : this.announced.get(result.round) ?? null;
+    const outcome = verifyRound(record, { entrants, published });
+    return outcome.ok ? { state: 'ok', record } : { state: 'fail', reason: outcome.reason, record };
+  }
+
+  async fetchExport(fresh) {
+    if (this.exportCache && !fresh) return this.exportCache;
+    try {
+      const response = await fetch(`/api/draws/${encodeURIComponent(this.code)}/export.json`, { cache: 'no-store' });
+      this.exportCache = response.ok ? await response.json() : null;
+    } catch {
+      this.exportCache = null;
+    }
+    return this.exportCache;
+  }
+
+  /** Verification outcome of a result: { state: 'pending' | 'ok' | 'fail', reason? }. */
+  verificationOf(result) {
+    return this.verification.get(resultId(result)) ?? { state: 'pending' };
+  }
+
+  /**
+   * The board by round, newest first: [{ round, prize, winners: [{ value, voided,
+   * reason, replaces }], results }]. Voided winners stay listed, marked, after the current ones.
+   */
+  board() {
+    return [...this.rounds].sort((a, b) => b.round - a.round).map((entry) => {
+      const results = this.results.filter((r) => r.round === entry.round);
+      const replacementOf = (w) => results.find((r) => r.replaces && (r.winners ?? []).some((x) => sameWinner(x, w)))?.replaces.winner;
+      return {
+        round: entry.round,
+        prize: entry.prize,
+        results,
+        winners: [
+          ...entry.winners.map((w) => ({ value: w, voided: false, round: entry.round, replaces: replacementOf(w) })),
+          ...entry.voided.map((v) => ({ value: v.winner, voided: true, reason: v.reason, round: entry.round })),
+        ],
+      };
+    });
+  }
+
+  /** The round entry to feature: the newest on the board, or null. */
+  currentRound() {
+    return this.board()[0] ?? null;
+  }
+
+  changed(type) {
+    this.dispatchEvent(new CustomEvent('change', { detail: type }));
+  }
+}
+
+function resultId(r) {
+  return r.hash ?? `${r.round}:${r.index ?? ''}:${(r.winners ?? []).map(winnerText).join(',')}`;
+}
+
+/**
+ * Connects a page to /ws/draw/<code>: sends hello with fresh entropy (and auth
+ * when a host key is known) on every (re)connect, feeds messages to `room`,
+ * and returns a `command(type, fields)` for host commands (sequenced, queued
+ * offline, resent until acknowledged).
+ */
+export function connectRoom(room, { hostKey = null, onAuthFailed = () => {} } = {}) {
+  let key = hostKey;
+  const seqKey = `tombola.seq.${room.code}`;
+  let seq = 0;
+  try { seq = Number(sessionStorage.getItem(seqKey)) || 0; } catch { seq = 0; }
+  // Start above anything an earlier tab of this draw could have used.
+  if (seq === 0) seq = Date.now();
+
+  const hello = () => {
+    const entropy = randomHex(16);
+    room.addContribution(entropy);
+    return { type: 'hello', entropy };
+  };
+  const socket = new Socket(`/ws/draw/${encodeURIComponent(room.code)}`, {
+    greeting: () => (key ? [hello(), { type: 'auth', key }] : [hello()]),
+  });
+
+  socket.addEventListener('message', ({ detail: msg }) => {
+    if (msg.type === 'ack') socket.acknowledge(msg.seq);
+    if (msg.type === 'error') {
+      if (msg.code === 'bad_key') {
+        key = null;
+        room.role = 'viewer';
+        onAuthFailed(msg.code);
+      } else if (typeof msg.seq === 'number') {
+        socket.reject(msg.seq);
+      } else if (socket.pending.length && msg.code !== 'rate_limited') {
+        socket.rejectOldest();
+      }
+    }
+    room.apply(msg);
+    // Every new round mixes in fresh entropy from each connected page.
+    if (msg.type === 'result' && socket.isOpen()) socket.send(hello(), { queue: false });
+  });
+  socket.addEventListener('status', ({ detail }) => { room.connection = detail; room.changed('connection'); });
+  socket.addEventListener('queue', ({ detail }) => { room.backlog = detail; room.changed('queue'); });
+
+  const command = (type, fields = {}) => {
+    seq += 1;
+    try { sessionStorage.setItem(seqKey, String(seq)); } catch { /* memory only */ }
+    socket.send({ type, seq, ...fields });
+    return seq;
+  };
+  return { socket, command, hasKey: () => key !== null };
+}

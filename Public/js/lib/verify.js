@@ -1,0 +1,164 @@
+// Rechecks a revealed round exactly as docs/FAIRNESS.md (tombola-hmac-sha256-v1)
+// specifies: seed ↔ commitment, canonical pool ↔ poolHash, contributions ↔
+// entropy digest, and the winners recomputed by HMAC-SHA-256 in counter mode,
+// rejection sampling and a sparse partial Fisher–Yates. Verification only: the
+// page never draws anything itself.
+
+import { concatBytes, fromHex, hmacSha256, sha256, toBytes, toHex } from './sha256.js';
+
+export const ALGORITHM = 'tombola-hmac-sha256-v1';
+const TWO_64 = 1n << 64n;
+
+/** Canonical JSON (FAIRNESS §2): sorted keys, no whitespace, JSON.stringify escaping. */
+export function canon(value) {
+  if (value === null || typeof value !== 'object') {
+    if (typeof value === 'number' && !Number.isInteger(value)) throw new TypeError('fraction in record');
+    return JSON.stringify(value);
+  }
+  if (Array.isArray(value)) return `[${value.map(canon).join(',')}]`;
+  const keys = Object.keys(value).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  return `{${keys.map((k) => `${JSON.stringify(k)}:${canon(value[k])}`).join(',')}}`;
+}
+
+function u64be(n) {
+  const out = new Uint8Array(8);
+  let v = BigInt(n);
+  for (let i = 7; i >= 0; i--) { out[i] = Number(v & 0xffn); v >>= 8n; }
+  return out;
+}
+
+/** Entropy digest of sorted 32-hex contributions and an optional audience number (§4). */
+export function entropyDigest(contributions, audience) {
+  const parts = [toBytes('tombola-entropy-v1'), new Uint8Array([0]), u64be(contributions.length)];
+  for (const c of contributions) parts.push(fromHex(c));
+  if (audience === null || audience === undefined) {
+    parts.push(new Uint8Array([0]));
+  } else {
+    const a = toBytes(String(audience));
+    parts.push(new Uint8Array([1]), u64be(a.length), a);
+  }
+  return toHex(sha256(concatBytes(...parts)));
+}
+
+/** The word stream of §5: four big-endian u64 per HMAC block. */
+function* words(seed, round, poolHash, entropy) {
+  const prefix = concatBytes(toBytes(ALGORITHM), new Uint8Array([0]), u64be(round), fromHex(poolHash), fromHex(entropy));
+  for (let c = 0; ; c++) {
+    const block = hmacSha256(seed, concatBytes(prefix, u64be(c)));
+    for (let i = 0; i < 32; i += 8) {
+      let w = 0n;
+      for (let j = 0; j < 8; j++) w = (w << 8n) | BigInt(block[i + j]);
+      yield w;
+    }
+  }
+}
+
+function uniform(stream, m) {
+  const bm = BigInt(m);
+  const limit = TWO_64 - (TWO_64 % bm);
+  for (;;) {
+    const w = stream.next().value;
+    if (w < limit) return Number(w % bm);
+  }
+}
+
+/** Eligible positions drawn for a round (§5), in draw order. */
+export function drawPositions(seedHex, round, poolHash, entropy, n, k) {
+  const stream = words(fromHex(seedHex), round, poolHash, entropy);
+  const swaps = new Map();
+  const out = [];
+  for (let i = 0; i < k; i++) {
+    const j = i + uniform(stream, n - i);
+    const ai = swaps.has(i) ? swaps.get(i) : i;
+    const aj = swaps.has(j) ? swaps.get(j) : j;
+    swaps.set(j, ai);
+    out.push(aj);
+  }
+  return out;
+}
+
+function bisectRight(sorted, x) {
+  let lo = 0, hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (x < sorted[mid]) hi = mid; else lo = mid + 1;
+  }
+  return lo;
+}
+
+/** { n, element(p) } for a pool object (§3); `entrants` is the name list for a list pool. */
+export function eligibleOf(pool, entrants) {
+  const removed = pool.removed ?? [];
+  let size, idx, base;
+  if (pool.kind === 'range') {
+    size = pool.to - pool.from + 1;
+    idx = removed.map((r) => r - pool.from);
+    base = (i) => pool.from + i;
+  } else if (pool.kind === 'list') {
+    if (!Array.isArray(entrants) || entrants.length !== pool.count) throw new Error('entrant count');
+    size = entrants.length;
+    idx = removed;
+    base = (i) => entrants[i];
+  } else {
+    throw new Error('unknown pool kind');
+  }
+  for (let j = 0; j < idx.length; j++) {
+    if (!Number.isInteger(idx[j]) || idx[j] < 0 || idx[j] >= size || (j > 0 && idx[j] <= idx[j - 1])) {
+      throw new Error('removed set');
+    }
+  }
+  const gaps = idx.map((d, j) => d - j);
+  return { n: size - idx.length, element: (p) => base(p + bisectRight(gaps, p)) };
+}
+
+/** SHA-256 hex of the canonical entrant list (the pool's `entrants` field). */
+export function entrantsHash(names) {
+  return toHex(sha256(canon(names)));
+}
+
+/**
+ * Rechecks one round record (a `result` message is the record plus `type` and
+ * `contributors`). `entrants`: the name list for a list pool. `published`: the
+ * commitment this page saw announced for the round, if any. Returns
+ * { ok: true } or { ok: false, reason }.
+ */
+export function verifyRound(record, { entrants = null, published = null } = {}) {
+  try {
+    if (record.algorithm !== ALGORITHM) return { ok: false, reason: 'unknown algorithm' };
+    if (toHex(sha256(fromHex(record.seed))) !== record.commitment) return { ok: false, reason: 'seed does not match commitment' };
+    if (fromHex(record.seed).length !== 32) return { ok: false, reason: 'seed length' };
+    if (published && published !== record.commitment) return { ok: false, reason: 'commitment differs from the one announced' };
+    if (toHex(sha256(canon(record.pool))) !== record.poolHash) return { ok: false, reason: 'poolHash' };
+    const c = record.contributions;
+    if (!Array.isArray(c)) return { ok: false, reason: 'contributions missing' };
+    for (let i = 0; i < c.length; i++) {
+      if (!/^[0-9a-f]{32}$/.test(c[i]) || (i > 0 && c[i] <= c[i - 1])) return { ok: false, reason: 'contributions' };
+    }
+    if (entropyDigest(c, record.audience ?? null) !== record.entropy) return { ok: false, reason: 'entropy digest' };
+    if (record.pool.kind === 'list' && entrantsHash(entrants ?? []) !== record.pool.entrants) {
+      return { ok: false, reason: 'entrant list unavailable' };
+    }
+    const { n, element } = eligibleOf(record.pool, entrants);
+    const k = record.winners.length;
+    if (n !== record.eligible || k < 1 || k > n) return { ok: false, reason: 'eligible count' };
+    const got = drawPositions(record.seed, record.round, record.poolHash, record.entropy, n, k).map(element);
+    for (let i = 0; i < k; i++) {
+      if (got[i] !== record.winners[i]) return { ok: false, reason: `winners differ: recomputed ${JSON.stringify(got)}` };
+    }
+    if (typeof record.hash === 'string') {
+      const body = { ...record };
+      delete body.hash; delete body.type; delete body.contributors;
+      if (toHex(sha256(canon(body))) !== record.hash) return { ok: false, reason: 'record hash' };
+    }
+    return { ok: true };
+  } catch (error) {
+    return { ok: false, reason: error?.message ?? 'malformed record' };
+  }
+}
+
+/** True when one of this page's contributions is in the round's list. */
+export function contributedTo(record, mine) {
+  const list = record.contributions;
+  if (!Array.isArray(list)) return false;
+  return mine.some((hex) => list.includes(hex));
+}

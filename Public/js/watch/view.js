@@ -1,0 +1,49 @@
+// Owns the viewer page's DOM.
+
+import { $, setText, show } from '../lib/dom.js';
+import { t } from '../lib/i18n.js';
+import { Stage, boardSignature, renderHistory, renderWinners } from '../lib/board.js';
+
+export class WatchView {
+  constructor(root = document) {
+    this.root = root;
+    this.heading = $('[data-heading]', root);
+    this.stage = new Stage({
+      stage: $('[data-stage]', root),
+      box: $('[data-stage-box]', root),
+      value: $('[data-value]', root),
+      phase: $('[data-phase]', root),
+      round: $('[data-round]', root),
+      prize: $('[data-prize]', root),
+      viewers: $('[data-viewers]', root),
+      commitment: $('[data-commitment]', root),
+      verified: $('[data-verified]', root),
+      contributed: $('[data-contributed]', root),
+    }, { fit: { max: 220, min: 18, waitingMax: 28 }, showContributing: true });
+    this.winners = $('[data-winners]', root);
+    this.winnersEmpty = $('[data-winners-empty]', root);
+    this.winnersHeading = $('[data-winners-heading]', root);
+    this.history = $('[data-history]', root);
+    this.historyEmpty = $('[data-history-empty]', root);
+  }
+
+  renderTick(state) {
+    this.stage.renderValue(state);
+  }
+
+  render(state) {
+    setText(this.heading, t('draw.heading', { code: state.code }));
+    document.title = t('watch.title', { code: state.code });
+    this.stage.render(state);
+    const signature = boardSignature(state, '');
+    if (signature === this.boardShown) return;
+    this.boardShown = signature;
+    const board = state.board();
+    const current = board[0] ?? null;
+    renderWinners(this.winners, current);
+    show(this.winnersEmpty, !current);
+    setText(this.winnersHeading, current ? t('draw.winners.round', { n: current.round }) : t('draw.winners'));
+    renderHistory(this.history, board.slice(1));
+    show(this.historyEmpty, board.length < 2);
+  }
+}

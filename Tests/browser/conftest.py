@@ -1,0 +1,274 @@
+"""Browser test harness: starts the real Tombola server (or, with
+TOMBOLA_MOCK=1, Tests/browser/mock_server.py) on a free port with a temporary
+data directory and fixed keys, and hands out headless Chromium drivers that
+collect console errors.
+
+Environment:
+  TOMBOLA_BIN        server binary (default .build/release/tombola, then .build/debug/tombola)
+  TOMBOLA_MOCK=1     use the Python stand-in instead of the binary
+  CHROMIUM, CHROMEDRIVER   defaults /usr/bin/chromium, /usr/bin/chromedriver
+"""
+
+import contextlib
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.request
+
+import pytest
+from selenium import webdriver
+from selenium.webdriver.chrome.options import Options
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.support.ui import WebDriverWait
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
+HOST_KEY = "test-host-key-7d1f0c2a9b"
+ADMIN_KEY = "test-admin-key-40e2c8f1"
+DRAW_CODE = "K7QX2M"
+
+
+def free_port():
+    with contextlib.closing(socket.socket()) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def server_command(port, data_dir):
+    flags = ["--host", "127.0.0.1", "--port", str(port), "--data", data_dir,
+             "--host-key", HOST_KEY, "--admin-key", ADMIN_KEY, "--default-draw", DRAW_CODE]
+    if os.environ.get("TOMBOLA_MOCK") == "1":
+        return [sys.executable, os.path.join(HERE, "mock_server.py")] + flags
+    candidates = [os.environ.get("TOMBOLA_BIN"),
+                  os.path.join(ROOT, ".build", "release", "tombola"),
+                  os.path.join(ROOT, ".build", "debug", "tombola")]
+    for path in candidates:
+        if path and os.path.isfile(path) and os.access(path, os.X_OK):
+            return [path] + flags
+    pytest.fail("no server binary: build it (swift build -c release --product tombola), "
+                "set TOMBOLA_BIN, or run with TOMBOLA_MOCK=1 against the Python stand-in")
+
+
+class Server:
+    """A running server; `url(path)` for pages, `restart()` keeps the data dir."""
+
+    def __init__(self):
+        self.port = free_port()
+        self.data_dir = tempfile.mkdtemp(prefix="tombola-browser-")
+        self.proc = None
+        self.code, self.host_key, self.admin_key = DRAW_CODE, HOST_KEY, ADMIN_KEY
+        self.start()
+
+    def start(self):
+        self.log = open(os.path.join(self.data_dir, "server.log"), "ab")
+        self.proc = subprocess.Popen(server_command(self.port, self.data_dir), stdout=self.log,
+                                     stderr=subprocess.STDOUT, cwd=ROOT)
+        deadline = time.time() + 30
+        while time.time() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError("server exited with %s; log in %s" % (self.proc.returncode, self.data_dir))
+            try:
+                with urllib.request.urlopen(self.url("/healthz"), timeout=1) as r:
+                    if r.status == 200:
+                        return
+            except OSError:
+                time.sleep(0.1)
+        raise RuntimeError("server did not answer /healthz within 30 s")
+
+    def stop(self):
+        if self.proc and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self.log.close()
+
+    def restart(self):
+        self.stop()
+        self.start()
+
+    def url(self, path, port=None):
+        return "http://127.0.0.1:%d%s" % (port or self.port, path)
+
+    def host_url(self, page="draw", port=None):
+        return self.url("/%s/%s#key=%s" % (page, self.code, self.host_key), port)
+
+
+class Proxy:
+    """A TCP proxy in front of the server whose connections the test can cut
+    (a phone losing Wi-Fi): `cut()` drops every connection and refuses new ones
+    until `restore()`."""
+
+    def __init__(self, target_port):
+        self.target = target_port
+        self.listener = socket.socket()
+        self.listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.listener.bind(("127.0.0.1", 0))
+        self.listener.listen(64)
+        self.port = self.listener.getsockname()[1]
+        self.down = False
+        self.conns = []
+        self.lock = threading.Lock()
+        self.closed = False
+        threading.Thread(target=self.accept_loop, daemon=True).start()
+
+    def accept_loop(self):
+        while not self.closed:
+            try:
+                client, _ = self.listener.accept()
+            except OSError:
+                return
+            if self.down:
+                client.close()
+                continue
+            try:
+                upstream = socket.create_connection(("127.0.0.1", self.target), timeout=5)
+                upstream.settimeout(None)
+            except OSError:
+                client.close()
+                continue
+            with self.lock:
+                self.conns += [client, upstream]
+            for a, b in ((client, upstream), (upstream, client)):
+                threading.Thread(target=self.pipe, args=(a, b), daemon=True).start()
+
+    @staticmethod
+    def pipe(src, dst):
+        try:
+            while True:
+                data = src.recv(65536)
+                if not data:
+                    break
+                dst.sendall(data)
+        except OSError:
+            pass
+        for s in (src, dst):
+            with contextlib.suppress(OSError):
+                s.shutdown(socket.SHUT_RDWR)
+
+    def cut(self):
+        self.down = True
+        with self.lock:
+            for s in self.conns:
+                with contextlib.suppress(OSError):
+                    s.shutdown(socket.SHUT_RDWR)
+                with contextlib.suppress(OSError):
+                    s.close()
+            self.conns = []
+
+    def restore(self):
+        self.down = False
+
+    def close(self):
+        self.closed = True
+        self.cut()
+        self.listener.close()
+
+
+# Console messages that are expected when a test cuts the network on purpose.
+EXPECTED_WHEN_CUT = ("WebSocket connection to", "net::ERR_CONNECTION_REFUSED", "net::ERR_CONNECTION_RESET",
+                     "net::ERR_EMPTY_RESPONSE", "Failed to load resource")
+
+
+class Browser:
+    """A headless Chromium window; `errors()` returns SEVERE console messages."""
+
+    def __init__(self, width=390, height=844, lang="en-US"):
+        options = Options()
+        options.binary_location = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+        for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                    "--hide-scrollbars", "--window-size=%d,%d" % (width, height), "--lang=%s" % lang,
+                    "--autoplay-policy=no-user-gesture-required"):
+            options.add_argument(arg)
+        options.add_experimental_option("prefs", {"intl.accept_languages": lang})
+        options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+        service = Service(os.environ.get("CHROMEDRIVER", "/usr/bin/chromedriver"))
+        self.driver = webdriver.Chrome(options=options, service=service)
+        self.driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
+            "width": width, "height": height, "deviceScaleFactor": 1, "mobile": width < 600})
+        self.width, self.height = width, height
+        self.log = []
+
+    def __getattr__(self, name):
+        return getattr(self.driver, name)
+
+    def collect(self):
+        with contextlib.suppress(Exception):
+            self.log.extend(self.driver.get_log("browser"))
+        return self.log
+
+    def errors(self, allow=()):
+        return [e["message"] for e in self.collect()
+                if e["level"] == "SEVERE" and not any(a in e["message"] for a in allow)]
+
+    def js(self, script, *args):
+        return self.driver.execute_script(script, *args)
+
+    def wait(self, predicate, timeout=10, message=""):
+        return WebDriverWait(self.driver, timeout, poll_frequency=0.05).until(lambda d: predicate(), message)
+
+    def wait_js(self, expression, timeout=10):
+        """Waits until a JS expression is truthy and returns its value."""
+        return self.wait(lambda: self.js("return (%s);" % expression), timeout, "timed out waiting for: " + expression)
+
+    def quit(self):
+        with contextlib.suppress(Exception):
+            self.driver.quit()
+
+
+@pytest.fixture(scope="session")
+def server():
+    s = Server()
+    yield s
+    s.stop()
+    shutil.rmtree(s.data_dir, ignore_errors=True)
+
+
+@pytest.fixture
+def browser():
+    """Factory: browser(width, height, lang) → Browser; all quit at teardown."""
+    made = []
+
+    def make(width=390, height=844, lang="en-US"):
+        b = Browser(width, height, lang)
+        made.append(b)
+        return b
+
+    yield make
+    for b in made:
+        b.quit()
+
+
+@pytest.fixture
+def proxy(server):
+    p = Proxy(server.port)
+    yield p
+    p.close()
+
+
+def static_public():
+    """Serves Public/ without a server (for tests of page-only code)."""
+    sys.path.insert(0, HERE)
+    import static_server
+    httpd = static_server.serve(0)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    return httpd
+
+
+@pytest.fixture(scope="session")
+def static_site():
+    httpd = static_public()
+    yield "http://127.0.0.1:%d" % httpd.server_address[1]
+    httpd.shutdown()
+
+
+def pretty(obj):
+    return json.dumps(obj, ensure_ascii=False, indent=1)

@@ -1,0 +1,149 @@
+"""The pages' own library code in Chromium, checked against independent
+peers: hashlib/hmac for SHA-256, the FAIRNESS.md reference for the round
+recheck (on records from the Swift engine and on random ones), and tables for
+display grouping. Needs only Public/ (a static server), not Tombola."""
+
+import hashlib
+import hmac
+import json
+import os
+import random
+
+import fairness_ref as fr
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def run_module(b, module, body, *args):
+    """Runs `body` with the module bound to `m` and `args` and returns its value.
+    (The body is part of the WebDriver script: the page CSP forbids eval.)"""
+    return b.driver.execute_async_script("""
+        const done = arguments[arguments.length - 1];
+        const args = Array.from(arguments).slice(1, -1);
+        import(arguments[0]).then((m) => {
+          try { done({ ok: (() => { %s })() }); }
+          catch (e) { done({ error: String(e && e.stack || e) }); }
+        }).catch((e) => done({ error: String(e) }));
+    """ % body, module, *args)
+
+
+def page(browser, static_site):
+    b = browser(800, 600)
+    b.get(static_site + "/calc")
+    return b
+
+
+def result_of(outcome):
+    assert "error" not in outcome, outcome.get("error")
+    return outcome["ok"]
+
+
+def test_sha256_and_hmac_match_hashlib(browser, static_site):
+    b = page(browser, static_site)
+    rng = random.Random(20261129)
+    print("seed 20261129")
+    cases = []
+    for n in list(range(0, 130)) + [1000, 4096]:
+        data = bytes(rng.getrandbits(8) for _ in range(n))
+        key = bytes(rng.getrandbits(8) for _ in range(rng.choice([0, 16, 32, 64, 65, 200])))
+        cases.append([data.hex(), key.hex()])
+    got = result_of(run_module(b, "/js/lib/sha256.js", """
+        return args[0].map(([d, k]) => [m.toHex(m.sha256(m.fromHex(d))), m.toHex(m.hmacSha256(m.fromHex(k), m.fromHex(d)))]);
+    """, cases))
+    for (d, k), (digest, mac) in zip(cases, got):
+        assert digest == hashlib.sha256(bytes.fromhex(d)).hexdigest()
+        assert mac == hmac.new(bytes.fromhex(k), bytes.fromhex(d), hashlib.sha256).hexdigest()
+    assert b.errors(allow=("WebSocket connection to",)) == []
+
+
+def test_every_round_of_the_engine_sample_export_verifies_in_the_page(browser, static_site):
+    with open(os.path.join(HERE, "fixtures", "sample-export.json"), encoding="utf-8") as f:
+        export = json.load(f)
+    assert fr.verify(export), "the reference rejects the fixture"
+    lists = {r["entrantsHash"]: r["entrants"] for r in export["records"] if r["kind"] == "entrants"}
+    rounds = [r for r in export["records"] if r["kind"] == "round"]
+    assert len(rounds) >= 3
+    b = page(browser, static_site)
+    outcomes = result_of(run_module(b, "/js/lib/verify.js", """
+        const [rounds, lists] = args;
+        return rounds.map((r) => m.verifyRound({ ...r, type: 'result' }, { entrants: r.pool.kind === 'list' ? lists[r.pool.entrants] : null }));
+    """, rounds, lists))
+    assert outcomes == [{"ok": True}] * len(rounds)
+
+
+def random_record(rng):
+    seed = bytes(rng.getrandbits(8) for _ in range(32))
+    entrants = None
+    if rng.random() < 0.5:
+        a = rng.randint(-1000, 1000)
+        b = a + rng.choice([1, 2, 9, 499, 10**6, 10**12 - 1])
+        removed = sorted({rng.randint(a, b) for _ in range(rng.randint(0, min(6, b - a - 1)))})
+        pool = {"from": a, "kind": "range", "removed": removed, "to": b}
+        size = b - a + 1
+    else:
+        entrants = ["%s %d" % (rng.choice(["Ann", "李雷", "Zoë", 'O"Neil', "a\\b", "tab\there", "Ω"]), i)
+                    for i in range(rng.randint(2, 60))]
+        size = len(entrants)
+        removed = sorted({rng.randrange(size) for _ in range(rng.randint(0, min(4, size - 2)))})
+        pool = {"count": size, "entrants": fr.sha(fr.canon(entrants)), "kind": "list", "removed": removed}
+    contributions = sorted({"%032x" % rng.getrandbits(128) for _ in range(rng.randint(0, 8))})
+    audience = rng.choice([None, "7", "31415926535897932384626433832795"])
+    entropy = fr.entropy_digest(contributions, audience)
+    n = size - len(removed)
+    k = rng.randint(1, min(n, 8))
+    pool_hash = fr.sha(fr.canon(pool))
+    rnd = rng.randint(1, 500)
+    _, element = fr.eligible(pool, {pool.get("entrants"): entrants})
+    winners = [element(p) for p in fr.positions(seed, rnd, pool_hash, entropy, n, k)]
+    record = {"v": 1, "kind": "round", "index": rng.randint(1, 999), "at": 1764455400123, "prev": "0" * 64,
+              "round": rnd, "prize": rng.choice([None, "一等奖", "3rd prize"]), "prizeIndex": None,
+              "algorithm": fr.ALG, "pool": pool, "poolHash": pool_hash, "eligible": n, "repeats": False,
+              "contributions": contributions, "audience": audience, "entropy": entropy,
+              "commitment": fr.sha(seed), "seed": seed.hex(), "winners": winners, "replaces": None}
+    record["hash"] = fr.sha(fr.canon(record))
+    return dict(record, type="result", contributors=len(contributions)), entrants
+
+
+def test_page_recheck_agrees_with_the_reference_on_random_rounds_and_rejects_tampering(browser, static_site):
+    seed = random.SystemRandom().randrange(2**32)
+    print("seed", seed)
+    rng = random.Random(seed)
+    cases = [random_record(rng) for _ in range(60)]
+    b = page(browser, static_site)
+    outcomes = result_of(run_module(b, "/js/lib/verify.js", """
+        return args[0].map(([record, entrants]) => {
+          const honest = m.verifyRound(record, { entrants });
+          const w = [...record.winners];
+          w[0] = typeof w[0] === 'number' ? w[0] + 1 : w[0] + '!';
+          const forged = m.verifyRound({ ...record, winners: w }, { entrants });
+          const wrongSeed = m.verifyRound({ ...record, seed: '00'.repeat(32) }, { entrants });
+          const otherCommit = m.verifyRound(record, { entrants, published: 'ab'.repeat(32) });
+          const audience = m.verifyRound({ ...record, audience: (record.audience ?? '') + '1' }, { entrants });
+          return [honest.ok, forged.ok, wrongSeed.ok, otherCommit.ok, audience.ok];
+        });
+    """, [list(c) for c in cases]))
+    for i, o in enumerate(outcomes):
+        assert o == [True, False, False, False, False], "case %d (seed %d): %s" % (i, seed, o)
+
+
+def test_display_grouping_adds_separators_and_keeps_every_digit(browser, static_site):
+    table = [("0", "0"), ("13.", "13."), ("1.50", "1.50"), ("-1234567.5", "-1,234,567.5"),
+             ("9999999800000001", "9,999,999,800,000,001"), ("1.5e+16", "1.5e+16"),
+             ("-2.5e-12", "-2.5e-12"), ("123", "123"), ("1234", "1,234"), ("0.000001234", "0.000001234"),
+             ("Cannot divide by zero", "Cannot divide by zero")]
+    b = page(browser, static_site)
+    got = result_of(run_module(b, "/js/lib/format.js", """
+        return args[0].map(([x]) => [m.groupDisplay(x, 'en'), m.groupDisplay(x, 'zh-CN'), m.groupDisplay(x, 'de-DE')]);
+    """, table))
+    for (raw, expected), (en, zh, de) in zip(table, got):
+        assert en == expected and zh == expected
+        assert de.replace(".", "").replace(",", "") == raw.replace(".", "").replace(",", "")
+
+
+def test_csv_upload_reads_the_name_column(browser, static_site):
+    b = page(browser, static_site)
+    got = result_of(run_module(b, "/js/draw/entrants.js", """
+        return [m.parseCSV(args[0]), m.parseCSV(args[1]), m.parseList(args[2])];
+    """, 'id,name,table\r\n1,"Smith, Ann",4\r\n2,李雷,5\r\n3,"O""Neil",6\r\n', "\ufeffAnn\nBob\n\nCarol\n",
+        "  Ann \r\nBob\r\rCarol"))
+    assert got == [["Smith, Ann", "李雷", 'O"Neil'], ["Ann", "Bob", "Carol"], ["Ann", "Bob", "Carol"]]
