@@ -18,7 +18,7 @@ import mpmath
 from mpmath import mp, mpf
 
 LIMIT_HIGH = Fraction(10) ** 10000
-LIMIT_LOW = Fraction(1, 10 ** 10000)
+LIMIT_LOW = Fraction(1, 10 ** 9999)
 FACTORIAL_LIMIT = 3248
 
 
@@ -56,7 +56,7 @@ def mpf_to_fraction(x):
 
 
 def check(x):
-    """Range check (|x| ≥ 1e10000 or 0 < |x| < 1e-10000 is overflow)."""
+    """Range check (|x| ≥ 1e10000 or 0 < |x| < 1e-9999 is overflow)."""
     if is_exact(x):
         if x == 0:
             return x
@@ -71,7 +71,7 @@ def check(x):
     if x == 0:
         return Fraction(0)
     a = abs(x)
-    if a >= mpf(10) ** 10000 or a < mpf(10) ** -10000:
+    if a >= mpf(10) ** 10000 or a < mpf(10) ** -9999:
         raise CalcError("overflow")
     return x
 
@@ -213,6 +213,9 @@ def trig(name, x, degrees):
         x = r
     if is_exact(x) and x == 0:
         return Fraction(1) if name == "cos" else Fraction(0)
+    if not is_exact(x) and abs(x) > mpf(10) ** (mp.dps - 30):
+        # an inexact argument this large leaves the reference too few digits after reduction
+        raise Ambiguous("large inexact trigonometric argument")
     arg = to_mpf(x) * mpmath.pi / 180 if degrees else to_mpf(x)
     scale = x  # the engine snaps only results of inexact arguments
     c = mpmath.cos(arg)
