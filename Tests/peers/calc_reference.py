@@ -76,9 +76,12 @@ def check(x):
     return x
 
 
-def snap(r, scale):
-    """Zero when |r| is below working precision relative to `scale`."""
-    if not is_exact(r) and abs(r) < eps() * max(mpf(1), abs(to_mpf(scale))):
+def snap(r, scale, at_least_one=False):
+    """Zero when |r| is below working precision relative to `scale` (or to max(1, scale))."""
+    size = abs(to_mpf(scale))
+    if at_least_one:
+        size = max(mpf(1), size)
+    if not is_exact(r) and abs(r) < eps() * size:
         return Fraction(0)
     return r
 
@@ -134,7 +137,15 @@ def mod(a, b):
         return check(a - b * t)
     # C fmod: the remainder of a truncating division (mpmath.fmod floors instead).
     x, y = to_mpf(a), to_mpf(b)
-    with mpmath.workdps(mp.dps + max(0, int(mpmath.log10(abs(x / y)) if x != 0 else 0)) + 10):
+    if x == 0:
+        return Fraction(0)
+    q = x / y
+    if abs(q) > mpf(10) ** (mp.dps - 30):
+        raise Ambiguous("remainder of a huge quotient of inexact values")
+    nearest = mpmath.nint(q)
+    if nearest != 0 and abs(q - nearest) < eps() * abs(q):
+        return Fraction(0)  # an exact multiple, within working precision
+    with mpmath.workdps(mp.dps + max(0, int(mpmath.log10(abs(q)))) + 10):
         q = x / y
         t = mpmath.floor(q) if q >= 0 else mpmath.ceil(q)
         r = x - y * t
@@ -217,10 +228,9 @@ def trig(name, x, degrees):
         # an inexact argument this large leaves the reference too few digits after reduction
         raise Ambiguous("large inexact trigonometric argument")
     arg = to_mpf(x) * mpmath.pi / 180 if degrees else to_mpf(x)
-    scale = x  # the engine snaps only results of inexact arguments
     c = mpmath.cos(arg)
     if name == "tan":
-        if not is_exact(x) and abs(c) < eps() * max(mpf(1), abs(to_mpf(scale))):
+        if not is_exact(x) and abs(c) < eps() * max(mpf(1), abs(to_mpf(x))):
             raise CalcError("undefined")
         r = mpmath.tan(arg)
     elif name == "sin":
@@ -228,7 +238,7 @@ def trig(name, x, degrees):
     else:
         r = c
     if not is_exact(x):
-        r = snap(r, scale)
+        r = snap(r, x, at_least_one=True)
     return check(r)
 
 
@@ -262,7 +272,7 @@ def ln(x):
     if is_exact(x) and x == 1:
         return Fraction(0)
     r = mpmath.log(to_mpf(x))
-    return check(r if is_exact(x) else snap(r, 1))
+    return check(r if is_exact(x) else snap(r, 1, at_least_one=True))
 
 
 def log10(x):
@@ -280,7 +290,7 @@ def log10(x):
                 return Fraction(-(len(s) - 1))
         del k
     r = mpmath.log10(to_mpf(x))
-    return check(r if is_exact(x) else snap(r, 1))
+    return check(r if is_exact(x) else snap(r, 1, at_least_one=True))
 
 
 def exp(x):
