@@ -109,10 +109,8 @@ extension DrawRoom {
                     if let commit = draw.commit { broadcast(commit.message) }
                 }
             }
-        } catch let error as DrawError {
-            job.completion(.failure(CommandFailure(code: error.code)))
         } catch {
-            job.completion(.failure(CommandFailure(code: "storage_failed")))
+            job.completion(.failure(CommandFailure(code: error.code)))
         }
     }
 
