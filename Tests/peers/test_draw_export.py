@@ -9,6 +9,7 @@ import json
 import os
 import re
 import shutil
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -146,6 +147,7 @@ def test_every_kind_of_record_from_the_server_passes_the_fairness_script(script,
     outcome = verify_with_script(script, export, tmp_path)
     assert outcome.returncode == 0, outcome.stdout + outcome.stderr
     assert outcome.stdout.count(": OK") == len(export["records"])
+    check_audit_log(data_dir)
     # Tampering with a stored winner is caught by the independent script.
     tampered = json.loads(json.dumps(export))
     first_round = next(r for r in tampered["records"] if r["kind"] == "round")
@@ -156,6 +158,29 @@ def test_every_kind_of_record_from_the_server_passes_the_fairness_script(script,
     assert text.startswith("session,round,prize,winner,voided,reason,")
     assert ",yes,no-show," in text
     assert ",=cmd()," not in text
+
+
+def check_audit_log(data_dir):
+    """The audit log says who did what, hash-chained, and holds no key."""
+    db = sqlite3.connect(os.path.join(data_dir, "tombola.sqlite"))
+    try:
+        rows = db.execute("SELECT idx, at, actor, action, detail_json, prev_hash, hash FROM audit "
+                          "WHERE draw_code = ? ORDER BY idx", (CODE,)).fetchall()
+    finally:
+        db.close()
+    actions = [(actor, action) for _, _, actor, action, _, _, _ in rows]
+    assert actions[0] == ("system", "create")
+    for expected in (("host", "configure"), ("host", "start"), ("host", "stop"), ("host", "void"),
+                     ("host", "clear"), ("system", "restart")):
+        assert expected in actions
+    prev = "0" * 64
+    for index, at, actor, action, detail, prev_hash, digest in rows:
+        body = {"draw": CODE, "index": index, "at": round(at * 1000), "actor": actor, "action": action,
+                "detail": json.loads(detail), "prev": prev}
+        canon = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+        assert prev_hash == prev and hashlib.sha256(canon).hexdigest() == digest, "audit entry %d" % index
+        assert HOST_KEY not in detail and ADMIN_KEY not in detail
+        prev = digest
 
 
 def entropy_digest(contributions, audience):
