@@ -15,6 +15,7 @@ import urllib.request
 
 import pytest
 from websockets.exceptions import ConnectionClosed, InvalidStatus
+from websockets.extensions.permessage_deflate import ClientPerMessageDeflateFactory
 from websockets.sync.client import connect
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -86,6 +87,33 @@ def test_echoes_a_large_message(server, compression):
     with open_echo(server, compression=compression, max_size=None) as ws:
         ws.send(payload)
         assert ws.recv(timeout=60) == payload
+
+
+@pytest.mark.parametrize("offer", [
+    dict(),
+    dict(server_no_context_takeover=True),
+    dict(client_no_context_takeover=True),
+    dict(server_max_window_bits=9),
+    dict(server_max_window_bits=8),  # Autobahn 13.x offers it; zlib cannot, so we send Huffman-only
+    dict(client_max_window_bits=True),
+    dict(client_max_window_bits=10, client_no_context_takeover=True),
+    dict(server_max_window_bits=12, client_max_window_bits=12),
+])
+def test_echoes_under_each_permessage_deflate_offer(server, offer):
+    factory = ClientPerMessageDeflateFactory(**offer)
+    with open_echo(server, extensions=[factory], compression=None, max_size=None) as ws:
+        assert ws.response.headers["Sec-WebSocket-Extensions"].startswith("permessage-deflate")
+        messages = ["tombola " * 2000, os.urandom(70_000), "short", b"", "抽奖" * 5000]
+        for message in messages:  # in a row, so any shared context would show
+            ws.send(message)
+        for message in messages:
+            assert ws.recv(timeout=20) == message
+
+
+def test_reassembles_compressed_fragments(server):
+    with open_echo(server, compression="deflate") as ws:
+        ws.send(["tombola " * 500, "rolls " * 500, "on"])
+        assert ws.recv(timeout=5) == "tombola " * 500 + "rolls " * 500 + "on"
 
 
 def test_reassembles_fragmented_messages(server):
