@@ -296,4 +296,59 @@ struct DrawAPITests {
         #expect(state["rounds"] == .array([]))
         #expect(state["result"] == .null)
     }
+
+    @Test func anExhaustedPoolAndFinishedPrizesRefuseStart() throws {
+        let server = try DrawTestServer(slowDown: .milliseconds(50))
+        defer { server.stop() }
+        #expect(try server.command("config", body: #"{"pool":{"kind":"range","from":1,"to":3},"perStop":2}"#).status == 200)
+        #expect(try server.command("start").status == 200)
+        #expect(try server.command("stop").json["result"]?["winners"]?.arrayValue?.count == 2)
+        #expect(try server.command("start").status == 200)
+        #expect(try server.command("stop").json["result"]?["winners"]?.arrayValue?.count == 1)
+        let exhausted = try server.command("start")
+        #expect(exhausted.status == 409)
+        #expect(exhausted.errorCode == "pool_exhausted")
+        #expect(try server.state()["exhausted"] == .bool(true))
+
+        #expect(try server.command("clear").status == 200)
+        #expect(try server.command("config", body: #"{"prizes":[{"name":"Grand","count":1}]}"#).status == 200)
+        #expect(try server.command("start").status == 200)
+        #expect(try server.command("stop").json["result"]?["prize"]?.stringValue == "Grand")
+        let done = try server.command("start")
+        #expect(done.status == 409)
+        #expect(done.errorCode == "prizes_done")
+        #expect(try RoundVerifier.verify(exportText: try server.exportJSON()).passed)
+    }
+
+    @Test func theDefaultDrawKeepsOnlyItsKeyHashAndAGivenKeyReplacesIt() throws {
+        let data = try makeTemporaryDirectory()
+        defer { removeTree(data) }
+        var configuration = ServerConfiguration(host: "127.0.0.1", port: 0, dataDirectory: data, adminKey: "admin")
+        let first = try DrawService.open(configuration: configuration)
+        let generated = try #require(first.defaultDraw.hostKey)
+        #expect(first.defaultDraw.created)
+        let code = first.defaultDraw.code
+        #expect(code.count == 6)
+        #expect(first.room(code)?.isHostKey(generated) == true)
+        first.shutdown()
+
+        let second = try DrawService.open(configuration: configuration)
+        #expect(second.defaultDraw.code == code)
+        #expect(second.defaultDraw.hostKey == nil)
+        #expect(!second.defaultDraw.created && !second.defaultDraw.keyReset)
+        #expect(second.room(code)?.isHostKey(generated) == true)
+        #expect(second.room(code.lowercased()) != nil)
+        second.shutdown()
+
+        configuration.hostKey = "a-new-host-key"
+        let third = try DrawService.open(configuration: configuration)
+        #expect(third.defaultDraw.keyReset)
+        #expect(third.room(code)?.isHostKey("a-new-host-key") == true)
+        #expect(third.room(code)?.isHostKey(generated) == false)
+        third.shutdown()
+
+        configuration.defaultDrawCode = "bad code!"
+        #expect(throws: DrawServiceError.self) { try DrawService.open(configuration: configuration) }
+    }
 }
+

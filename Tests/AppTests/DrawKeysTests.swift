@@ -1,3 +1,4 @@
+import Storage
 import Synchronization
 import Testing
 @testable import App
@@ -72,4 +73,11 @@ struct DrawKeysTests {
         let slow = DrawRoom.slowDownDelays(tickHz: 1, total: .milliseconds(1500))
         #expect(slow.count == 2)
     }
+
+    @Test func storageErrorsBecomeDiskFullOrStorageFailed() {
+        #expect(DrawPersistence.errorCode(StorageError(.diskFull)) == "disk_full")
+        #expect(DrawPersistence.errorCode(StorageError(.closed)) == "storage_failed")
+        #expect(DrawPersistence.errorCode(StorageError(.chainConflict)) == "storage_failed")
+    }
 }
+

@@ -258,8 +258,18 @@ struct DrawRoomTests {
         #expect(try again.next(type: "ack")["seq"]?.intValue == 7)
         #expect(try again.next(type: "ack")["seq"]?.intValue == 7)
         _ = try again.next(type: "result")
+        // A double tap without seq: the second start or stop is out of turn, never applied twice.
+        try again.send(text: #"{"type":"start"}"#)
+        try again.send(text: #"{"type":"start"}"#)
+        #expect(try again.next(type: "ack")["command"]?.stringValue == "start")
+        #expect(try again.next(type: "error")["code"]?.stringValue == "wrong_phase")
+        try again.send(text: #"{"type":"stop"}"#)
+        try again.send(text: #"{"type":"stop"}"#)
+        #expect(try again.next(type: "ack")["command"]?.stringValue == "stop")
+        #expect(try again.next(type: "error")["code"]?.stringValue == "wrong_phase")
+        _ = try again.next(type: "result")
         let report = try RoundVerifier.verify(exportText: try server.exportJSON())
-        #expect(report.roundCount == 1)
+        #expect(report.roundCount == 2)
     }
 
     @Test func anOversizeMessageClosesWith1009AndChangesNothing() throws {
