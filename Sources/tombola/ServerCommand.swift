@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import App
+import Foundation
 
 /// Parses options and runs the server until SIGINT/SIGTERM; SIGHUP reloads `Public/`.
 /// Exit codes: 0 after a clean stop, 1 when the server cannot start, 2 for bad usage.
@@ -26,14 +27,16 @@ enum ServerCommand {
         let signals = [SIGINT, SIGTERM, SIGHUP]
         ProcessSignals.block(signals)
 
+        let metrics = MetricsRegistry()
         let draws: DrawService
         do {
-            draws = try DrawService.open(configuration: configuration)
+            draws = try DrawService.open(configuration: configuration, metrics: metrics)
         } catch {
             emit("tombola: cannot open the draws in \(configuration.dataDirectory): \(error)\n", to: 2)
             return 1
         }
-        let server = Server(configuration: configuration, router: AppRoutes.router(for: configuration, draws: draws))
+        let server = Server(configuration: configuration, router: AppRoutes.router(for: configuration, draws: draws),
+                            metrics: metrics)
         let port: Int
         do {
             port = try server.start()
@@ -71,14 +74,16 @@ enum ServerCommand {
         shown.defaultDrawCode = draw.code
         shown.hostKey = draw.hostKey
         shown.adminKey = draws.adminKey
-        var text = Banner.text(configuration: shown, port: port)
+        var note = ""
         if draw.hostKey == nil {
-            text += "\nThe host key of draw \(draw.code) was printed when it was created (only its hash is stored).\n"
-            text += "To set a new one, restart with --host-key KEY.\n"
+            note = "  The host key of draw \(draw.code) was printed when it was created (only its hash is stored);\n"
+                + "  to set a new one, restart with --host-key KEY.\n"
         } else if draw.keyReset {
-            text += "\nThe host key of draw \(draw.code) was replaced by --host-key.\n"
+            note = "  The host key of draw \(draw.code) was replaced by --host-key.\n"
         }
-        return text
+        let text = Banner.text(configuration: shown, port: port)
+        guard !note.isEmpty, let end = text.range(of: "\nPress Ctrl-C") else { return text }
+        return text.replacingCharacters(in: end, with: "\n" + note + "\nPress Ctrl-C")
     }
 
     /// Unbuffered, so lines from the loops' access log and from here never interleave.

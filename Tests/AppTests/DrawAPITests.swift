@@ -89,6 +89,9 @@ struct DrawAPITests {
         let report = try RoundVerifier.verify(exportText: try server.exportJSON())
         #expect(report.passed)
         #expect(report.roundCount == 1)
+        let metrics = try server.request("GET", "/metrics").text
+        #expect(metrics.contains("tombola_draw_rounds_total 1\n"))
+        #expect(metrics.contains("tombola_draw_rooms 1"))
         let csv = try server.request("GET", "/api/draws/\(DrawTestServer.code)/export.csv")
         #expect(csv.status == 200)
         #expect(csv.headers["Content-Type"]?.hasPrefix("text/csv") == true)

@@ -40,11 +40,12 @@ final class DrawTestServer {
             host: "127.0.0.1", port: 0, dataDirectory: dataDirectory, publicDirectory: publicDirectory,
             defaultDrawCode: code, hostKey: hostKey, adminKey: adminKey, tickHz: tickHz, loopCount: 2,
             staticReloadInterval: nil)
-        let service = try DrawService.open(configuration: configuration, slowDown: slowDown, authBurst: authBurst,
-                                           authRefill: authRefill)
+        let metrics = MetricsRegistry()
+        let service = try DrawService.open(configuration: configuration, metrics: metrics, slowDown: slowDown,
+                                           authBurst: authBurst, authRefill: authRefill)
         var router = Router()
         DrawRoutes.install(into: &router, service: service)
-        let server = Server(configuration: configuration, router: router)
+        let server = Server(configuration: configuration, router: router, metrics: metrics)
         let port = try server.start()
         service.baseURL = "http://127.0.0.1:\(port)"
         return (service, server, port)

@@ -86,6 +86,7 @@ enum DrawAPI {
         }
         guard check(key) else {
             service.limiter.recordFailure(address)
+            service.metrics.authFailures.increment()
             return APIError.response("bad_key")
         }
         return nil

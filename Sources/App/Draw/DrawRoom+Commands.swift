@@ -64,9 +64,11 @@ extension DrawRoom {
                 let entry = AuditEntry(actor: "host", action: "stop", detail: .object(["round": .int(Int64(draw.nextRound))]))
                 store(records, job: job, audit: entry) { [self] in
                     draw = candidate
+                    metrics.rounds.increment()
                     stopTicking()
                     if job.awaitReveal {
                         revealWaiters.append(job.completion)
+                        metrics.commands.increment()
                         remember(job, CommandReply(ack: ack(job)))
                     } else {
                         succeed(job, CommandReply(ack: ack(job)))
@@ -112,6 +114,7 @@ extension DrawRoom {
                     "round": .int(Int64(round)), "winner": winner.json, "reason": .string(reason)]))
                 store(records, job: job, audit: entry) { [self] in
                     draw = candidate
+                    metrics.rounds.increment()
                     frozenMembers = contributions.members
                     let result = draw.lastResult?.resultMessage()
                     succeed(job, CommandReply(ack: ack(job), result: result))
@@ -120,6 +123,7 @@ extension DrawRoom {
                 }
             }
         } catch {
+            metrics.refusedCommands.increment()
             job.completion(.failure(CommandFailure(code: error.code)))
         }
     }
@@ -129,6 +133,7 @@ extension DrawRoom {
     }
 
     private func succeed(_ job: Job, _ reply: CommandReply) {
+        metrics.commands.increment()
         remember(job, reply)
         job.completion(.success(reply))
     }
@@ -152,6 +157,8 @@ extension DrawRoom {
                 case .success:
                     bound.value()
                 case .failure(let error):
+                    metrics.storageFailures.increment()
+                    metrics.refusedCommands.increment()
                     DrawLog.error("storing \(job.command.name) of draw \(code) failed, nothing announced: \(error)")
                     job.completion(.failure(CommandFailure(code: DrawPersistence.errorCode(error))))
                     resynchronize()

@@ -49,6 +49,7 @@ final class DrawRoom: @unchecked Sendable {
     let limiter: AuthRateLimiter
     let settings: DrawRoomSettings
     let audit: DrawAuditLog
+    let metrics: DrawMetrics
 
     var draw: Draw
     var members: [UInt64: Member] = [:]
@@ -89,9 +90,10 @@ final class DrawRoom: @unchecked Sendable {
 
     /// `draw` must already have a stored pending commitment.
     init(code: String, draw: Draw, hostKeyHash: String, loop: EventLoop, storage: StorageQueue,
-         limiter: AuthRateLimiter, settings: DrawRoomSettings, audit: DrawAuditLog) {
+         limiter: AuthRateLimiter, settings: DrawRoomSettings, audit: DrawAuditLog, metrics: DrawMetrics) {
         self.code = code
         self.audit = audit
+        self.metrics = metrics
         self.draw = draw
         self.hostKeyHash = hostKeyHash
         self.loop = loop
@@ -194,6 +196,7 @@ final class DrawRoom: @unchecked Sendable {
                 member.handle.send(text: JSONValue.object(["type": .string("role"), "role": .string("host")]).canonicalString)
             } else {
                 limiter.recordFailure(member.remote)
+                metrics.authFailures.increment()
                 members[id] = member
                 send(error: "bad_key", to: member.handle)
             }

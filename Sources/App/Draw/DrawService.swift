@@ -29,6 +29,7 @@ public final class DrawService: Sendable {
     let limiter: AuthRateLimiter
     let settings: DrawRoomSettings
     let audit = DrawAuditLog()
+    let metrics: DrawMetrics
     private let group: EventLoopGroup
     private let rooms: Mutex<[String: DrawRoom]>
     private let base = Mutex<String>("http://localhost:8080")
@@ -38,13 +39,15 @@ public final class DrawService: Sendable {
     /// Opens the store in `configuration.dataDirectory`, restores every draw (idle, each with
     /// a fresh `restart` commitment) and makes sure the default draw exists. Blocks; call
     /// before the server starts.
-    public static func open(configuration: ServerConfiguration, slowDown: Duration = .milliseconds(1500),
+    public static func open(configuration: ServerConfiguration, metrics: MetricsRegistry = MetricsRegistry(),
+                            slowDown: Duration = .milliseconds(1500),
                             authBurst: Int = 5, authRefill: Duration = .seconds(2)) throws -> DrawService {
         let storage = try StorageQueue(directory: configuration.dataDirectory)
         do {
             return try DrawService(configuration: configuration, storage: storage,
                                    settings: DrawRoomSettings(tickHz: configuration.tickHz, slowDown: slowDown),
-                                   limiter: AuthRateLimiter(burst: authBurst, refill: authRefill))
+                                   limiter: AuthRateLimiter(burst: authBurst, refill: authRefill),
+                                   registry: metrics)
         } catch {
             storage.close()
             throw error
@@ -52,8 +55,10 @@ public final class DrawService: Sendable {
     }
 
     private init(configuration: ServerConfiguration, storage: StorageQueue, settings: DrawRoomSettings,
-                 limiter: AuthRateLimiter) throws {
+                 limiter: AuthRateLimiter, registry: MetricsRegistry) throws {
         self.storage = storage
+        let metrics = DrawMetrics(registry: registry)
+        self.metrics = metrics
         self.settings = settings
         self.limiter = limiter
         self.adminKey = configuration.adminKey ?? DrawKeys.newSecret()
@@ -117,9 +122,15 @@ public final class DrawService: Sendable {
         var rooms = [String: DrawRoom]()
         for (row, draw) in loaded.draws {
             rooms[row.code] = DrawRoom(code: row.code, draw: draw, hostKeyHash: row.hostKeyHash, loop: loop,
-                                       storage: storage, limiter: limiter, settings: settings, audit: audit)
+                                       storage: storage, limiter: limiter, settings: settings, audit: audit, metrics: metrics)
         }
         self.rooms = Mutex(rooms)
+        registry.gauge("tombola_draw_rooms", help: "Draws this server holds.") { [weak self] in
+            Double(self?.rooms.withLock { $0.count } ?? 0)
+        }
+        registry.gauge("tombola_draw_viewers", help: "Pages connected to any draw room.") { [weak self] in
+            Double(self?.rooms.withLock { $0.values.reduce(0) { $0 + $1.group.count } } ?? 0)
+        }
     }
 
     /// A new draw row with its `open` commitment, in one transaction (storage thread).
@@ -160,7 +171,7 @@ public final class DrawService: Sendable {
             switch result {
             case .success(let created):
                 let room = DrawRoom(code: code, draw: created.draw, hostKeyHash: created.row.hostKeyHash, loop: loop,
-                                    storage: storage, limiter: limiter, settings: settings, audit: audit)
+                                    storage: storage, limiter: limiter, settings: settings, audit: audit, metrics: metrics)
                 rooms.withLock { $0[code] = room }
                 completion(.success((code, key)))
             case .failure(let error):
