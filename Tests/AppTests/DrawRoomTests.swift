@@ -223,14 +223,27 @@ struct DrawRoomTests {
         let stored = try JSONValue.parse(export)["records"]?.arrayValue?.first { $0["kind"]?.stringValue == "round" }
         #expect(stored?["hash"] == result["hash"])
 
-        // A settings change sends everyone a fresh state: the viewer's entropy was in the last round.
+        // A settings change reaches every page as one `config` message and a new pool lock.
         try host.send(text: #"{"type":"configure","seq":3,"config":{"pool":{"kind":"range","from":1,"to":50}}}"#)
         let ackConfigure = try host.next(type: "ack")
         #expect(ackConfigure["duplicates"] == .array([]))
+        let config = try viewer.next(type: "config")
+        #expect(config["config"]?["pool"]?["to"]?.intValue == 50)
+        let firstWinner = winners.first?.intValue ?? 0
+        #expect(config["remaining"]?.intValue == (firstWinner <= 50 ? 49 : 50))
+        #expect(config["round"]?.intValue == 2)
+        let relocked = try viewer.next(type: "commit")
+        #expect(relocked["commitment"] == commit["commitment"])
+        #expect(relocked["poolHash"] != commit["poolHash"])
+
+        // `sync` answers this page's own snapshot: the viewer's entropy was in the last round, the host's was not.
+        try viewer.send(text: #"{"type":"sync"}"#)
         let fresh = try viewer.next(type: "state")
         #expect(fresh["contributed"] == .bool(true))
+        #expect(fresh["role"]?.stringValue == "viewer")
         #expect(fresh["phase"]?.stringValue == "revealed")
         #expect(fresh["result"]?["hash"] == result["hash"])
+        try host.send(text: #"{"type":"sync"}"#)
         let hostState = try host.next(type: "state")
         #expect(hostState["role"]?.stringValue == "host")
         #expect(hostState["contributed"] == .bool(false))

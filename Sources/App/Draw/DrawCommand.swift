@@ -25,6 +25,8 @@ enum HostCommand: Sendable {
 enum ClientMessage: Sendable {
     case hello(entropy: Contribution?, client: String?)
     case auth(key: String, client: String?)
+    /// Asks for a fresh `state` snapshot without reconnecting.
+    case sync
     case command(HostCommand, seq: Int64?)
 }
 
@@ -53,6 +55,8 @@ enum DrawMessageParser {
                 entropy = contribution
             }
             return .hello(entropy: entropy, client: client)
+        case "sync":
+            return .sync
         case "auth":
             guard let key = json["key"]?.stringValue else { throw .badField("key") }
             return .auth(key: key, client: client)

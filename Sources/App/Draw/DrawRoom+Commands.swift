@@ -100,8 +100,9 @@ extension DrawRoom {
                     draw = candidate
                     configText = text
                     succeed(job, CommandReply(ack: ack(job, ["duplicates": .array(duplicates.map { .string($0) })])))
+                    // One shared frame for every page (a 100,000-name list is encoded once, not per page).
+                    group.broadcast(text: configMessageText(), stream: .reliable)
                     if let commit = draw.commit { broadcast(commit.message) }
-                    sendStateToAll()
                 }
 
             case .void(let round, let winner, let reason, let audience):

@@ -183,6 +183,8 @@ final class DrawRoom: @unchecked Sendable {
             if let entropy { member.entropy = entropy }
             if let client { member.client = client }
             members[id] = member
+        case .sync:
+            member.handle.send(text: stateText(for: id))
         case .auth(let key, let client):
             if let client { member.client = client }
             guard limiter.allows(member.remote) else {
@@ -251,6 +253,21 @@ final class DrawRoom: @unchecked Sendable {
     }
 
     // MARK: State
+
+    /// The `config` message after `configure`: the settings and the counts that follow from them.
+    func configMessageText() -> String {
+        let message: JSONValue = .object([
+            "type": .string("config"),
+            "remaining": .int(Int64(clamping: draw.remaining)),
+            "exhausted": .bool(draw.isExhausted),
+            "currentPrize": draw.currentPrize.map { .int(Int64($0)) } ?? .null,
+            "prizesDone": .bool(draw.prizesDone),
+            "round": .int(Int64(draw.nextRound)),
+        ])
+        var text = message.canonicalString
+        text.removeFirst()
+        return "{\"config\":" + configText + "," + text
+    }
 
     /// The `state` snapshot for member `id` (nil: the public REST view).
     func stateText(for id: UInt64?) -> String {
