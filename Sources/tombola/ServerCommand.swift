@@ -26,7 +26,7 @@ enum ServerCommand {
         let signals = [SIGINT, SIGTERM, SIGHUP]
         ProcessSignals.block(signals)
 
-        let server = Server(configuration: configuration)
+        let server = Server(configuration: configuration, router: AppRoutes.router(for: configuration))
         let port: Int
         do {
             port = try server.start()
