@@ -3,6 +3,7 @@
 public enum AppRoutes {
     public static func install(into router: inout Router, configuration: ServerConfiguration) {
         if configuration.echoEndpoint { EchoEndpoint.install(into: &router) }
+        CalcService.install(into: &router)
     }
 
     /// A router with every route of `configuration`.
