@@ -231,6 +231,15 @@ import WebSocketClient
         #expect(try client.press("=", seq: 9)["display"] as? String == "7")
     }
 
+    @Test func aMessageOver64KiBClosesWith1009() throws {
+        let server = try TestServer(webSockets: { _ in })
+        defer { server.stop() }
+        let client = try CalcTestClient(server: server)
+        defer { client.close() }
+        try client.send(String(repeating: " ", count: 64 * 1024 + 1))
+        #expect(try client.socket.receiveCloseCode() == 1009)
+    }
+
     @Test func anUnknownKeyErrorNamesTheSeqOfThatKey() throws {
         let server = try TestServer(webSockets: { _ in })
         defer { server.stop() }
