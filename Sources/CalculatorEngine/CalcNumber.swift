@@ -16,7 +16,8 @@
 /// - An exact value whose numerator and denominator together need more than 70,000
 ///   bits is kept as an approximation instead, to bound time and memory.
 ///
-/// Range: results with |x| ≥ 1e10000 or 0 < |x| < 1e-10000 are `overflow`.
+/// Range: results with |x| ≥ 1e10000 or 0 < |x| < 1e-9999 are `overflow` (display
+/// exponents stay within four digits, as in Windows Calculator).
 struct CalcNumber: Sendable {
     enum Storage: Sendable {
         case exact(GMPRational)
@@ -40,7 +41,7 @@ struct CalcNumber: Sendable {
     static let snapSlackBits = 40
 
     private static let upperLimit = GMPRational.powerOfTen(10_000)
-    private static let lowerLimit = GMPRational.powerOfTen(-10_000)
+    private static let lowerLimit = GMPRational.powerOfTen(-9_999)
     private static let upperLimitMPFR = MPFRNumber.from(upperLimit)
     private static let lowerLimitMPFR = MPFRNumber.from(lowerLimit)
 
@@ -96,10 +97,10 @@ struct CalcNumber: Sendable {
     static func checked(_ q: GMPRational) throws(CalculatorError) -> CalcNumber {
         if q.isZero { return CalcNumber(exact: q) }
         let log2 = q.roughLog2
-        // log2(1e10000) ≈ 33219.3; roughLog2 is within one of log2|x|.
-        if log2 >= 33_221 || log2 <= -33_222 { throw .overflow }
+        // log2(1e10000) ≈ 33219.3, log2(1e-9999) ≈ -33216.0; roughLog2 is within one of log2|x|.
+        if log2 >= 33_221 || log2 <= -33_219 { throw .overflow }
         if log2 >= 33_218, q.compareMagnitude(upperLimit) >= 0 { throw .overflow }
-        if log2 <= -33_218, q.compareMagnitude(lowerLimit) < 0 { throw .overflow }
+        if log2 <= -33_214, q.compareMagnitude(lowerLimit) < 0 { throw .overflow }
         if q.numeratorBits + q.denominatorBits > maximumExactBits {
             return CalcNumber(approximate: .from(q))
         }

@@ -8,7 +8,9 @@
 /// mode honours precedence and right-associative `^`. Both share one machine: a stack of
 /// pending operators and operands that basic mode simply reduces at every operator.
 /// Where SPEC is silent the behaviour follows Windows Calculator:
-/// - `(` starts a fresh operand: a number typed just before it is dropped.
+/// - `(` right after an operand multiplies (`2 ( 3 )` is 2 × 3), and so does a number
+///   typed right after `)` (`( 8 ) 2` is 8 × 2); an operator right after `(` takes 0
+///   as its left operand.
 /// - `)` without an open `(` does nothing; `=` closes every open `(`.
 /// - A function key after an operator acts on the displayed value (`9 + sqrt =` → 12).
 /// - `=` with nothing pending repeats the last binary operation with its right operand,
@@ -38,6 +40,8 @@ public struct Calculator: Sendable {
     private var operandText: String?
     /// Whether an operand was given since the last operator or `(`.
     private var operandEntered = false
+    /// Whether that operand is a closed `( … )` group (a digit after it multiplies).
+    private var operandIsGroup = false
 
     private var values: [CalcNumber] = []
     private var pending: [Pending] = []
@@ -83,7 +87,8 @@ public struct Calculator: Sendable {
             groupStarts = []
             lastReduction = nil
             operandText = nil
-            operandEntered = true
+            operandEntered = false
+            operandIsGroup = false
         }
         return display
     }
@@ -115,15 +120,15 @@ public struct Calculator: Sendable {
         switch key {
         case .digit(let d):
             guard (0...9).contains(d) else { return }
-            startTyping()
+            try startTyping()
             entry?.append(digit: d)
         case .point:
-            startTyping()
+            try startTyping()
             entry?.appendPoint()
         case .exponentEntry:
             if entry == nil {
                 let shown = DecimalFormatter.string(for: current)
-                startTyping()
+                try startTyping()
                 if let plain = Entry(plain: shown), !current.isZero { entry = plain } else { entry?.integerDigits = "1" }
             }
             entry?.startExponent()
@@ -143,6 +148,7 @@ public struct Calculator: Sendable {
             current = .zero
             operandText = nil
             operandEntered = true
+            operandIsGroup = false
         case .add: try binary(.add)
         case .subtract: try binary(.subtract)
         case .multiply: try binary(.multiply)
@@ -152,7 +158,7 @@ public struct Calculator: Sendable {
         case .root: try binary(.root)
         case .equals: try equals()
         case .percent: try percent()
-        case .openParen: openGroup()
+        case .openParen: try openGroup()
         case .closeParen: try closeGroup()
         case .sqrt: try apply(.sqrt)
         case .square: try apply(.square)
@@ -190,13 +196,19 @@ public struct Calculator: Sendable {
 
     // MARK: Operands
 
-    /// Begins a new entry unless one is being typed; after `=` this starts a new calculation.
-    private mutating func startTyping() {
+    /// Begins a new entry unless one is being typed; after `=` this starts a new
+    /// calculation, and right after a closed group it multiplies (`( 8 ) 2` is 8 × 2).
+    private mutating func startTyping() throws(CalculatorError) {
         guard entry == nil else { return }
-        if finishedExpression != nil { startNewCalculation() }
+        if finishedExpression != nil {
+            startNewCalculation()
+        } else if operandEntered, operandIsGroup {
+            try binary(.multiply)
+        }
         entry = Entry()
         operandText = nil
         operandEntered = true
+        operandIsGroup = false
     }
 
     private mutating func setOperand(_ value: CalcNumber, text: String? = nil) {
@@ -205,6 +217,7 @@ public struct Calculator: Sendable {
         current = value
         operandText = text
         operandEntered = true
+        operandIsGroup = false
     }
 
     /// The operand as a value, ending the entry (a later digit starts a new number).
@@ -261,10 +274,19 @@ public struct Calculator: Sendable {
         tokens.append(op.symbol)
         current = values[values.count - 1]
         operandEntered = false
+        operandIsGroup = false
     }
 
+    /// Pushes the operand; right after `(` with nothing entered that operand is 0
+    /// (`1 + ( + 3 )` is 1 + (0 + 3)), as in Windows Calculator.
     private mutating func pushOperand() throws(CalculatorError) {
-        let value = try commitOperand()
+        var value: CalcNumber
+        if !operandEntered, case .group = pending.last {
+            value = .zero
+            operandText = nil
+        } else {
+            value = try commitOperand()
+        }
         tokens.append(operandText ?? DecimalFormatter.string(for: value))
         operandText = nil
         values.append(value)
@@ -281,12 +303,18 @@ public struct Calculator: Sendable {
         }
     }
 
-    private mutating func openGroup() {
+    /// `(`; after an operand (`2 (`, `( 7 ) (`) it first multiplies, as in Windows Calculator.
+    private mutating func openGroup() throws(CalculatorError) {
         guard groupStarts.count < Self.parenthesisLimit else { return }
-        if finishedExpression != nil { startNewCalculation() }
+        if finishedExpression != nil {
+            startNewCalculation()
+        } else if operandEntered {
+            try binary(.multiply)
+        }
         entry = nil
         operandText = nil
         operandEntered = false
+        operandIsGroup = false
         groupStarts.append(tokens.count)
         tokens.append("(")
         pending.append(.group)
@@ -303,6 +331,7 @@ public struct Calculator: Sendable {
         current = values.removeLast()
         operandText = text
         operandEntered = true
+        operandIsGroup = true
     }
 
     private mutating func equals() throws(CalculatorError) {
@@ -352,6 +381,7 @@ public struct Calculator: Sendable {
         lastReduction = nil
         operandText = nil
         operandEntered = true
+        operandIsGroup = false
         finishedExpression = expression
         history.append((CalculatorHistoryEntry(expression: expression, result: DecimalFormatter.string(for: current)), current))
         if history.count > Self.historyLimit { history.removeFirst(history.count - Self.historyLimit) }
@@ -365,6 +395,7 @@ public struct Calculator: Sendable {
     }
 
     private mutating func clearAll() {
+        operandIsGroup = false
         error = nil
         entry = nil
         current = .zero

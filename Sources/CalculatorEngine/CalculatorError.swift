@@ -8,7 +8,7 @@ public enum CalculatorError: String, Sendable, Error, CaseIterable {
     /// Outside a function's domain: √ or ln of a negative, asin 2, fact 2.5, an even root
     /// of a negative, a negative number raised to an inexact power.
     case invalidInput = "invalid_input"
-    /// A result or entry with |x| ≥ 1e10000 or 0 < |x| < 1e-10000, or a factorial above 3248!.
+    /// A result or entry with |x| ≥ 1e10000 or 0 < |x| < 1e-9999, or a factorial above 3248!.
     case overflow
 }
 

@@ -34,7 +34,7 @@ enum CalcCommand {
         if batch {
             while let line = readLine() {
                 let words = line.split(separator: " ").map(String.init)
-                print(evaluate(words, mode: mode, angle: angle) ?? "unknown_key")
+                print(evaluate(words, mode: mode, angle: angle, errorsAsCodes: true) ?? "unknown_key")
             }
             return 0
         }
@@ -47,7 +47,7 @@ enum CalcCommand {
     }
 
     /// The final display for `words`, or nil when a word is not a key.
-    static func evaluate(_ words: [String], mode: CalculatorMode, angle: AngleUnit) -> String? {
+    static func evaluate(_ words: [String], mode: CalculatorMode, angle: AngleUnit, errorsAsCodes: Bool = false) -> String? {
         var calculator = Calculator()
         _ = calculator.setMode(mode)
         _ = calculator.setAngle(angle)
@@ -56,7 +56,7 @@ enum CalcCommand {
             guard let keys = keys(for: word) else { return nil }
             for key in keys { display = calculator.press(key) }
         }
-        if let error = display.error { return CalculatorKeyWire.message(for: error) }
+        if let error = display.error { return errorsAsCodes ? error.rawValue : CalculatorKeyWire.message(for: error) }
         return display.display
     }
 
