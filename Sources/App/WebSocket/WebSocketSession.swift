@@ -4,14 +4,26 @@ import Synchronization
 import WebSocketCore
 
 /// How a frame sent to many clients behaves when a client falls behind.
-public enum OutboundStream: Sendable {
-    /// Each frame supersedes the previous one (rolling numbers, viewer counts): while the
+public enum OutboundStream: Sendable, Hashable {
+    /// Each frame supersedes the previous one of its stream (rolling numbers): while the
     /// client has more than the soft limit queued, frames are skipped, and the newest skipped
     /// one goes out once its queue drains.
     case latestValue
     /// Never dropped (results, phases): a client with more than the hard limit queued is
     /// closed with 1013 and resyncs from a snapshot when it reconnects.
     case reliable
+    /// Another latest-value stream, skipped and caught up independently of `.latestValue`
+    /// (e.g. viewer counts beside ticks, so a burst of ticks never hides the newest count).
+    case latestValueSlot(UInt8)
+
+    /// The latest-value slot, nil for reliable.
+    var latestSlot: UInt8? {
+        switch self {
+        case .latestValue: 0
+        case .latestValueSlot(let slot): slot
+        case .reliable: nil
+        }
+    }
 }
 
 /// One accepted WebSocket connection, confined to its loop: call everything on `loop`'s
@@ -59,8 +71,8 @@ public final class WebSocketSession: ConnectionHandler, GracefulShutdownHandling
     var registryIndex = -1
     /// Groups this session is in, left automatically on close.
     var memberships: [BroadcastGroup] = []
-    /// The newest latest-value frame skipped while the client was behind.
-    private var pendingLatest: BroadcastFrame?
+    /// Per latest-value slot, the newest frame skipped while the client was behind (usually empty).
+    private var pendingLatest: [(slot: UInt8, frame: BroadcastFrame)] = []
     /// We began closing (close frame queued): stop delivering and sending.
     private var closing = false
     /// When a close we started must be finished even if the queue never drains.
@@ -117,7 +129,7 @@ public final class WebSocketSession: ConnectionHandler, GracefulShutdownHandling
     public func close(code: WebSocketCloseCode = .normalClosure, reason: String = "") {
         guard !closing, codec.state == .open else { return }
         closing = true
-        pendingLatest = nil
+        pendingLatest = []
         closeCode = code.rawValue
         perform(codec.close(code: code, reason: Self.truncated(reason), now: .now))
         closeDeadline = .now + configuration.closeTimeout
@@ -127,7 +139,7 @@ public final class WebSocketSession: ConnectionHandler, GracefulShutdownHandling
     func abort(code: WebSocketCloseCode, reason: String = "") {
         guard !closing, codec.state != .closed else { return }
         closing = true
-        pendingLatest = nil
+        pendingLatest = []
         closeCode = code.rawValue
         connection.pauseReading()
         perform(codec.abort(code: code, reason: Self.truncated(reason)))
@@ -139,15 +151,18 @@ public final class WebSocketSession: ConnectionHandler, GracefulShutdownHandling
     @discardableResult
     func enqueue(_ frame: BroadcastFrame, stream: OutboundStream, cache: FrameVariantCache?) -> Bool {
         guard isOpen else { return false }
-        switch stream {
-        case .latestValue:
+        if let slot = stream.latestSlot {
             if connection.pendingOutboundBytes > configuration.latestValueSoftLimit {
-                pendingLatest = frame
+                if let index = pendingLatest.firstIndex(where: { $0.slot == slot }) {
+                    pendingLatest[index].frame = frame
+                } else {
+                    pendingLatest.append((slot, frame))
+                }
                 metrics.framesSkipped.increment()
                 return false
             }
-            pendingLatest = nil
-        case .reliable:
+            if !pendingLatest.isEmpty { pendingLatest.removeAll { $0.slot == slot } }
+        } else {
             guard checkReliableRoom() else { return false }
         }
         connection.write(bytes(for: frame, cache: cache))
@@ -198,7 +213,7 @@ public final class WebSocketSession: ConnectionHandler, GracefulShutdownHandling
             case .closeAfterWrite:
                 if closeCode == nil, let failure = codec.failure { closeCode = failure.closeCode.rawValue }
                 closing = true
-                pendingLatest = nil
+                pendingLatest = []
                 if closeDeadline == nil { closeDeadline = .now + configuration.closeTimeout }
                 connection.close()
             case .closeNow:
@@ -222,10 +237,7 @@ public final class WebSocketSession: ConnectionHandler, GracefulShutdownHandling
             connection.closeNow()
             return
         }
-        if let pendingLatest, connection.pendingOutboundBytes == 0 {
-            self.pendingLatest = nil
-            if enqueue(pendingLatest, stream: .latestValue, cache: nil) { metrics.messagesSent.increment() }
-        }
+        if !pendingLatest.isEmpty && connection.pendingOutboundBytes == 0 { sendSkippedLatest() }
         let actions = codec.tick(now: now)
         if !actions.isEmpty { perform(actions) }
     }
@@ -242,16 +254,22 @@ public final class WebSocketSession: ConnectionHandler, GracefulShutdownHandling
     }
 
     public func drained(_ connection: TCPConnection) {
-        if let pendingLatest {
-            self.pendingLatest = nil
-            if enqueue(pendingLatest, stream: .latestValue, cache: nil) { metrics.messagesSent.increment() }
+        if !pendingLatest.isEmpty { sendSkippedLatest() }
+    }
+
+    /// The queue drained: the newest skipped frame of each latest-value stream goes out.
+    private func sendSkippedLatest() {
+        let skipped = pendingLatest
+        pendingLatest = []
+        for (slot, frame) in skipped where enqueue(frame, stream: slot == 0 ? .latestValue : .latestValueSlot(slot), cache: nil) {
+            metrics.messagesSent.increment()
         }
     }
 
     public func closed(_ connection: TCPConnection, error: POSIXError?) {
         guard !isClosed else { return }
         isClosed = true
-        pendingLatest = nil
+        pendingLatest = []
         loopSessions.remove(self)
         for group in memberships { group.removeClosed(self) }
         memberships = []
