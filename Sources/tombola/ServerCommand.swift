@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import App
+import Foundation
 
 /// Parses options and runs the server until SIGINT/SIGTERM; SIGHUP reloads `Public/`.
 /// Exit codes: 0 after a clean stop, 1 when the server cannot start, 2 for bad usage.
@@ -26,15 +27,26 @@ enum ServerCommand {
         let signals = [SIGINT, SIGTERM, SIGHUP]
         ProcessSignals.block(signals)
 
-        let server = Server(configuration: configuration, router: AppRoutes.router(for: configuration))
+        let metrics = MetricsRegistry()
+        let draws: DrawService
+        do {
+            draws = try DrawService.open(configuration: configuration, metrics: metrics)
+        } catch {
+            emit("tombola: cannot open the draws in \(configuration.dataDirectory): \(error)\n", to: 2)
+            return 1
+        }
+        let server = Server(configuration: configuration, router: AppRoutes.router(for: configuration, draws: draws),
+                            metrics: metrics)
         let port: Int
         do {
             port = try server.start()
         } catch {
+            draws.shutdown()
             emit("tombola: \(error)\n", to: 2)
             return 1
         }
-        emit(Banner.text(configuration: configuration, port: port), to: 1)
+        draws.baseURL = DrawService.baseURL(configuration: configuration, port: port)
+        emit(banner(configuration: configuration, port: port, draws: draws), to: 1)
 
         while true {
             let signal = ProcessSignals.wait(for: signals)
@@ -49,8 +61,29 @@ enum ServerCommand {
             }
             emit("tombola: stopping…\n", to: 1)
             server.shutdown()
+            draws.shutdown()
             return 0
         }
+    }
+
+    /// The start-up banner: the one deliberate place secrets are printed (the host link of
+    /// the default draw when its key is known this run, and the admin key).
+    private static func banner(configuration: ServerConfiguration, port: Int, draws: DrawService) -> String {
+        var shown = configuration
+        let draw = draws.defaultDraw
+        shown.defaultDrawCode = draw.code
+        shown.hostKey = draw.hostKey
+        shown.adminKey = draws.adminKey
+        var note = ""
+        if draw.hostKey == nil {
+            note = "  The host key of draw \(draw.code) was printed when it was created (only its hash is stored);\n"
+                + "  to set a new one, restart with --host-key KEY.\n"
+        } else if draw.keyReset {
+            note = "  The host key of draw \(draw.code) was replaced by --host-key.\n"
+        }
+        let text = Banner.text(configuration: shown, port: port)
+        guard !note.isEmpty, let end = text.range(of: "\nPress Ctrl-C") else { return text }
+        return text.replacingCharacters(in: end, with: "\n" + note + "\nPress Ctrl-C")
     }
 
     /// Unbuffered, so lines from the loops' access log and from here never interleave.
