@@ -17,7 +17,7 @@ final class ManualClock: Sendable {
         return CalcSessionStore(ttl: ttl, capacity: capacity, now: { clock.now })
     }
 
-    static func owner(_ id: UInt64, moved: @escaping @Sendable () -> Void = {}) -> CalcSessionStore.Owner {
+    static func owner(_ id: UInt64, moved: @escaping @Sendable (String) -> Void = { _ in }) -> CalcSessionStore.Owner {
         CalcSessionStore.Owner(id: id, moved: moved)
     }
 
@@ -55,11 +55,15 @@ final class ManualClock: Sendable {
     @Test func resumingReleasesTheFreshSessionAndTellsAPreviousHolder() {
         let store = makeStore()
         let moved = Atomic<Int>(0)
-        let first = store.open(owner: Self.owner(1, moved: { moved.add(1, ordering: .relaxed) }))
+        let movedIDs = Mutex<[String]>([])
+        let first = store.open(owner: Self.owner(1, moved: { id in
+            moved.add(1, ordering: .relaxed)
+            movedIDs.withLock { $0.append(id) }
+        }))
         Self.touch(first)
         let second = store.open(owner: Self.owner(2))
         #expect(store.resume(id: first.id, owner: Self.owner(2), releasing: second) === first)
-        #expect(moved.load(ordering: .relaxed) == 1)
+        #expect(movedIDs.withLock { $0 } == [first.id])
         #expect(store.count == 1, "the untouched fresh session is gone")
         #expect(store.heldCount == 1)
         // The old holder's close no longer releases what it lost.

@@ -5,7 +5,10 @@ import Posix
 /// answers every message (docs/PROTOCOL.md), and hands its session back to the store when
 /// the socket closes.
 final class CalcConnection {
-    private unowned let socket: WebSocketSession
+    /// Weak: a `moved` notice can arrive after the socket is gone.
+    private weak var socket: WebSocketSession?
+    private let socketID: UInt64
+    private let loop: EventLoop
     private let service: CalcService
     /// Set right after init (the store needs `self` as the owner); never nil afterwards.
     private var session: CalcSession!
@@ -21,13 +24,15 @@ final class CalcConnection {
 
     private init(socket: WebSocketSession, service: CalcService) {
         self.socket = socket
+        socketID = socket.id
+        loop = socket.loop
         self.service = service
         session = service.store.open(owner: owner)
     }
 
     private var owner: CalcSessionStore.Owner {
-        let bound = LoopBound(self, loop: socket.loop)
-        return CalcSessionStore.Owner(id: socket.id, moved: { bound.execute { $0.sessionMoved() } })
+        let bound = LoopBound(self, loop: loop)
+        return CalcSessionStore.Owner(id: socketID, moved: { id in bound.execute { $0.sessionMoved(id) } })
     }
 
     private func greet() {
@@ -62,23 +67,23 @@ final class CalcConnection {
             }
             session = resumed
             greet()
-            if service.store.claimSweep() { service.startSweeping(on: socket.loop) }
+            if service.store.claimSweep() { service.startSweeping(on: loop) }
         }
     }
 
-    /// Another socket resumed this one's session: carry on with a new one, announced with a
-    /// fresh `hello` and `display`.
-    private func sessionMoved() {
-        guard socket.isOpen else { return }
+    /// Another socket resumed session `id`: if this one still shows it, carry on with a new
+    /// session, announced with a fresh `hello` and `display`.
+    private func sessionMoved(_ id: String) {
+        guard session.id == id, let socket, socket.isOpen else { return }
         session = service.store.open(owner: owner)
         greet()
     }
 
     private func closed() {
-        if service.store.release(session, ownerID: socket.id) { service.startSweeping(on: socket.loop) }
+        if service.store.release(session, ownerID: socketID) { service.startSweeping(on: loop) }
     }
 
     private func send(_ text: String) {
-        socket.send(text: text)
+        socket?.send(text: text)
     }
 }

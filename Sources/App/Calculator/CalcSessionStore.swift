@@ -6,11 +6,11 @@ import Synchronization
 ///
 /// Lock order: the store's mutex may be held while a session's is taken, never the reverse.
 final class CalcSessionStore: Sendable {
-    /// The socket holding a session. `moved` runs (on any thread, outside the store's lock)
-    /// when another socket resumes the session.
+    /// The socket holding a session. `moved` runs with the session's id (on any thread,
+    /// outside the store's lock) when another socket resumes that session.
     struct Owner: Sendable {
         let id: UInt64
-        let moved: @Sendable () -> Void
+        let moved: @Sendable (String) -> Void
     }
 
     let ttl: Duration
@@ -91,7 +91,7 @@ final class CalcSessionStore: Sendable {
             return (entry.session, previous)
         }
         guard let (session, previous) = outcome else { return nil }
-        previous?.moved()
+        previous?.moved(id)
         return session
     }
 
