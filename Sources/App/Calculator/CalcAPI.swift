@@ -1,5 +1,4 @@
 import CalculatorEngine
-import Dispatch
 import HTTPCore
 
 /// `POST /api/calc`: `{"keys":["1","+","2","="],"mode":"basic","angle":"rad"}` → the final
@@ -33,8 +32,8 @@ enum CalcAPI {
             responder.respond(json(error.status, CalcFrames.apiError(error.error, index: error.index)))
             return
         }
-        // Up to 10,000 keys (some scientific) is too long to run on an event loop.
-        DispatchQueue.global().async {
+        // Up to 10,000 keys can take seconds (the expression line grows with every operator).
+        service.apiQueue.async {
             let display = evaluate(parsed)
             service.countKeys(parsed.keys.count, via: .api)
             responder.respond(json(.ok, Array(CalcFrames.display(display, seq: nil).utf8)))

@@ -1,3 +1,4 @@
+import Dispatch
 import HTTPCore
 import Posix
 import Synchronization
@@ -17,6 +18,9 @@ final class CalcService: Sendable {
     let store: CalcSessionStore
     /// How often kept sessions are checked for expiry while any are kept.
     let sweepInterval: Duration
+    /// Runs `/api/calc` evaluations one at a time, off the event loops: a long key list costs
+    /// seconds, and a flood of them then takes one core, not all of them.
+    let apiQueue = DispatchQueue(label: "tombola.calc.api")
     private let wsKeys = AtomicLazyReference<MetricsCounter>()
     private let apiKeys = AtomicLazyReference<MetricsCounter>()
 
