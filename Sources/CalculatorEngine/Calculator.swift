@@ -34,28 +34,28 @@ public struct Calculator: Sendable {
         case group
     }
 
-    private var entry: Entry?
-    private var current: CalcNumber = .zero
+    var entry: Entry?
+    var current: CalcNumber = .zero
     /// How `current` reads in the expression when it came from a function, `%` or a group.
-    private var operandText: String?
+    var operandText: String?
     /// Whether an operand was given since the last operator or `(`.
-    private var operandEntered = false
+    var operandEntered = false
     /// Whether that operand is a closed `( … )` group (a digit after it multiplies).
-    private var operandIsGroup = false
+    var operandIsGroup = false
 
-    private var values: [CalcNumber] = []
-    private var pending: [Pending] = []
-    private var tokens: [String] = []
-    private var groupStarts: [Int] = []
+    var values: [CalcNumber] = []
+    var pending: [Pending] = []
+    var tokens: [String] = []
+    var groupStarts: [Int] = []
 
-    private var lastReduction: (BinaryOperator, CalcNumber)?
-    private var repeatOperation: (BinaryOperator, CalcNumber)?
+    var lastReduction: (BinaryOperator, CalcNumber)?
+    var repeatOperation: (BinaryOperator, CalcNumber)?
     /// The finished expression while the result of `=` is shown.
-    private var finishedExpression: String?
+    var finishedExpression: String?
 
-    private var error: CalculatorError?
-    private var memory: CalcNumber?
-    private var history: [(entry: CalculatorHistoryEntry, value: CalcNumber)] = []
+    var error: CalculatorError?
+    var memory: CalcNumber?
+    var history: [(entry: CalculatorHistoryEntry, value: CalcNumber)] = []
 
     public init() {}
 
@@ -211,7 +211,7 @@ public struct Calculator: Sendable {
         operandIsGroup = false
     }
 
-    private mutating func setOperand(_ value: CalcNumber, text: String? = nil) {
+    mutating func setOperand(_ value: CalcNumber, text: String? = nil) {
         if finishedExpression != nil { startNewCalculation() }
         entry = nil
         current = value
@@ -221,7 +221,7 @@ public struct Calculator: Sendable {
     }
 
     /// The operand as a value, ending the entry (a later digit starts a new number).
-    private mutating func commitOperand() throws(CalculatorError) -> CalcNumber {
+    mutating func commitOperand() throws(CalculatorError) -> CalcNumber {
         if let typed = entry {
             current = try typed.value()
             entry = nil
@@ -249,144 +249,6 @@ public struct Calculator: Sendable {
         setOperand(result, text: DecimalFormatter.string(for: result))
     }
 
-    // MARK: Expression
-
-    private mutating func startNewCalculation() {
-        finishedExpression = nil
-        tokens = []
-        lastReduction = nil
-    }
-
-    private mutating func binary(_ op: BinaryOperator) throws(CalculatorError) {
-        if finishedExpression != nil { startNewCalculation() }
-        if !operandEntered, case .binary = pending.last {
-            pending[pending.count - 1] = .binary(op)
-            tokens[tokens.count - 1] = op.symbol
-            return
-        }
-        try pushOperand()
-        let mode = mode
-        try reduce { top in
-            mode == .basic || top.precedence > op.precedence
-                || (top.precedence == op.precedence && !op.isRightAssociative)
-        }
-        pending.append(.binary(op))
-        tokens.append(op.symbol)
-        current = values[values.count - 1]
-        operandEntered = false
-        operandIsGroup = false
-    }
-
-    /// Pushes the operand; right after `(` with nothing entered that operand is 0
-    /// (`1 + ( + 3 )` is 1 + (0 + 3)), as in Windows Calculator.
-    private mutating func pushOperand() throws(CalculatorError) {
-        var value: CalcNumber
-        if !operandEntered, case .group = pending.last {
-            value = .zero
-            operandText = nil
-        } else {
-            value = try commitOperand()
-        }
-        tokens.append(operandText ?? DecimalFormatter.string(for: value))
-        operandText = nil
-        values.append(value)
-    }
-
-    /// Applies pending binary operators from the top while `condition` holds, stopping at `(`.
-    private mutating func reduce(while condition: (BinaryOperator) -> Bool) throws(CalculatorError) {
-        while case .binary(let op) = pending.last, condition(op) {
-            pending.removeLast()
-            let rhs = values.removeLast()
-            let lhs = values.removeLast()
-            values.append(try op.apply(lhs, rhs))
-            lastReduction = (op, rhs)
-        }
-    }
-
-    /// `(`; after an operand (`2 (`, `( 7 ) (`) it first multiplies, as in Windows Calculator.
-    private mutating func openGroup() throws(CalculatorError) {
-        guard groupStarts.count < Self.parenthesisLimit else { return }
-        if finishedExpression != nil {
-            startNewCalculation()
-        } else if operandEntered {
-            try binary(.multiply)
-        }
-        entry = nil
-        operandText = nil
-        operandEntered = false
-        operandIsGroup = false
-        groupStarts.append(tokens.count)
-        tokens.append("(")
-        pending.append(.group)
-    }
-
-    private mutating func closeGroup() throws(CalculatorError) {
-        guard let start = groupStarts.last else { return }
-        try pushOperand()
-        try reduce { _ in true }
-        pending.removeLast()
-        groupStarts.removeLast()
-        let text = (tokens[start...] + [")"]).joined(separator: " ")
-        tokens.removeSubrange(start...)
-        current = values.removeLast()
-        operandText = text
-        operandEntered = true
-        operandIsGroup = true
-    }
-
-    private mutating func equals() throws(CalculatorError) {
-        let nothingPending = pending.isEmpty && tokens.isEmpty && lastReduction == nil
-        if finishedExpression != nil || nothingPending {
-            let lhs = try commitOperand()
-            let text = operandText ?? DecimalFormatter.string(for: lhs)
-            if let (op, rhs) = repeatOperation {
-                current = try op.apply(lhs, rhs)
-                finish(text + " " + op.symbol + " " + DecimalFormatter.string(for: rhs) + " =")
-            } else if operandText != nil {
-                finish(text + " =")
-            } else {
-                startNewCalculation()
-                finishedExpression = text + " ="
-            }
-            return
-        }
-        if !pending.isEmpty {
-            try pushOperand()
-            while let top = pending.last {
-                switch top {
-                case .group:
-                    pending.removeLast()
-                    groupStarts.removeLast()
-                    tokens.append(")")
-                case .binary:
-                    try reduce { _ in true }
-                }
-            }
-            current = values.removeLast()
-        } else {
-            current = try commitOperand()
-            if let text = operandText { tokens.append(text) }
-        }
-        repeatOperation = lastReduction
-        finish(tokens.joined(separator: " ") + " =")
-    }
-
-    /// Shows `current` as the result of `expression` and writes it to the history tape.
-    private mutating func finish(_ expression: String) {
-        entry = nil
-        values = []
-        pending = []
-        tokens = []
-        groupStarts = []
-        lastReduction = nil
-        operandText = nil
-        operandEntered = true
-        operandIsGroup = false
-        finishedExpression = expression
-        history.append((CalculatorHistoryEntry(expression: expression, result: DecimalFormatter.string(for: current)), current))
-        if history.count > Self.historyLimit { history.removeFirst(history.count - Self.historyLimit) }
-    }
-
     // MARK: Errors and clearing
 
     private mutating func enter(_ error: CalculatorError) {
@@ -394,7 +256,7 @@ public struct Calculator: Sendable {
         self.error = error
     }
 
-    private mutating func clearAll() {
+    mutating func clearAll() {
         operandIsGroup = false
         error = nil
         entry = nil
