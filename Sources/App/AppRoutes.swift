@@ -3,6 +3,7 @@
 public enum AppRoutes {
     public static func install(into router: inout Router, configuration: ServerConfiguration, draws: DrawService? = nil) {
         if configuration.echoEndpoint { EchoEndpoint.install(into: &router) }
+        CalcService.install(into: &router)
         if let draws { DrawRoutes.install(into: &router, service: draws) }
     }
 

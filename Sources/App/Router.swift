@@ -29,6 +29,8 @@ public struct Router: Sendable {
     private(set) var upgrades: [(prefix: String, handler: UpgradeHandler)] = []
     /// Shared by the WebSocket endpoints registered here; bound by the `Server` that runs them.
     let webSockets = WebSocketRuntime()
+    /// Run by `Server.init` with its metrics registry.
+    private(set) var metricsInstallers: [@Sendable (MetricsRegistry) -> Void] = []
 
     public init() {}
 
@@ -51,6 +53,12 @@ public struct Router: Sendable {
     public mutating func upgrade(prefix: String, _ handler: @escaping UpgradeHandler) {
         upgrades.append((prefix, handler))
         upgrades.sort { $0.prefix.count > $1.prefix.count }
+    }
+
+    /// Registers metrics in the registry of the `Server` made with this router (routes made
+    /// before the server exists count things this way).
+    public mutating func onMetrics(_ install: @escaping @Sendable (MetricsRegistry) -> Void) {
+        metricsInstallers.append(install)
     }
 
     enum Match {

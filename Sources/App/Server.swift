@@ -36,6 +36,7 @@ public final class Server: Sendable {
             }
         }
         router.webSockets.bind(allowedOrigins: configuration.allowedOrigins, metrics: metrics)
+        for install in router.metricsInstallers { install(metrics) }
         self.router = router
     }
 
