@@ -1,11 +1,9 @@
-"""Browser test harness: starts the real Tombola server (or, with
-TOMBOLA_MOCK=1, Tests/browser/mock_server.py) on a free port with a temporary
-data directory and fixed keys, and hands out headless Chromium drivers that
-collect console errors.
+"""Browser test harness: starts the real Tombola server on a free port with a
+temporary data directory and fixed keys, and hands out headless Chromium drivers
+that collect console errors.
 
 Environment:
   TOMBOLA_BIN        server binary (default .build/release/tombola, then .build/debug/tombola)
-  TOMBOLA_MOCK=1     use the Python stand-in instead of the binary
   CHROMIUM, CHROMEDRIVER   defaults /usr/bin/chromium, /usr/bin/chromedriver
 """
 
@@ -43,8 +41,6 @@ def free_port():
 def server_command(port, data_dir):
     flags = ["--host", "127.0.0.1", "--port", str(port), "--data", data_dir,
              "--host-key", HOST_KEY, "--admin-key", ADMIN_KEY, "--default-draw", DRAW_CODE]
-    if os.environ.get("TOMBOLA_MOCK") == "1":
-        return [sys.executable, os.path.join(HERE, "mock_server.py")] + flags
     candidates = [os.environ.get("TOMBOLA_BIN"),
                   os.path.join(ROOT, ".build", "release", "tombola"),
                   os.path.join(ROOT, ".build", "debug", "tombola")]
@@ -52,7 +48,7 @@ def server_command(port, data_dir):
         if path and os.path.isfile(path) and os.access(path, os.X_OK):
             return [path] + flags
     pytest.fail("no server binary: build it (swift build -c release --product tombola), "
-                "set TOMBOLA_BIN, or run with TOMBOLA_MOCK=1 against the Python stand-in")
+                "or set TOMBOLA_BIN")
 
 
 class Server:
@@ -254,20 +250,13 @@ def proxy(server):
     p.close()
 
 
-def static_public():
-    """Serves Public/ without a server (for tests of page-only code)."""
-    sys.path.insert(0, HERE)
-    import static_server
-    httpd = static_server.serve(0)
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    return httpd
-
-
 @pytest.fixture(scope="session")
 def static_site():
-    httpd = static_public()
-    yield "http://127.0.0.1:%d" % httpd.server_address[1]
-    httpd.shutdown()
+    """The real server, for tests of page-only code (formatting, CSV, verify.js)."""
+    srv = Server()
+    yield "http://127.0.0.1:%d" % srv.port
+    srv.stop()
+    shutil.rmtree(srv.data_dir, ignore_errors=True)
 
 
 def pretty(obj):

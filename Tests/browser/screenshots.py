@@ -3,7 +3,7 @@
 few rounds. Uses the same harness as the tests:
 
     python3 Tests/browser/screenshots.py            # the built server
-    TOMBOLA_MOCK=1 python3 Tests/browser/screenshots.py   # the Python stand-in
+
 """
 
 import os
