@@ -57,7 +57,7 @@ import WebSocketClient
         let display = try client.type("1 / 0 =")
         #expect(display["error"] as? String == "divide_by_zero")
         #expect(display["message"] as? String == "Cannot divide by zero")
-        #expect(display["display"] as? String == "")
+        #expect(display["display"] as? String == "Cannot divide by zero")
         #expect(try client.press("C")["error"] is NSNull)
     }
 

@@ -15,7 +15,8 @@ enum CalcFrames {
             appendInteger(seq, to: &out)
         }
         out.append(contentsOf: #","display":"#.utf8)
-        appendString(display.display, to: &out)
+        // While an error shows, the display carries its message, as a calculator's screen does.
+        appendString(display.error.map(CalculatorKeyWire.message(for:)) ?? display.display, to: &out)
         out.append(contentsOf: #","expression":"#.utf8)
         appendString(display.expression, to: &out)
         if let error = display.error {
