@@ -7,6 +7,8 @@ public final class InflateStream {
     // zlib keeps a pointer back to the z_stream, so it must not move: heap-allocate it.
     private let stream: UnsafeMutablePointer<z_stream>
     public let windowBits: Int
+    /// Where zlib writes each chunk; kept only while this stream lives.
+    private var scratch: [UInt8] = []
 
     /// - Parameter windowBits: 8...15; a larger window decodes any stream made with a smaller one.
     public init(windowBits: Int = 15) throws(CompressionError) {
@@ -71,16 +73,17 @@ public final class InflateStream {
             // Room for at most one byte past the limit, so going over is detected, never buffered.
             let room = min(chunkSize, limit - output.count + 1)
             guard room > 0 else { return .outputLimitExceeded(limit: limit) }
-            let start = output.count
             let availableBefore = stream.pointee.avail_in
-            output.append(contentsOf: repeatElement(0, count: room))
-            let status: Int32 = output.withUnsafeMutableBufferPointer { outBuf in
-                stream.pointee.next_out = outBuf.baseAddress! + start
+            // Inflate into a scratch chunk and copy what came out: appending a run of zeros
+            // and trimming it costs a loop per byte in unoptimized builds.
+            if scratch.count < chunkSize { scratch = [UInt8](repeating: 0, count: chunkSize) }
+            let status: Int32 = scratch.withUnsafeMutableBufferPointer { outBuf in
+                stream.pointee.next_out = outBuf.baseAddress!
                 stream.pointee.avail_out = UInt32(room)
                 return CZlib.inflate(stream, Z_SYNC_FLUSH)
             }
             let unused = Int(stream.pointee.avail_out)
-            output.removeLast(unused)
+            output.append(contentsOf: scratch[0..<(room - unused)])
             if output.count > limit { return .outputLimitExceeded(limit: limit) }
             switch status {
             case Z_OK, Z_BUF_ERROR:

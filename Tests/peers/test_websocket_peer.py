@@ -12,6 +12,7 @@ import subprocess
 import tempfile
 import urllib.error
 import urllib.request
+import zlib
 
 import pytest
 from websockets.exceptions import ConnectionClosed, InvalidStatus
@@ -149,11 +150,11 @@ def test_refuses_a_message_over_16_mib_with_1009(server):
 
 # Crafted frames, beyond what a well-behaved client library sends.
 
-def raw_session(server):
+def raw_session(server, extra=""):
     sock = socket.create_connection(("127.0.0.1", server.port), timeout=10)
     key = base64.b64encode(os.urandom(16)).decode()
     sock.sendall((f"GET /ws/echo HTTP/1.1\r\nHost: 127.0.0.1:{server.port}\r\nUpgrade: websocket\r\n"
-                  f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n").encode())
+                  f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n{extra}\r\n").encode())
     head = b""
     while b"\r\n\r\n" not in head:
         chunk = sock.recv(4096)
@@ -224,6 +225,42 @@ def test_fails_bad_frames_with_the_right_close_code(server, frames, code):
             pass
     finally:
         sock.close()
+
+
+def test_a_compression_bomb_closes_with_1009(server):
+    sock, buffered = raw_session(server, "Sec-WebSocket-Extensions: permessage-deflate\r\n")
+    try:
+        compressor = zlib.compressobj(9, zlib.DEFLATED, -15)
+        body = compressor.compress(b"\x00" * (64 << 20)) + compressor.flush(zlib.Z_SYNC_FLUSH)
+        assert body.endswith(b"\x00\x00\xff\xff") and len(body) < 100_000  # 64 MiB in ~64 KiB
+        sock.sendall(frame(0x2, body[:-4], rsv=0x40))
+        assert read_close_code(sock, buffered) == 1009
+    finally:
+        sock.close()
+    with open_echo(server) as ws:  # and the server carries on
+        ws.send("still here")
+        assert ws.recv(timeout=5) == "still here"
+
+
+def test_random_garbage_never_stops_the_server(server):
+    import random
+    seed = int.from_bytes(os.urandom(4), "big")
+    generator = random.Random(seed)
+    for _ in range(30):
+        sock, _ = raw_session(server)
+        try:
+            sock.sendall(bytes(generator.randrange(256) for _ in range(generator.randrange(1, 4000))))
+            sock.shutdown(socket.SHUT_WR)
+            sock.settimeout(10)
+            while sock.recv(65536):
+                pass
+        except ConnectionResetError:
+            pass
+        finally:
+            sock.close()
+    with open_echo(server) as ws:
+        ws.send("alive")
+        assert ws.recv(timeout=5) == "alive", f"seed {seed}"
 
 
 def test_refuses_a_foreign_origin_and_a_wrong_version(server):
