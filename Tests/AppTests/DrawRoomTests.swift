@@ -48,6 +48,21 @@ extension WebSocketClient {
         return try next(type: type, skipped: &skipped, timeout: timeout)
     }
 
+    /// Every message that arrives within `duration`.
+    func collect(for duration: Duration) throws -> [JSONValue] {
+        let deadline = ContinuousClock.now + duration
+        var messages = [JSONValue]()
+        while ContinuousClock.now < deadline {
+            do {
+                guard case .text(let text) = try receive(timeout: deadline - ContinuousClock.now) else { continue }
+                messages.append(try JSONValue.parse(text))
+            } catch WebSocketClient.ClientError.timedOut {
+                break
+            }
+        }
+        return messages
+    }
+
     /// The next message that is not a tick or viewer count.
     func nextEvent(timeout: Duration = .seconds(5)) throws -> JSONValue {
         while true {
@@ -384,4 +399,61 @@ struct DrawRoomTests {
         #expect(try server.command("start").status == 200)
         #expect(try server.command("stop").json["result"]?["round"]?.intValue == 4)
     }
+
+    @Test func voidAndClearAreBroadcastToEveryPage() throws {
+        let server = try DrawTestServer(slowDown: .milliseconds(100))
+        defer { server.stop() }
+        let viewer = try server.connect()
+        _ = try viewer.next(type: "state")
+        let host = try server.host()
+        try host.send(text: #"{"type":"start","seq":1}"#)
+        try host.send(text: #"{"type":"stop","seq":2}"#)
+        #expect(try host.next(type: "ack")["seq"]?.intValue == 1)
+        #expect(try host.next(type: "ack")["seq"]?.intValue == 2)
+        let result = try viewer.next(type: "result")
+        let winner = try #require(result["winners"]?.arrayValue?.first)
+        _ = try viewer.next(type: "commit")
+
+        try host.send(text: #"{"type":"void","seq":3,"round":1,"winner":\#(winner.canonicalString),"reason":"no-show"}"#)
+        #expect(try host.next(type: "ack")["command"]?.stringValue == "void")
+        let replacement = try viewer.next(type: "result")
+        #expect(replacement["round"]?.intValue == 1)
+        #expect(replacement["replaces"]?["winner"] == winner)
+        let next = try viewer.next(type: "commit")
+        #expect(next["round"]?.intValue == 2)
+        #expect(next["commitment"] != replacement["commitment"])
+
+        try host.send(text: #"{"type":"clear","seq":4}"#)
+        #expect(try viewer.nextEvent()["type"]?.stringValue == "cleared")
+        #expect(try viewer.nextEvent() == .object(["type": .string("phase"), "phase": .string("idle")]))
+        try viewer.send(text: #"{"type":"sync"}"#)
+        let state = try viewer.next(type: "state")
+        #expect(state["rounds"] == .array([]))
+        #expect(state["result"] == .null)
+        #expect(try RoundVerifier.verify(exportText: try server.exportJSON()).passed)
+    }
+
+    @Test func aStorageFailureTellsTheHostAndAnnouncesNothing() throws {
+        let server = try DrawTestServer()
+        defer { server.stop() }
+        let viewer = try server.connect()
+        _ = try viewer.next(type: "state")
+        let host = try server.host()
+        try host.send(text: #"{"type":"start","seq":1}"#)
+        _ = try host.next(type: "ack")
+        server.service.storage.close()
+        try host.send(text: #"{"type":"stop","seq":2}"#)
+        var before = [JSONValue]()
+        let error = try host.next(type: "error", skipped: &before)
+        #expect(before.allSatisfy { ["tick", "phase"].contains($0["type"]?.stringValue ?? "") && $0["phase"]?.stringValue != "stopping" })
+        #expect(error["code"]?.stringValue == "storage_failed")
+        #expect(error["seq"]?.intValue == 2)
+        // The viewer saw rolling and keeps seeing ticks; no stopping, no result.
+        #expect(try viewer.nextEvent()["phase"]?.stringValue == "rolling")
+        let later = try viewer.collect(for: .milliseconds(600))
+        #expect(!later.isEmpty)
+        #expect(later.allSatisfy { $0["type"]?.stringValue == "tick" })
+        #expect(try server.state()["phase"]?.stringValue == "rolling")
+    }
 }
+
