@@ -1,9 +1,92 @@
+import App
 import CalculatorEngine
 
-/// `tombola calc 0.1 + 0.2 =` prints `0.3`.
+/// `tombola calc [--mode basic|scientific] [--deg|--rad] KEY…` presses wire keys and
+/// prints the final display (`tombola calc 0.1 + 0.2 =` prints `0.3`); a multi-digit
+/// argument such as `99999999` or `1.5` is pressed character by character.
+/// `tombola calc --batch [--mode …] [--deg]` reads one space-separated key sequence per
+/// line from stdin, runs each on a fresh calculator and prints one display per line.
+/// An error prints its English message; an unknown key exits with status 2.
 enum CalcCommand {
     static func run(_ arguments: [String]) -> Int32 {
-        print("tombola calc: not built yet")
-        return 1
+        var mode = CalculatorMode.basic
+        var angle = AngleUnit.radians
+        var batch = false
+        var keys: [String] = []
+        var index = 0
+        while index < arguments.count {
+            let argument = arguments[index]
+            switch argument {
+            case "--batch": batch = true
+            case "--deg": angle = .degrees
+            case "--rad": angle = .radians
+            case "--mode":
+                index += 1
+                guard index < arguments.count, let parsed = CalculatorKeyWire.mode(for: arguments[index]) else {
+                    printError("tombola calc: --mode takes basic or scientific")
+                    return 2
+                }
+                mode = parsed
+            default: keys.append(argument)
+            }
+            index += 1
+        }
+        if batch {
+            while let line = readLine() {
+                let words = line.split(separator: " ").map(String.init)
+                print(evaluate(words, mode: mode, angle: angle) ?? "unknown_key")
+            }
+            return 0
+        }
+        guard let output = evaluate(keys, mode: mode, angle: angle) else {
+            printError("tombola calc: unknown key")
+            return 2
+        }
+        print(output)
+        return 0
+    }
+
+    /// The final display for `words`, or nil when a word is not a key.
+    static func evaluate(_ words: [String], mode: CalculatorMode, angle: AngleUnit) -> String? {
+        var calculator = Calculator()
+        _ = calculator.setMode(mode)
+        _ = calculator.setAngle(angle)
+        var display = calculator.display
+        for word in words {
+            guard let keys = keys(for: word) else { return nil }
+            for key in keys { display = calculator.press(key) }
+        }
+        if let error = display.error { return CalculatorKeyWire.message(for: error) }
+        return display.display
+    }
+
+    /// A wire key, or a number typed digit by digit.
+    private static func keys(for word: String) -> [CalculatorKey]? {
+        if let key = CalculatorKeyWire.key(for: word) { return [key] }
+        var keys: [CalculatorKey] = []
+        for character in word {
+            guard let key = CalculatorKeyWire.key(for: String(character)), character.isNumber || character == "." else {
+                return nil
+            }
+            keys.append(key)
+        }
+        return keys.isEmpty ? nil : keys
+    }
+
+    private static func printError(_ text: String) {
+        var standardError = StandardError()
+        print(text, to: &standardError)
+    }
+}
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Writes to stderr for `print(_:to:)`.
+struct StandardError: TextOutputStream {
+    mutating func write(_ string: String) {
+        var bytes = Array(string.utf8)
+        _ = bytes.withUnsafeMutableBytes { Glibc.write(2, $0.baseAddress, $0.count) }
     }
 }

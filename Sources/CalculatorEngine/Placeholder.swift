@@ -1,2 +1,0 @@
-/// CalculatorEngine module; see ../../../shared/STYLE.md for its role.
-public enum CalculatorEngineModule {}
