@@ -26,15 +26,26 @@ enum ServerCommand {
         let signals = [SIGINT, SIGTERM, SIGHUP]
         ProcessSignals.block(signals)
 
-        let server = Server(configuration: configuration)
+        let draws: DrawService
+        do {
+            draws = try DrawService.open(configuration: configuration)
+        } catch {
+            emit("tombola: cannot open the draws in \(configuration.dataDirectory): \(error)\n", to: 2)
+            return 1
+        }
+        var router = Router()
+        DrawRoutes.install(into: &router, service: draws)
+        let server = Server(configuration: configuration, router: router)
         let port: Int
         do {
             port = try server.start()
         } catch {
+            draws.shutdown()
             emit("tombola: \(error)\n", to: 2)
             return 1
         }
-        emit(Banner.text(configuration: configuration, port: port), to: 1)
+        draws.baseURL = DrawService.baseURL(configuration: configuration, port: port)
+        emit(banner(configuration: configuration, port: port, draws: draws), to: 1)
 
         while true {
             let signal = ProcessSignals.wait(for: signals)
@@ -49,8 +60,27 @@ enum ServerCommand {
             }
             emit("tombola: stopping…\n", to: 1)
             server.shutdown()
+            draws.shutdown()
             return 0
         }
+    }
+
+    /// The start-up banner: the one deliberate place secrets are printed (the host link of
+    /// the default draw when its key is known this run, and the admin key).
+    private static func banner(configuration: ServerConfiguration, port: Int, draws: DrawService) -> String {
+        var shown = configuration
+        let draw = draws.defaultDraw
+        shown.defaultDrawCode = draw.code
+        shown.hostKey = draw.hostKey
+        shown.adminKey = draws.adminKey
+        var text = Banner.text(configuration: shown, port: port)
+        if draw.hostKey == nil {
+            text += "\nThe host key of draw \(draw.code) was printed when it was created (only its hash is stored).\n"
+            text += "To set a new one, restart with --host-key KEY.\n"
+        } else if draw.keyReset {
+            text += "\nThe host key of draw \(draw.code) was replaced by --host-key.\n"
+        }
+        return text
     }
 
     /// Unbuffered, so lines from the loops' access log and from here never interleave.

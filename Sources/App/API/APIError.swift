@@ -1,0 +1,42 @@
+import DrawEngine
+import HTTPCore
+
+/// API errors as HTTP: status + `{"error":{"code","message"}}` (codes are the protocol's).
+enum APIError {
+    static func status(for code: String) -> HTTPStatus {
+        switch code {
+        case "unauthorized": .unauthorized
+        case "bad_key", "not_host": .forbidden
+        case "unknown_draw", "not_found": .notFound
+        case "method_not_allowed": .methodNotAllowed
+        case "wrong_phase", "not_committed", "pool_exhausted", "prizes_done", "already_voided": .conflict
+        case "too_large": .contentTooLarge
+        case "rate_limited": .tooManyRequests
+        case "storage_failed", "disk_full", "busy": .serviceUnavailable
+        default: .badRequest
+        }
+    }
+
+    static func response(_ code: String, status: HTTPStatus? = nil) -> HTTPResponse {
+        let body: JSONValue = .object(["error": .object(["code": .string(code), "message": .string(DrawErrorText.message(for: code))])])
+        var response = HTTPResponse.json(status ?? Self.status(for: code), body.canonicalBytes)
+        response.headers.add(name: "Cache-Control", value: "no-store")
+        return response
+    }
+
+    static func methodNotAllowed(allow: [String]) -> HTTPResponse {
+        var response = Self.response("method_not_allowed")
+        response.headers.add(name: "Allow", value: allow.joined(separator: ", "))
+        return response
+    }
+
+    static func json(_ value: JSONValue, status: HTTPStatus = .ok) -> HTTPResponse {
+        json(text: value.canonicalString, status: status)
+    }
+
+    static func json(text: String, status: HTTPStatus = .ok) -> HTTPResponse {
+        var response = HTTPResponse.json(status, Array(text.utf8))
+        response.headers.add(name: "Cache-Control", value: "no-store")
+        return response
+    }
+}

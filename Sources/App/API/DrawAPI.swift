@@ -1,0 +1,197 @@
+import DrawEngine
+import HTTPCore
+import Storage
+
+/// The REST face of the draw rooms (docs/openapi.yaml). Commands go through the same
+/// parser and the same room queue as WebSocket messages, so they validate the same way.
+enum DrawAPI {
+    static func install(into router: inout Router, service: DrawService) {
+        router.handle(prefix: "/api/draws") { request, responder in
+            route(request, responder: responder, service: service)
+        }
+        router.handle("/api/info") { _, responder in
+            let info: JSONValue = .object(["defaultDraw": .string(service.defaultDraw.code), "lanUrl": .string(service.baseURL),
+                                           "version": .string(DrawService.version)])
+            responder.respond(APIError.json(info))
+        }
+        router.handle("/api/qr") { request, responder in
+            guard let text = QueryString.value(of: "text", in: request.head.query), let svg = QRCodeSVG.render(text) else {
+                responder.respond(APIError.response("bad_text"))
+                return
+            }
+            var response = HTTPResponse(status: .ok, headers: ["Content-Type": "image/svg+xml"], body: Array(svg.utf8))
+            response.headers.add(name: "Cache-Control", value: "public, max-age=3600")
+            responder.respond(response)
+        }
+    }
+
+    private static func route(_ request: HTTPRequest, responder: Responder, service: DrawService) {
+        let head = request.head
+        let segments = head.path.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map(String.init)
+        guard segments.count >= 2, segments[0] == "api", segments[1] == "draws" else {
+            responder.respond(APIError.response("not_found"))
+            return
+        }
+        let rest = Array(segments.dropFirst(2))
+        let method = head.method == "HEAD" ? "GET" : head.method
+        if rest.isEmpty || rest == [""] {
+            guard method == "POST" else { return responder.respond(APIError.methodNotAllowed(allow: ["POST"])) }
+            create(request, responder: responder, service: service)
+            return
+        }
+        guard let room = service.room(rest[0]) else {
+            responder.respond(APIError.response("unknown_draw"))
+            return
+        }
+        switch (rest.count, rest.dropFirst().first) {
+        case (1, _):
+            guard method == "GET" else { return responder.respond(APIError.methodNotAllowed(allow: ["GET", "HEAD"])) }
+            room.publicState { responder.respond(APIError.json(text: $0)) }
+        case (2, "export.json"), (2, "export.csv"):
+            guard method == "GET" else { return responder.respond(APIError.methodNotAllowed(allow: ["GET", "HEAD"])) }
+            export(room, csv: rest[1] == "export.csv", responder: responder)
+        case (2, "config"):
+            guard method == "PUT" else { return responder.respond(APIError.methodNotAllowed(allow: ["PUT"])) }
+            command("configure", request, room: room, responder: responder, service: service)
+        case (2, let name?) where ["start", "stop", "clear", "void"].contains(name):
+            guard method == "POST" else { return responder.respond(APIError.methodNotAllowed(allow: ["POST"])) }
+            command(name, request, room: room, responder: responder, service: service)
+        default:
+            responder.respond(APIError.response("not_found"))
+        }
+    }
+
+    /// The bearer token of `Authorization`, or nil.
+    static func bearer(_ headers: HTTPHeaders) -> String? {
+        guard let value = headers["Authorization"] else { return nil }
+        let parts = value.split(separator: " ", maxSplits: 1)
+        guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
+        let token = parts[1].trimmingSpaces
+        return token.isEmpty ? nil : token
+    }
+
+    /// Checks the bearer key with the shared rate limit; nil when it passes, else the refusal.
+    static func refusal(_ request: HTTPRequest, responder: Responder, service: DrawService,
+                        check: (String) -> Bool) -> HTTPResponse? {
+        guard let key = bearer(request.head.headers) else {
+            var response = APIError.response("unauthorized")
+            response.headers.add(name: "WWW-Authenticate", value: "Bearer")
+            return response
+        }
+        let address = responder.remoteAddress
+        guard service.limiter.allows(address) else {
+            var response = APIError.response("rate_limited")
+            response.headers.add(name: "Retry-After", value: String(service.limiter.retryAfterSeconds(address)))
+            return response
+        }
+        guard check(key) else {
+            service.limiter.recordFailure(address)
+            return APIError.response("bad_key")
+        }
+        return nil
+    }
+
+    /// The body as a JSON object; an empty body is `{}`.
+    static func body(_ request: HTTPRequest) -> JSONValue? {
+        if request.body.allSatisfy({ $0 == 0x20 || $0 == 0x0a || $0 == 0x0d || $0 == 0x09 }) { return .object([:]) }
+        guard let json = try? JSONValue.parse(request.body), json.objectValue != nil else { return nil }
+        return json
+    }
+
+    private static func command(_ name: String, _ request: HTTPRequest, room: DrawRoom, responder: Responder,
+                                service: DrawService) {
+        if let refusal = refusal(request, responder: responder, service: service, check: room.isHostKey) {
+            return responder.respond(refusal)
+        }
+        guard let json = body(request) else { return responder.respond(APIError.response("bad_json")) }
+        let command: HostCommand
+        let seq: Int64?
+        let client: String?
+        do {
+            if name == "configure" {
+                command = .configure(try DrawMessageParser.drawConfig(json))
+            } else {
+                command = try DrawMessageParser.command(name, json)
+            }
+            seq = try sequence(json["seq"])
+            guard json["client"] == nil || json["client"]?.stringValue != nil else { throw MessageError.badField("client") }
+            client = json["client"]?.stringValue
+        } catch let error as MessageError {
+            return responder.respond(APIError.response(error.code))
+        } catch {
+            return responder.respond(APIError.response("bad_message"))
+        }
+        room.perform(command, seq: seq, client: client, awaitReveal: name == "stop") { outcome in
+            switch outcome {
+            case .success(let reply):
+                var members = reply.ack.objectValue ?? [:]
+                members["type"] = nil
+                members["ok"] = .bool(true)
+                if let result = reply.result { members["result"] = result }
+                responder.respond(APIError.json(.object(members)))
+            case .failure(let failure):
+                responder.respond(APIError.response(failure.code))
+            }
+        }
+    }
+
+    private static func sequence(_ value: JSONValue?) throws(MessageError) -> Int64? {
+        guard let value, !value.isNull else { return nil }
+        guard let seq = value.intValue, seq >= 0 else { throw .badField("seq") }
+        return seq
+    }
+
+    private static func create(_ request: HTTPRequest, responder: Responder, service: DrawService) {
+        if let refusal = refusal(request, responder: responder, service: service,
+                                 check: { DrawKeys.matches($0, storedHash: DrawKeys.hash(service.adminKey)) }) {
+            return responder.respond(refusal)
+        }
+        guard let json = body(request) else { return responder.respond(APIError.response("bad_json")) }
+        var config = DrawConfig.standard
+        if let value = json["config"], !value.isNull {
+            do { config = try DrawMessageParser.drawConfig(value) } catch { return responder.respond(APIError.response(error.code)) }
+        }
+        do { _ = try Draw(config: config) } catch { return responder.respond(APIError.response(error.code)) }
+        service.createDraw(config: config) { result in
+            switch result {
+            case .success(let created):
+                var members: [String: JSONValue] = ["code": .string(created.code), "hostKey": .string(created.key)]
+                for (name, link) in service.links(code: created.code, key: created.key) { members[name] = .string(link) }
+                responder.respond(APIError.json(.object(members), status: .created))
+            case .failure(let error):
+                responder.respond(APIError.response(DrawPersistence.errorCode(error)))
+            }
+        }
+    }
+
+    private static func export(_ room: DrawRoom, csv: Bool, responder: Responder) {
+        let code = room.code
+        room.export { result in
+            switch result {
+            case .success(let records):
+                var response: HTTPResponse
+                if csv {
+                    response = HTTPResponse(status: .ok, headers: ["Content-Type": "text/csv; charset=utf-8"],
+                                            body: Array(DrawExportCSV.text(records: records).utf8))
+                } else {
+                    response = HTTPResponse.json(.ok, Array(DrawExport.json(code: code, records: records).utf8))
+                }
+                response.headers.add(name: "Content-Disposition",
+                                     value: "attachment; filename=\"tombola-\(code).\(csv ? "csv" : "json")\"")
+                response.headers.add(name: "Cache-Control", value: "no-store")
+                responder.respond(response)
+            case .failure(let error):
+                responder.respond(APIError.response(DrawPersistence.errorCode(error)))
+            }
+        }
+    }
+}
+
+extension Substring {
+    fileprivate var trimmingSpaces: String {
+        var s = self
+        while s.first == " " || s.first == "\t" { s = s.dropFirst() }
+        while s.last == " " || s.last == "\t" { s = s.dropLast() }
+        return String(s)
+    }
+}

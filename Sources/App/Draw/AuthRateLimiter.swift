@@ -1,0 +1,67 @@
+import Posix
+import Synchronization
+
+/// Failed key attempts per client address, as token buckets: `burst` tries, then one more
+/// every `refill`. Only failures spend a token, so the real host is never locked out for
+/// longer than one refill interval. Thread-safe (WebSocket rooms and REST share one).
+final class AuthRateLimiter: Sendable {
+    private struct Bucket {
+        var tokens: Double
+        var updated: UInt64
+    }
+
+    let burst: Double
+    let refillNanoseconds: Double
+    private let buckets = Mutex<[String: Bucket]>([:])
+    private let now: @Sendable () -> UInt64
+
+    init(burst: Int = 5, refill: Duration = .seconds(2), now: @escaping @Sendable () -> UInt64 = MonotonicClock.nanoseconds) {
+        self.burst = Double(burst)
+        let (seconds, attoseconds) = refill.components
+        refillNanoseconds = Double(seconds) * 1e9 + Double(attoseconds) / 1e9
+        self.now = now
+    }
+
+    /// Whether `address` may try a key now.
+    func allows(_ address: String) -> Bool {
+        let time = now()
+        return buckets.withLock { buckets in
+            guard var bucket = buckets[address] else { return true }
+            refill(&bucket, at: time)
+            buckets[address] = bucket
+            return bucket.tokens >= 1
+        }
+    }
+
+    /// Seconds until `address` may try again (for `Retry-After`), at least 1.
+    func retryAfterSeconds(_ address: String) -> Int {
+        let time = now()
+        return buckets.withLock { buckets in
+            guard var bucket = buckets[address] else { return 1 }
+            refill(&bucket, at: time)
+            let missing = max(0, 1 - bucket.tokens)
+            return max(1, Int((missing * refillNanoseconds / 1e9).rounded(.up)))
+        }
+    }
+
+    /// Spends one token for a failed attempt.
+    func recordFailure(_ address: String) {
+        let time = now()
+        buckets.withLock { buckets in
+            var bucket = buckets[address] ?? Bucket(tokens: burst, updated: time)
+            refill(&bucket, at: time)
+            bucket.tokens = max(0, bucket.tokens - 1)
+            buckets[address] = bucket
+            // Full buckets carry no information; drop them so the table stays small.
+            if buckets.count > 10_000 {
+                buckets = buckets.filter { $0.value.tokens < burst }
+            }
+        }
+    }
+
+    private func refill(_ bucket: inout Bucket, at time: UInt64) {
+        let elapsed = Double(time &- bucket.updated)
+        bucket.tokens = min(burst, bucket.tokens + elapsed / refillNanoseconds)
+        bucket.updated = time
+    }
+}

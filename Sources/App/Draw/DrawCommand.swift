@@ -1,0 +1,130 @@
+import DrawEngine
+import Foundation
+
+/// A host command, as the WebSocket `start`/`stop`/`clear`/`configure`/`void` messages and
+/// the REST calls carry it. Both parse through here, so both validate the same way.
+enum HostCommand: Sendable {
+    case start(audience: String?)
+    case stop
+    case clear
+    case configure(DrawConfig)
+    case void(round: Int, winner: DrawValue, reason: String, audience: String?)
+
+    var name: String {
+        switch self {
+        case .start: "start"
+        case .stop: "stop"
+        case .clear: "clear"
+        case .configure: "configure"
+        case .void: "void"
+        }
+    }
+}
+
+/// What a page sent on `/ws/draw/<code>`.
+enum ClientMessage: Sendable {
+    case hello(entropy: Contribution?, client: String?)
+    case auth(key: String, client: String?)
+    case command(HostCommand, seq: Int64?)
+}
+
+/// Why a message could not be read; `code` is the protocol's error code.
+struct MessageError: Error, Sendable, Equatable {
+    let code: String
+    let detail: String
+
+    static func badJSON() -> MessageError { MessageError(code: "bad_json", detail: "not a JSON object") }
+    static func badField(_ name: String) -> MessageError { MessageError(code: "bad_message", detail: "bad or missing field \(name)") }
+}
+
+enum DrawMessageParser {
+    /// Parses one text frame.
+    static func parse(_ text: String) throws(MessageError) -> ClientMessage {
+        guard let json = try? JSONValue.parse(text), json.objectValue != nil else { throw .badJSON() }
+        guard let type = json["type"]?.stringValue else { throw .badField("type") }
+        let client = try optionalClient(json)
+        switch type {
+        case "hello":
+            var entropy: Contribution? = nil
+            if let value = json["entropy"], !value.isNull {
+                guard let hex = value.stringValue, let contribution = Contribution(hex: hex) else {
+                    throw MessageError(code: "bad_entropy", detail: "entropy must be 32 hex digits")
+                }
+                entropy = contribution
+            }
+            return .hello(entropy: entropy, client: client)
+        case "auth":
+            guard let key = json["key"]?.stringValue else { throw .badField("key") }
+            return .auth(key: key, client: client)
+        case "start", "stop", "clear", "configure", "void":
+            let seq = try sequenceNumber(json)
+            return .command(try command(type, json), seq: seq)
+        default:
+            throw MessageError(code: "unknown_type", detail: "unknown message type")
+        }
+    }
+
+    /// The command `type` from a message or REST body (`json` may be `{}`).
+    static func command(_ type: String, _ json: JSONValue) throws(MessageError) -> HostCommand {
+        switch type {
+        case "start":
+            return .start(audience: try audience(json))
+        case "stop":
+            return .stop
+        case "clear":
+            return .clear
+        case "configure":
+            guard let config = json["config"] else { throw .badField("config") }
+            return .configure(try drawConfig(config))
+        case "void":
+            guard let round = json["round"]?.intValue, let small = Int(exactly: round) else { throw .badField("round") }
+            guard let winner = json["winner"].flatMap(DrawValue.init(json:)) else { throw .badField("winner") }
+            guard let reason = json["reason"]?.stringValue else { throw .badField("reason") }
+            return .void(round: small, winner: winner, reason: reason, audience: try audience(json))
+        default:
+            throw MessageError(code: "unknown_type", detail: "unknown command")
+        }
+    }
+
+    /// `config` of `configure` / the body of `PUT …/config`: settings with defaults for missing keys.
+    static func drawConfig(_ json: JSONValue) throws(MessageError) -> DrawConfig {
+        guard json.objectValue != nil else { throw .badField("config") }
+        do {
+            return try JSONDecoder().decode(DrawConfig.self, from: Data(json.canonicalBytes))
+        } catch let error as DecodingError {
+            throw .badField("config." + Self.path(of: error))
+        } catch {
+            throw .badField("config")
+        }
+    }
+
+    private static func path(of error: DecodingError) -> String {
+        let context: DecodingError.Context
+        switch error {
+        case .typeMismatch(_, let c), .valueNotFound(_, let c), .dataCorrupted(let c): context = c
+        case .keyNotFound(let key, let c): return (c.codingPath + [key]).map(\.stringValue).joined(separator: ".")
+        @unknown default: return ""
+        }
+        return context.codingPath.map(\.stringValue).joined(separator: ".")
+    }
+
+    private static func audience(_ json: JSONValue) throws(MessageError) -> String? {
+        guard let value = json["audience"], !value.isNull else { return nil }
+        if let text = value.stringValue { return text }
+        // A number typed into a tool arrives as a JSON number; its digits are the same.
+        if let number = value.intValue, number >= 0 { return String(number) }
+        throw MessageError(code: "bad_audience", detail: "audience must be 1–32 digits")
+    }
+
+    private static func sequenceNumber(_ json: JSONValue) throws(MessageError) -> Int64? {
+        guard let value = json["seq"], !value.isNull else { return nil }
+        guard let seq = value.intValue, seq >= 0 else { throw .badField("seq") }
+        return seq
+    }
+
+    private static func optionalClient(_ json: JSONValue) throws(MessageError) -> String? {
+        guard let value = json["client"], !value.isNull else { return nil }
+        guard let text = value.stringValue, (1...64).contains(text.utf8.count) else { throw .badField("client") }
+        return text
+    }
+}

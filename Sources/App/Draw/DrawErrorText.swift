@@ -1,0 +1,49 @@
+/// The English words for every error code a draw room or the draw API can return. Pages
+/// show their own translations, keyed by `code`; tools read `message`.
+enum DrawErrorText {
+    static func message(for code: String) -> String {
+        table[code] ?? "The request could not be completed."
+    }
+
+    static let table: [String: String] = [
+        // Messages
+        "bad_json": "The message is not a JSON object.",
+        "bad_message": "A field of the message is missing or has the wrong type.",
+        "unknown_type": "Unknown message type.",
+        "bad_entropy": "Entropy must be 32 hexadecimal digits (16 bytes).",
+        "too_large": "The request is too large.",
+        // Roles
+        "bad_key": "That key does not control this draw.",
+        "unauthorized": "This needs a key: send Authorization: Bearer <key>.",
+        "rate_limited": "Too many wrong keys from this address; wait a moment and try again.",
+        "not_host": "Only the host can do that.",
+        "unknown_draw": "There is no draw with that code.",
+        "not_found": "Not found.",
+        "method_not_allowed": "That method is not allowed here.",
+        "bad_text": "The text is empty, too long or cannot be encoded.",
+        "busy": "The server is starting up; try again in a moment.",
+        // Storage
+        "storage_failed": "The draw could not be saved; nothing was announced. Try again.",
+        "disk_full": "The server's disk is full; nothing was announced. Free some space and try again.",
+        // Engine (DrawError codes)
+        "invalid_range": "The range must go from a smaller to a larger whole number within ±9007199254740991.",
+        "pool_too_small": "The pool needs at least 2 numbers or names.",
+        "pool_too_large": "A range can hold at most 1,000,000,000,000 numbers.",
+        "too_many_entrants": "A list can hold at most 100,000 names.",
+        "bad_entrant": "A name is longer than 200 bytes or contains a control character.",
+        "bad_exclusion": "An exclusion is not in the pool, or there are more than 100,000.",
+        "all_excluded": "Every entrant is excluded.",
+        "bad_per_stop": "Winners per stop must be 1 to 100,000, or \"all\".",
+        "bad_prize": "A prize needs a name of 1–100 characters and a count of 1 to 1,000,000 (at most 100 prizes).",
+        "bad_audience": "The audience number must be 1 to 32 digits.",
+        "wrong_phase": "That cannot be done right now.",
+        "not_committed": "No commitment is published yet.",
+        "pool_exhausted": "Everyone in the pool has won; change the pool or clear the board.",
+        "prizes_done": "Every prize has been drawn.",
+        "unknown_round": "That round is not on the board.",
+        "unknown_winner": "That is not a current winner of the round.",
+        "already_voided": "That winner was voided already.",
+        "bad_reason": "A reason must be 1 to 200 characters without control characters.",
+        "corrupt_history": "The stored history of this draw is damaged.",
+    ]
+}

@@ -1,0 +1,58 @@
+import DrawEngine
+import Foundation
+import Storage
+
+/// How a draw maps onto Storage rows. Every function runs on the storage thread.
+enum DrawPersistence {
+    static func row(_ record: DrawRecord, code: String) -> RecordRow {
+        let round: Int
+        switch record.body {
+        case .round(let r): round = r.round
+        case .void(let r, _, _): round = r
+        default: round = 0
+        }
+        return RecordRow(drawCode: code, index: record.index, round: round, kind: record.kind, json: record.canonicalJSON,
+                         hash: record.hash, prevHash: record.prev, createdAt: Double(record.at) / 1000)
+    }
+
+    /// Appends `records` (and optionally the new settings and Clear mark) in one synced
+    /// transaction: all or nothing.
+    static func append(_ records: [DrawRecord], code: String, config: String? = nil, clearedThrough: Int? = nil,
+                       in database: Database) throws {
+        try database.transaction {
+            for record in records { try database.appendRecord(row(record, code: code)) }
+            if let config { try database.updateConfig(code: code, configJSON: config) }
+            if let clearedThrough { try database.setClearedThrough(code: code, index: clearedThrough) }
+        }
+    }
+
+    static func encode(_ config: DrawConfig) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return (try? encoder.encode(config)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+    }
+
+    static func decode(_ text: String) -> DrawConfig? {
+        try? JSONDecoder().decode(DrawConfig.self, from: Data(text.utf8))
+    }
+
+    /// A stored draw rebuilt: its settings and records, idle, without a pending commitment.
+    static func restore(_ row: DrawRow, in database: Database) throws -> Draw {
+        guard let config = decode(row.configJSON) else { throw StorageError(.corrupt, detail: "stored settings unreadable") }
+        var records = [DrawRecord]()
+        for stored in try database.loadRecords(drawCode: row.code) {
+            do { records.append(try DrawRecord(text: stored.json)) } catch {
+                throw StorageError(.corrupt, detail: "record \(stored.index): \(error.reason)")
+            }
+        }
+        do { return try Draw(config: config, restoring: records) } catch {
+            throw StorageError(.corrupt, detail: "history: \(error.code)")
+        }
+    }
+
+    /// Storage errors as the protocol's codes: `disk_full` or `storage_failed`.
+    static func errorCode(_ error: any Error) -> String {
+        if let error = error as? StorageError, error.code == .diskFull { return "disk_full" }
+        return "storage_failed"
+    }
+}

@@ -1,0 +1,262 @@
+import DrawEngine
+import Posix
+import Storage
+
+/// Host commands, one at a time: a command that writes to storage holds the queue until
+/// the write is done, so a resend or a double tap always sees the outcome of the first.
+extension DrawRoom {
+    func pump() {
+        while !busy, !queue.isEmpty {
+            let job = queue.removeFirst()
+            run(job)
+        }
+    }
+
+    private var now: Int64 { Int64(WallClock.unixMilliseconds()) }
+
+    private func newSeed() -> Seed {
+        var csprng = SystemRandomNumberGenerator()
+        return Seed.random(using: &csprng)
+    }
+
+    private func ack(_ job: Job, _ extra: [String: JSONValue] = [:]) -> JSONValue {
+        var members = extra
+        members["type"] = .string("ack")
+        members["seq"] = job.seq.map { .int($0) } ?? .null
+        members["command"] = .string(job.command.name)
+        return .object(members)
+    }
+
+    /// The contributions of the pages connected now (latest per page).
+    private var currentContributions: (values: [Contribution], members: Set<UInt64>) {
+        var values = [Contribution]()
+        var ids = Set<UInt64>()
+        for (id, member) in members {
+            if let entropy = member.entropy {
+                values.append(entropy)
+                ids.insert(id)
+            }
+        }
+        return (values, ids)
+    }
+
+    private func run(_ job: Job) {
+        if let seq = job.seq, let reply = applied[job.client ?? ""]?.acks[seq] {
+            job.completion(.success(reply))
+            return
+        }
+        do {
+            switch job.command {
+            case .start(let audience):
+                let contributions = currentContributions
+                try draw.start(contributions: contributions.values, audience: audience, at: now)
+                frozenMembers = contributions.members
+                succeed(job, CommandReply(ack: ack(job)))
+                broadcast(Self.phaseMessage(.rolling))
+                startTicking()
+
+            case .stop:
+                var candidate = draw
+                let records = try candidate.stop(at: now, nextSeed: newSeed())
+                store(records, job: job) { [self] in
+                    draw = candidate
+                    stopTicking()
+                    if job.awaitReveal {
+                        revealWaiters.append(job.completion)
+                        remember(job, CommandReply(ack: ack(job)))
+                    } else {
+                        succeed(job, CommandReply(ack: ack(job)))
+                    }
+                    broadcast(Self.phaseMessage(.stopping))
+                    slowDown()
+                }
+
+            case .clear:
+                var candidate = draw
+                let record = try candidate.clear(at: now)
+                store([record], job: job, clearedThrough: record.index) { [self] in
+                    draw = candidate
+                    lastTick = nil
+                    succeed(job, CommandReply(ack: ack(job)))
+                    broadcast(.object(["type": .string("cleared")]))
+                    broadcast(Self.phaseMessage(.idle))
+                }
+
+            case .configure(let config):
+                var candidate = draw
+                let duplicates = try candidate.configure(config)
+                let text = DrawPersistence.encode(candidate.config)
+                store([], job: job, config: text) { [self] in
+                    draw = candidate
+                    configText = text
+                    succeed(job, CommandReply(ack: ack(job, ["duplicates": .array(duplicates.map { .string($0) })])))
+                    if let commit = draw.commit { broadcast(commit.message) }
+                    sendStateToAll()
+                }
+
+            case .void(let round, let winner, let reason, let audience):
+                var candidate = draw
+                let contributions = currentContributions
+                let records = try candidate.void(round: round, winner: winner, reason: reason,
+                                                 contributions: contributions.values, audience: audience,
+                                                 nextSeed: newSeed(), at: now)
+                store(records, job: job) { [self] in
+                    draw = candidate
+                    frozenMembers = contributions.members
+                    let result = draw.lastResult?.resultMessage()
+                    succeed(job, CommandReply(ack: ack(job), result: result))
+                    if let result { broadcast(result) }
+                    if let commit = draw.commit { broadcast(commit.message) }
+                }
+            }
+        } catch let error as DrawError {
+            job.completion(.failure(CommandFailure(code: error.code)))
+        } catch {
+            job.completion(.failure(CommandFailure(code: "storage_failed")))
+        }
+    }
+
+    private func remember(_ job: Job, _ reply: CommandReply) {
+        if let seq = job.seq { applied[job.client ?? "", default: SeqLog()].insert(seq, reply) }
+    }
+
+    private func succeed(_ job: Job, _ reply: CommandReply) {
+        remember(job, reply)
+        job.completion(.success(reply))
+    }
+
+    /// Stores records (and settings / the Clear mark) in one synced transaction, then runs
+    /// `then` on the loop. On failure the host hears `storage_failed`/`disk_full`, nothing is
+    /// announced and the room checks that memory still matches the store.
+    private func store(_ records: [DrawRecord], job: Job, config: String? = nil, clearedThrough: Int? = nil,
+                       then: @escaping () -> Void) {
+        busy = true
+        let code = self.code
+        let bound = LoopBound(then, loop: loop)
+        storage.async({ database in
+            try DrawPersistence.append(records, code: code, config: config, clearedThrough: clearedThrough, in: database)
+        }, completion: { [self] result in
+            loop.execute { [self] in
+                busy = false
+                switch result {
+                case .success:
+                    bound.value()
+                case .failure(let error):
+                    job.completion(.failure(CommandFailure(code: DrawPersistence.errorCode(error))))
+                    resynchronize()
+                }
+                pump()
+            }
+        })
+    }
+
+    /// After a failed write: if part of it reached the store anyway, rebuild from the store
+    /// (idle, with a fresh commitment) so memory and disk never disagree.
+    private func resynchronize() {
+        let code = self.code
+        let expected = draw.recordCount
+        busy = true
+        storage.async({ database -> Draw? in
+            guard let row = try database.loadDraw(code: code) else { return nil }
+            let stored = try database.loadRecords(drawCode: code).count
+            guard stored != expected else { return nil }
+            var restored = try DrawPersistence.restore(row, in: database)
+            var csprng = SystemRandomNumberGenerator()
+            let record = try restored.prepareCommitment(seed: .random(using: &csprng), at: Int64(WallClock.unixMilliseconds()))
+            try DrawPersistence.append([record], code: code, in: database)
+            return restored
+        }, completion: { [self] result in
+            loop.execute { [self] in
+                busy = false
+                if case .success(let restored?) = result {
+                    stopTicking()
+                    draw = restored
+                    configText = DrawPersistence.encode(restored.config)
+                    sendStateToAll()
+                }
+                pump()
+            }
+        })
+    }
+
+    func sendStateToAll() {
+        for (id, member) in members { member.handle.send(text: stateText(for: id)) }
+    }
+
+    // MARK: Ticks and the slow-down
+
+    private func tickMessage(_ value: DrawValue) -> JSONValue {
+        tickSeq += 1
+        let message: JSONValue = .object(["type": .string("tick"), "seq": .int(tickSeq),
+                                          "at": .double(WallClock.unixMilliseconds()), "value": value.json])
+        lastTick = message
+        return message
+    }
+
+    private func startTicking() {
+        tickTimer?.cancel()
+        let interval = Duration.nanoseconds(1_000_000_000 / Int64(max(1, settings.tickHz)))
+        func tick() {
+            guard draw.phase == .rolling else { return }
+            broadcast(tickMessage(draw.rollingValue(using: &display)), stream: .latestValue)
+            tickTimer = loop.scheduleTimer(after: interval) { tick() }
+        }
+        tick()
+    }
+
+    private func stopTicking() {
+        tickTimer?.cancel()
+        tickTimer = nil
+    }
+
+    /// Delays between slow-down ticks: from the tick interval, growing by a fifth each time,
+    /// adding up to `settings.slowDown`; the last tick shows the first winner.
+    static func slowDownDelays(tickHz: Int, total: Duration) -> [Duration] {
+        let totalMs = Double(total.components.seconds) * 1000 + Double(total.components.attoseconds) / 1e15
+        var delays = [Double]()
+        var next = 1000 / Double(max(1, tickHz))
+        var sum = 0.0
+        while sum + next < totalMs {
+            delays.append(next)
+            sum += next
+            next *= 1.2
+        }
+        if totalMs - sum > 0 { delays.append(totalMs - sum) }
+        return delays.map { .microseconds(Int64($0 * 1000)) }
+    }
+
+    private func slowDown() {
+        guard case .round(let round)? = draw.lastResult?.body, let first = round.winners.first else {
+            reveal()
+            return
+        }
+        var delays = Self.slowDownDelays(tickHz: settings.tickHz, total: settings.slowDown)[...]
+        func step() {
+            guard let delay = delays.popFirst() else { return }
+            tickTimer = loop.scheduleTimer(after: delay) { [self] in
+                if delays.isEmpty {
+                    broadcast(tickMessage(first), stream: .reliable)
+                    reveal()
+                } else {
+                    broadcast(tickMessage(draw.rollingValue(using: &display)), stream: .latestValue)
+                    step()
+                }
+            }
+        }
+        if delays.isEmpty { reveal() } else { step() }
+    }
+
+    private func reveal() {
+        tickTimer = nil
+        guard (try? draw.reveal()) != nil else { return }
+        let result = draw.lastResult?.resultMessage()
+        if let result { broadcast(result) }
+        broadcast(Self.phaseMessage(.revealed))
+        if let commit = draw.commit { broadcast(commit.message) }
+        let waiters = revealWaiters
+        revealWaiters = []
+        for waiter in waiters {
+            waiter(.success(CommandReply(ack: .object(["type": .string("ack"), "command": .string("stop")]), result: result)))
+        }
+    }
+}

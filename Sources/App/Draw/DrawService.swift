@@ -1,0 +1,200 @@
+import DrawEngine
+import Posix
+import Storage
+import Synchronization
+
+/// Every draw of this server: the rooms (on one draw loop), the store, the shared auth rate
+/// limiter, the admin key and the links pages and the API hand out.
+///
+/// Made at start-up with `open`, before the HTTP server starts; routes are added with
+/// `AppRoutes`/`DrawEndpoints`. Secrets never go to a log: the only place a key is printed
+/// is the start-up banner (`DefaultDraw.hostKey`, the admin key).
+public final class DrawService: Sendable {
+    /// The default draw as start-up found or made it.
+    public struct DefaultDraw: Sendable {
+        public let code: String
+        /// The host key when known this run (just generated, or given with `--host-key`);
+        /// nil when it was generated at an earlier start (only its hash is stored).
+        public let hostKey: String?
+        /// Whether this start created the draw.
+        public let created: Bool
+        /// Whether `--host-key` replaced a different stored key.
+        public let keyReset: Bool
+    }
+
+    public let defaultDraw: DefaultDraw
+    /// The admin key (given with `--admin-key`, or generated for this run).
+    public let adminKey: String
+    public let storage: StorageQueue
+    let limiter: AuthRateLimiter
+    let settings: DrawRoomSettings
+    private let group: EventLoopGroup
+    private let rooms: Mutex<[String: DrawRoom]>
+    private let base = Mutex<String>("http://localhost:8080")
+
+    public static let version = "1.0.0"
+
+    /// Opens the store in `configuration.dataDirectory`, restores every draw (idle, each with
+    /// a fresh `restart` commitment) and makes sure the default draw exists. Blocks; call
+    /// before the server starts.
+    public static func open(configuration: ServerConfiguration, slowDown: Duration = .milliseconds(1500),
+                            authBurst: Int = 5, authRefill: Duration = .seconds(2)) throws -> DrawService {
+        let storage = try StorageQueue(directory: configuration.dataDirectory)
+        do {
+            return try DrawService(configuration: configuration, storage: storage,
+                                   settings: DrawRoomSettings(tickHz: configuration.tickHz, slowDown: slowDown),
+                                   limiter: AuthRateLimiter(burst: authBurst, refill: authRefill))
+        } catch {
+            storage.close()
+            throw error
+        }
+    }
+
+    private init(configuration: ServerConfiguration, storage: StorageQueue, settings: DrawRoomSettings,
+                 limiter: AuthRateLimiter) throws {
+        self.storage = storage
+        self.settings = settings
+        self.limiter = limiter
+        self.adminKey = configuration.adminKey ?? DrawKeys.newSecret()
+        group = try EventLoopGroup(loopCount: 1)
+        let loop = group.loops[0]
+
+        let wanted = configuration.defaultDrawCode
+        if let wanted, !DrawKeys.isValidCode(wanted) {
+            group.shutdown()
+            throw DrawServiceError.badCode(wanted)
+        }
+        if let key = configuration.hostKey, !DrawKeys.isPlausibleKey(key) {
+            group.shutdown()
+            throw DrawServiceError.badKey
+        }
+        struct Loaded: Sendable {
+            var draws: [(row: DrawRow, draw: Draw)]
+            var defaultDraw: DefaultDraw
+        }
+        let loaded: Loaded
+        do {
+            loaded = try storage.sync { database -> Loaded in
+                var draws = [(row: DrawRow, draw: Draw)]()
+                for row in try database.loadDraws() {
+                    var draw = try DrawPersistence.restore(row, in: database)
+                    var csprng = SystemRandomNumberGenerator()
+                    let record = try draw.prepareCommitment(seed: .random(using: &csprng), at: Int64(WallClock.unixMilliseconds()))
+                    try DrawPersistence.append([record], code: row.code, in: database)
+                    draws.append((row, draw))
+                }
+                let code = wanted ?? draws.first?.row.code
+                if let code, let index = draws.firstIndex(where: { $0.row.code == code }) {
+                    var keyReset = false
+                    if let key = configuration.hostKey, !DrawKeys.matches(key, storedHash: draws[index].row.hostKeyHash) {
+                        try database.updateHostKeyHash(code: code, hash: DrawKeys.hash(key))
+                        draws[index].row.hostKeyHash = DrawKeys.hash(key)
+                        keyReset = true
+                    }
+                    return Loaded(draws: draws, defaultDraw: DefaultDraw(code: code, hostKey: configuration.hostKey,
+                                                                         created: false, keyReset: keyReset))
+                }
+                let key = configuration.hostKey ?? DrawKeys.newSecret()
+                let created = try Self.insertDraw(code: code ?? DrawKeys.newCode(), key: key, config: .standard, in: database)
+                draws.append(created)
+                return Loaded(draws: draws, defaultDraw: DefaultDraw(code: created.row.code, hostKey: key, created: true,
+                                                                     keyReset: false))
+            }
+        } catch {
+            group.shutdown()
+            throw error
+        }
+        defaultDraw = loaded.defaultDraw
+        var rooms = [String: DrawRoom]()
+        for (row, draw) in loaded.draws {
+            rooms[row.code] = DrawRoom(code: row.code, draw: draw, hostKeyHash: row.hostKeyHash, loop: loop,
+                                       storage: storage, limiter: limiter, settings: settings)
+        }
+        self.rooms = Mutex(rooms)
+    }
+
+    /// A new draw row with its `open` commitment, in one transaction (storage thread).
+    private static func insertDraw(code: String, key: String, config: DrawConfig,
+                                   in database: Database) throws -> (row: DrawRow, draw: Draw) {
+        var draw = try Draw(config: config)
+        var csprng = SystemRandomNumberGenerator()
+        let record = try draw.prepareCommitment(seed: .random(using: &csprng), at: Int64(WallClock.unixMilliseconds()))
+        let row = DrawRow(code: code, hostKeyHash: DrawKeys.hash(key), createdAt: WallClock.unixMilliseconds() / 1000,
+                          configJSON: DrawPersistence.encode(draw.config), clearedThrough: -1)
+        try database.transaction {
+            try database.insertDraw(row)
+            try DrawPersistence.append([record], code: code, in: database)
+        }
+        return (row, draw)
+    }
+
+    /// The room for `code` (exact, or upper-cased as typed from a projector), or nil.
+    func room(_ code: String) -> DrawRoom? {
+        rooms.withLock { $0[code] ?? $0[code.uppercased()] }
+    }
+
+    var drawCodes: [String] { rooms.withLock { Array($0.keys) } }
+
+    /// Creates a draw with a fresh code and host key (`POST /api/draws`); completion runs on the storage thread.
+    func createDraw(config: DrawConfig, completion: @escaping @Sendable (Result<(code: String, key: String), any Error>) -> Void) {
+        let key = DrawKeys.newSecret()
+        let taken = Set(drawCodes)
+        var fresh = DrawKeys.newCode()
+        while taken.contains(fresh) { fresh = DrawKeys.newCode() }
+        let code = fresh
+        let loop = group.loops[0]
+        storage.async({ database in
+            try Self.insertDraw(code: code, key: key, config: config, in: database)
+        }, completion: { [self] result in
+            switch result {
+            case .success(let created):
+                let room = DrawRoom(code: code, draw: created.draw, hostKeyHash: created.row.hostKeyHash, loop: loop,
+                                    storage: storage, limiter: limiter, settings: settings)
+                rooms.withLock { $0[code] = room }
+                completion(.success((code, key)))
+            case .failure(let error):
+                completion(.failure(error))
+            }
+        })
+    }
+
+    /// `http://<LAN address>:<port>`, the base of every link handed out. Set once the port is known.
+    public var baseURL: String {
+        get { base.withLock { $0 } }
+        set { base.withLock { $0 = newValue } }
+    }
+
+    /// The base URL for `configuration` on `port`: the first LAN address when listening everywhere.
+    public static func baseURL(configuration: ServerConfiguration, port: Int,
+                               lanAddresses: [String] = NetworkInterfaces.lanIPv4Addresses()) -> String {
+        let everywhere = configuration.host == "0.0.0.0" || configuration.host == "::"
+        let host = everywhere ? (lanAddresses.first ?? "localhost") : configuration.host
+        return "http://\(host.contains(":") ? "[\(host)]" : host):\(port)"
+    }
+
+    func links(code: String, key: String?) -> [String: String] {
+        let base = baseURL
+        var links = ["screenUrl": "\(base)/screen/\(code)", "watchUrl": "\(base)/watch/\(code)"]
+        links["hostUrl"] = "\(base)/draw/\(code)" + (key.map { "#key=\($0)" } ?? "")
+        return links
+    }
+
+    /// Stops ticks and the draw loop, then closes the store (after its queued writes).
+    public func shutdown() {
+        for room in rooms.withLock({ Array($0.values) }) { room.shutdown() }
+        group.shutdown()
+        storage.close()
+    }
+}
+
+public enum DrawServiceError: Error, Sendable, CustomStringConvertible {
+    case badCode(String)
+    case badKey
+
+    public var description: String {
+        switch self {
+        case .badCode(let code): "--default-draw '\(code)' must be 1–64 letters, digits, '-' or '_'"
+        case .badKey: "--host-key must be 1–256 printable ASCII characters without spaces"
+        }
+    }
+}
