@@ -31,6 +31,13 @@ private func checkDisplay(_ display: CalculatorDisplay, after key: String) {
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    #if APP_WIRE
+    // The wire names App parses: a known name maps back to itself.
+    let wire = String(decoding: UnsafeBufferPointer(start: data, count: min(size, 16)), as: UTF8.self)
+    if let key = CalculatorKeyWire.key(for: wire) {
+        precondition(CalculatorKeyWire.wire(for: key) == wire, "wire name \(wire.debugDescription) does not round-trip")
+    }
+    #endif
     var calculator = Calculator()
     for i in 0..<min(size, 512) {
         let byte = data[i]

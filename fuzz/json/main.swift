@@ -3,6 +3,7 @@
 //   same value;
 // - Foundation's JSONSerialization and JSONDecoder (what App decodes client messages with):
 //   no crash on deep nesting or huge arrays;
+// - App's DrawMessageParser (when built with -D APP_PARSER);
 // - DrawConfig decoding, then Draw(config:)/configure and one whole round: bad settings are
 //   typed errors, and every winner comes from the pool.
 // Built by scripts/fuzz with the DrawEngine sources in the same module.
@@ -28,7 +29,7 @@ private func containsDouble(_ value: JSONValue) -> Bool {
     }
 }
 
-private struct ClientMessage: Decodable {
+private struct GenericClientMessage: Decodable {
     var type: String
     var key: String?
     var seq: Int?
@@ -77,8 +78,15 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let blob = Data(bytes)
     _ = try? JSONSerialization.jsonObject(with: blob, options: [.fragmentsAllowed])
     let decoder = JSONDecoder()
-    _ = try? decoder.decode(ClientMessage.self, from: blob)
+    _ = try? decoder.decode(GenericClientMessage.self, from: blob)
     _ = try? decoder.decode(CalcRequest.self, from: blob)
+    #if APP_PARSER
+    // What /ws/draw and the REST API run on every client message and body.
+    if let message = try? DrawMessageParser.parse(String(decoding: bytes, as: UTF8.self)),
+       case .command(.configure(let config), _) = message {
+        runDraw(config)
+    }
+    #endif
     if let config = try? decoder.decode(DrawConfig.self, from: blob) {
         runDraw(config)
         // A config that encodes must decode to itself.
