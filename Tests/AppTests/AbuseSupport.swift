@@ -24,7 +24,7 @@ enum Abuse {
 
     /// glibc's `malloc_trim(0)`, looked up at run time (the Glibc module does not import malloc.h).
     private static func trimHeap() -> Int32 {
-        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: -2), "malloc_trim") else { return 0 }  // RTLD_DEFAULT
+        guard let process = dlopen(nil, RTLD_LAZY), let symbol = dlsym(process, "malloc_trim") else { return 0 }
         typealias Trim = @convention(c) (Int) -> Int32
         return unsafeBitCast(symbol, to: Trim.self)(0)
     }
