@@ -49,7 +49,7 @@ let package = Package(
         .testTarget(name: "WebSocketClientTests", dependencies: ["WebSocketClient", "WebSocketCore"]),
         .testTarget(name: "PosixTests", dependencies: ["Posix"]),
         .testTarget(name: "StorageTests", dependencies: ["Storage"]),
-        .testTarget(name: "AppTests", dependencies: ["App", "WebSocketClient", "Posix", "HTTPCore", "WebSocketCore"]),
+        .testTarget(name: "AppTests", dependencies: ["App", "WebSocketClient", "Posix", "HTTPCore", "WebSocketCore", "DrawEngine"]),
     ],
     swiftLanguageModes: [.v6]
 )

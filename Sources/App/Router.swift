@@ -27,6 +27,8 @@ public struct Router: Sendable {
     private(set) var exact: [String: ExactRoute] = [:]
     private(set) var prefixes: [(prefix: String, handler: HTTPHandler)] = []
     private(set) var upgrades: [(prefix: String, handler: UpgradeHandler)] = []
+    /// Shared by the WebSocket endpoints registered here; bound by the `Server` that runs them.
+    let webSockets = WebSocketRuntime()
 
     public init() {}
 

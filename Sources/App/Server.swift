@@ -35,6 +35,7 @@ public final class Server: Sendable {
                                                body: Array(metrics.render().utf8)))
             }
         }
+        router.webSockets.bind(allowedOrigins: configuration.allowedOrigins, metrics: metrics)
         self.router = router
     }
 
@@ -66,6 +67,7 @@ public final class Server: Sendable {
             group.shutdown()
             throw .cannotListen(host: configuration.host, port: configuration.port, reason: error.description)
         }
+        router.webSockets.attach(loops: group.loops)
         let context = ServerContext(configuration: configuration, router: router, staticFiles: staticFiles,
                                     metrics: serverMetrics, loops: group.loops)
         for (listener, loop) in zip(listeners, group.loops) {

@@ -171,7 +171,11 @@ public struct WebSocketConnection {
     /// Validates the arrived part of an uncompressed text frame before the frame completes, so
     /// invalid text fails as soon as its first bad byte is in (Autobahn's strict "fail fast").
     private mutating func validatePartialText() throws(WebSocketProtocolError) {
-        guard state == .open, let partial = parser.partialPayload(from: validatedFramePrefix) else { return }
+        // Only uncompressed text is checked early; copying other partial frames on every read
+        // would make a large binary message cost quadratic time.
+        guard state == .open, let header = parser.partialFrameHeader, !header.rsv1,
+              header.opcode == .text || (header.opcode == .continuation && messageOpcode == .text && !messageCompressed),
+              let partial = parser.partialPayload(from: validatedFramePrefix) else { return }
         switch partial.opcode {
         case .text where !partial.rsv1:
             if validatedFramePrefix == 0 { utf8 = UTF8Validator() }

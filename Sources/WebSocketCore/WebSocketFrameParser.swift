@@ -69,6 +69,12 @@ public struct WebSocketFrameParser: Sendable {
         }
     }
 
+    /// The header of a frame whose payload is still arriving (cheap: copies nothing).
+    public var partialFrameHeader: (opcode: WebSocketOpcode, rsv1: Bool)? {
+        guard failure == nil, let partial else { return nil }
+        return (partial.opcode, partial.rsv1)
+    }
+
     /// The payload received so far of a frame still arriving, from `offset` on, unmasked; nil
     /// when no frame header is pending. Lets a text frame be validated before it completes.
     public func partialPayload(from offset: Int) -> (opcode: WebSocketOpcode, rsv1: Bool, bytes: [UInt8])? {

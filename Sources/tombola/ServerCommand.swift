@@ -33,9 +33,7 @@ enum ServerCommand {
             emit("tombola: cannot open the draws in \(configuration.dataDirectory): \(error)\n", to: 2)
             return 1
         }
-        var router = Router()
-        DrawRoutes.install(into: &router, service: draws)
-        let server = Server(configuration: configuration, router: router)
+        let server = Server(configuration: configuration, router: AppRoutes.router(for: configuration, draws: draws))
         let port: Int
         do {
             port = try server.start()

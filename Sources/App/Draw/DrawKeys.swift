@@ -48,7 +48,11 @@ enum DrawKeys {
 
     /// What is stored: `hex(SHA256(key))`.
     static func hash(_ key: String) -> String {
-        hexDigits(sha256(Array(key.utf8)))
+        sha256Hex(Array(key.utf8))
+    }
+
+    static func sha256Hex(_ bytes: [UInt8]) -> String {
+        hexDigits(sha256(bytes))
     }
 
     /// Whether `key` hashes to `storedHash`, comparing the digests in constant time.

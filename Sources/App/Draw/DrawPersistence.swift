@@ -1,5 +1,6 @@
 import DrawEngine
 import Foundation
+import Posix
 import Storage
 
 /// How a draw maps onto Storage rows. Every function runs on the storage thread.
@@ -18,13 +19,21 @@ enum DrawPersistence {
     /// Appends `records` (and optionally the new settings and Clear mark) in one synced
     /// transaction: all or nothing.
     static func append(_ records: [DrawRecord], code: String, config: String? = nil, clearedThrough: Int? = nil,
-                       in database: Database) throws {
-        try database.transaction {
-            for record in records { try database.appendRecord(row(record, code: code)) }
-            if let config { try database.updateConfig(code: code, configJSON: config) }
-            if let clearedThrough { try database.setClearedThrough(code: code, index: clearedThrough) }
+                       audit: (log: DrawAuditLog, entry: AuditEntry)? = nil, in database: Database) throws {
+        do {
+            try database.transaction {
+                for record in records { try database.appendRecord(row(record, code: code)) }
+                if let config { try database.updateConfig(code: code, configJSON: config) }
+                if let clearedThrough { try database.setClearedThrough(code: code, index: clearedThrough) }
+                if let audit { try audit.log.append(audit.entry, code: code, at: Self.now, in: database) }
+            }
+        } catch {
+            audit?.log.forget(code)
+            throw error
         }
     }
+
+    static var now: Int64 { Int64(WallClock.unixMilliseconds()) }
 
     static func encode(_ config: DrawConfig) -> String {
         let encoder = JSONEncoder()

@@ -51,6 +51,9 @@ extension DrawRoom {
                 let contributions = currentContributions
                 try draw.start(contributions: contributions.values, audience: audience, at: now)
                 frozenMembers = contributions.members
+                record(AuditEntry(actor: "host", action: "start", detail: .object([
+                    "round": .int(Int64(draw.nextRound)), "audience": audience.map { .string($0) } ?? .null,
+                    "contributors": .int(Int64(Set(contributions.values).count))])))
                 succeed(job, CommandReply(ack: ack(job)))
                 broadcast(Self.phaseMessage(.rolling))
                 startTicking()
@@ -58,7 +61,8 @@ extension DrawRoom {
             case .stop:
                 var candidate = draw
                 let records = try candidate.stop(at: now, nextSeed: newSeed())
-                store(records, job: job) { [self] in
+                let entry = AuditEntry(actor: "host", action: "stop", detail: .object(["round": .int(Int64(draw.nextRound))]))
+                store(records, job: job, audit: entry) { [self] in
                     draw = candidate
                     stopTicking()
                     if job.awaitReveal {
@@ -74,7 +78,8 @@ extension DrawRoom {
             case .clear:
                 var candidate = draw
                 let record = try candidate.clear(at: now)
-                store([record], job: job, clearedThrough: record.index) { [self] in
+                let entry = AuditEntry(actor: "host", action: "clear", detail: .object(["record": .int(Int64(record.index))]))
+                store([record], job: job, clearedThrough: record.index, audit: entry) { [self] in
                     draw = candidate
                     lastTick = nil
                     succeed(job, CommandReply(ack: ack(job)))
@@ -86,7 +91,10 @@ extension DrawRoom {
                 var candidate = draw
                 let duplicates = try candidate.configure(config)
                 let text = DrawPersistence.encode(candidate.config)
-                store([], job: job, config: text) { [self] in
+                let entry = AuditEntry(actor: "host", action: "configure", detail: .object([
+                    "poolHash": candidate.commit.map { .string($0.poolHash) } ?? .null,
+                    "remaining": .int(Int64(clamping: candidate.remaining))]))
+                store([], job: job, config: text, audit: entry) { [self] in
                     draw = candidate
                     configText = text
                     succeed(job, CommandReply(ack: ack(job, ["duplicates": .array(duplicates.map { .string($0) })])))
@@ -100,7 +108,9 @@ extension DrawRoom {
                 let records = try candidate.void(round: round, winner: winner, reason: reason,
                                                  contributions: contributions.values, audience: audience,
                                                  nextSeed: newSeed(), at: now)
-                store(records, job: job) { [self] in
+                let entry = AuditEntry(actor: "host", action: "void", detail: .object([
+                    "round": .int(Int64(round)), "winner": winner.json, "reason": .string(reason)]))
+                store(records, job: job, audit: entry) { [self] in
                     draw = candidate
                     frozenMembers = contributions.members
                     let result = draw.lastResult?.resultMessage()
@@ -109,10 +119,8 @@ extension DrawRoom {
                     if let commit = draw.commit { broadcast(commit.message) }
                 }
             }
-        } catch let error as DrawError {
-            job.completion(.failure(CommandFailure(code: error.code)))
         } catch {
-            job.completion(.failure(CommandFailure(code: "storage_failed")))
+            job.completion(.failure(CommandFailure(code: error.code)))
         }
     }
 
@@ -129,12 +137,14 @@ extension DrawRoom {
     /// `then` on the loop. On failure the host hears `storage_failed`/`disk_full`, nothing is
     /// announced and the room checks that memory still matches the store.
     private func store(_ records: [DrawRecord], job: Job, config: String? = nil, clearedThrough: Int? = nil,
-                       then: @escaping () -> Void) {
+                       audit entry: AuditEntry? = nil, then: @escaping () -> Void) {
         busy = true
         let code = self.code
         let bound = LoopBound(then, loop: loop)
+        let audit = self.audit
         storage.async({ database in
-            try DrawPersistence.append(records, code: code, config: config, clearedThrough: clearedThrough, in: database)
+            try DrawPersistence.append(records, code: code, config: config, clearedThrough: clearedThrough,
+                                       audit: entry.map { (audit, $0) }, in: database)
         }, completion: { [self] result in
             loop.execute { [self] in
                 busy = false
@@ -142,11 +152,23 @@ extension DrawRoom {
                 case .success:
                     bound.value()
                 case .failure(let error):
+                    DrawLog.error("storing \(job.command.name) of draw \(code) failed, nothing announced: \(error)")
                     job.completion(.failure(CommandFailure(code: DrawPersistence.errorCode(error))))
                     resynchronize()
                 }
                 pump()
             }
+        })
+    }
+
+    /// Appends to the audit log without holding the queue (a failure is only logged).
+    func record(_ entry: AuditEntry) {
+        let code = self.code
+        let audit = self.audit
+        storage.async({ database in
+            try DrawPersistence.append([], code: code, audit: (audit, entry), in: database)
+        }, completion: { result in
+            if case .failure(let error) = result { DrawLog.error("audit \(entry.action) for \(code): \(error)") }
         })
     }
 

@@ -48,6 +48,7 @@ final class DrawRoom: @unchecked Sendable {
     let storage: StorageQueue
     let limiter: AuthRateLimiter
     let settings: DrawRoomSettings
+    let audit: DrawAuditLog
 
     var draw: Draw
     var members: [UInt64: Member] = [:]
@@ -88,8 +89,9 @@ final class DrawRoom: @unchecked Sendable {
 
     /// `draw` must already have a stored pending commitment.
     init(code: String, draw: Draw, hostKeyHash: String, loop: EventLoop, storage: StorageQueue,
-         limiter: AuthRateLimiter, settings: DrawRoomSettings) {
+         limiter: AuthRateLimiter, settings: DrawRoomSettings, audit: DrawAuditLog) {
         self.code = code
+        self.audit = audit
         self.draw = draw
         self.hostKeyHash = hostKeyHash
         self.loop = loop

@@ -28,6 +28,7 @@ public final class DrawService: Sendable {
     public let storage: StorageQueue
     let limiter: AuthRateLimiter
     let settings: DrawRoomSettings
+    let audit = DrawAuditLog()
     private let group: EventLoopGroup
     private let rooms: Mutex<[String: DrawRoom]>
     private let base = Mutex<String>("http://localhost:8080")
@@ -73,6 +74,7 @@ public final class DrawService: Sendable {
             var defaultDraw: DefaultDraw
         }
         let loaded: Loaded
+        let audit = self.audit
         do {
             loaded = try storage.sync { database -> Loaded in
                 var draws = [(row: DrawRow, draw: Draw)]()
@@ -80,14 +82,20 @@ public final class DrawService: Sendable {
                     var draw = try DrawPersistence.restore(row, in: database)
                     var csprng = SystemRandomNumberGenerator()
                     let record = try draw.prepareCommitment(seed: .random(using: &csprng), at: Int64(WallClock.unixMilliseconds()))
-                    try DrawPersistence.append([record], code: row.code, in: database)
+                    try DrawPersistence.append([record], code: row.code,
+                                               audit: (audit, AuditEntry(actor: "system", action: "restart")), in: database)
                     draws.append((row, draw))
                 }
                 let code = wanted ?? draws.first?.row.code
                 if let code, let index = draws.firstIndex(where: { $0.row.code == code }) {
                     var keyReset = false
                     if let key = configuration.hostKey, !DrawKeys.matches(key, storedHash: draws[index].row.hostKeyHash) {
-                        try database.updateHostKeyHash(code: code, hash: DrawKeys.hash(key))
+                        try database.transaction {
+                            try database.updateHostKeyHash(code: code, hash: DrawKeys.hash(key))
+                            try DrawPersistence.append([], code: code,
+                                                       audit: (audit, AuditEntry(actor: "system", action: "host_key_reset")),
+                                                       in: database)
+                        }
                         draws[index].row.hostKeyHash = DrawKeys.hash(key)
                         keyReset = true
                     }
@@ -95,7 +103,8 @@ public final class DrawService: Sendable {
                                                                          created: false, keyReset: keyReset))
                 }
                 let key = configuration.hostKey ?? DrawKeys.newSecret()
-                let created = try Self.insertDraw(code: code ?? DrawKeys.newCode(), key: key, config: .standard, in: database)
+                let created = try Self.insertDraw(code: code ?? DrawKeys.newCode(), key: key, config: .standard,
+                                                  audit: (audit, AuditEntry(actor: "system", action: "create")), in: database)
                 draws.append(created)
                 return Loaded(draws: draws, defaultDraw: DefaultDraw(code: created.row.code, hostKey: key, created: true,
                                                                      keyReset: false))
@@ -108,13 +117,13 @@ public final class DrawService: Sendable {
         var rooms = [String: DrawRoom]()
         for (row, draw) in loaded.draws {
             rooms[row.code] = DrawRoom(code: row.code, draw: draw, hostKeyHash: row.hostKeyHash, loop: loop,
-                                       storage: storage, limiter: limiter, settings: settings)
+                                       storage: storage, limiter: limiter, settings: settings, audit: audit)
         }
         self.rooms = Mutex(rooms)
     }
 
     /// A new draw row with its `open` commitment, in one transaction (storage thread).
-    private static func insertDraw(code: String, key: String, config: DrawConfig,
+    private static func insertDraw(code: String, key: String, config: DrawConfig, audit: (DrawAuditLog, AuditEntry),
                                    in database: Database) throws -> (row: DrawRow, draw: Draw) {
         var draw = try Draw(config: config)
         var csprng = SystemRandomNumberGenerator()
@@ -123,7 +132,7 @@ public final class DrawService: Sendable {
                           configJSON: DrawPersistence.encode(draw.config), clearedThrough: -1)
         try database.transaction {
             try database.insertDraw(row)
-            try DrawPersistence.append([record], code: code, in: database)
+            try DrawPersistence.append([record], code: code, audit: audit, in: database)
         }
         return (row, draw)
     }
@@ -143,13 +152,15 @@ public final class DrawService: Sendable {
         while taken.contains(fresh) { fresh = DrawKeys.newCode() }
         let code = fresh
         let loop = group.loops[0]
+        let audit = self.audit
         storage.async({ database in
-            try Self.insertDraw(code: code, key: key, config: config, in: database)
+            try Self.insertDraw(code: code, key: key, config: config,
+                                audit: (audit, AuditEntry(actor: "admin", action: "create")), in: database)
         }, completion: { [self] result in
             switch result {
             case .success(let created):
                 let room = DrawRoom(code: code, draw: created.draw, hostKeyHash: created.row.hostKeyHash, loop: loop,
-                                    storage: storage, limiter: limiter, settings: settings)
+                                    storage: storage, limiter: limiter, settings: settings, audit: audit)
                 rooms.withLock { $0[code] = room }
                 completion(.success((code, key)))
             case .failure(let error):

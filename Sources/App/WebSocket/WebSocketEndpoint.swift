@@ -1,0 +1,72 @@
+import HTTPCore
+import Posix
+import WebSocketCore
+
+extension Router {
+    /// Serves WebSockets on every path starting with `prefix` (e.g. `/ws/calc`, `/ws/draw/`).
+    ///
+    /// The opening handshake (RFC 6455 §4.2) answers 426 with `Sec-WebSocket-Version: 13` for
+    /// another version, 400 for a missing or bad key or upgrade headers, 405 for a method other
+    /// than GET, and 403 for a browser `Origin` that is neither the request's `Host` nor
+    /// allowed (`ServerConfiguration.allowedOrigins`, `configuration.allowedOrigins`);
+    /// requests without `Origin` (non-browser clients) are allowed. permessage-deflate is
+    /// negotiated when the client offers it.
+    ///
+    /// `accept` runs on the new session's loop right after the `101` is queued and before any
+    /// message is delivered: set `onText`/`onBinary`/`onClose` there, join groups, send a
+    /// greeting. Read `session.request` for the path and query.
+    public mutating func webSocket(prefix: String, configuration: WebSocketEndpointConfiguration = WebSocketEndpointConfiguration(),
+                                   accept: @escaping @Sendable (WebSocketSession) -> Void) {
+        let runtime = webSockets
+        upgrade(prefix: prefix) { request, connection, leftover in
+            WebSocketUpgrade.perform(request: request, connection: connection, leftover: leftover,
+                                     configuration: configuration, runtime: runtime, accept: accept)
+        }
+    }
+}
+
+enum WebSocketUpgrade {
+    static func perform(request: HTTPRequest, connection: TCPConnection, leftover: [UInt8],
+                        configuration: WebSocketEndpointConfiguration, runtime: WebSocketRuntime,
+                        accept: @Sendable (WebSocketSession) -> Void) -> UpgradeResult {
+        let snapshot = runtime.snapshot(for: connection.loop)
+        let head = request.head
+        let handshake = WebSocketHandshake.validate(
+            method: head.method, version: "HTTP/1.\(head.versionMinor)",
+            headers: { head.headers.values(for: $0) },
+            configuration: WebSocketHandshake.Configuration(
+                allowedOrigins: snapshot.allowedOrigins + configuration.allowedOrigins,
+                subprotocols: configuration.subprotocols, deflate: configuration.deflate))
+        guard handshake.isAccepted else { return .rejected(refusal(handshake)) }
+
+        connection.write(handshake.responseHead)
+        // Keep the head only: a GET upgrade has no body worth holding for the session's life.
+        let session = WebSocketSession(connection: connection, request: HTTPRequest(head: head), handshake: handshake,
+                                       configuration: configuration, runtime: snapshot)
+        connection.handler = session
+        session.activate()
+        accept(session)
+        if !leftover.isEmpty, connection.handler === session {
+            leftover.withUnsafeBytes { session.received($0, on: connection) }
+        }
+        return .upgraded
+    }
+
+    private static func refusal(_ handshake: WebSocketHandshake.Result) -> HTTPResponse {
+        let status = HTTPStatus(code: handshake.status)
+        var response = HTTPResponse.text(status, message(for: handshake.error, status: status))
+        for (name, value) in handshake.headers { response.headers.add(name: name, value: value) }
+        if handshake.status == 426 { response.headers.add(name: "Upgrade", value: "websocket") }
+        return response
+    }
+
+    private static func message(for error: WebSocketHandshakeError?, status: HTTPStatus) -> String {
+        switch error {
+        case .unsupportedVersion: "Upgrade Required: this server speaks WebSocket version 13"
+        case .forbiddenOrigin: "Forbidden: this page's origin may not open WebSockets here"
+        case .invalidKey: "Bad Request: missing or invalid Sec-WebSocket-Key"
+        case .missingUpgradeHeader, .missingConnectionUpgrade: "Bad Request: this is a WebSocket endpoint"
+        default: status.reasonPhrase
+        }
+    }
+}
