@@ -14,6 +14,8 @@ import json
 import os
 import time
 
+from websockets.sync.client import connect
+
 from abuse_support import Tombola, eventually
 
 AUTH_BURST = 5          # DrawService.open defaults: 5 tries, then one per 2 s
@@ -95,6 +97,26 @@ def test_keys_never_reach_logs_metrics_error_bodies_or_disk():
             public_bodies.append(server.request("POST", "/api/draws", "{}", bearer(wrong))[1])
         public_bodies.append(server.request("POST", "/api/draws/%s/start" % code, "{\"key\":\"%s\"}" % host_key)[1])
         time.sleep(AUTH_REFILL_SECONDS + 0.5)  # the wrong tries above spent the bucket
+        # The host page's own path: auth over the WebSocket, a wrong key first.
+        with connect("ws://127.0.0.1:%d/ws/draw/%s" % (server.port, code), open_timeout=10) as ws:
+            frames = []
+
+            def reply():  # the next answer to what we sent, past broadcasts such as `viewers`
+                while True:
+                    frames.append(ws.recv(timeout=10))
+                    message = json.loads(frames[-1])
+                    if message["type"] in ("role", "error", "ack"):
+                        return message
+
+            ws.send(json.dumps({"type": "auth", "key": host_key + "x"}))
+            assert reply()["code"] == "bad_key"
+            time.sleep(AUTH_REFILL_SECONDS + 0.5)  # that wrong key spent the last token
+            ws.send(json.dumps({"type": "auth", "key": host_key}))
+            assert reply().get("role") == "host", frames[-1]
+            ws.send(json.dumps({"type": "start", "seq": 1}))
+            reply()
+        public_bodies.extend(frame.encode() for frame in frames)
+        time.sleep(AUTH_REFILL_SECONDS + 0.5)
         status, created = server.request("POST", "/api/draws", "{}", bearer(admin_key))
         assert status == 201, created
         new_key = json.loads(created)["hostKey"]
