@@ -11,7 +11,7 @@ import Testing
     /// Latency a normal request may take while an attack runs. Generous because CI machines are
     /// small and shared and suites run in parallel; a server the attack blocks would take the
     /// attack's whole length (seconds) or never answer.
-    static let latencyBudget = 2000.0
+    static let latencyBudget = 2000.0 * Abuse.slowdown
     /// Memory an attack may leave behind once it is over (allocator slack, caches).
     static let memorySlack = 24 * Abuse.mebibyte
 

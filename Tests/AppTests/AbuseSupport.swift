@@ -6,9 +6,12 @@ import Posix
 /// Helpers for the abuse tests: process memory, descriptor limits and a normal client's
 /// latency measured while an attack runs.
 enum Abuse {
-    /// Resident set size of this process in bytes (`VmRSS` of /proc/self/status), after
-    /// handing freed heap back to the kernel so a return to baseline is visible.
+    /// The process's memory in bytes: the resident set (`VmRSS` of /proc/self/status) after
+    /// handing freed heap back to the kernel, so a return to baseline is visible. Under a
+    /// sanitizer, whose quarantine and shadow memory dwarf the heap, the live heap bytes its
+    /// allocator reports instead.
     static func residentBytes() -> Int {
+        if let allocatedBytes = sanitizerAllocatedBytes { return allocatedBytes() }
         _ = trimHeap()
         let fd = open("/proc/self/status", O_RDONLY)
         guard fd >= 0 else { return 0 }
@@ -21,6 +24,21 @@ enum Abuse {
         let kilobytes = line.split(separator: " ").compactMap { Int($0) }.first ?? 0
         return kilobytes * 1024
     }
+
+    private typealias Counter = @convention(c) () -> Int
+
+    /// `__sanitizer_get_current_allocated_bytes` when ASan or TSan is linked in.
+    private static let sanitizerAllocatedBytes: Counter? = {
+        guard let process = dlopen(nil, RTLD_LAZY),
+              let symbol = dlsym(process, "__sanitizer_get_current_allocated_bytes") else { return nil }
+        return unsafeBitCast(symbol, to: Counter.self)
+    }()
+
+    /// Whether the tests run under a sanitizer (everything is several times slower).
+    static var isSanitized: Bool { sanitizerAllocatedBytes != nil }
+
+    /// Time budgets grow this much under a sanitizer.
+    static var slowdown: Double { isSanitized ? 4 : 1 }
 
     /// glibc's `malloc_trim(0)`, looked up at run time (the Glibc module does not import malloc.h).
     private static func trimHeap() -> Int32 {

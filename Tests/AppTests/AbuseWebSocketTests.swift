@@ -15,7 +15,7 @@ import WebSocketCore
     static let memorySlack = AbuseHTTPTests.memorySlack
     /// Time one JSON bomb may take to be refused: a debug build on a loaded machine parses a
     /// 1 MiB message in about a second; anything super-linear would take minutes.
-    static let bombBudget = 10_000.0
+    static let bombBudget = 10_000.0 * Abuse.slowdown
 
     /// The slowest of `count` fresh HTTP requests for the room's public state, in ms.
     static func worstLatency(_ server: DrawTestServer, count: Int = 5) throws -> Double {
