@@ -19,6 +19,10 @@ final class HTTPServerConnection: ConnectionHandler, GracefulShutdownHandling {
 
     private enum TimerKind { case idle, request }
 
+    /// No more requests are read while this much output waits for a client that does not
+    /// read its responses (reading resumes once the queue drains).
+    static let outputHighWater = 1 << 20
+
     private let context: ServerContext
     private let loopState: LoopState
     private let connection: TCPConnection
@@ -43,6 +47,7 @@ final class HTTPServerConnection: ConnectionHandler, GracefulShutdownHandling {
         self.connection = connection
         self.remote = connection.remoteAddress.host
         self.parser = HTTPRequestParser(limits: context.limits)
+        connection.writeStallTimeout = context.configuration.idleTimeout
         updateTimer()
     }
 
@@ -62,6 +67,10 @@ final class HTTPServerConnection: ConnectionHandler, GracefulShutdownHandling {
         updateTimer()
     }
 
+    func drained(_ connection: TCPConnection) {
+        writeCompleted()
+    }
+
     func closed(_ connection: TCPConnection, error: POSIXError?) {
         timer?.handle.cancel()
         timer = nil
@@ -79,7 +88,7 @@ final class HTTPServerConnection: ConnectionHandler, GracefulShutdownHandling {
         guard !isParsing else { return }
         isParsing = true
         defer { isParsing = false }
-        while !stopParsing && !detached && slots.count < context.configuration.maxPipelinedRequests {
+        while !stopParsing && !detached && slots.count < context.configuration.maxPipelinedRequests && !outputBlocked {
             let request: HTTPRequest?
             do {
                 request = try parser.next()
@@ -91,11 +100,14 @@ final class HTTPServerConnection: ConnectionHandler, GracefulShutdownHandling {
             requestStartedAt = parser.bufferedByteCount > 0 ? MonotonicClock.nanoseconds() : nil
             dispatch(request)
         }
-        if !detached && !stopParsing && slots.count >= context.configuration.maxPipelinedRequests {
+        if !detached && !stopParsing && (slots.count >= context.configuration.maxPipelinedRequests || outputBlocked) {
+            if outputBlocked { connection.notifyWhenDrained() }
             connection.pauseReading()
         }
         updateTimer()
     }
+
+    private var outputBlocked: Bool { connection.pendingOutboundBytes > Self.outputHighWater }
 
     /// Answers `status` after what is in flight, then closes.
     private func fail(_ status: HTTPStatus) {
@@ -162,7 +174,8 @@ final class HTTPServerConnection: ConnectionHandler, GracefulShutdownHandling {
             connection.close()
             return
         }
-        if connection.isReadingPaused && slots.count < context.configuration.maxPipelinedRequests && !stopParsing {
+        if connection.isReadingPaused && slots.count < context.configuration.maxPipelinedRequests && !stopParsing
+            && !outputBlocked {
             connection.resumeReading()
             parseAvailable()
         }

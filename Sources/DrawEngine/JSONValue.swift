@@ -209,7 +209,8 @@ private struct JSONParser {
         }
         let text = String(decoding: bytes[start..<position], as: UTF8.self)
         if isInteger, let integer = Int64(text) { return .int(integer) }
-        guard let double = Double(text) else { throw fail() }
+        // RFC 8259 §6: a number too large for a double (`1e999`) is refused, not turned into `inf`.
+        guard let double = Double(text), double.isFinite else { throw fail() }
         return .double(double)
     }
 

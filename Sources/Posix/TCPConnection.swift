@@ -25,6 +25,9 @@ public final class TCPConnection: EventSource {
     public var onClose: (() -> Void)?
     /// Reads per wake-up before yielding to other sockets (each up to 64 KiB).
     public var maxReadsPerWakeup = 4
+    /// A closing connection whose peer takes no output for this long is dropped: a client
+    /// that never reads must not hold its queued output and descriptor forever.
+    public var writeStallTimeout: Duration = .seconds(30)
 
     private var state = State.open
     private var outbound: [[UInt8]] = []
@@ -39,6 +42,10 @@ public final class TCPConnection: EventSource {
     private var readingPaused = false
     private var sawEOF = false
     private var closeError: POSIXError?
+    /// When the kernel last accepted output (for `writeStallTimeout`).
+    private var lastOutputProgress: UInt64 = 0
+    private var stallTimer: ScheduledTimer?
+    private var drainNotificationWanted = false
 
     /// A small integer unique among open connections of this process (the descriptor).
     public var id: Int32 { fd }
@@ -87,6 +94,20 @@ public final class TCPConnection: EventSource {
             // Stop reading: nothing more will be answered.
             readingPaused = true
             updateInterest()
+            lastOutputProgress = MonotonicClock.nanoseconds()
+            scheduleStallCheck()
+        }
+    }
+
+    private func scheduleStallCheck() {
+        let timeout = writeStallTimeout.nanoseconds
+        stallTimer = loop.scheduleTimer(after: writeStallTimeout) { [weak self] in
+            guard let self, self.state == .closing else { return }
+            if MonotonicClock.nanoseconds() &- self.lastOutputProgress >= timeout {
+                self.closeNow(error: POSIXError(code: ETIMEDOUT, call: "write"))
+            } else {
+                self.scheduleStallCheck()
+            }
         }
     }
 
@@ -96,6 +117,8 @@ public final class TCPConnection: EventSource {
         guard state != .closed else { return }
         state = .closed
         closeError = error
+        stallTimer?.cancel()
+        stallTimer = nil
         outbound.removeAll()
         pendingOutboundBytes = 0
         if registered {
@@ -121,6 +144,12 @@ public final class TCPConnection: EventSource {
     }
 
     public var isReadingPaused: Bool { readingPaused }
+
+    /// Asks for one `handler.drained` call when the queue next empties, even if the socket
+    /// never pushed back (for a handler that paused itself on a large queue).
+    public func notifyWhenDrained() {
+        drainNotificationWanted = true
+    }
 
     // MARK: Loop callbacks
 
@@ -192,7 +221,8 @@ public final class TCPConnection: EventSource {
         if interest & EPOLLOUT.rawValue != 0 { updateInterest(wantWrite: false) }
         if state == .closing {
             closeNow(error: nil)
-        } else if afterBackPressure {
+        } else if afterBackPressure || drainNotificationWanted {
+            drainNotificationWanted = false
             handler?.drained(self)
         }
     }
@@ -235,6 +265,7 @@ public final class TCPConnection: EventSource {
 
     private func consume(_ written: Int) {
         pendingOutboundBytes -= written
+        if state == .closing { lastOutputProgress = MonotonicClock.nanoseconds() }
         var remaining = written
         while remaining > 0 {
             let available = outbound[outboundHead].count - headOffset

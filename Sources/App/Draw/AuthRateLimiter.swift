@@ -13,6 +13,8 @@ final class AuthRateLimiter: Sendable {
     let burst: Double
     let refillNanoseconds: Double
     private let buckets = Mutex<[String: Bucket]>([:])
+    /// Addresses tracked before full buckets are pruned.
+    static let pruneThreshold = 10_000
     private let now: @Sendable () -> UInt64
 
     init(burst: Int = 5, refill: Duration = .seconds(2), now: @escaping @Sendable () -> UInt64 = MonotonicClock.nanoseconds) {
@@ -52,12 +54,20 @@ final class AuthRateLimiter: Sendable {
             refill(&bucket, at: time)
             bucket.tokens = max(0, bucket.tokens - 1)
             buckets[address] = bucket
-            // Full buckets carry no information; drop them so the table stays small.
-            if buckets.count > 10_000 {
-                buckets = buckets.filter { $0.value.tokens < burst }
+            // Full buckets carry no information; drop them so the table stays small. Stored
+            // tokens are as of the last attempt, so refill before deciding which are full.
+            if buckets.count > Self.pruneThreshold {
+                buckets = buckets.filter { entry in
+                    var bucket = entry.value
+                    refill(&bucket, at: time)
+                    return bucket.tokens < burst
+                }
             }
         }
     }
+
+    /// Addresses currently tracked (for tests and diagnostics).
+    var trackedAddressCount: Int { buckets.withLock { $0.count } }
 
     private func refill(_ bucket: inout Bucket, at time: UInt64) {
         let elapsed = Double(time &- bucket.updated)

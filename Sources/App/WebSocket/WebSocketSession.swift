@@ -246,6 +246,12 @@ public final class WebSocketSession: ConnectionHandler, GracefulShutdownHandling
 
     public func received(_ bytes: UnsafeRawBufferPointer, on connection: TCPConnection) {
         perform(codec.receive(bytes, now: .now))
+        // Pongs (which the codec writes by itself) and echoes must not pile up for a client
+        // that sends but never reads: stop reading it until its queue drains.
+        if !closing && connection.pendingOutboundBytes > configuration.reliableHardLimit {
+            connection.notifyWhenDrained()
+            connection.pauseReading()
+        }
     }
 
     public func receivedEOF(on connection: TCPConnection) {
@@ -255,6 +261,7 @@ public final class WebSocketSession: ConnectionHandler, GracefulShutdownHandling
 
     public func drained(_ connection: TCPConnection) {
         if !pendingLatest.isEmpty { sendSkippedLatest() }
+        if !closing && connection.isReadingPaused { connection.resumeReading() }
     }
 
     /// The queue drained: the newest skipped frame of each latest-value stream goes out.

@@ -1,0 +1,104 @@
+"""The real `tombola` binary on loopback, for the abuse and secrets tests.
+
+`TOMBOLA_BIN` names the binary (scripts/test sets it); otherwise .build/debug/tombola.
+Each server gets its own data and Public directories and a free port, and is stopped
+with SIGTERM. Its stdout/stderr are kept for the tests that grep them.
+"""
+import http.client
+import os
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+BINARY = os.environ.get("TOMBOLA_BIN", os.path.join(ROOT, ".build", "debug", "tombola"))
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Tombola:
+    def __init__(self, *extra, host_key="hk-Secret-7Q2w9Zx4", admin_key="ak-Secret-3Lm8Np5R", code="ABUSE1"):
+        self.host_key, self.admin_key, self.code = host_key, admin_key, code
+        self.dir = tempfile.mkdtemp(prefix="tombola-abuse-")
+        public = os.path.join(self.dir, "public")
+        os.makedirs(public)
+        for name in ("index.html", "draw.html", "watch.html", "screen.html", "calc.html"):
+            with open(os.path.join(public, name), "w") as f:
+                f.write("<!doctype html><title>%s</title>" % name)
+        self.port = free_port()
+        self.out_path = os.path.join(self.dir, "stdout.txt")
+        self.err_path = os.path.join(self.dir, "stderr.txt")
+        self.data = os.path.join(self.dir, "data")
+        args = [BINARY, "--host", "127.0.0.1", "--port", str(self.port), "--data", self.data,
+                "--public", public, "--default-draw", code, "--host-key", host_key, "--admin-key", admin_key, *extra]
+        self.process = subprocess.Popen(args, stdout=open(self.out_path, "wb"), stderr=open(self.err_path, "wb"))
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            try:
+                if self.request("GET", "/healthz")[0] == 200:
+                    return
+            except OSError:
+                time.sleep(0.05)
+        self.stop()
+        raise RuntimeError("tombola did not start: " + self.stderr())
+
+    def request(self, method, path, body=None, headers=None, source="127.0.0.1", timeout=10):
+        connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout, source_address=(source, 0))
+        try:
+            connection.request(method, path, body=body, headers=headers or {})
+            response = connection.getresponse()
+            return response.status, response.read()
+        finally:
+            connection.close()
+
+    def latency_ms(self, path="/healthz"):
+        start = time.monotonic()
+        status, _ = self.request("GET", path)
+        assert status == 200
+        return (time.monotonic() - start) * 1000
+
+    def rss_bytes(self):
+        with open("/proc/%d/status" % self.process.pid) as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) * 1024
+        return 0
+
+    def open_connections(self):
+        _, body = self.request("GET", "/metrics")
+        for line in body.decode().splitlines():
+            if line.startswith("tombola_http_open_connections "):
+                return int(float(line.split()[1])) - 1
+        raise AssertionError("no open-connections gauge")
+
+    def stop(self):
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+
+    def stdout(self):
+        with open(self.out_path, "rb") as f:
+            return f.read().decode("utf-8", "replace")
+
+    def stderr(self):
+        with open(self.err_path, "rb") as f:
+            return f.read().decode("utf-8", "replace")
+
+
+def eventually(condition, timeout=5.0, interval=0.05):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(interval)
+    return condition()
