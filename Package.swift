@@ -22,20 +22,21 @@ let package = Package(
         .systemLibrary(name: "CQREncode", path: "Sources/CQREncode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
 
         // Pure modules.
+        .target(name: "Locking"),
         .target(name: "Compression", dependencies: ["CZlib"]),
         .target(name: "CalculatorEngine", dependencies: ["CGMP", "CMPFR"]),
         .target(name: "DrawEngine", dependencies: ["CCrypto"]),
         .target(name: "HTTPCore"),
-        .target(name: "WebSocketCore", dependencies: ["CCrypto", "Compression"]),
+        .target(name: "WebSocketCore", dependencies: ["CCrypto", "Compression", "Locking"]),
 
         // I/O.
-        .target(name: "Posix", dependencies: ["CLinux"]),
+        .target(name: "Posix", dependencies: ["CLinux", "Locking"]),
         .target(name: "Storage", dependencies: ["CSQLite"]),
         .target(name: "WebSocketClient", dependencies: ["WebSocketCore"]),
 
         // Wiring and executables.
         .target(name: "App", dependencies: [
-            "Posix", "HTTPCore", "WebSocketCore", "Compression", "Storage",
+            "Locking", "Posix", "HTTPCore", "WebSocketCore", "Compression", "Storage",
             "CalculatorEngine", "DrawEngine", "CQREncode", "CCrypto",
         ]),
         .executableTarget(name: "tombola", dependencies: ["App", "CalculatorEngine", "DrawEngine"]),
@@ -47,9 +48,9 @@ let package = Package(
         .testTarget(name: "HTTPCoreTests", dependencies: ["HTTPCore"]),
         .testTarget(name: "WebSocketCoreTests", dependencies: ["WebSocketCore", "Compression"]),
         .testTarget(name: "WebSocketClientTests", dependencies: ["WebSocketClient", "WebSocketCore"]),
-        .testTarget(name: "PosixTests", dependencies: ["Posix"]),
-        .testTarget(name: "StorageTests", dependencies: ["Storage"]),
-        .testTarget(name: "AppTests", dependencies: ["App", "WebSocketClient", "Posix", "HTTPCore", "WebSocketCore", "DrawEngine", "Storage"]),
+        .testTarget(name: "PosixTests", dependencies: ["Posix", "Locking"]),
+        .testTarget(name: "StorageTests", dependencies: ["Storage", "Locking"]),
+        .testTarget(name: "AppTests", dependencies: ["App", "WebSocketClient", "Posix", "HTTPCore", "WebSocketCore", "DrawEngine", "Storage", "Locking"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,3 +1,4 @@
+import Locking
 import Synchronization
 
 /// A monotonically increasing count (Prometheus `counter`). Lock-free.
@@ -40,7 +41,7 @@ public final class MetricsRegistry: Sendable {
         var families: [String: Family] = [:]
     }
 
-    private let state = Mutex(State())
+    private let state = Lock(State())
 
     public init() {}
 

@@ -2,6 +2,7 @@ import CLinux
 import Glibc
 import HTTPCore
 import Posix
+import Locking
 import Synchronization
 
 /// The Tombola HTTP server: event loops, listeners, HTTP connections, static files,
@@ -12,7 +13,7 @@ public final class Server: Sendable {
     public let staticFiles: StaticFiles
     private let router: Router
     private let serverMetrics: ServerMetrics
-    private let running = Mutex<Running?>(nil)
+    private let running = Lock<Running?>(nil)
 
     private struct Running: Sendable {
         var group: EventLoopGroup

@@ -1,6 +1,7 @@
 import CLinux
 import Glibc
 import HTTPCore
+import Locking
 import Synchronization
 
 /// `Public/` in memory. Loaded at start-up and reloaded (on SIGHUP, or when the watcher
@@ -20,7 +21,7 @@ public final class StaticFiles: Sendable {
     }
 
     public let root: String
-    private let snapshot = Mutex(Snapshot())
+    private let snapshot = Lock(Snapshot())
     private let watcherRunning = Atomic<Bool>(false)
     private let watcherStop = Atomic<Bool>(false)
     /// Largest file served; bigger ones are skipped (Public/ holds pages, not media).

@@ -1,5 +1,6 @@
 import CLinux
 import Glibc
+import Locking
 import Synchronization
 
 /// Something registered with a loop's epoll set. Loop-confined.
@@ -31,7 +32,7 @@ public final class EventLoop: @unchecked Sendable {
 
     let epollFD: Int32
     private let wakeFD: Int32
-    private let mailbox = Mutex(Mailbox())
+    private let mailbox = Lock(Mailbox())
     private let threadID = Atomic<UInt>(0)
     private let stopRequested = Atomic<Bool>(false)
 

@@ -1,11 +1,12 @@
 import CLinux
 import Glibc
+import Locking
 import Synchronization
 
 /// A fixed set of loops, each on its own thread (one per core by default).
 public final class EventLoopGroup: Sendable {
     public let loops: [EventLoop]
-    private let threads: Mutex<[pthread_t]>
+    private let threads: Lock<[pthread_t]>
     private let nextIndex = Atomic<Int>(0)
 
     /// Starts `loopCount` loops (default: the number of online cores).
@@ -26,7 +27,7 @@ public final class EventLoopGroup: Sendable {
             precondition(rc == 0, "pthread_create failed: \(rc)")
             threads.append(thread)
         }
-        self.threads = Mutex(threads)
+        self.threads = Lock(threads)
     }
 
     public static var coreCount: Int { max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))) }

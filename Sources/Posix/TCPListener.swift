@@ -1,6 +1,6 @@
 import CLinux
 import Glibc
-import Synchronization
+import Locking
 
 /// A listening TCP socket. Bound and listening from `init` (on the caller's thread), then
 /// started on one loop, which accepts connections with `accept4(NONBLOCK|CLOEXEC)`.
@@ -17,7 +17,7 @@ public final class TCPListener: EventSource, @unchecked Sendable {
     public let address: SocketAddress
     private var loop: EventLoop?
     /// The loop given to `start`, readable from any thread for `close()`.
-    private let startedLoop = Mutex<EventLoop?>(nil)
+    private let startedLoop = Lock<EventLoop?>(nil)
     private var acceptor: (@Sendable (TCPConnection) -> Void)?
     private var isClosed = false
     private var isPaused = false

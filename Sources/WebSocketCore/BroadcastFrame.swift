@@ -1,5 +1,5 @@
 import Compression
-import Synchronization
+import Locking
 
 /// A server message encoded once and sent as the same bytes to many connections.
 ///
@@ -12,7 +12,7 @@ public final class BroadcastFrame: Sendable {
     public let payload: [UInt8]
     /// The unmasked, uncompressed frame.
     public let plain: [UInt8]
-    private let compressed: Mutex<[Int: [UInt8]]> = Mutex([:])
+    private let compressed: Lock<[Int: [UInt8]]> = Lock([:])
 
     public init(text: String) {
         opcode = .text

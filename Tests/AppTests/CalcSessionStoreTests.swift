@@ -1,10 +1,11 @@
+import Locking
 import Synchronization
 import Testing
 @testable import App
 
 /// A clock tests move by hand.
 final class ManualClock: Sendable {
-    private let current = Mutex(ContinuousClock.now)
+    private let current = Lock(ContinuousClock.now)
     var now: ContinuousClock.Instant { current.withLock { $0 } }
     func advance(by duration: Duration) { current.withLock { $0 += duration } }
 }
@@ -55,7 +56,7 @@ final class ManualClock: Sendable {
     @Test func resumingReleasesTheFreshSessionAndTellsAPreviousHolder() {
         let store = makeStore()
         let moved = Atomic<Int>(0)
-        let movedIDs = Mutex<[String]>([])
+        let movedIDs = Lock<[String]>([])
         let first = store.open(owner: Self.owner(1, moved: { id in
             moved.add(1, ordering: .relaxed)
             movedIDs.withLock { $0.append(id) }

@@ -1,5 +1,5 @@
 import Glibc
-import Synchronization
+import Locking
 import Testing
 import WebSocketClient
 import WebSocketCore
@@ -8,7 +8,7 @@ import WebSocketCore
 /// A room endpoint at `/ws/room` whose sessions join `group`.
 /// The loops sessions were accepted on.
 private final class LoopRecorder: Sendable {
-    let seen = Mutex<Set<Int>>([])
+    let seen = Lock<Set<Int>>([])
 }
 
 private func roomServer(loops: Int = 1, group: BroadcastGroup, loopsSeen: LoopRecorder? = nil,
@@ -181,5 +181,5 @@ private func sequenceNumber(_ message: WebSocketClient.Message) -> Int? {
 }
 
 private final class HandleRecorder: Sendable {
-    let handles = Mutex<[WebSocketSessionHandle]>([])
+    let handles = Lock<[WebSocketSessionHandle]>([])
 }

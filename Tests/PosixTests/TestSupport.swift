@@ -1,10 +1,10 @@
 import Glibc
 import Posix
-import Synchronization
+import Locking
 
 /// A thread-safe log of values that tests wait on with a deadline.
 final class Recorder<Value: Sendable>: Sendable {
-    private let values = Mutex<[Value]>([])
+    private let values = Lock<[Value]>([])
 
     func append(_ value: Value) { values.withLock { $0.append(value) } }
     var all: [Value] { values.withLock { $0 } }

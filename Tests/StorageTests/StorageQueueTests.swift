@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Locking
 import Testing
 @testable import Storage
 
@@ -7,7 +7,7 @@ import Testing
     @Test func runsWorkInOrderAndDeliversResultsToCompletions() throws {
         let dir = TemporaryDirectory()
         let queue = try StorageQueue(path: dir.path("t.sqlite"))
-        let results = Mutex<[Int]>([])
+        let results = Lock<[Int]>([])
         let done = DispatchSemaphore(value: 0)
         queue.async { db in try db.insertDraw(draw()) }
         for i in 0..<10 {
@@ -26,7 +26,7 @@ import Testing
     @Test func reportsFailuresToTheCompletion() throws {
         let dir = TemporaryDirectory()
         let queue = try StorageQueue(path: dir.path("t.sqlite"))
-        let code = Mutex<StorageError.Code?>(nil)
+        let code = Lock<StorageError.Code?>(nil)
         let done = DispatchSemaphore(value: 0)
         queue.async({ db in try db.appendRecord(record(index: 0)) }, completion: { result in
             if case .failure(let error) = result { code.withLock { $0 = (error as? StorageError)?.code } }
@@ -38,7 +38,7 @@ import Testing
 
     @Test func sendsErrorsOfFireAndForgetWorkToOnError() throws {
         let dir = TemporaryDirectory()
-        let code = Mutex<StorageError.Code?>(nil)
+        let code = Lock<StorageError.Code?>(nil)
         let done = DispatchSemaphore(value: 0)
         let queue = try StorageQueue(path: dir.path("t.sqlite"), onError: { error in
             code.withLock { $0 = (error as? StorageError)?.code }
@@ -75,7 +75,7 @@ import Testing
         for i in 0..<20 { queue.async { db in try db.appendRecord(record(index: i)) } }
         queue.close()
         #expect(storageError { _ = try queue.sync { db in try db.loadDraws() } } == .closed)
-        let refused = Mutex<StorageError.Code?>(nil)
+        let refused = Lock<StorageError.Code?>(nil)
         queue.async({ _ in 1 }, completion: { result in
             if case .failure(let error) = result { refused.withLock { $0 = (error as? StorageError)?.code } }
         })
@@ -119,7 +119,7 @@ import Testing
     @Test func deliversTheCallersOwnErrorsUnchanged() throws {
         let dir = TemporaryDirectory()
         let queue = try StorageQueue(path: dir.path("t.sqlite"))
-        let got = Mutex<Bool>(false)
+        let got = Lock<Bool>(false)
         let done = DispatchSemaphore(value: 0)
         queue.async({ _ -> Int in throw CallerError() }, completion: { result in
             if case .failure(let error) = result { got.withLock { $0 = error is CallerError } }

@@ -1,4 +1,5 @@
 import CalculatorEngine
+import Locking
 import Synchronization
 
 /// One calculator session: a `Calculator` and the highest key `seq` applied to it.
@@ -7,7 +8,7 @@ import Synchronization
 final class CalcSession: Sendable {
     /// 128 random bits as 32 lower-case hex digits.
     let id: String
-    private let state = Mutex(State())
+    private let state = Lock(State())
     /// Whether any key, mode or angle was ever applied (an untouched session is not worth keeping).
     private let touched = Atomic<Bool>(false)
 

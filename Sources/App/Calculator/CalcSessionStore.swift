@@ -1,4 +1,4 @@
-import Synchronization
+import Locking
 
 /// Every calculator session of one server: the ones a socket holds and the ones kept for
 /// `ttl` after their socket closed, so a page that reconnects can `resume` them. At most
@@ -16,7 +16,7 @@ final class CalcSessionStore: Sendable {
     let ttl: Duration
     let capacity: Int
     private let now: @Sendable () -> ContinuousClock.Instant
-    private let state = Mutex(State())
+    private let state = Lock(State())
 
     private struct Entry: Sendable {
         let session: CalcSession

@@ -1,5 +1,5 @@
 import Posix
-import Synchronization
+import Locking
 
 /// Failed key attempts per client address, as token buckets: `burst` tries, then one more
 /// every `refill`. Only failures spend a token, so the real host is never locked out for
@@ -12,7 +12,7 @@ final class AuthRateLimiter: Sendable {
 
     let burst: Double
     let refillNanoseconds: Double
-    private let buckets = Mutex<[String: Bucket]>([:])
+    private let buckets = Lock<[String: Bucket]>([:])
     /// Addresses tracked before full buckets are pruned.
     static let pruneThreshold = 10_000
     private let now: @Sendable () -> UInt64

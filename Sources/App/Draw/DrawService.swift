@@ -1,7 +1,7 @@
 import DrawEngine
 import Posix
 import Storage
-import Synchronization
+import Locking
 
 /// Every draw of this server: the rooms (on one draw loop), the store, the shared auth rate
 /// limiter, the admin key and the links pages and the API hand out.
@@ -31,8 +31,8 @@ public final class DrawService: Sendable {
     let audit = DrawAuditLog()
     let metrics: DrawMetrics
     private let group: EventLoopGroup
-    private let rooms: Mutex<[String: DrawRoom]>
-    private let base = Mutex<String>("http://localhost:8080")
+    private let rooms: Lock<[String: DrawRoom]>
+    private let base = Lock<String>("http://localhost:8080")
 
     public static let version = "1.0.0"
 
@@ -124,7 +124,7 @@ public final class DrawService: Sendable {
             rooms[row.code] = DrawRoom(code: row.code, draw: draw, hostKeyHash: row.hostKeyHash, loop: loop,
                                        storage: storage, limiter: limiter, settings: settings, audit: audit, metrics: metrics)
         }
-        self.rooms = Mutex(rooms)
+        self.rooms = Lock(rooms)
         registry.gauge("tombola_draw_rooms", help: "Draws this server holds.") { [weak self] in
             Double(self?.rooms.withLock { $0.count } ?? 0)
         }

@@ -1,5 +1,5 @@
 import Posix
-import Synchronization
+import Locking
 
 /// What WebSocket endpoints share with the server they run in: the extra allowed origins
 /// and the metrics (bound when the `Server` is made), and one session registry per event
@@ -12,7 +12,7 @@ final class WebSocketRuntime: Sendable {
         var loops: [WebSocketLoopSessions] = []
     }
 
-    private let binding = Mutex(Binding())
+    private let binding = Lock(Binding())
 
     init() {}
 
