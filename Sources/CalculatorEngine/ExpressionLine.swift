@@ -10,6 +10,9 @@ struct ExpressionLine: Sendable {
 
     var isEmpty: Bool { depth == 0 && levels[0].isEmpty }
 
+    /// Characters kept over all levels: what the line costs in memory.
+    var storedLength: Int { levels.reduce(0) { $0 + $1.count } }
+
     mutating func append(_ token: ExpressionText) {
         levels[levels.count - 1].append(token: token)
     }
