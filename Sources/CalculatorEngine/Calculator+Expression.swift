@@ -2,15 +2,15 @@
 extension Calculator {
     mutating func startNewCalculation() {
         finishedExpression = nil
-        tokens = []
+        line = ExpressionLine()
         lastReduction = nil
     }
 
     mutating func binary(_ op: BinaryOperator) throws(CalculatorError) {
         if finishedExpression != nil { startNewCalculation() }
-        if !operandEntered, case .binary = pending.last {
+        if !operandEntered, case .binary(let previous) = pending.last {
             pending[pending.count - 1] = .binary(op)
-            tokens[tokens.count - 1] = op.symbol
+            line.replaceLast(previous.symbol, with: op.symbol)
             return
         }
         try pushOperand()
@@ -20,7 +20,7 @@ extension Calculator {
                 || (top.precedence == op.precedence && !op.isRightAssociative)
         }
         pending.append(.binary(op))
-        tokens.append(op.symbol)
+        line.append(op.symbol)
         current = values[values.count - 1]
         operandEntered = false
         operandIsGroup = false
@@ -36,7 +36,7 @@ extension Calculator {
         } else {
             value = try commitOperand()
         }
-        tokens.append(operandText ?? DecimalFormatter.string(for: value))
+        line.append(operandText ?? ExpressionText(DecimalFormatter.string(for: value)))
         operandText = nil
         values.append(value)
     }
@@ -54,7 +54,7 @@ extension Calculator {
 
     /// `(`; after an operand (`2 (`, `( 7 ) (`) it first multiplies, as in Windows Calculator.
     mutating func openGroup() throws(CalculatorError) {
-        guard groupStarts.count < Self.parenthesisLimit else { return }
+        guard line.depth < Self.parenthesisLimit else { return }
         if finishedExpression != nil {
             startNewCalculation()
         } else if operandEntered {
@@ -64,19 +64,16 @@ extension Calculator {
         operandText = nil
         operandEntered = false
         operandIsGroup = false
-        groupStarts.append(tokens.count)
-        tokens.append("(")
+        line.openGroup()
         pending.append(.group)
     }
 
     mutating func closeGroup() throws(CalculatorError) {
-        guard let start = groupStarts.last else { return }
+        guard line.depth > 0 else { return }
         try pushOperand()
         try reduce { _ in true }
         pending.removeLast()
-        groupStarts.removeLast()
-        let text = (tokens[start...] + [")"]).joined(separator: " ")
-        tokens.removeSubrange(start...)
+        let text = line.closeGroup()
         current = values.removeLast()
         operandText = text
         operandEntered = true
@@ -84,18 +81,18 @@ extension Calculator {
     }
 
     mutating func equals() throws(CalculatorError) {
-        let nothingPending = pending.isEmpty && tokens.isEmpty && lastReduction == nil
+        let nothingPending = pending.isEmpty && line.isEmpty && lastReduction == nil
         if finishedExpression != nil || nothingPending {
             let lhs = try commitOperand()
-            let text = operandText ?? DecimalFormatter.string(for: lhs)
+            let text = operandText ?? ExpressionText(DecimalFormatter.string(for: lhs))
             if let (op, rhs) = repeatOperation {
                 current = try op.apply(lhs, rhs)
-                finish(text + " " + op.symbol + " " + DecimalFormatter.string(for: rhs) + " =")
+                finish(text + (" " + op.symbol + " " + DecimalFormatter.string(for: rhs) + " ="))
             } else if operandText != nil {
                 finish(text + " =")
             } else {
                 startNewCalculation()
-                finishedExpression = text + " ="
+                finishedExpression = (text + " =").shown
             }
             return
         }
@@ -105,28 +102,28 @@ extension Calculator {
                 switch top {
                 case .group:
                     pending.removeLast()
-                    groupStarts.removeLast()
-                    tokens.append(")")
+                    line.append(")")
                 case .binary:
                     try reduce { _ in true }
                 }
             }
             current = values.removeLast()
+            repeatOperation = lastReduction
+            finish(line.text(followedBy: nil) + " =")
         } else {
             current = try commitOperand()
-            if let text = operandText { tokens.append(text) }
+            repeatOperation = lastReduction
+            finish(line.text(followedBy: operandText) + " =")
         }
-        repeatOperation = lastReduction
-        finish(tokens.joined(separator: " ") + " =")
     }
 
-    /// Shows `current` as the result of `expression` and writes it to the history tape.
-    mutating func finish(_ expression: String) {
+    /// Shows `current` as the result of `expression` and writes it, as shown, to the history tape.
+    mutating func finish(_ text: ExpressionText) {
+        let expression = text.shown
         entry = nil
         values = []
         pending = []
-        tokens = []
-        groupStarts = []
+        line = ExpressionLine()
         lastReduction = nil
         operandText = nil
         operandEntered = true

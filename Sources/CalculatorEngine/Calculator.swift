@@ -37,7 +37,7 @@ public struct Calculator: Sendable {
     var entry: Entry?
     var current: CalcNumber = .zero
     /// How `current` reads in the expression when it came from a function, `%` or a group.
-    var operandText: String?
+    var operandText: ExpressionText?
     /// Whether an operand was given since the last operator or `(`.
     var operandEntered = false
     /// Whether that operand is a closed `( … )` group (a digit after it multiplies).
@@ -45,8 +45,7 @@ public struct Calculator: Sendable {
 
     var values: [CalcNumber] = []
     var pending: [Pending] = []
-    var tokens: [String] = []
-    var groupStarts: [Int] = []
+    var line = ExpressionLine()
 
     var lastReduction: (BinaryOperator, CalcNumber)?
     var repeatOperation: (BinaryOperator, CalcNumber)?
@@ -66,7 +65,7 @@ public struct Calculator: Sendable {
         } else if let finished = finishedExpression {
             expression = finished
         } else {
-            expression = (tokens + [operandText].compactMap { $0 }).joined(separator: " ")
+            expression = line.text(followedBy: operandText).shown
         }
         return CalculatorDisplay(
             display: error != nil ? "" : entry?.text ?? DecimalFormatter.string(for: current),
@@ -83,8 +82,7 @@ public struct Calculator: Sendable {
             self.mode = mode
             values = []
             pending = []
-            tokens = []
-            groupStarts = []
+            line = ExpressionLine()
             lastReduction = nil
             operandText = nil
             operandEntered = false
@@ -211,7 +209,7 @@ public struct Calculator: Sendable {
         operandIsGroup = false
     }
 
-    mutating func setOperand(_ value: CalcNumber, text: String? = nil) {
+    mutating func setOperand(_ value: CalcNumber, text: ExpressionText? = nil) {
         if finishedExpression != nil { startNewCalculation() }
         entry = nil
         current = value
@@ -231,7 +229,7 @@ public struct Calculator: Sendable {
 
     private mutating func apply(_ function: UnaryFunction) throws(CalculatorError) {
         let x = try commitOperand()
-        let text = operandText ?? DecimalFormatter.string(for: x)
+        let text = operandText ?? ExpressionText(DecimalFormatter.string(for: x))
         let result = try function.apply(x, angle: angle)
         setOperand(result, text: function.expression(text))
     }
@@ -246,7 +244,7 @@ public struct Calculator: Sendable {
         } else {
             result = try y / hundred
         }
-        setOperand(result, text: DecimalFormatter.string(for: result))
+        setOperand(result, text: ExpressionText(DecimalFormatter.string(for: result)))
     }
 
     // MARK: Errors and clearing
@@ -265,8 +263,7 @@ public struct Calculator: Sendable {
         operandEntered = false
         values = []
         pending = []
-        tokens = []
-        groupStarts = []
+        line = ExpressionLine()
         lastReduction = nil
         repeatOperation = nil
         finishedExpression = nil

@@ -29,24 +29,37 @@ enum DecimalFormatter {
 
     /// Lays out significant `digits` (d₀d₁d₂…, x = d₀.d₁d₂… × 10^exponent).
     static func layout(negative: Bool, digits: String, exponent: Int) -> String {
-        var trimmed = Substring(digits)
-        while trimmed.count > 1, trimmed.last == "0" { trimmed.removeLast() }
-        var text: String
+        // Bytes rather than Characters: the digits are ASCII, and this runs for every key.
+        var trimmed = Array(digits.utf8)[...]
+        while trimmed.count > 1, trimmed.last == UInt8(ascii: "0") { trimmed.removeLast() }
+        var text: [UInt8] = negative ? [UInt8(ascii: "-")] : []
+        text.reserveCapacity(trimmed.count + 16)
         if (-9...15).contains(exponent) {
             if exponent >= 0 {
                 let integerCount = exponent + 1
-                var integer = String(trimmed.prefix(integerCount))
-                integer += String(repeating: "0", count: integerCount - integer.count)
+                let integer = trimmed.prefix(integerCount)
+                text += integer
+                text += repeatElement(UInt8(ascii: "0"), count: integerCount - integer.count)
                 let fraction = trimmed.dropFirst(integerCount)
-                text = fraction.isEmpty ? integer : integer + "." + fraction
+                if !fraction.isEmpty {
+                    text.append(UInt8(ascii: "."))
+                    text += fraction
+                }
             } else {
-                text = "0." + String(repeating: "0", count: -exponent - 1) + trimmed
+                text += Array("0.".utf8)
+                text += repeatElement(UInt8(ascii: "0"), count: -exponent - 1)
+                text += trimmed
             }
         } else {
+            text += trimmed.prefix(1)
             let rest = trimmed.dropFirst()
-            text = String(trimmed.prefix(1)) + (rest.isEmpty ? "" : "." + rest)
-            text += (exponent < 0 ? "e-" : "e+") + String(exponent.magnitude)
+            if !rest.isEmpty {
+                text.append(UInt8(ascii: "."))
+                text += rest
+            }
+            text += Array((exponent < 0 ? "e-" : "e+").utf8)
+            text += Array(String(exponent.magnitude).utf8)
         }
-        return negative ? "-" + text : text
+        return String(decoding: text, as: UTF8.self)
     }
 }

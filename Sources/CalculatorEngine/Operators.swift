@@ -47,7 +47,7 @@ enum UnaryFunction: Sendable, Equatable {
     case ln, log, exp, pow10
 
     /// How an applied function reads in the expression line, around its operand's text.
-    func expression(_ operand: String) -> String {
+    func expression(_ operand: ExpressionText) -> ExpressionText {
         let name: String
         switch self {
         case .negate: name = "negate"
@@ -69,7 +69,9 @@ enum UnaryFunction: Sendable, Equatable {
         case .exp: name = "e^"
         case .pow10: name = "10^"
         }
-        return name + "(" + operand + ")"
+        var text = operand
+        text.wrap(prefix: name + "(", suffix: ")")
+        return text
     }
 
     func apply(_ x: CalcNumber, angle: AngleUnit) throws(CalculatorError) -> CalcNumber {

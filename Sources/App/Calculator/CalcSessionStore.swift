@@ -43,7 +43,12 @@ final class CalcSessionStore: Sendable {
         var sweepScheduled = false
     }
 
-    init(ttl: Duration = .seconds(600), capacity: Int = 100_000,
+    /// The default `capacity`. A stored session costs up to about 31 KB (measured: 50 history
+    /// entries with 200-character expressions and their values, plus a full pending line), so
+    /// 5,000 sessions stay near 155 MB; sessions holding huge exact values cost more.
+    static let defaultCapacity = 5_000
+
+    init(ttl: Duration = .seconds(600), capacity: Int = CalcSessionStore.defaultCapacity,
          now: @escaping @Sendable () -> ContinuousClock.Instant = { .now }) {
         self.ttl = ttl
         self.capacity = capacity
