@@ -246,6 +246,7 @@ const en = {
   'screen.qr': 'QR code to join the draw',
   'screen.page': 'Page {page} of {pages}',
   'screen.controls': 'Screen controls',
+  'screen.voided': 'Voided: {list}',
 
   'watch.title': 'Watch {code} · Tombola',
 };
@@ -492,6 +493,7 @@ const zh = {
   'screen.qr': '加入抽奖的二维码',
   'screen.page': '第 {page} / {pages} 页',
   'screen.controls': '屏幕控制',
+  'screen.voided': '已作废：{list}',
 
   'watch.title': '观看 {code} · Tombola',
 };

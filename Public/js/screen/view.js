@@ -38,6 +38,7 @@ export class ScreenView {
     this.soundButton = $('[data-sound]', root);
     this.fullscreenButton = $('[data-fullscreen]', root);
     this.historySection = $('.side-history', root);
+    this.voidedLine = $('[data-voided-line]', root);
     this.qrFor = null;
     this.pages = 1;
     this.manyShown = '';
@@ -81,7 +82,7 @@ export class ScreenView {
     this.pages = Math.ceil(current.winners.length / perPage);
     const page = Math.min(requestedPage, this.pages - 1);
     const shown = current.winners.slice(page * perPage, (page + 1) * perPage);
-    const signature = `${current.round}|${page}|${t('draw.voided')}|${shown.map((w) => `${winnerText(w.value)}:${w.voided}:${winnerText(w.replaces)}`).join(',')}`;
+    const signature = `${current.round}|${page}|${t('draw.replaces')}|${shown.map((w) => `${winnerText(w.value)}:${winnerText(w.replaces)}`).join(',')}`;
     setText(this.pager, this.pages > 1 ? t('screen.page', { page: page + 1, pages: this.pages }) : '');
     if (signature === this.manyShown) return;
     this.manyShown = signature;
@@ -89,11 +90,8 @@ export class ScreenView {
     this.winners.dataset.cols = String(cols);
     this.winners.dataset.rows = String(Math.ceil(shown.length / cols));
     replaceChildren(this.winners, shown.map((w) => {
-      const note = w.voided ? (w.reason ? t('draw.voided.reason', { reason: w.reason }) : t('draw.voided'))
-        : w.replaces !== undefined ? t('draw.replaces', { value: valueText(w.replaces) }) : '';
-      const classes = ['winner-cell'];
-      if (w.voided) classes.push('is-voided');
-      return el('li', { class: classes.join(' '), data: { winner: winnerText(w.value) } },
+      const note = w.replaces !== undefined ? t('draw.replaces', { value: valueText(w.replaces) }) : '';
+      return el('li', { class: 'winner-cell', data: { winner: winnerText(w.value) } },
         el('div', { class: 'winner-box' }, el('span', { class: 'winner-value', text: valueText(w.value) })),
         note ? el('span', { class: 'winner-note', text: note }) : null);
     }));
@@ -127,12 +125,18 @@ export class ScreenView {
 
     const board = state.board();
     const current = state.phase === 'revealed' || state.phase === 'idle' ? board[0] ?? null : null;
-    const many = Boolean(current && current.winners.length > 1);
+    const active = current ? current.winners.filter((w) => !w.voided) : [];
+    const voided = current ? current.winners.filter((w) => w.voided) : [];
+    const many = active.length > 1;
     // Several winners at once: they take the whole stage, each as large as its cell allows.
     show(this.winnersBox, many);
     this.stage.nodes.stage.classList.toggle('has-many', many);
-    if (many) this.renderMany(current, state.page);
+    if (many) this.renderMany({ ...current, winners: active }, state.page);
     else { this.pages = 1; this.manyShown = ''; }
+    // A no-show stays on record, in small print under the winners.
+    const voidedText = voided.map((w) => (w.reason ? `${valueText(w.value)} (${w.reason})` : valueText(w.value))).join(', ');
+    setText(this.voidedLine, voided.length ? t('screen.voided', { list: voidedText }) : '');
+    show(this.voidedLine, voided.length > 0);
     const older = current ? board.slice(1) : board;
     renderHistory(this.history, older.slice(0, HISTORY_ROUNDS));
     show(this.historySection, older.length > 0);
