@@ -257,3 +257,23 @@ def test_several_named_winners_each_fill_their_place_on_the_screen_and_fit_on_a_
     assert float(duration.rstrip("s")) < 0.05, "reduced motion not respected: %s" % duration
     for p in (host, screen, viewer):
         assert p.errors() == [], p.current_url
+
+
+def test_no_control_reached_with_tab_hides_under_the_start_stop_bar(server, browser):
+    from selenium.webdriver.common.keys import Keys
+    host = open_host(browser, server, 360, 740)
+    host.js("document.querySelector('[data-settings-panel]').open = true")
+    host.find_element(By.TAG_NAME, "body").send_keys(Keys.TAB)
+    hidden, seen = [], 0
+    for _ in range(40):
+        where = host.js("""const a = document.activeElement;
+          if (a === document.body || a.closest('.action-bar')) return null;
+          const r = a.getBoundingClientRect(), bar = document.querySelector('.action-bar').getBoundingClientRect();
+          return [a.outerHTML.slice(0, 70), r.bottom, bar.top];""")
+        if where:
+            seen += 1
+            if where[1] > where[2] + 1:
+                hidden.append(where)
+        host.switch_to.active_element.send_keys(Keys.TAB)
+    assert seen >= 15
+    assert hidden == []

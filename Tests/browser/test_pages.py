@@ -155,3 +155,24 @@ def test_pages_pass_the_accessibility_check_in_a_dark_phone_theme_and_the_light_
     s.find_element(By.CSS_SELECTOR, "[data-theme]").click()
     assert problems == [], "screen (light): %s" % problems
     assert b.errors() == [] and s.errors() == []
+
+
+def test_screen_shows_a_scannable_qr_code_of_the_viewer_link(server, browser):
+    import re
+    import urllib.parse
+    import urllib.request
+    b = browser(1920, 1080)
+    load(b, pages(server)["screen"])
+    b.wait_js("document.querySelector('[data-qr]').complete && !document.querySelector('[data-qr]').hidden")
+    qr = b.js("""const q = document.querySelector('[data-qr]'); const r = q.getBoundingClientRect();
+                 return { src: q.src, alt: q.alt, w: r.width, h: r.height, natural: q.naturalWidth };""")
+    assert qr["alt"] and qr["natural"] > 0
+    assert qr["w"] >= 0.28 * 1080 and abs(qr["w"] - qr["h"]) < 1, qr
+    assert "/watch/%s" % server.code in urllib.parse.unquote(qr["src"])
+    with urllib.request.urlopen(qr["src"], timeout=5) as r:
+        svg = r.read().decode()
+    size = int(re.search(r'viewBox="0 0 (\d+) \1"', svg).group(1))
+    xs = [int(x) for x in re.findall(r"M(\d+) ", svg)]
+    ys = [int(y) for y in re.findall(r"M\d+ (\d+)h", svg)]
+    # A quiet zone of at least four modules on every side (ISO/IEC 18004).
+    assert min(xs) >= 4 and min(ys) >= 4 and size - 4 >= max(ys) + 1, (size, min(xs), min(ys), max(ys))
