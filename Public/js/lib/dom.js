@@ -93,8 +93,10 @@ export function randomHex(bytes) {
  */
 export function fitText(node, { max, min = 10, box = node.parentElement, wrap = false } = {}) {
   if (!node || !box) return;
+  node.style.transition = 'none'; // measurements must see the size just set
   node.style.whiteSpace = 'nowrap';
   node.style.overflowWrap = '';
+  node.style.wordBreak = '';
   node.style.fontSize = `${max}px`;
   const width = box.clientWidth;
   const height = box.clientHeight;
@@ -111,7 +113,9 @@ export function fitText(node, { max, min = 10, box = node.parentElement, wrap = 
   const single = overflow() <= 1 ? size : 0;
   if (!wrap || single === max) return;
   // Several lines: the largest size in (single, max] whose wrapped text fits.
+  // Break at spaces only: a Chinese name stays whole rather than split between characters.
   node.style.whiteSpace = 'normal';
+  node.style.wordBreak = 'keep-all';
   const fits = (s) => { node.style.fontSize = `${s}px`; return overflow() <= 1; };
   let lo = single || min;
   let hi = max;
