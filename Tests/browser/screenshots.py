@@ -1,34 +1,53 @@
-"""Writes docs/screenshots/*.png: keypad (390x844, 1280x800), host and viewer
-(390x844) and projector (1920x1080), in English and Chinese, after running a
-few rounds. Uses the same harness as the tests:
+"""Writes docs/screenshots/*.png from the real server (the same harness as the
+tests): the landing page, the keypad (390x844, 1280x800), the host and viewer
+pages (390x844) and the projector (1920x1080, rolling and revealed, plus a
+round of several named winners), each in English and Simplified Chinese.
 
-    python3 Tests/browser/screenshots.py            # the built server
+    TOMBOLA_BIN=.build/debug/tombola python3 Tests/browser/screenshots.py
 
+Look at every image after a change: they are the product as people see it.
 """
 
+import contextlib
+import json
 import os
+import shutil
+import socket
 import sys
+import tempfile
 import time
+import urllib.request
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
 from selenium.webdriver.common.by import By  # noqa: E402
 
+import conftest  # noqa: E402
 from conftest import ROOT, Browser, Server  # noqa: E402
 
 OUT = os.path.join(ROOT, "docs", "screenshots")
+LANGS = (("en-US", "en"), ("zh-CN", "zh"))
+NAMES = ["Ana Lima", "Bartholomew Fitzgerald-O'Connor", "陈静", "Dara Okafor", "Émile Dubois",
+         "Farah Haddad", "王伟", "Hiroshi Tanaka", "Ingrid Johansson", "José María Fernández",
+         "Kofi Mensah", "李娜", "Maximiliana Wolfeschlegelsteinhausen", "Nguyễn Thị Mai"]
 
 
 def wait_online(b):
     b.wait_js("window.tombola && window.tombola.state.connection === 'online'", 15)
 
 
-def shot(b, name):
-    time.sleep(0.8)
+def wait_room(b):
+    b.wait_js("window.tombola && window.tombola.state.snapshotReceived"
+              " && window.tombola.state.connection === 'online'", 15)
+
+
+def shot(b, name, settle=0.9):
+    time.sleep(settle)  # animations (the reveal takes 0.9 s) and the verified mark
     path = os.path.join(OUT, name + ".png")
     b.save_screenshot(path)
     print("wrote", os.path.relpath(path, ROOT))
+    return path
 
 
 def keys(b, sequence):
@@ -37,72 +56,165 @@ def keys(b, sequence):
     b.wait_js("window.tombola.socket.backlog === 0", 10)
 
 
-def round_trip(host, stop_after=0.8):
+def press(host):
+    host.find_element(By.CSS_SELECTOR, "[data-startstop]").click()
+
+
+def start(host):
     if host.js("return window.tombola.state.phase") == "rolling":
-        host.find_element(By.CSS_SELECTOR, "[data-startstop]").click()
-        host.wait_js("window.tombola.state.phase === 'revealed'", 15)
-    before = host.js("return window.tombola.state.revealCount")
-    host.find_element(By.CSS_SELECTOR, "[data-startstop]").click()
+        stop(host)
+    press(host)
     host.wait_js("window.tombola.state.phase === 'rolling'")
-    time.sleep(stop_after)
-    host.find_element(By.CSS_SELECTOR, "[data-startstop]").click()
+
+
+def stop(host):
+    before = host.js("return window.tombola.state.revealCount")
+    press(host)
     host.wait_js("window.tombola.state.revealCount > %d" % before, 15)
+
+
+def round_trip(host, roll=0.6):
+    start(host)
+    time.sleep(roll)
+    stop(host)
+
+
+def verified(b):
+    b.wait_js("document.querySelector('[data-verified]').dataset.verify === 'ok'", 10)
+
+
+def create_names_draw(server):
+    body = {"config": {"pool": {"kind": "list", "entrants": NAMES}, "perStop": 3,
+                       "prizes": [{"name": "Weekend for two", "count": 3}]}}
+    req = urllib.request.Request(server.url("/api/draws"), data=json.dumps(body).encode(), method="POST",
+                                 headers={"Authorization": "Bearer " + server.admin_key,
+                                          "Content-Type": "application/json"})
+    with urllib.request.urlopen(req, timeout=10) as r:
+        made = json.load(r)
+    return made["code"], made["hostKey"]
+
+
+def keypad(server, opened):
+    for lang, suffix in LANGS:
+        b = Browser(390, 844, lang); opened.append(b)
+        b.get(server.url("/calc")); wait_online(b)
+        if suffix == "en":
+            keys(b, ["C", "1", "2", "3", "4", "*", "5", "=", "C", "1", "2", "+", "7", "*"])
+        else:
+            keys(b, ["C", "5", "/", "0", "="])  # the localized error message
+        shot(b, "calc-390x844-%s" % suffix, 0.4)
+        b.quit()
+        b = Browser(1280, 800, lang); opened.append(b)
+        b.get(server.url("/calc")); wait_online(b)
+        b.find_element(By.CSS_SELECTOR, '[data-mode="scientific"]').click()
+        b.wait_js("window.tombola.state.mode === 'scientific'")
+        keys(b, ["C", "0", ".", "1", "+", "0", ".", "2", "=",
+                 "C", "2", "^", "1", "0", "=",
+                 "C", "9", "9", "9", "9", "9", "9", "9", "9", "*", "9", "9", "9", "9", "9", "9", "9", "9", "="])
+        shot(b, "calc-1280x800-%s" % suffix, 0.4)
+        b.find_element(By.CSS_SELECTOR, '[data-mode="basic"]').click()
+        b.wait_js("window.tombola.state.mode === 'basic'")
+        b.quit()
+
+
+def landing(server, opened):
+    for lang, suffix in LANGS:
+        b = Browser(390, 844, lang); opened.append(b)
+        b.get(server.url("/"))
+        b.wait_js("document.readyState === 'complete'")
+        b.wait_js("Array.from(document.images).every((i) => i.complete)")
+        shot(b, "index-390x844-%s" % suffix, 0.5)
+        b.quit()
+
+
+def draw_pages(server, opened):
+    host = Browser(390, 844); opened.append(host)
+    host.get(server.host_url("draw")); wait_room(host)
+    host.wait_js("window.tombola.state.role === 'host'")
+    for _ in range(3):
+        round_trip(host)
+    for lang, suffix in LANGS:
+        h = Browser(390, 844, lang); opened.append(h)
+        h.get(server.host_url("draw")); wait_room(h)
+        h.wait_js("window.tombola.state.role === 'host'")
+        v = Browser(390, 844, lang); opened.append(v)
+        v.get(server.url("/watch/%s" % server.code)); wait_room(v)
+        s = Browser(1920, 1080, lang); opened.append(s)
+        s.get(server.url("/screen/%s" % server.code)); wait_room(s)
+        s.wait_js("document.querySelector('[data-qr]').complete && !document.querySelector('[data-qr]').hidden")
+        start(host)
+        s.wait_js("window.tombola.state.phase === 'rolling' && window.tombola.state.tick")
+        time.sleep(1.0)
+        shot(s, "screen-rolling-1920x1080-%s" % suffix, 0)
+        stop(host)
+        for p in (h, v, s):
+            p.wait_js("window.tombola.state.phase === 'revealed'", 15)
+            verified(p)
+        shot(s, "screen-revealed-1920x1080-%s" % suffix)
+        shot(v, "watch-390x844-%s" % suffix, 0.2)
+        shot(h, "host-390x844-%s" % suffix, 0.2)
+        for p in (h, v, s):
+            p.quit()
+
+
+def names_round(server, opened):
+    code, key = create_names_draw(server)
+    host = Browser(1280, 800); opened.append(host)
+    host.get(server.url("/draw/%s#key=%s" % (code, key))); wait_room(host)
+    host.wait_js("window.tombola.state.role === 'host'")
+    s = Browser(1920, 1080); opened.append(s)
+    s.get(server.url("/screen/%s" % code)); wait_room(s)
+    round_trip(host, 1.0)
+    s.wait_js("window.tombola.state.phase === 'revealed'", 15)
+    verified(s)
+    shot(s, "screen-names-1920x1080-en")
+
+
+class ShotServer(Server):
+    """The test server, but listening on every interface and on port 8080 when
+    it is free, so the join URL on the screen looks like the one a venue sees."""
+
+    def __init__(self):
+        self.port = 8080 if port_is_free(8080) else conftest.free_port()
+        self.data_dir = tempfile.mkdtemp(prefix="tombola-shots-")
+        self.proc = None
+        self.code, self.host_key, self.admin_key = conftest.DRAW_CODE, conftest.HOST_KEY, conftest.ADMIN_KEY
+        self.start()
+
+
+def port_is_free(port):
+    with contextlib.closing(socket.socket()) as s:
+        try:
+            s.bind(("0.0.0.0", port))
+            return True
+        except OSError:
+            return False
+
+
+def all_interfaces(port, data_dir):
+    command = original_command(port, data_dir)
+    command[command.index("--host") + 1] = "0.0.0.0"
+    return command
+
+
+original_command = conftest.server_command
+conftest.server_command = all_interfaces
 
 
 def main():
     os.makedirs(OUT, exist_ok=True)
-    server = Server()
+    server = ShotServer()
     opened = []
     try:
-        for lang, suffix in (("en-US", "en"), ("zh-CN", "zh")):
-            b = Browser(390, 844, lang); opened.append(b)
-            b.get(server.url("/calc")); wait_online(b)
-            keys(b, ["C", "1", "2", "3", "4", "*", "5", "=", "C", "1", "2", "+", "7", "*"])
-            if suffix == "zh":
-                keys(b, ["C", "5", "/", "0", "="])
-            shot(b, "calc-390x844-%s" % suffix)
-            b.quit()
-        b = Browser(1280, 800); opened.append(b)
-        b.get(server.url("/calc")); wait_online(b)
-        b.find_element(By.CSS_SELECTOR, '[data-mode="scientific"]').click()
-        keys(b, ["C", "2", "^", "1", "0", "=", "C", "9", "9", "9", "9", "9", "9", "9", "9", "*", "9", "9", "9", "9", "9", "9", "9", "9", "="])
-        shot(b, "calc-1280x800-en")
-        b.find_element(By.CSS_SELECTOR, '[data-mode="basic"]').click()
-        b.quit()
-
-        host = Browser(390, 844); opened.append(host)
-        host.get(server.host_url("draw")); wait_online(host)
-        host.wait_js("window.tombola.state.role === 'host'")
-        for _ in range(3):
-            round_trip(host)
-        for lang, suffix in (("en-US", "en"), ("zh-CN", "zh")):
-            h = Browser(390, 844, lang); opened.append(h)
-            h.get(server.host_url("draw")); wait_online(h)
-            h.wait_js("window.tombola.state.role === 'host' && window.tombola.state.snapshotReceived")
-            shot(h, "host-390x844-%s" % suffix)
-            v = Browser(390, 844, lang); opened.append(v)
-            v.get(server.url("/watch/%s" % server.code)); wait_online(v)
-            s = Browser(1920, 1080, lang); opened.append(s)
-            s.get(server.url("/screen/%s" % server.code)); wait_online(s)
-            round_trip(host)
-            v.wait_js("window.tombola.state.phase === 'revealed'")
-            v.wait_js("document.querySelector('[data-verified]').dataset.verify === 'ok'")
-            shot(v, "watch-390x844-%s" % suffix)
-            shot(s, "screen-1920x1080-%s" % suffix)
-            host.find_element(By.CSS_SELECTOR, "[data-startstop]").click()
-            s.wait_js("window.tombola.state.phase === 'rolling'")
-            shot(s, "screen-rolling-1920x1080-%s" % suffix)
-            host.find_element(By.CSS_SELECTOR, "[data-startstop]").click()
-            s.wait_js("window.tombola.state.phase === 'revealed'", 15)
-            for x in (h, v, s):
-                x.quit()
-        i = Browser(390, 844); opened.append(i)
-        i.get(server.url("/")); i.wait_js("document.readyState === 'complete'")
-        shot(i, "index-390x844-en")
+        landing(server, opened)
+        keypad(server, opened)
+        draw_pages(server, opened)
+        names_round(server, opened)
     finally:
         for b in opened:
             b.quit()
         server.stop()
+        shutil.rmtree(server.data_dir, ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -66,6 +66,9 @@ def test_divide_by_zero_shows_a_localized_message_in_english_and_chinese(server,
     b = open_calc(browser(), server.url("/calc"))
     click_keys(b, ["5", "/", "0", "="])
     settle(b)
+    # The page words the error from the `error` code (the server's `display` is English only).
+    assert b.js("return window.tombola.state.error") == "divide_by_zero"
+    assert b.find_element(By.CSS_SELECTOR, "[data-display]").get_attribute("data-error") == "divide_by_zero"
     assert display(b) == "Cannot divide by zero"
     Select(b.find_element(By.CSS_SELECTOR, "[data-lang-switch]")).select_by_value("zh")
     assert display(b) == "除数不能为零"
@@ -124,6 +127,12 @@ def test_keys_pressed_while_offline_are_sent_in_order_after_reconnect(server, br
     assert b.find_element(By.CSS_SELECTOR, "[data-offline-banner]").is_displayed()
     click_keys(b, ["7", "="])
     assert b.js("return window.tombola.socket.backlog") == 2
+    # The banner follows a language switch while offline.
+    banner = b.find_element(By.CSS_SELECTOR, "[data-offline-banner]")
+    english = banner.text
+    Select(b.find_element(By.CSS_SELECTOR, "[data-lang-switch]")).select_by_value("zh")
+    b.wait(lambda: banner.text != english and "连接" in banner.text, 3)
+    Select(b.find_element(By.CSS_SELECTOR, "[data-lang-switch]")).select_by_value("en")
     proxy.restore()
     settle(b, timeout=20)
     assert display(b) == "19"

@@ -1,7 +1,9 @@
 """The draw pages in Chromium: host, screen and viewers in sync, reloads,
 cut-offs, Clear's confirmation, void-and-redraw and the in-page recheck."""
 
+import json
 import time
+import urllib.request
 
 from selenium.webdriver.common.by import By
 
@@ -194,3 +196,84 @@ def test_host_start_stop_sits_at_the_bottom_of_a_phone_screen(server, browser):
     assert rect["bottom"] <= 740 and rect["bottom"] >= 740 - 110
     assert rect["height"] >= 56
     assert host.js("return document.documentElement.scrollWidth") <= 360
+
+
+NAMES = ["Maximiliana Wolfeschlegelsteinhausenbergerdorff-Papadopoulou", "李小龙", "Ann",
+         "Bartholomew Fitzgerald-O'Connor III", "张伟", "Siobhán Ní Dhuibhir", "Jean-Baptiste Emmanuel Zorg", "Zoë"]
+
+
+def create_draw(server, config):
+    req = urllib.request.Request(server.url("/api/draws"), data=json.dumps({"config": config}).encode(), method="POST",
+                                 headers={"Authorization": "Bearer " + server.admin_key, "Content-Type": "application/json"})
+    with urllib.request.urlopen(req, timeout=10) as r:
+        made = json.load(r)
+    return made["code"], made["hostKey"]
+
+
+FITS = """
+  const box = arguments[0].getBoundingClientRect();
+  return Array.from(arguments[0].querySelectorAll(arguments[1])).map((v) => {
+    const r = v.getBoundingClientRect(), parent = v.parentElement.getBoundingClientRect();
+    return { text: v.textContent, size: parseFloat(getComputedStyle(v).fontSize),
+             fits: v.scrollWidth <= v.parentElement.clientWidth + 1 && r.left >= parent.left - 1 && r.right <= parent.right + 1
+                   && r.top >= parent.top - 1 && r.bottom <= parent.bottom + 1 };
+  });
+"""
+
+
+def test_several_named_winners_each_fill_their_place_on_the_screen_and_fit_on_a_phone(server, browser):
+    code, key = create_draw(server, {"pool": {"kind": "list", "entrants": NAMES}, "perStop": 3})
+    host = open_page(browser(1280, 800), server.url("/draw/%s#key=%s" % (code, key)))
+    host.wait_js("window.tombola.state.role === 'host'")
+    screen = open_page(browser(1920, 1080, "zh-CN"), server.url("/screen/%s" % code))
+    viewer = browser(360, 740)
+    viewer.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": [{"name": "prefers-reduced-motion", "value": "reduce"}]})
+    open_page(viewer, server.url("/watch/%s" % code))
+    result = run_round(host)
+    expected = [str(w) for w in result["winners"]]
+    assert len(expected) == 3
+
+    screen.wait_js("window.tombola.state.phase === 'revealed' && document.querySelectorAll('[data-winners] .winner-cell').length === 3", 15)
+    time.sleep(1.0)  # the reveal animation scales the cells
+    cells = screen.js(FITS, screen.find_element(By.CSS_SELECTOR, "[data-winners]"), ".winner-value")
+    assert [c["text"] for c in cells] == expected
+    for c in cells:
+        assert c["fits"], "cut off on the screen: %s" % c
+        assert c["size"] >= 48, "too small for a hall at 1080p: %s" % c
+    # The operator controls never cover the winners.
+    overlap = screen.js("""
+      const a = document.querySelector('[data-winners]').getBoundingClientRect();
+      const b = document.querySelector('.screen-controls').getBoundingClientRect();
+      return !(a.right <= b.left || b.right <= a.left || a.bottom <= b.top || b.bottom <= a.top);""")
+    assert not overlap
+    assert screen.js("return document.documentElement.scrollHeight") <= 1080
+
+    viewer.wait_js("window.tombola.state.phase === 'revealed' && window.tombola.state.lastReveal", 15)
+    viewer.wait(lambda: winners_text(viewer) == expected, 5)
+    stage = viewer.js(FITS, viewer.find_element(By.CSS_SELECTOR, "[data-stage-box]"), "[data-value]")
+    assert stage[0]["text"] == expected[0] and stage[0]["fits"], stage
+    assert viewer.js("return document.documentElement.scrollWidth") <= 360
+    duration = viewer.js("return getComputedStyle(document.querySelector('[data-value]')).animationDuration")
+    assert float(duration.rstrip("s")) < 0.05, "reduced motion not respected: %s" % duration
+    for p in (host, screen, viewer):
+        assert p.errors() == [], p.current_url
+
+
+def test_no_control_reached_with_tab_hides_under_the_start_stop_bar(server, browser):
+    from selenium.webdriver.common.keys import Keys
+    host = open_host(browser, server, 360, 740)
+    host.js("document.querySelector('[data-settings-panel]').open = true")
+    host.find_element(By.TAG_NAME, "body").send_keys(Keys.TAB)
+    hidden, seen = [], 0
+    for _ in range(40):
+        where = host.js("""const a = document.activeElement;
+          if (a === document.body || a.closest('.action-bar')) return null;
+          const r = a.getBoundingClientRect(), bar = document.querySelector('.action-bar').getBoundingClientRect();
+          return [a.outerHTML.slice(0, 70), r.bottom, bar.top];""")
+        if where:
+            seen += 1
+            if where[1] > where[2] + 1:
+                hidden.append(where)
+        host.switch_to.active_element.send_keys(Keys.TAB)
+    assert seen >= 15
+    assert hidden == []

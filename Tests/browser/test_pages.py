@@ -110,7 +110,7 @@ def test_pages_log_no_console_errors_and_pass_a_basic_accessibility_check(server
 
 def test_tab_moves_through_controls_in_page_order(server, browser):
     b = browser(1280, 800)
-    for name in ("calc", "host", "index"):
+    for name in ("calc", "host", "index", "watch", "screen"):
         load(b, pages(server)[name])
         expected = b.js(FOCUSABLE)
         b.js("document.activeElement && document.activeElement.blur(); window.scrollTo(0, 0)")
@@ -135,3 +135,44 @@ def test_screen_fills_a_projector_and_uses_tabular_digits(server, browser):
     b.find_element(By.CSS_SELECTOR, "[data-theme]").click()
     assert b.js("return document.documentElement.classList.contains('theme-light')")
     b.find_element(By.CSS_SELECTOR, "[data-theme]").click()
+
+
+@pytest.mark.parametrize("lang", ["en-US", "zh-CN"])
+def test_pages_pass_the_accessibility_check_in_a_dark_phone_theme_and_the_light_projector_theme(server, browser, lang):
+    b = browser(390, 844, lang)
+    b.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": [{"name": "prefers-color-scheme", "value": "dark"}]})
+    for name in ("index", "calc", "host", "watch"):
+        load(b, pages(server)[name])
+        assert b.js("return matchMedia('(prefers-color-scheme: dark)').matches")
+        problems = b.js(A11Y_AUDIT)
+        assert problems == [], "%s (dark): %s" % (name, problems)
+        assert b.js("return document.documentElement.scrollWidth") <= 390, name
+    s = browser(1920, 1080, lang)
+    load(s, pages(server)["screen"])
+    s.find_element(By.CSS_SELECTOR, "[data-theme]").click()
+    s.wait_js("document.documentElement.classList.contains('theme-light')")
+    problems = s.js(A11Y_AUDIT)
+    s.find_element(By.CSS_SELECTOR, "[data-theme]").click()
+    assert problems == [], "screen (light): %s" % problems
+    assert b.errors() == [] and s.errors() == []
+
+
+def test_screen_shows_a_scannable_qr_code_of_the_viewer_link(server, browser):
+    import re
+    import urllib.parse
+    import urllib.request
+    b = browser(1920, 1080)
+    load(b, pages(server)["screen"])
+    b.wait_js("document.querySelector('[data-qr]').complete && !document.querySelector('[data-qr]').hidden")
+    qr = b.js("""const q = document.querySelector('[data-qr]'); const r = q.getBoundingClientRect();
+                 return { src: q.src, alt: q.alt, w: r.width, h: r.height, natural: q.naturalWidth };""")
+    assert qr["alt"] and qr["natural"] > 0
+    assert qr["w"] >= 0.28 * 1080 and abs(qr["w"] - qr["h"]) < 1, qr
+    assert "/watch/%s" % server.code in urllib.parse.unquote(qr["src"])
+    with urllib.request.urlopen(qr["src"], timeout=5) as r:
+        svg = r.read().decode()
+    size = int(re.search(r'viewBox="0 0 (\d+) \1"', svg).group(1))
+    xs = [int(x) for x in re.findall(r"M(\d+) ", svg)]
+    ys = [int(y) for y in re.findall(r"M\d+ (\d+)h", svg)]
+    # A quiet zone of at least four modules on every side (ISO/IEC 18004).
+    assert min(xs) >= 4 and min(ys) >= 4 and size - 4 >= max(ys) + 1, (size, min(xs), min(ys), max(ys))

@@ -25,7 +25,7 @@ export class DrawView {
       verified: $('[data-verified]', root),
       contributed: $('[data-contributed]', root),
       remaining: $('[data-remaining]', root),
-    }, { fit: { max: 200, min: 18, waitingMax: 28 }, showContributing: false });
+    }, { fit: { max: 200, min: 18, waitingMax: 28 }, showContributing: false, hostPrompt: true });
     this.winners = $('[data-winners]', root);
     this.winnersEmpty = $('[data-winners-empty]', root);
     this.winnersHeading = $('[data-winners-heading]', root);

@@ -88,10 +88,11 @@ export function phaseText(phase) {
  * the elements (any may be missing); `fit` gives the font range in px.
  */
 export class Stage {
-  constructor(nodes, { fit = { max: 160, min: 18 }, showContributing = false } = {}) {
+  constructor(nodes, { fit = { max: 160, min: 18 }, showContributing = false, hostPrompt = false } = {}) {
     this.nodes = nodes;
     this.fit = fit;
     this.showContributing = showContributing;
+    this.hostPrompt = hostPrompt;
     this.revealSeen = 0;
     this.lastFit = '';
     this.frame = 0;
@@ -107,6 +108,8 @@ export class Stage {
       if (first !== undefined && first !== null) return { text: valueText(first), waiting: false };
     }
     if (!room.snapshotReceived) return { text: '…', waiting: true };
+    // The host is not waiting for anyone: tell them what to do instead.
+    if (this.hostPrompt && room.role === 'host') return { text: t('draw.waiting.host'), waiting: true };
     return { text: t('draw.waiting'), waiting: true };
   }
 
@@ -125,11 +128,13 @@ export class Stage {
         stage.dataset.stagePhase = room.phase ?? '';
       }
       // Same length and box: the width is the same (tabular digits), no need to measure.
-      const key = `${waiting}|${/^[\d,.\s]+$/.test(text) ? text.length : text}|${box?.clientWidth}x${box?.clientHeight}`;
+      const numeric = /^[\d,.\s\u00a0\u202f-]+$/.test(text);
+      const key = `${waiting}|${numeric ? text.length : text}|${box?.clientWidth}x${box?.clientHeight}`;
       if (key !== this.lastFit) {
         this.lastFit = key;
         const max = waiting ? Math.min(this.fit.max, this.fit.waitingMax ?? 40) : this.fit.max;
-        fitText(value, { max, min: this.fit.min, box });
+        // Names and messages may take two lines rather than shrink to a sliver or be cut off.
+        fitText(value, { max, min: this.fit.min, box, wrap: !numeric });
       }
     });
   }
@@ -152,7 +157,9 @@ export class Stage {
     if (n.remaining) setText(n.remaining, typeof room.remaining === 'number' ? t('draw.remaining', { n: groupInteger(room.remaining, locale()) }) : '');
     if (n.contributed) {
       let text = '';
-      if (room.contributed) text = t('draw.contributed', { n: room.contributed });
+      // Only about the round on show: after a Clear or a new round an older contribution is old news.
+      const shownRound = featured?.round ?? null;
+      if (room.contributed && room.contributed === shownRound) text = t('draw.contributed', { n: room.contributed });
       else if (this.showContributing && room.connection === 'online' && room.round && room.phase !== 'rolling' && room.phase !== 'stopping') {
         text = t('draw.contributing', { n: room.round });
       }

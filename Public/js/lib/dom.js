@@ -84,24 +84,51 @@ export function randomHex(bytes) {
 }
 
 /**
- * Shrinks `node`'s font so its text fits its box on one line: starts at `max`
- * px and scales down by the measured overflow (never below `min`). Setting a
- * CSSOM property is allowed under the page CSP (inline style attributes are not).
+ * Sizes `node`'s font so its text fits its box: starts at `max` px and scales
+ * down by the measured overflow (never below `min`). With `wrap`, text that
+ * can break (names with spaces, CJK) may take several lines when that lets it
+ * be larger, and a name too long even at `min` wraps rather than being cut off.
+ * Setting a CSSOM property is allowed under the page CSP (inline style
+ * attributes are not).
  */
-export function fitText(node, { max, min = 10, box = node.parentElement } = {}) {
+export function fitText(node, { max, min = 10, box = node.parentElement, wrap = false } = {}) {
   if (!node || !box) return;
+  node.style.transition = 'none'; // measurements must see the size just set
+  node.style.whiteSpace = 'nowrap';
+  node.style.overflowWrap = '';
+  node.style.wordBreak = '';
   node.style.fontSize = `${max}px`;
   const width = box.clientWidth;
   const height = box.clientHeight;
   if (!width) return;
+  const overflow = () => Math.max(node.scrollWidth / width, height ? node.scrollHeight / height : 0);
   let size = max;
   for (let i = 0; i < 4; i++) {
-    const overW = node.scrollWidth / width;
-    const overH = height ? node.scrollHeight / height : 0;
-    const over = Math.max(overW, overH);
+    const over = overflow();
     if (over <= 1) break;
     size = Math.max(min, Math.floor(size / over));
     node.style.fontSize = `${size}px`;
     if (size === min) break;
   }
+  const single = overflow() <= 1 ? size : 0;
+  if (!wrap || single === max) return;
+  // Several lines: the largest size in (single, max] whose wrapped text fits.
+  // Break at spaces only: a Chinese name stays whole rather than split between characters.
+  node.style.whiteSpace = 'normal';
+  node.style.wordBreak = 'keep-all';
+  const fits = (s) => { node.style.fontSize = `${s}px`; return overflow() <= 1; };
+  let lo = single || min;
+  let hi = max;
+  if (!single && !fits(min)) {
+    // Not even at the smallest size: break inside words rather than cut the name off.
+    node.style.overflowWrap = 'anywhere';
+    node.style.fontSize = `${min}px`;
+    return;
+  }
+  for (let i = 0; i < 10 && hi - lo > 1; i++) {
+    const mid = Math.floor((lo + hi) / 2);
+    if (fits(mid)) lo = mid; else hi = mid;
+  }
+  if (lo === single) node.style.whiteSpace = 'nowrap';
+  node.style.fontSize = `${lo}px`;
 }

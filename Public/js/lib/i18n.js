@@ -153,13 +153,14 @@ const en = {
   'phase.idle': 'Ready',
   'phase.rolling': 'Rolling',
   'phase.stopping': 'Stopping…',
-  'phase.revealed': 'Winners revealed',
+  'phase.revealed': 'Revealed',
   'phase.unknown': 'Waiting for the server…',
   'draw.round': 'Round {n}',
   'draw.remaining': '{n} left in the pool',
   'draw.viewers': '{n} watching',
   'draw.current': 'Current draw',
   'draw.waiting': 'Waiting for the host to start',
+  'draw.waiting.host': 'Press Start to draw',
   'draw.winners': 'Winners',
   'draw.winners.round': 'Winners of round {n}',
   'draw.winners.none': 'No winners yet',
@@ -245,6 +246,7 @@ const en = {
   'screen.qr': 'QR code to join the draw',
   'screen.page': 'Page {page} of {pages}',
   'screen.controls': 'Screen controls',
+  'screen.voided': 'Voided: {list}',
 
   'watch.title': 'Watch {code} · Tombola',
 };
@@ -405,6 +407,7 @@ const zh = {
   'draw.viewers': '{n} 人观看',
   'draw.current': '当前抽奖',
   'draw.waiting': '等待主持人开始',
+  'draw.waiting.host': '按“开始”进行抽奖',
   'draw.winners': '中奖者',
   'draw.winners.round': '第 {n} 轮中奖者',
   'draw.winners.none': '尚无中奖者',
@@ -490,6 +493,7 @@ const zh = {
   'screen.qr': '加入抽奖的二维码',
   'screen.page': '第 {page} / {pages} 页',
   'screen.controls': '屏幕控制',
+  'screen.voided': '已作废：{list}',
 
   'watch.title': '观看 {code} · Tombola',
 };

@@ -3,7 +3,7 @@
 // resend of sequenced commands the server has not answered yet (the server
 // dedups by `seq`, so a resent command is never applied twice).
 
-import { t } from './i18n.js';
+import { i18nEvents, t } from './i18n.js';
 import { $$, setText, show } from './dom.js';
 
 const BASE_DELAY_MS = 500;
@@ -228,6 +228,7 @@ export function attachConnectionUI(socket, root = document) {
   };
   socket.addEventListener('status', render);
   socket.addEventListener('queue', render);
+  i18nEvents.addEventListener('change', render);
   render();
   return render;
 }

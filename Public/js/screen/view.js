@@ -1,11 +1,18 @@
 // Owns the projector page's DOM.
 
-import { $, el, isTyping, replaceChildren, setText, show } from '../lib/dom.js';
+import { $, el, fitText, isTyping, replaceChildren, setText, show } from '../lib/dom.js';
 import { t } from '../lib/i18n.js';
-import { Stage, renderHistory, renderWinners } from '../lib/board.js';
+import { Stage, renderHistory, valueText } from '../lib/board.js';
+import { winnerText } from '../lib/room.js';
 
-const PER_PAGE = 6;
+const PER_PAGE_NUMBERS = 12;
+const PER_PAGE_NAMES = 8;
 const HISTORY_ROUNDS = 8;
+
+/** Columns for n winners on one page: one per row up to 3, then 2, then 3. */
+function columnsFor(n) {
+  return n <= 3 ? 1 : n <= 8 ? 2 : 3;
+}
 
 export class ScreenView {
   constructor(root = document) {
@@ -30,8 +37,13 @@ export class ScreenView {
     this.themeButton = $('[data-theme]', root);
     this.soundButton = $('[data-sound]', root);
     this.fullscreenButton = $('[data-fullscreen]', root);
+    this.historySection = $('.side-history', root);
+    this.voidedLine = $('[data-voided-line]', root);
     this.qrFor = null;
     this.pages = 1;
+    this.manyShown = '';
+    this.fitFrame = 0;
+    window.addEventListener('resize', () => { if (this.manyShown) this.fitWinners(); });
     this.qr.addEventListener('error', () => show(this.qr, false));
     this.qr.addEventListener('load', () => show(this.qr, true));
     this.wireControlsVisibility();
@@ -64,6 +76,40 @@ export class ScreenView {
     });
   }
 
+  renderMany(current, requestedPage) {
+    const numeric = current.winners.every((w) => typeof w.value === 'number');
+    const perPage = numeric ? PER_PAGE_NUMBERS : PER_PAGE_NAMES;
+    this.pages = Math.ceil(current.winners.length / perPage);
+    const page = Math.min(requestedPage, this.pages - 1);
+    const shown = current.winners.slice(page * perPage, (page + 1) * perPage);
+    const signature = `${current.round}|${page}|${t('draw.replaces')}|${shown.map((w) => `${winnerText(w.value)}:${winnerText(w.replaces)}`).join(',')}`;
+    setText(this.pager, this.pages > 1 ? t('screen.page', { page: page + 1, pages: this.pages }) : '');
+    if (signature === this.manyShown) return;
+    this.manyShown = signature;
+    const cols = columnsFor(shown.length);
+    this.winners.dataset.cols = String(cols);
+    this.winners.dataset.rows = String(Math.ceil(shown.length / cols));
+    replaceChildren(this.winners, shown.map((w) => {
+      const note = w.replaces !== undefined ? t('draw.replaces', { value: valueText(w.replaces) }) : '';
+      return el('li', { class: 'winner-cell', data: { winner: winnerText(w.value) } },
+        el('div', { class: 'winner-box' }, el('span', { class: 'winner-value', text: valueText(w.value) })),
+        note ? el('span', { class: 'winner-note', text: note }) : null);
+    }));
+    this.fitWinners();
+  }
+
+  /** Sizes every winner to its cell (after layout, and again when the window changes). */
+  fitWinners() {
+    cancelAnimationFrame(this.fitFrame);
+    this.fitFrame = requestAnimationFrame(() => {
+      for (const cell of this.winners.children) {
+        const box = cell.querySelector('.winner-box');
+        const value = cell.querySelector('.winner-value');
+        fitText(value, { max: Math.max(24, box.clientHeight), min: 14, box, wrap: !/^[\d,.\s\u00a0\u202f-]+$/.test(value.textContent) });
+      }
+    });
+  }
+
   renderTick(state) {
     this.stage.renderValue(state);
   }
@@ -79,18 +125,21 @@ export class ScreenView {
 
     const board = state.board();
     const current = state.phase === 'revealed' || state.phase === 'idle' ? board[0] ?? null : null;
-    const many = current && current.winners.length > 1;
-    show(this.winnersBox, Boolean(many));
-    if (many) {
-      this.pages = Math.ceil(current.winners.length / PER_PAGE);
-      const page = Math.min(state.page, this.pages - 1);
-      renderWinners(this.winners, { winners: current.winners.slice(page * PER_PAGE, (page + 1) * PER_PAGE) });
-      setText(this.pager, this.pages > 1 ? t('screen.page', { page: page + 1, pages: this.pages }) : '');
-    } else {
-      this.pages = 1;
-    }
+    const active = current ? current.winners.filter((w) => !w.voided) : [];
+    const voided = current ? current.winners.filter((w) => w.voided) : [];
+    const many = active.length > 1;
+    // Several winners at once: they take the whole stage, each as large as its cell allows.
+    show(this.winnersBox, many);
+    this.stage.nodes.stage.classList.toggle('has-many', many);
+    if (many) this.renderMany({ ...current, winners: active }, state.page);
+    else { this.pages = 1; this.manyShown = ''; }
+    // A no-show stays on record, in small print under the winners.
+    const voidedText = voided.map((w) => (w.reason ? `${valueText(w.value)} (${w.reason})` : valueText(w.value))).join(', ');
+    setText(this.voidedLine, voided.length ? t('screen.voided', { list: voidedText }) : '');
+    show(this.voidedLine, voided.length > 0);
     const older = current ? board.slice(1) : board;
     renderHistory(this.history, older.slice(0, HISTORY_ROUNDS));
+    show(this.historySection, older.length > 0);
 
     if (state.joinUrl) {
       // Host on one line, path on the next: a URL broken mid-word is hard to type from the back row.
