@@ -226,10 +226,19 @@ extension DrawRoom {
     private func startTicking() {
         tickTimer?.cancel()
         let interval = Duration.nanoseconds(1_000_000_000 / Int64(max(1, settings.tickHz)))
+        let clock = ContinuousClock()
+        // Ticks are due at start + n × interval, so a late wake-up shortens the next wait
+        // instead of stretching every period (re-arming `interval` after each tick ran fell
+        // to ~19 Hz under load). More than one tick behind, the schedule restarts from now
+        // rather than bursting to catch up: ticks are a latest-value stream.
+        var due = clock.now
         func tick() {
             guard draw.phase == .rolling else { return }
             broadcast(tickMessage(draw.rollingValue(using: &display)), stream: .latestValue)
-            tickTimer = loop.scheduleTimer(after: interval) { tick() }
+            let now = clock.now
+            due += interval
+            if due < now - interval { due = now + interval }
+            tickTimer = loop.scheduleTimer(after: max(.zero, due - now)) { tick() }
         }
         tick()
     }
