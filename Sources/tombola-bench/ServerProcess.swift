@@ -1,0 +1,135 @@
+import Glibc
+import Synchronization
+
+/// Small reads of /proc text files.
+enum ProcFile {
+    static func read(_ path: String) -> String? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            if count <= 0 { break }
+            bytes += buffer[0..<count]
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// `Name:   1234 kB` → 1234.
+    static func kibField(_ name: String, in text: String) -> Int? {
+        for line in text.split(separator: "\n") where line.hasPrefix(name + ":") {
+            return line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first.flatMap { Int($0) }
+        }
+        return nil
+    }
+}
+
+/// CPU time and memory of the server process, from /proc.
+struct ProcessSample: Sendable {
+    var cpuSeconds: Double
+    var rssKiB: Int
+    /// Peak resident set over the process's life (VmHWM).
+    var peakKiB: Int
+}
+
+struct ServerProcess: Sendable {
+    let pid: Int32
+
+    func sample() -> ProcessSample? {
+        guard let stat = ProcFile.read("/proc/\(pid)/stat"), let status = ProcFile.read("/proc/\(pid)/status"),
+              let close = stat.lastIndex(of: ")") else { return nil }
+        // Fields after "(comm)": state is field 3, utime field 14, stime field 15 (proc(5)).
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        guard fields.count > 12, let utime = Double(fields[11]), let stime = Double(fields[12]) else { return nil }
+        let ticks = Double(sysconf(Int32(_SC_CLK_TCK)))
+        return ProcessSample(cpuSeconds: (utime + stime) / ticks,
+                             rssKiB: ProcFile.kibField("VmRSS", in: status) ?? 0,
+                             peakKiB: ProcFile.kibField("VmHWM", in: status) ?? 0)
+    }
+
+    /// The process listening on TCP `port` (IPv4 or IPv6), found through /proc/net/tcp* and
+    /// the socket links in /proc/*/fd; nil when not found (e.g. another user's process).
+    static func listening(onPort port: Int) -> ServerProcess? {
+        var inodes: Set<String> = []
+        let wanted = String(port, radix: 16, uppercase: true)
+        for table in ["/proc/net/tcp", "/proc/net/tcp6"] {
+            guard let text = ProcFile.read(table) else { continue }
+            for line in text.split(separator: "\n").dropFirst() {
+                let columns = line.split(separator: " ")
+                // local_address is ADDR:PORT in hex; state 0A is LISTEN; inode is column 10.
+                guard columns.count > 9, columns[3] == "0A",
+                      let colon = columns[1].lastIndex(of: ":") else { continue }
+                let localPort = columns[1][columns[1].index(after: colon)...]
+                if localPort.drop(while: { $0 == "0" }) == Substring(wanted) { inodes.insert("socket:[\(columns[9])]") }
+            }
+        }
+        guard !inodes.isEmpty, let proc = opendir("/proc") else { return nil }
+        defer { closedir(proc) }
+        while let entry = readdir(proc) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            guard let pid = Int32(name), pid != getpid() else { continue }
+            guard let fds = opendir("/proc/\(pid)/fd") else { continue }
+            defer { closedir(fds) }
+            while let fdEntry = readdir(fds) {
+                let fdName = withUnsafeBytes(of: fdEntry.pointee.d_name) { raw in
+                    String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+                }
+                var buffer = [CChar](repeating: 0, count: 64)
+                let length = readlink("/proc/\(pid)/fd/\(fdName)", &buffer, buffer.count - 1)
+                guard length > 0 else { continue }
+                let target = String(decoding: buffer[0..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+                if inodes.contains(target) { return ServerProcess(pid: pid) }
+            }
+        }
+        return nil
+    }
+}
+
+/// Samples the server's RSS every `interval` on its own thread, keeping the peak.
+final class MemorySampler: Sendable {
+    private let server: ServerProcess
+    private let peak = Atomic<Int>(0)
+    private let running = Atomic<Bool>(true)
+    private let finished = Atomic<Bool>(false)
+
+    init(server: ServerProcess, interval: Duration = .milliseconds(200)) {
+        self.server = server
+        let micros = useconds_t(interval.components.seconds * 1_000_000 + interval.components.attoseconds / 1_000_000_000_000)
+        Thread.detach { [self] in
+            while running.load(ordering: .relaxed) {
+                if let sample = server.sample() { _ = peak.max(sample.rssKiB, ordering: .relaxed) }
+                usleep(micros)
+            }
+            finished.store(true, ordering: .releasing)
+        }
+    }
+
+    /// Stops sampling and returns the peak RSS seen (KiB).
+    func stop() -> Int {
+        running.store(false, ordering: .relaxed)
+        if let sample = server.sample() { _ = peak.max(sample.rssKiB, ordering: .relaxed) }
+        return peak.load(ordering: .relaxed)
+    }
+}
+
+/// A detached pthread for small background chores.
+enum Thread {
+    static func detach(_ body: @escaping @Sendable () -> Void) {
+        final class Box: Sendable {
+            let body: @Sendable () -> Void
+            init(_ body: @escaping @Sendable () -> Void) { self.body = body }
+        }
+        let box = Unmanaged.passRetained(Box(body)).toOpaque()
+        var thread = pthread_t()
+        let rc = pthread_create(&thread, nil, { raw in
+            Unmanaged<Box>.fromOpaque(raw!).takeRetainedValue().body()
+            return nil
+        }, box)
+        precondition(rc == 0, "pthread_create: \(rc)")
+        pthread_detach(thread)
+    }
+}
