@@ -1,9 +1,246 @@
+import Foundation
+import Glibc
+import Posix
+import WebSocketClient
+
+/// `fanout`: N viewers watch a draw room while the host rolls it for S seconds.
 struct FanoutCommand {
-    static let usage = "tombola-bench fanout (not yet)"
-    init(_ arguments: [String]) throws(BenchError) {}
-    func run() throws(BenchError) -> Report { throw .failed("not yet") }
+    static let usage = """
+        tombola-bench fanout --viewers N --hz H --seconds S --code CODE --host-key KEY
+                             [--url http://127.0.0.1:8080] [--processes P] [--threads T] [--sources K]
+                             [--server-pid PID] [--deflate]
+            (start the server with --tick-hz H; H here is the rate the run is checked against)
+        """
+
+    var options: ViewerOptions
+    var hz: Double
+    var seconds: Double
+    var hostKey: String
+    var processes: Int?
+    var serverPID: Int32?
+
+    init(_ arguments: [String]) throws(BenchError) {
+        var args = try Arguments(arguments, switches: ["deflate"])
+        options = try ViewerOptions(&args, viewersName: "viewers")
+        hz = try args.double("hz", default: 20, range: 0.1...1000)
+        seconds = try args.double("seconds", default: 10, range: 0.5...3600)
+        hostKey = try args.required("host-key", hint: "the draw's host key, e.g. the server's --host-key")
+        processes = try args.optionalInt("processes", range: 1...64)
+        serverPID = try args.optionalInt("server-pid", range: 1...Int(Int32.max)).map { Int32($0) }
+        try args.finish()
+    }
+
+    func run() throws(BenchError) -> Report {
+        let limit = SystemLimits.raiseDescriptorLimit()
+        let perProcess = max(100, limit - 256)
+        let processCount = max(processes ?? 1, (options.viewers + perProcess - 1) / perProcess)
+        let server = serverPID.map { ServerProcess(pid: $0) } ?? ServerProcess.listening(onPort: options.target.port)
+
+        // 1. Viewers connect (here, or in worker processes past the descriptor limit).
+        let viewers: ViewerSide = processCount == 1 ? try InProcessViewers(options: options)
+                                                    : try WorkerViewers(options: options, processes: processCount)
+        let openStarted = ContinuousClock.now
+        let (opened, failed) = viewers.waitReady()
+        let openSeconds = (ContinuousClock.now - openStarted).seconds
+        defer { viewers.close() }
+        guard opened > 0 else {
+            _ = viewers.finish(first: nil, last: nil)
+            throw .failed("no viewer connected to \(options.target.url)\(options.path) (\(failed) failed)")
+        }
+
+        // 2. The host authenticates and makes sure nothing is rolling yet.
+        let host = try HostConnection(options: options, key: hostKey)
+        defer { host.close() }
+        var seq = Int(WallClock.unixMilliseconds())
+        if let phase = host.view.phase, phase == "rolling" || phase == "stopping" {
+            host.send(#"{"type":"stop","seq":\#(seq)}"#)
+            seq += 1
+            _ = host.wait(timeout: .seconds(15)) { $0.phase == "revealed" || $0.phase == "idle" }
+            usleep(300_000)
+        }
+        let ticksBefore = host.view.lastTick
+
+        // 3. Roll for S seconds, then stop and wait for the reveal.
+        let before = server?.sample()
+        let sampler = server.map { MemorySampler(server: $0) }
+        let runStarted = ContinuousClock.now
+        host.send(#"{"type":"start","seq":\#(seq)}"#)
+        usleep(useconds_t(seconds * 1_000_000))
+        host.send(#"{"type":"stop","seq":\#(seq + 1)}"#)
+        let revealed = host.wait(timeout: .seconds(15)) { $0.phase == "revealed" }
+        usleep(300_000)
+        let runSeconds = (ContinuousClock.now - runStarted).seconds
+        let peak = sampler?.stop()
+        let after = server?.sample()
+        let view = host.view
+
+        // 4. Totals against the tick range the host saw in this run.
+        let first = view.firstTick.map { first in ticksBefore.map { max(first, $0 + 1) } ?? first }
+        var totals = viewers.finish(first: first, last: view.lastTick)
+        totals.opened = opened
+
+        var report = Report(command: "fanout")
+        report.row("target", options.target.url + options.path, key: "url", .string(options.target.url + options.path))
+        report.row("viewers", "\(opened) open of \(options.viewers) (\(failed) failed) in \(Format.seconds(openSeconds)), \(processCount) process(es) × \(options.threads) thread(s)",
+                   key: "viewers", .int(options.viewers))
+        report.field("opened", .int(opened))
+        report.field("failed", .int(failed))
+        report.field("openSeconds", .double(openSeconds))
+        report.field("processes", .int(processCount))
+        report.field("threads", .int(options.threads))
+        if !totals.failureReasons.isEmpty { report.row("connect failures", totals.failureReasons.summaryText, key: "failureReasons", totals.failureReasons.jsonObject) }
+        report.row("run", "\(Format.seconds(seconds)) rolling at target \(hz) Hz\(revealed ? "" : " (no reveal seen)")",
+                   key: "seconds", .double(seconds))
+        report.field("hz", .double(hz))
+        report.field("revealed", .bool(revealed))
+
+        let low = [first, totals.minSeq].compactMap { $0 }.min()
+        let high = [view.lastTick, totals.maxSeq].compactMap { $0 }.max()
+        let sent = low.flatMap { low in high.map { $0 - low + 1 } } ?? 0
+        let tickSpanSeconds = view.firstTickAt.flatMap { a in view.lastTickAt.map { ($0 - a) / 1000 } } ?? 0
+        let sentHz = tickSpanSeconds > 0 && view.ticks > 1 ? Double(view.ticks - 1) / tickSpanSeconds : 0
+        report.row("ticks sent", String(format: "%d (%.1f Hz over the rolling span; target %.0f)", sent, sentHz, hz * seconds),
+                   key: "ticksSent", .int(sent))
+        report.field("sentHz", .double((sentHz * 10).rounded() / 10))
+        let expected = sent * opened
+        let ratio = expected > 0 ? Double(totals.ticks) / Double(expected) : 0
+        report.row("ticks delivered", "\(totals.ticks) of \(expected) (\(Format.percent(ratio)))", key: "ticksDelivered", .int(totals.ticks))
+        report.field("deliveredRatio", .double((ratio * 1e6).rounded() / 1e6))
+        report.row("missing ticks", "\(totals.missing) over \(totals.viewersWithGaps) viewer(s), worst viewer \(totals.worstViewerMissing)",
+                   key: "missingTicks", .int(totals.missing))
+        report.field("viewersWithGaps", .int(totals.viewersWithGaps))
+        report.field("worstViewerMissing", .int(totals.worstViewerMissing))
+        report.row("out of order", String(totals.outOfOrder), key: "outOfOrder", .int(totals.outOfOrder))
+        report.row("disconnects", String(totals.dropped) + totals.dropReasons.summaryText, key: "disconnects", .int(totals.dropped))
+        let histogram = totals.histogram
+        for (label, key, p) in [("latency p50", "p50Ms", 50.0), ("latency p90", "p90Ms", 90), ("latency p99", "p99Ms", 99),
+                                ("latency p99.9", "p999Ms", 99.9)] {
+            report.row(label, Format.ms(histogram.percentile(p)), key: key, Format.msValue(histogram.percentile(p)))
+        }
+        let maxLatency = histogram.count > 0 ? histogram.max : nil
+        report.row("latency max", Format.ms(maxLatency), key: "maxMs", Format.msValue(maxLatency))
+        if totals.negativeLatencies > 0 { report.row("ticks from the future", String(totals.negativeLatencies), key: "negativeLatencies", .int(totals.negativeLatencies)) }
+        let errors = totals.errors.merging(Dictionary(view.errors.map { ($0, 1) }, uniquingKeysWith: +), uniquingKeysWith: +)
+        report.row("error messages", String(errors.values.reduce(0, +)) + errors.summaryText, key: "errors", errors.jsonObject)
+        if let server, let before, let after {
+            let cpu = after.cpuSeconds - before.cpuSeconds
+            report.row("server pid", String(server.pid), key: "serverPid", .int(Int(server.pid)))
+            report.row("server CPU", String(format: "%.2f s over %.1f s = %.2f cores", cpu, runSeconds, cpu / runSeconds),
+                       key: "serverCpuSeconds", .double(cpu))
+            report.field("serverCores", .double((cpu / runSeconds * 1000).rounded() / 1000))
+            report.row("server RSS peak", "\(Format.mib(peak)) sampled, \(Format.mib(after.peakKiB)) VmHWM",
+                       key: "rssPeakKiB", peak.map { .int($0) } ?? .null)
+            report.field("vmHWMKiB", .int(after.peakKiB))
+        } else {
+            report.row("server", "pid not found (pass --server-pid); no CPU/memory figures", key: "serverPid", .null)
+        }
+        return report
+    }
 }
-struct FanoutWorker {
-    init(_ arguments: [String]) throws(BenchError) {}
-    func run() throws(BenchError) {}
+
+/// Options shared by the fan-out command and its worker processes.
+struct ViewerOptions: Sendable {
+    var target: BenchTarget
+    var code: String
+    var viewers: Int
+    var threads: Int
+    var sources: Int
+    var deflate: Bool
+    var path: String { "/ws/draw/\(code)" }
+
+    init(_ args: inout Arguments, viewersName: String) throws(BenchError) {
+        target = try BenchTarget(url: args.string("url", default: "http://127.0.0.1:8080"))
+        code = try args.required("code", hint: "the draw's public code")
+        guard code.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" }) else { throw .usage("bad --code \(code)") }
+        viewers = try args.int(viewersName, default: 1000, range: 1...1_000_000)
+        threads = try args.int("threads", default: 1, range: 1...64)
+        sources = try args.int("sources", default: 16, range: 1...254)
+        deflate = args.flag("deflate")
+    }
+
+    /// Arguments that rebuild these options in a worker.
+    func workerArguments(viewers: Int, firstIndex: Int) -> [String] {
+        ["fanout-worker", "--url", target.url, "--code", code, "--count", String(viewers), "--first-index", String(firstIndex),
+         "--threads", String(threads), "--sources", String(sources)] + (deflate ? ["--deflate"] : [])
+    }
+
+    var settleTimeout: Duration { .seconds(30 + viewers / 200) }
+}
+
+/// The viewers of a run, wherever they live.
+protocol ViewerSide {
+    /// Waits until every viewer opened or failed; (opened, failed).
+    func waitReady() -> (Int, Int)
+    /// The run is over: totals for ticks `first…last`.
+    func finish(first: Int?, last: Int?) -> ViewerTotals
+    func close()
+}
+
+/// Viewers on this process's own loops.
+final class InProcessViewers: ViewerSide {
+    let group: EventLoopGroup
+    let fleet: Fleet<ViewerShard>
+    let options: ViewerOptions
+
+    init(options: ViewerOptions, count: Int? = nil, firstIndex: Int = 0) throws(BenchError) {
+        self.options = options
+        do { group = try EventLoopGroup(loopCount: options.threads) } catch { throw .failed("event loop: \(error)") }
+        let plan = PeerPlan(target: options.target, path: options.path, deflate: options.deflate,
+                            sources: BenchTarget.sourceAddresses(count: options.sources))
+        let progress = FleetProgress()
+        fleet = Fleet(group: group, total: count ?? options.viewers, progress: progress) { loop, count, first in
+            ViewerShard(loop: loop, plan: plan, progress: progress, count: count, firstGlobalIndex: firstIndex + first)
+        }
+        fleet.begin()
+    }
+
+    func waitReady() -> (Int, Int) {
+        _ = fleet.waitUntilSettled(timeout: options.settleTimeout)
+        return (fleet.progress.opened.load(ordering: .relaxed), fleet.progress.failed.load(ordering: .relaxed))
+    }
+
+    func finish(first: Int?, last: Int?) -> ViewerTotals {
+        fleet.collect { $0.totals(first: first, last: last) }.reduce(into: ViewerTotals()) { $0.merge($1) }
+    }
+
+    func close() {
+        fleet.closeAll()
+        group.shutdown()
+    }
+}
+
+/// The host's connection, on its own loop.
+final class HostConnection {
+    let group: EventLoopGroup
+    let fleet: Fleet<HostShard>
+
+    init(options: ViewerOptions, key: String) throws(BenchError) {
+        do { group = try EventLoopGroup(loopCount: 1) } catch { throw .failed("event loop: \(error)") }
+        let plan = PeerPlan(target: options.target, path: options.path, deflate: options.deflate)
+        let progress = FleetProgress()
+        fleet = Fleet(group: group, total: 1, progress: progress) { loop, _, _ in
+            HostShard(loop: loop, plan: plan, progress: progress, key: key)
+        }
+        fleet.begin()
+        let ok = wait(timeout: .seconds(10)) { $0.isHost || !$0.errors.isEmpty || $0.closeReason != nil }
+        let view = self.view
+        guard ok, view.isHost else {
+            close()
+            let why = view.errors.first.map { "the server answered \($0)" } ?? view.closeReason ?? "no answer within 10 s"
+            throw .failed("host authentication failed on \(options.target.url)\(options.path): \(why)")
+        }
+    }
+
+    var view: HostView { fleet.collect { $0.view }[0] }
+
+    func send(_ text: String) { _ = fleet.collect { $0.send(text); return 0 } }
+
+    func wait(timeout: Duration, _ condition: (HostView) -> Bool) -> Bool {
+        fleet.waitFor(timeout: timeout) { condition(view) }
+    }
+
+    func close() {
+        fleet.closeAll(grace: .seconds(1))
+        group.shutdown()
+    }
 }
