@@ -15,7 +15,8 @@ enum JSONValue {
         case .int(let value): return String(value)
         case .double(let value):
             guard value.isFinite else { return "null" }
-            return value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) : String(format: "%.3f", value)
+            if value == value.rounded() && abs(value) < 1e15 { return String(Int(value)) }
+            return "\((value * 1000).rounded() / 1000)"
         case .string(let value): return JSONValue.quote(value)
         case .bool(let value): return value ? "true" : "false"
         case .null: return "null"

@@ -73,8 +73,11 @@ struct StaticCommand {
         report.row("", "Compare the two with the same load generator, one after the other, on the same file:")
         report.row("", "  1. our server:  tombola --host 127.0.0.1 --port \(target.port) --public \(root)")
         report.row("", "     wrk " + wrkArguments(port: target.port).joined(separator: " "))
-        report.row("", "  2. nginx on \(root) (config below, worker_processes \(nginxWorkers)):")
-        report.row("", "     nginx -p /tmp/tombola-nginx -c /tmp/tombola-nginx/nginx.conf")
+        report.row("", "  2. nginx on the same directory, with /tmp/tombola-nginx/nginx.conf =")
+        for line in nginxConfiguration(root: root, temp: "/tmp/tombola-nginx").split(separator: "\n") where !line.isEmpty {
+            report.row("", "       " + line)
+        }
+        report.row("", "     mkdir -p /tmp/tombola-nginx && nginx -p /tmp/tombola-nginx -c /tmp/tombola-nginx/nginx.conf")
         report.row("", "     wrk " + wrkArguments(port: nginxPort).joined(separator: " "))
         report.row("", "  ratio = our Requests/sec ÷ nginx Requests/sec (target ≥ 0.8)")
         report.field("path", .string(path))

@@ -6,7 +6,7 @@ enum Subprocess {
     /// The full path of `name` on PATH, or nil.
     static func which(_ name: String) -> String? {
         let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin"
-        for directory in path.split(separator: ":") + ["/usr/sbin", "/sbin"] {
+        for directory in path.split(separator: ":").map(String.init) + ["/usr/sbin", "/sbin"] {
             let candidate = "\(directory)/\(name)"
             if access(candidate, X_OK) == 0 { return candidate }
         }
