@@ -85,23 +85,23 @@ struct ConnectCommand {
         let held = fleet.collect { $0.openCount }.reduce(0, +)
         let failures = fleet.collect { $0.failureReasons }.reduce(into: [String: Int]()) { $0.merge($1, uniquingKeysWith: +) }
         let drops = fleet.collect { $0.dropReasons }.reduce(into: [String: Int]()) { $0.merge($1, uniquingKeysWith: +) }
+        let opened = progress.opened.load(ordering: .relaxed)
+        let failed = progress.failed.load(ordering: .relaxed)
+        let dropped = progress.dropped.load(ordering: .relaxed)
         fleet.closeAll()
 
         var report = Report(command: "connect")
         report.row("target", "\(target.url)\(path)", key: "url", .string(target.url + path))
         report.row("connections asked", String(connections), key: "connections", .int(connections))
-        report.row("opened", "\(progress.opened.load(ordering: .relaxed)) in \(Format.seconds(openTime.seconds))\(settled ? "" : " (timed out)")",
-                   key: "opened", .int(progress.opened.load(ordering: .relaxed)))
+        report.row("opened", "\(opened) in \(Format.seconds(openTime.seconds))\(settled ? "" : " (timed out)")",
+                   key: "opened", .int(opened))
         report.field("openSeconds", .double(openTime.seconds))
-        report.row("failed to open", String(progress.failed.load(ordering: .relaxed)) + failures.summaryText,
-                   key: "failed", .int(progress.failed.load(ordering: .relaxed)))
+        report.row("failed to open", String(failed) + failures.summaryText, key: "failed", .int(failed))
         report.row("held after \(Format.seconds(hold))", String(held), key: "held", .int(held))
-        report.row("dropped while held", String(progress.dropped.load(ordering: .relaxed)) + drops.summaryText,
-                   key: "dropped", .int(progress.dropped.load(ordering: .relaxed)))
+        report.row("dropped while held", String(dropped) + drops.summaryText, key: "dropped", .int(dropped))
         if let echoed { report.row("echo probe answered", "\(echoed) of \(held)", key: "echoed", .int(echoed)) }
         if let server, let before, let after {
-            let opened = max(1, progress.opened.load(ordering: .relaxed))
-            let perConnection = Double(after.rssKiB - before.rssKiB) * 1024 / Double(opened)
+            let perConnection = Double(after.rssKiB - before.rssKiB) * 1024 / Double(max(1, opened))
             report.row("server pid", String(server.pid), key: "serverPid", .int(Int(server.pid)))
             report.row("server RSS before", Format.mib(before.rssKiB), key: "rssBeforeKiB", .int(before.rssKiB))
             report.row("server RSS held", Format.mib(after.rssKiB), key: "rssHeldKiB", .int(after.rssKiB))

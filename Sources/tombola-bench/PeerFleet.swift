@@ -12,6 +12,8 @@ struct PeerPlan: Sendable {
     var sources: [SocketAddress] = []
     /// Handshakes in flight per loop; more would overflow the server's accept backlog.
     var maxPendingPerLoop = 128
+    /// A handshake not answered by then counts as failed (and frees its slot).
+    var handshakeTimeout: Duration = .seconds(15)
 }
 
 /// Counters the main thread reads while the loops work.
@@ -70,7 +72,7 @@ class FleetShard: WebSocketPeerDelegate {
             var nonce = [UInt8](repeating: 0, count: 16)
             for i in nonce.indices { nonce[i] = rng.next() }
             peer.start(remote: plan.target.address, source: source, hostHeader: plan.target.hostHeader, path: plan.path,
-                       deflate: plan.deflate, on: loop, nonce: nonce)
+                       deflate: plan.deflate, on: loop, nonce: nonce, timeout: plan.handshakeTimeout)
         }
     }
 
@@ -123,6 +125,7 @@ extension PeerCloseReason {
         switch self {
         case .connectFailed(let error): return "connect: \(error)"
         case .handshakeFailed: return "handshake failed"
+        case .handshakeTimedOut: return "handshake timed out"
         case .closedByServer(let code): return "server close \(code.map(String.init) ?? "without code")"
         case .socketClosed(let error): return error.map { "socket: \($0)" } ?? "socket closed"
         case .closedByUs: return "closed by us"

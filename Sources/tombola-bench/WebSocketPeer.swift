@@ -5,6 +5,8 @@ import WebSocketCore
 enum PeerCloseReason: Sendable {
     case connectFailed(POSIXError)
     case handshakeFailed
+    /// No 101 within the plan's handshake timeout.
+    case handshakeTimedOut
     /// The server sent a close frame (nil code: it carried none).
     case closedByServer(code: UInt16?)
     /// The socket ended without a close frame.
@@ -47,6 +49,7 @@ final class WebSocketPeer: ConnectionHandler {
     private var serverCloseCode: UInt16??
     private var closingByUs = false
     private var handshakeFailed = false
+    private var handshakeTimedOut = false
     private var closeTimer: ScheduledTimer?
 
     init(index: Int, delegate: WebSocketPeerDelegate) {
@@ -56,13 +59,18 @@ final class WebSocketPeer: ConnectionHandler {
 
     /// Connects and sends the opening handshake (RFC 6455 §4.1). Call on `loop`'s thread.
     func start(remote: SocketAddress, source: SocketAddress?, hostHeader: String, path: String, deflate: Bool,
-               on loop: EventLoop, nonce: [UInt8]) {
+               on loop: EventLoop, nonce: [UInt8], timeout: Duration) {
         let handshake = WebSocketClientHandshake(host: hostHeader, path: path, deflate: deflate, nonce: nonce)
         self.handshake = handshake
         do {
             let connection = try TCPConnection.connect(to: remote, from: source, on: loop, handler: self)
             self.connection = connection
             connection.write(handshake.request)
+            closeTimer = loop.scheduleTimer(after: timeout) { [weak self] in
+                guard let self, !self.wasOpened else { return }
+                self.handshakeTimedOut = true
+                self.connection?.closeNow()
+            }
         } catch {
             delegate.peerDidClose(self, reason: .connectFailed(error))
         }
@@ -120,7 +128,9 @@ final class WebSocketPeer: ConnectionHandler {
         let wasOpen = isOpen
         isOpen = false
         let reason: PeerCloseReason
-        if closingByUs {
+        if handshakeTimedOut {
+            reason = .handshakeTimedOut
+        } else if closingByUs {
             reason = .closedByUs
         } else if !wasOpen {
             reason = handshakeFailed ? .handshakeFailed : error.map { .connectFailed($0) } ?? .socketClosed(nil)
@@ -148,6 +158,8 @@ final class WebSocketPeer: ConnectionHandler {
             connection.closeNow()
             return
         }
+        closeTimer?.cancel()
+        closeTimer = nil
         codec = WebSocketConnection(
             role: .client,
             configuration: .init(maxMessageSize: Self.maxFrameSize, pingInterval: nil, idleTimeout: nil,
