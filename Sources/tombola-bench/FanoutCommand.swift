@@ -59,6 +59,7 @@ struct FanoutCommand {
             usleep(300_000)
         }
         let ticksBefore = host.view.lastTick
+        let parentCPUAtStart = SystemLimits.ownCPUSeconds
 
         // 3. Roll for S seconds, then stop and wait for the reveal.
         let before = server?.sample()
@@ -73,6 +74,7 @@ struct FanoutCommand {
         let peak = sampler?.stop()
         let after = server?.sample()
         let view = host.view
+        let parentCPU = processCount > 1 ? SystemLimits.ownCPUSeconds - parentCPUAtStart : 0
 
         // 4. Totals against the tick range the host saw in this run.
         let first = view.firstTick.map { first in ticksBefore.map { max(first, $0 + 1) } ?? first }
@@ -122,6 +124,9 @@ struct FanoutCommand {
         if totals.negativeLatencies > 0 { report.row("ticks from the future", String(totals.negativeLatencies), key: "negativeLatencies", .int(totals.negativeLatencies)) }
         let errors = totals.errors.merging(Dictionary(view.errors.map { ($0, 1) }, uniquingKeysWith: +), uniquingKeysWith: +)
         report.row("error messages", String(errors.values.reduce(0, +)) + errors.summaryText, key: "errors", errors.jsonObject)
+        let generatorCPU = totals.generatorCPUSeconds + parentCPU
+        report.row("generator CPU", String(format: "%.2f s = %.2f cores", generatorCPU, generatorCPU / runSeconds),
+                   key: "generatorCpuSeconds", .double(generatorCPU))
         if let server, let before, let after {
             let cpu = after.cpuSeconds - before.cpuSeconds
             report.row("server pid", String(server.pid), key: "serverPid", .int(Int(server.pid)))
@@ -169,7 +174,7 @@ struct ViewerOptions: Sendable {
 
 /// The viewers of a run, wherever they live.
 protocol ViewerSide {
-    /// Waits until every viewer opened or failed; (opened, failed).
+    /// Waits until every viewer opened or failed; (opened, failed). The run starts now.
     func waitReady() -> (Int, Int)
     /// The run is over: totals for ticks `first…last`.
     func finish(first: Int?, last: Int?) -> ViewerTotals
@@ -181,6 +186,7 @@ final class InProcessViewers: ViewerSide {
     let group: EventLoopGroup
     let fleet: Fleet<ViewerShard>
     let options: ViewerOptions
+    private var cpuAtStart = 0.0
 
     init(options: ViewerOptions, count: Int? = nil, firstIndex: Int = 0) throws(BenchError) {
         self.options = options
@@ -196,11 +202,14 @@ final class InProcessViewers: ViewerSide {
 
     func waitReady() -> (Int, Int) {
         _ = fleet.waitUntilSettled(timeout: options.settleTimeout)
+        cpuAtStart = SystemLimits.ownCPUSeconds
         return (fleet.progress.opened.load(ordering: .relaxed), fleet.progress.failed.load(ordering: .relaxed))
     }
 
     func finish(first: Int?, last: Int?) -> ViewerTotals {
-        fleet.collect { $0.totals(first: first, last: last) }.reduce(into: ViewerTotals()) { $0.merge($1) }
+        var totals = fleet.collect { $0.totals(first: first, last: last) }.reduce(into: ViewerTotals()) { $0.merge($1) }
+        totals.generatorCPUSeconds = SystemLimits.ownCPUSeconds - cpuAtStart
+        return totals
     }
 
     func close() {

@@ -14,6 +14,14 @@ enum SystemLimits {
         return limit.rlim_cur > rlim_t(Int.max) ? Int.max : Int(limit.rlim_cur)
     }
 
+    /// CPU seconds (user + system) this process has used so far.
+    static var ownCPUSeconds: Double {
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec)
+            + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1_000_000
+    }
+
     static var coreCount: Int { max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))) }
 
     /// Total memory from /proc/meminfo, in KiB.

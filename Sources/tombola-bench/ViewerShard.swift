@@ -21,6 +21,8 @@ struct ViewerTotals: Codable, Sendable {
     var negativeLatencies = 0
     var minSeq: Int?
     var maxSeq: Int?
+    /// CPU seconds the generator processes used from the start of the run to its end.
+    var generatorCPUSeconds = 0.0
     var buckets: [[UInt64]] = []
     var latencySum: UInt64 = 0
     var latencyMin: UInt64 = 0
@@ -54,6 +56,7 @@ struct ViewerTotals: Codable, Sendable {
         viewersWithGaps += other.viewersWithGaps
         worstViewerMissing = max(worstViewerMissing, other.worstViewerMissing)
         negativeLatencies += other.negativeLatencies
+        generatorCPUSeconds += other.generatorCPUSeconds
         minSeq = [minSeq, other.minSeq].compactMap { $0 }.min()
         maxSeq = [maxSeq, other.maxSeq].compactMap { $0 }.max()
         failureReasons.merge(other.failureReasons, uniquingKeysWith: +)
