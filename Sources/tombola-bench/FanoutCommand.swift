@@ -99,11 +99,15 @@ struct FanoutCommand {
         let low = [first, totals.minSeq].compactMap { $0 }.min()
         let high = [view.lastTick, totals.maxSeq].compactMap { $0 }.max()
         let sent = low.flatMap { low in high.map { $0 - low + 1 } } ?? 0
-        let tickSpanSeconds = view.firstTickAt.flatMap { a in view.lastTickAt.map { ($0 - a) / 1000 } } ?? 0
-        let sentHz = tickSpanSeconds > 0 && view.ticks > 1 ? Double(view.ticks - 1) / tickSpanSeconds : 0
-        report.row("ticks sent", String(format: "%d (%.1f Hz over the rolling span; target %.0f)", sent, sentHz, hz * seconds),
+        // The rolling rate, from the host's ticks before `stopping` (the slow-down spaces ticks out).
+        let rollingTicks = view.rollingTicks ?? view.ticks
+        let rollingSpan = view.firstTickAt.flatMap { a in (view.rollingLastTickAt ?? view.lastTickAt).map { ($0 - a) / 1000 } } ?? 0
+        let sentHz = rollingSpan > 0 && rollingTicks > 1 ? Double(rollingTicks - 1) / rollingSpan : 0
+        report.row("ticks sent", String(format: "%d, of which %d rolling at %.2f Hz (target %.0f Hz × %.0f s = %.0f)", sent, rollingTicks,
+                                        sentHz, hz, seconds, hz * seconds),
                    key: "ticksSent", .int(sent))
-        report.field("sentHz", .double((sentHz * 10).rounded() / 10))
+        report.field("rollingTicks", .int(rollingTicks))
+        report.field("sentHz", .double((sentHz * 100).rounded() / 100))
         let expected = sent * opened
         let ratio = expected > 0 ? Double(totals.ticks) / Double(expected) : 0
         report.row("ticks delivered", "\(totals.ticks) of \(expected) (\(Format.percent(ratio)))", key: "ticksDelivered", .int(totals.ticks))

@@ -1,3 +1,4 @@
+import Glibc
 import Posix
 import Synchronization
 import WebSocketClient
@@ -12,6 +13,9 @@ struct HostView: Sendable {
     var firstTickAt: Double?
     var lastTickAt: Double?
     var ticks = 0
+    /// `ticks` and `lastTickAt` when `stopping` arrived: the rolling part, before the slow-down.
+    var rollingTicks: Int?
+    var rollingLastTickAt: Double?
     var errors: [String] = []
     var closeReason: String?
 }
@@ -29,7 +33,8 @@ final class HostShard: FleetShard {
 
     override func didOpen(_ peer: WebSocketPeer) {
         view.isOpen = true
-        peer.send(text: #"{"type":"auth","key":"# + JSONValue.quote(key) + "}")
+        // Its own client id: the bench's command seqs never collide with a page's (PROTOCOL.md).
+        peer.send(text: #"{"type":"auth","client":"tombola-bench-\#(getpid())","key":"# + JSONValue.quote(key) + "}")
     }
 
     override func didReceive(_ bytes: UnsafeRawBufferPointer, from peer: WebSocketPeer, at receivedAt: Double) {
@@ -45,7 +50,13 @@ final class HostShard: FleetShard {
         case "role":
             view.isHost = JSONFieldScanner.string("role", in: bytes) == "host"
         case "state", "phase":
-            if let phase = JSONFieldScanner.string("phase", in: bytes) { view.phase = phase }
+            if let phase = JSONFieldScanner.string("phase", in: bytes) {
+                if phase == "stopping" && view.phase == "rolling" {
+                    view.rollingTicks = view.ticks
+                    view.rollingLastTickAt = view.lastTickAt
+                }
+                view.phase = phase
+            }
         case "error":
             view.errors.append(JSONFieldScanner.string("code", in: bytes) ?? String(decoding: bytes, as: UTF8.self))
         default:
