@@ -66,8 +66,10 @@ final class WebSocketPeer: ConnectionHandler {
             let connection = try TCPConnection.connect(to: remote, from: source, on: loop, handler: self)
             self.connection = connection
             connection.write(handshake.request)
-            closeTimer = loop.scheduleTimer(after: timeout) { [weak self] in
-                guard let self, !self.wasOpened else { return }
+            // Strong captures: a weak reference would give every peer a side table and slow each
+            // retain on the hot path; the loop drops the closure when the timer fires or is cancelled.
+            closeTimer = loop.scheduleTimer(after: timeout) {
+                guard !self.wasOpened else { return }
                 self.handshakeTimedOut = true
                 self.connection?.closeNow()
             }
@@ -95,7 +97,7 @@ final class WebSocketPeer: ConnectionHandler {
         let actions = codec.close(now: .now)
         self.codec = codec
         perform(actions)
-        closeTimer = connection.loop.scheduleTimer(after: grace) { [weak self] in self?.connection?.closeNow() }
+        closeTimer = connection.loop.scheduleTimer(after: grace) { self.connection?.closeNow() }
     }
 
     // MARK: ConnectionHandler
