@@ -49,6 +49,7 @@ let package = Package(
         .testTarget(name: "WebSocketClientTests", dependencies: ["WebSocketClient", "WebSocketCore"]),
         .testTarget(name: "PosixTests", dependencies: ["Posix"]),
         .testTarget(name: "StorageTests", dependencies: ["Storage"]),
+        .testTarget(name: "BenchTests", dependencies: ["tombola-bench", "Posix", "WebSocketCore"]),
         .testTarget(name: "AppTests", dependencies: ["App", "WebSocketClient", "Posix", "HTTPCore", "WebSocketCore"]),
     ],
     swiftLanguageModes: [.v6]
