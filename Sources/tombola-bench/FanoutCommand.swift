@@ -36,7 +36,12 @@ struct FanoutCommand {
         let processCount = max(processes ?? 1, (options.viewers + perProcess - 1) / perProcess)
         let server = serverPID.map { ServerProcess(pid: $0) } ?? ServerProcess.listening(onPort: options.target.port)
 
-        // 1. Viewers connect (here, or in worker processes past the descriptor limit).
+        // 1. The host connects first (a server at its connection cap would refuse it last) and
+        //    authenticates.
+        let host = try HostConnection(options: options, key: hostKey)
+        defer { host.close() }
+
+        // 2. Viewers connect (here, or in worker processes past the descriptor limit).
         let viewers: ViewerSide = processCount == 1 ? try InProcessViewers(options: options)
                                                     : try WorkerViewers(options: options, processes: processCount)
         let openStarted = ContinuousClock.now
@@ -44,13 +49,11 @@ struct FanoutCommand {
         let openSeconds = (ContinuousClock.now - openStarted).seconds
         defer { viewers.close() }
         guard opened > 0 else {
-            _ = viewers.finish(first: nil, last: nil)
-            throw .failed("no viewer connected to \(options.target.url)\(options.path) (\(failed) failed)")
+            let totals = viewers.finish(first: nil, last: nil)
+            throw .failed("no viewer connected to \(options.target.url)\(options.path) (\(failed) failed\(totals.failureReasons.summaryText))")
         }
 
-        // 2. The host authenticates and makes sure nothing is rolling yet.
-        let host = try HostConnection(options: options, key: hostKey)
-        defer { host.close() }
+        // 3. Make sure nothing is rolling yet.
         var seq = Int(WallClock.unixMilliseconds())
         if let phase = host.view.phase, phase == "rolling" || phase == "stopping" {
             host.send(#"{"type":"stop","seq":\#(seq)}"#)
@@ -61,7 +64,7 @@ struct FanoutCommand {
         let ticksBefore = host.view.lastTick
         let parentCPUAtStart = SystemLimits.ownCPUSeconds
 
-        // 3. Roll for S seconds, then stop and wait for the reveal.
+        // 4. Roll for S seconds, then stop and wait for the reveal.
         let before = server?.sample()
         let sampler = server.map { MemorySampler(server: $0) }
         let runStarted = ContinuousClock.now
@@ -76,7 +79,7 @@ struct FanoutCommand {
         let view = host.view
         let parentCPU = processCount > 1 ? SystemLimits.ownCPUSeconds - parentCPUAtStart : 0
 
-        // 4. Totals against the tick range the host saw in this run.
+        // 5. Totals against the tick range the host saw in this run.
         let first = view.firstTick.map { first in ticksBefore.map { max(first, $0 + 1) } ?? first }
         var totals = viewers.finish(first: first, last: view.lastTick)
         totals.opened = opened

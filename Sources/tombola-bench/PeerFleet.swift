@@ -124,7 +124,7 @@ extension PeerCloseReason {
     var summary: String {
         switch self {
         case .connectFailed(let error): return "connect: \(error)"
-        case .handshakeFailed: return "handshake failed"
+        case .handshakeFailed(let status): return status.map { "HTTP \($0) instead of 101" } ?? "handshake failed"
         case .handshakeTimedOut: return "handshake timed out"
         case .closedByServer(let code): return "server close \(code.map(String.init) ?? "without code")"
         case .socketClosed(let error): return error.map { "socket: \($0)" } ?? "socket closed"

@@ -4,7 +4,8 @@ import WebSocketCore
 /// Why a peer's connection ended.
 enum PeerCloseReason: Sendable {
     case connectFailed(POSIXError)
-    case handshakeFailed
+    /// The server refused the upgrade (`status`, when it answered with one) or broke the handshake.
+    case handshakeFailed(status: Int?)
     /// No 101 within the plan's handshake timeout.
     case handshakeTimedOut
     /// The server sent a close frame (nil code: it carried none).
@@ -49,6 +50,7 @@ final class WebSocketPeer: ConnectionHandler {
     private var serverCloseCode: UInt16??
     private var closingByUs = false
     private var handshakeFailed = false
+    private var handshakeStatus: Int?
     private var handshakeTimedOut = false
     private var closeTimer: ScheduledTimer?
 
@@ -135,7 +137,7 @@ final class WebSocketPeer: ConnectionHandler {
         } else if closingByUs {
             reason = .closedByUs
         } else if !wasOpen {
-            reason = handshakeFailed ? .handshakeFailed : error.map { .connectFailed($0) } ?? .socketClosed(nil)
+            reason = handshakeFailed ? .handshakeFailed(status: handshakeStatus) : error.map { .connectFailed($0) } ?? .socketClosed(nil)
         } else if let code = serverCloseCode {
             reason = .closedByServer(code: code)
         } else {
@@ -154,6 +156,7 @@ final class WebSocketPeer: ConnectionHandler {
         let outcome: WebSocketClientHandshake.Outcome
         do {
             guard let head = try WebSocketClientHandshake.parseResponseHead(handshakeBuffer) else { return }
+            handshakeStatus = head.status
             outcome = try handshake.validate(head)
         } catch {
             handshakeFailed = true
