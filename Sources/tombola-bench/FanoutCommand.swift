@@ -8,7 +8,7 @@ struct FanoutCommand {
     static let usage = """
         tombola-bench fanout --viewers N --hz H --seconds S --code CODE --host-key KEY
                              [--url http://127.0.0.1:8080] [--processes P] [--threads T] [--sources K]
-                             [--server-pid PID] [--deflate]
+                             [--server-pid PID] [--deflate] [--calc-clients C [--calc-interval-ms 100]]
             (start the server with --tick-hz H; H here is the rate the run is checked against)
         """
 
@@ -18,6 +18,9 @@ struct FanoutCommand {
     var hostKey: String
     var processes: Int?
     var serverPID: Int32?
+    /// Calculator sessions typing during the rolling part (key round trips under load).
+    var calcClients: Int
+    var calcInterval: Int
 
     init(_ arguments: [String]) throws(BenchError) {
         var args = try Arguments(arguments, switches: ["deflate"])
@@ -27,6 +30,8 @@ struct FanoutCommand {
         hostKey = try args.required("host-key", hint: "the draw's host key, e.g. the server's --host-key")
         processes = try args.optionalInt("processes", range: 1...64)
         serverPID = try args.optionalInt("server-pid", range: 1...Int(Int32.max)).map { Int32($0) }
+        calcClients = try args.int("calc-clients", default: 0, range: 0...1000)
+        calcInterval = try args.int("calc-interval-ms", default: 100, range: 0...60_000)
         try args.finish()
     }
 
@@ -69,7 +74,9 @@ struct FanoutCommand {
         let sampler = server.map { MemorySampler(server: $0) }
         let runStarted = ContinuousClock.now
         host.send(#"{"type":"start","seq":\#(seq)}"#)
+        let typists = try calcClients > 0 ? Typists(options: options, clients: calcClients, intervalMilliseconds: calcInterval) : nil
         usleep(useconds_t(seconds * 1_000_000))
+        let keyHistogram = typists?.stop()
         host.send(#"{"type":"stop","seq":\#(seq + 1)}"#)
         let revealed = host.wait(timeout: .seconds(15)) { $0.phase == "revealed" }
         usleep(300_000)
@@ -131,6 +138,15 @@ struct FanoutCommand {
         if totals.negativeLatencies > 0 { report.row("ticks from the future", String(totals.negativeLatencies), key: "negativeLatencies", .int(totals.negativeLatencies)) }
         let errors = totals.errors.merging(Dictionary(view.errors.map { ($0, 1) }, uniquingKeysWith: +), uniquingKeysWith: +)
         report.row("error messages", String(errors.values.reduce(0, +)) + errors.summaryText, key: "errors", errors.jsonObject)
+        if let keyHistogram {
+            report.row("key round trips while rolling", "\(keyHistogram.count) from \(calcClients) session(s), one key per \(calcInterval) ms each",
+                       key: "calcRoundTrips", .int(Int(keyHistogram.count)))
+            report.row("key round trip p50 / p99 / max", [50.0, 99].map { Format.ms(keyHistogram.percentile($0)) }.joined(separator: " / ")
+                       + " / " + Format.ms(keyHistogram.count > 0 ? keyHistogram.max : nil),
+                       key: "calcP50Ms", Format.msValue(keyHistogram.percentile(50)))
+            report.field("calcP99Ms", Format.msValue(keyHistogram.percentile(99)))
+            report.field("calcMaxMs", Format.msValue(keyHistogram.count > 0 ? keyHistogram.max : nil))
+        }
         let generatorCPU = totals.generatorCPUSeconds + parentCPU
         report.row("generator CPU", String(format: "%.2f s = %.2f cores", generatorCPU, generatorCPU / runSeconds),
                    key: "generatorCpuSeconds", .double(generatorCPU))
@@ -258,5 +274,34 @@ final class HostConnection {
     func close() {
         fleet.closeAll(grace: .seconds(1))
         group.shutdown()
+    }
+}
+
+/// Calculator sessions typing on `/ws/calc` beside a fan-out, on their own loop.
+final class Typists {
+    let group: EventLoopGroup
+    let fleet: Fleet<CalcShard>
+
+    init(options: ViewerOptions, clients: Int, intervalMilliseconds: Int) throws(BenchError) {
+        do { group = try EventLoopGroup(loopCount: 1) } catch { throw .failed("event loop: \(error)") }
+        let plan = PeerPlan(target: options.target, path: "/ws/calc", deflate: options.deflate)
+        let progress = FleetProgress()
+        let interval: Duration? = intervalMilliseconds > 0 ? .milliseconds(intervalMilliseconds) : nil
+        fleet = Fleet(group: group, total: clients, progress: progress) { loop, count, first in
+            CalcShard(loop: loop, plan: plan, progress: progress, count: count, firstGlobalIndex: first,
+                      keysPerClient: Int.max - 1, interval: interval)
+        }
+        fleet.begin()
+    }
+
+    /// Stops typing and returns the round trips timed so far.
+    func stop() -> LatencyHistogram {
+        let histogram = fleet.collect { shard in
+            shard.isPressing = false
+            return shard.histogram
+        }[0]
+        fleet.closeAll(grace: .seconds(1))
+        group.shutdown()
+        return histogram
     }
 }

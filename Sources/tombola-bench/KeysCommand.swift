@@ -9,14 +9,20 @@ final class CalcShard: FleetShard {
     static let cycle = ["1", "2", "+", "3", "=", "C"]
 
     let keysPerClient: Int
+    /// Pause between a reply and the next key (a person typing); nil presses at once.
+    let interval: Duration?
+    /// While false, answers still arrive but no new key is pressed and nothing is timed.
+    var isPressing = true
     private(set) var histogram = LatencyHistogram()
     private var sentAt: [UInt64] = []
     private var nextSeq: [Int] = []
     private(set) var errors: [String: Int] = [:]
     private(set) var unexpected = 0
 
-    init(loop: EventLoop, plan: PeerPlan, progress: FleetProgress, count: Int, firstGlobalIndex: Int, keysPerClient: Int) {
+    init(loop: EventLoop, plan: PeerPlan, progress: FleetProgress, count: Int, firstGlobalIndex: Int, keysPerClient: Int,
+         interval: Duration? = nil) {
         self.keysPerClient = keysPerClient
+        self.interval = interval
         super.init(loop: loop, plan: plan, progress: progress, count: count, firstGlobalIndex: firstGlobalIndex)
         sentAt = [UInt64](repeating: 0, count: count)
         nextSeq = [Int](repeating: 1, count: count)
@@ -27,6 +33,7 @@ final class CalcShard: FleetShard {
     }
 
     private func press(_ peer: WebSocketPeer) {
+        guard isPressing, peer.isOpen else { return }
         let seq = nextSeq[peer.index]
         let key = Self.cycle[(seq - 1) % Self.cycle.count]
         sentAt[peer.index] = MonotonicClock.nanoseconds()
@@ -45,11 +52,13 @@ final class CalcShard: FleetShard {
             unexpected += 1
             return
         }
-        histogram.record((now &- sentAt[index]) / 1000)
+        if isPressing { histogram.record((now &- sentAt[index]) / 1000) }
         nextSeq[index] += 1
         if nextSeq[index] > keysPerClient {
             progress.finished.add(1, ordering: .relaxed)
             peer.close()
+        } else if let interval {
+            loop.scheduleTimer(after: interval) { self.press(peer) }
         } else {
             press(peer)
         }
@@ -68,7 +77,7 @@ final class CalcShard: FleetShard {
 struct KeysCommand {
     static let usage = """
         tombola-bench keys --clients N --keys K [--url http://127.0.0.1:8080] [--path /ws/calc]
-                           [--threads T] [--timeout SECONDS] [--deflate]
+                           [--interval-ms MS] [--threads T] [--timeout SECONDS] [--deflate]
         """
 
     var target: BenchTarget
@@ -78,6 +87,7 @@ struct KeysCommand {
     var threads: Int
     var timeout: Int
     var deflate: Bool
+    var intervalMilliseconds: Int
 
     init(_ arguments: [String]) throws(BenchError) {
         var args = try Arguments(arguments, switches: ["deflate"])
@@ -88,6 +98,7 @@ struct KeysCommand {
         threads = try args.int("threads", default: 1, range: 1...64)
         timeout = try args.int("timeout", default: 120, range: 1...3600)
         deflate = args.flag("deflate")
+        intervalMilliseconds = try args.int("interval-ms", default: 0, range: 0...60_000)
         try args.finish()
     }
 
@@ -100,8 +111,10 @@ struct KeysCommand {
         let plan = PeerPlan(target: target, path: path, deflate: deflate, sources: BenchTarget.sourceAddresses(count: 4))
         let progress = FleetProgress()
         let keys = self.keys
+        let interval: Duration? = intervalMilliseconds > 0 ? .milliseconds(intervalMilliseconds) : nil
         let fleet = Fleet(group: group, total: clients, progress: progress) { loop, count, first in
-            CalcShard(loop: loop, plan: plan, progress: progress, count: count, firstGlobalIndex: first, keysPerClient: keys)
+            CalcShard(loop: loop, plan: plan, progress: progress, count: count, firstGlobalIndex: first, keysPerClient: keys,
+                      interval: interval)
         }
         let started = ContinuousClock.now
         fleet.begin()
@@ -121,6 +134,7 @@ struct KeysCommand {
         report.row("target", target.url + path, key: "url", .string(target.url + path))
         report.row("clients × keys", "\(clients) × \(keys)", key: "clients", .int(clients))
         report.field("keys", .int(keys))
+        report.field("intervalMs", .int(intervalMilliseconds))
         report.row("sessions opened", String(progress.opened.load(ordering: .relaxed)) + failures.summaryText,
                    key: "opened", .int(progress.opened.load(ordering: .relaxed)))
         report.row("sessions dropped", String(progress.dropped.load(ordering: .relaxed)) + drops.summaryText,

@@ -10,12 +10,13 @@ import Testing
         return try #require(object as? [String: Any])
     }
 
-    @Test func fanoutDeliversEveryTickInOrderToTwoHundredViewers() throws {
+    @Test func fanoutDeliversEveryTickInOrderToTwoHundredViewersWhileKeysAreTimed() throws {
         let server = try FakeTombola(hostKey: "sesame", hz: 50)
         defer { server.shutdown() }
         let report = try FanoutCommand([
             "--viewers", "200", "--hz", "50", "--seconds", "1", "--code", "BENCH", "--host-key", "sesame",
             "--url", "http://127.0.0.1:\(server.port)", "--server-pid", String(getpid()),
+            "--calc-clients", "2", "--calc-interval-ms", "20",
         ]).run()
         let json = try fields(report)
         let sent = server.ticksSent.count
@@ -29,6 +30,8 @@ import Testing
         #expect(json["revealed"] as? Bool == true)
         #expect((json["p50Ms"] as? Double).map { $0 >= 0 && $0 < 1000 } == true)
         #expect((json["serverCpuSeconds"] as? Double).map { $0 >= 0 } == true)
+        #expect((json["calcRoundTrips"] as? Int).map { $0 >= 20 } == true)
+        #expect(json["calcP99Ms"] is Double)
     }
 
     @Test func fanoutRefusesAWrongHostKey() throws {
