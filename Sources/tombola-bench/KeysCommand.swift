@@ -47,7 +47,8 @@ final class CalcShard: FleetShard {
             errors[JSONFieldScanner.string("code", in: bytes) ?? "?", default: 0] += 1
         }
         guard JSONFieldScanner.hasType("display", in: bytes) || JSONFieldScanner.hasType("error", in: bytes),
-              let seq = JSONFieldScanner.integer("seq", in: bytes) else { return }
+              let seq = JSONFieldScanner.integer("seq", in: bytes),
+              seq > 0 else { return }  // seq 0 (or null): the display sent on open
         guard seq == nextSeq[index], nextSeq[index] <= keysPerClient else {
             unexpected += 1
             return
