@@ -109,10 +109,13 @@ struct FanoutCommand {
         let low = [first, totals.minSeq].compactMap { $0 }.min()
         let high = [view.lastTick, totals.maxSeq].compactMap { $0 }.max()
         let sent = low.flatMap { low in high.map { $0 - low + 1 } } ?? 0
-        // The rolling rate, from the host's ticks before `stopping` (the slow-down spaces ticks out).
-        let rollingTicks = view.rollingTicks ?? view.ticks
+        // The server's rolling rate, from the seq and `at` of the first tick and of the last one
+        // before `stopping` (the slow-down spaces ticks out). Seqs, not counts: a starved host
+        // may itself have skipped ticks.
+        let rollingSeqs = view.firstTick.flatMap { a in (view.rollingLastTick ?? view.lastTick).map { $0 - a } } ?? 0
         let rollingSpan = view.firstTickAt.flatMap { a in (view.rollingLastTickAt ?? view.lastTickAt).map { ($0 - a) / 1000 } } ?? 0
-        let sentHz = rollingSpan > 0 && rollingTicks > 1 ? Double(rollingTicks - 1) / rollingSpan : 0
+        let sentHz = rollingSpan > 0 && rollingSeqs > 0 ? Double(rollingSeqs) / rollingSpan : 0
+        let rollingTicks = view.firstTick == nil ? 0 : rollingSeqs + 1
         report.row("ticks sent", String(format: "%d, of which %d rolling at %.2f Hz (target %.0f Hz × %.0f s = %.0f)", sent, rollingTicks,
                                         sentHz, hz, seconds, hz * seconds),
                    key: "ticksSent", .int(sent))
@@ -148,14 +151,19 @@ struct FanoutCommand {
             report.field("calcMaxMs", Format.msValue(keyHistogram.count > 0 ? keyHistogram.max : nil))
         }
         let generatorCPU = totals.generatorCPUSeconds + parentCPU
-        report.row("generator CPU", String(format: "%.2f s = %.2f cores", generatorCPU, generatorCPU / runSeconds),
+        report.row("generator CPU", String(format: "%.2f s = %.2f cores; its threads waited %.2f s for a CPU", generatorCPU,
+                                           generatorCPU / runSeconds, totals.generatorRunqueueWaitSeconds),
                    key: "generatorCpuSeconds", .double(generatorCPU))
+        report.field("generatorRunqueueWaitSeconds", .double(totals.generatorRunqueueWaitSeconds))
         if let server, let before, let after {
             let cpu = after.cpuSeconds - before.cpuSeconds
             report.row("server pid", String(server.pid), key: "serverPid", .int(Int(server.pid)))
             report.row("server CPU", String(format: "%.2f s over %.1f s = %.2f cores", cpu, runSeconds, cpu / runSeconds),
                        key: "serverCpuSeconds", .double(cpu))
             report.field("serverCores", .double((cpu / runSeconds * 1000).rounded() / 1000))
+            let waited = after.runqueueWaitSeconds - before.runqueueWaitSeconds
+            report.row("server threads waiting for a CPU", String(format: "%.2f s in total (machine contention when large)", waited),
+                       key: "serverRunqueueWaitSeconds", .double(waited))
             report.row("server RSS peak", "\(Format.mib(peak)) sampled, \(Format.mib(after.peakKiB)) VmHWM",
                        key: "rssPeakKiB", peak.map { .int($0) } ?? .null)
             report.field("vmHWMKiB", .int(after.peakKiB))

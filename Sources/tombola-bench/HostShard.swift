@@ -15,6 +15,7 @@ struct HostView: Sendable {
     var ticks = 0
     /// `ticks` and `lastTickAt` when `stopping` arrived: the rolling part, before the slow-down.
     var rollingTicks: Int?
+    var rollingLastTick: Int?
     var rollingLastTickAt: Double?
     var errors: [String] = []
     var closeReason: String?
@@ -53,6 +54,7 @@ final class HostShard: FleetShard {
             if let phase = JSONFieldScanner.string("phase", in: bytes) {
                 if phase == "stopping" && view.phase == "rolling" {
                     view.rollingTicks = view.ticks
+                    view.rollingLastTick = view.lastTick
                     view.rollingLastTickAt = view.lastTickAt
                 }
                 view.phase = phase

@@ -32,6 +32,9 @@ struct ProcessSample: Sendable {
     var rssKiB: Int
     /// Peak resident set over the process's life (VmHWM).
     var peakKiB: Int
+    /// Time its threads spent runnable but waiting for a CPU (schedstat), summed: large
+    /// values mean the machine, not the program, set the pace.
+    var runqueueWaitSeconds: Double
 }
 
 struct ServerProcess: Sendable {
@@ -46,8 +49,28 @@ struct ServerProcess: Sendable {
         let ticks = Double(sysconf(Int32(_SC_CLK_TCK)))
         return ProcessSample(cpuSeconds: (utime + stime) / ticks,
                              rssKiB: ProcFile.kibField("VmRSS", in: status) ?? 0,
-                             peakKiB: ProcFile.kibField("VmHWM", in: status) ?? 0)
+                             peakKiB: ProcFile.kibField("VmHWM", in: status) ?? 0,
+                             runqueueWaitSeconds: runqueueWaitSeconds())
     }
+
+    /// Sum over the threads of /proc/PID/task/TID/schedstat's second field (ns waiting to run).
+    /// Threads that ended before the sample are not counted.
+    private func runqueueWaitSeconds() -> Double {
+        guard let tasks = opendir("/proc/\(pid)/task") else { return 0 }
+        defer { closedir(tasks) }
+        var total = 0.0
+        while let entry = readdir(tasks) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            guard Int(name) != nil, let text = ProcFile.read("/proc/\(pid)/task/\(name)/schedstat") else { continue }
+            let fields = text.split(separator: " ")
+            if fields.count >= 2, let waited = Double(fields[1]) { total += waited / 1e9 }
+        }
+        return total
+    }
+
+    static var current: ServerProcess { ServerProcess(pid: getpid()) }
 
     /// The process listening on TCP `port` (IPv4 or IPv6), found through /proc/net/tcp* and
     /// the socket links in /proc/*/fd; nil when not found (e.g. another user's process).

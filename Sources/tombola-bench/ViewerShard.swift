@@ -23,6 +23,8 @@ struct ViewerTotals: Codable, Sendable {
     var maxSeq: Int?
     /// CPU seconds the generator processes used from the start of the run to its end.
     var generatorCPUSeconds = 0.0
+    /// Seconds the generator's threads waited for a CPU over the same span.
+    var generatorRunqueueWaitSeconds = 0.0
     var buckets: [[UInt64]] = []
     var latencySum: UInt64 = 0
     var latencyMin: UInt64 = 0
@@ -57,6 +59,7 @@ struct ViewerTotals: Codable, Sendable {
         worstViewerMissing = max(worstViewerMissing, other.worstViewerMissing)
         negativeLatencies += other.negativeLatencies
         generatorCPUSeconds += other.generatorCPUSeconds
+        generatorRunqueueWaitSeconds += other.generatorRunqueueWaitSeconds
         minSeq = [minSeq, other.minSeq].compactMap { $0 }.min()
         maxSeq = [maxSeq, other.maxSeq].compactMap { $0 }.max()
         failureReasons.merge(other.failureReasons, uniquingKeysWith: +)

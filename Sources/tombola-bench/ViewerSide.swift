@@ -44,6 +44,7 @@ final class InProcessViewers: ViewerSide {
     let fleet: Fleet<ViewerShard>
     let options: ViewerOptions
     private var cpuAtStart = 0.0
+    private var waitAtStart = 0.0
 
     init(options: ViewerOptions, count: Int? = nil, firstIndex: Int = 0) throws(BenchError) {
         self.options = options
@@ -60,12 +61,14 @@ final class InProcessViewers: ViewerSide {
     func waitReady() -> (Int, Int) {
         _ = fleet.waitUntilSettled(timeout: options.settleTimeout)
         cpuAtStart = SystemLimits.ownCPUSeconds
+        waitAtStart = ServerProcess.current.sample()?.runqueueWaitSeconds ?? 0
         return (fleet.progress.opened.load(ordering: .relaxed), fleet.progress.failed.load(ordering: .relaxed))
     }
 
     func finish(first: Int?, last: Int?) -> ViewerTotals {
         var totals = fleet.collect { $0.totals(first: first, last: last) }.reduce(into: ViewerTotals()) { $0.merge($1) }
         totals.generatorCPUSeconds = SystemLimits.ownCPUSeconds - cpuAtStart
+        totals.generatorRunqueueWaitSeconds = (ServerProcess.current.sample()?.runqueueWaitSeconds ?? 0) - waitAtStart
         return totals
     }
 
