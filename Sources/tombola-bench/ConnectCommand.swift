@@ -53,7 +53,7 @@ struct ConnectCommand {
         guard connections + 64 <= limit else {
             throw .usage("\(connections) connections need more descriptors than the limit \(limit) allows; use fewer")
         }
-        let server = serverPID.map { ServerProcess(pid: $0) } ?? ServerProcess.listening(onPort: target.port)
+        let server = serverPID.map { ServerProcess(pid: $0) } ?? ServerProcess.listening(onPort: target.port, host: target.host)
         let group: EventLoopGroup
         do { group = try EventLoopGroup(loopCount: threads) } catch { throw .failed("event loop: \(error)") }
         defer { group.shutdown() }

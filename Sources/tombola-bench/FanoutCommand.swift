@@ -39,7 +39,7 @@ struct FanoutCommand {
         let limit = SystemLimits.raiseDescriptorLimit()
         let perProcess = max(100, limit - 256)
         let processCount = max(processes ?? 1, (options.viewers + perProcess - 1) / perProcess)
-        let server = serverPID.map { ServerProcess(pid: $0) } ?? ServerProcess.listening(onPort: options.target.port)
+        let server = serverPID.map { ServerProcess(pid: $0) } ?? ServerProcess.listening(onPort: options.target.port, host: options.target.host)
 
         // 1. The host connects first (a server at its connection cap would refuse it last) and
         //    authenticates.

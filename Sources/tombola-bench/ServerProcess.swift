@@ -72,22 +72,41 @@ struct ServerProcess: Sendable {
 
     static var current: ServerProcess { ServerProcess(pid: getpid()) }
 
-    /// The process listening on TCP `port` (IPv4 or IPv6), found through /proc/net/tcp* and
-    /// the socket links in /proc/*/fd; nil when not found (e.g. another user's process).
-    static func listening(onPort port: Int) -> ServerProcess? {
-        var inodes: Set<String> = []
-        let wanted = String(port, radix: 16, uppercase: true)
+    /// The process listening on `host:port`, found through /proc/net/tcp and the socket links in
+    /// /proc/*/fd. A socket bound to exactly `host` wins over a wildcard one (0.0.0.0 or ::),
+    /// as in the kernel's own lookup: another program may listen on *:port beside ours.
+    /// Nil when not found (e.g. another user's process).
+    static func listening(onPort port: Int, host: String) -> ServerProcess? {
+        var exact: Set<String> = []
+        var wildcard: Set<String> = []
+        func hex(_ value: Int, width: Int) -> String {
+            let digits = String(value, radix: 16, uppercase: true)
+            return String(repeating: "0", count: max(0, width - digits.count)) + digits
+        }
+        let wantedPort = hex(port, width: 4)
+        // /proc/net/tcp writes an IPv4 address as the hex of its in-memory (network order) bytes.
+        let octets = host.split(separator: ".").compactMap { UInt8($0) }
+        let wantedHost = octets.count == 4 ? octets.reversed().map { hex(Int($0), width: 2) }.joined() : ""
         for table in ["/proc/net/tcp", "/proc/net/tcp6"] {
             guard let text = ProcFile.read(table) else { continue }
             for line in text.split(separator: "\n").dropFirst() {
                 let columns = line.split(separator: " ")
                 // local_address is ADDR:PORT in hex; state 0A is LISTEN; inode is column 10.
-                guard columns.count > 9, columns[3] == "0A",
-                      let colon = columns[1].lastIndex(of: ":") else { continue }
-                let localPort = columns[1][columns[1].index(after: colon)...]
-                if localPort.drop(while: { $0 == "0" }) == Substring(wanted) { inodes.insert("socket:[\(columns[9])]") }
+                guard columns.count > 9, columns[3] == "0A", let colon = columns[1].lastIndex(of: ":"),
+                      columns[1][columns[1].index(after: colon)...] == Substring(wantedPort) else { continue }
+                let address = columns[1][..<colon]
+                let inode = "socket:[\(columns[9])]"
+                if address == Substring(wantedHost) {
+                    exact.insert(inode)
+                } else if address.allSatisfy({ $0 == "0" }) {
+                    wildcard.insert(inode)
+                }
             }
         }
+        return owner(of: exact) ?? owner(of: wildcard)
+    }
+
+    private static func owner(of inodes: Set<String>) -> ServerProcess? {
         guard !inodes.isEmpty, let proc = opendir("/proc") else { return nil }
         defer { closedir(proc) }
         while let entry = readdir(proc) {
