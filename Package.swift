@@ -50,6 +50,7 @@ let package = Package(
         .testTarget(name: "WebSocketClientTests", dependencies: ["WebSocketClient", "WebSocketCore"]),
         .testTarget(name: "PosixTests", dependencies: ["Posix", "Locking"]),
         .testTarget(name: "StorageTests", dependencies: ["Storage", "Locking"]),
+        .testTarget(name: "BenchTests", dependencies: ["tombola-bench", "App", "Posix", "WebSocketCore"]),
         .testTarget(name: "AppTests", dependencies: ["App", "WebSocketClient", "Posix", "HTTPCore", "WebSocketCore", "DrawEngine", "Storage", "Locking"]),
     ],
     swiftLanguageModes: [.v6]
