@@ -17,6 +17,7 @@ final class MPFRNumber: @unchecked Sendable {
     private(set) var underflowed = false
 
     private init(precision: Int) {
+        MPFRThreadCache.register()
         raw = .allocate(capacity: 1)
         mpfr_init2(raw, mpfr_prec_t(precision))
     }

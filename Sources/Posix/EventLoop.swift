@@ -25,6 +25,8 @@ public final class EventLoop: @unchecked Sendable {
     private struct Mailbox {
         var tasks: [@Sendable () -> Void] = []
         var wakePending = false
+        /// Set when `run()` has returned: later tasks are dropped at once.
+        var closed = false
     }
 
     /// Position in its group, for round-robin and diagnostics.
@@ -80,8 +82,10 @@ public final class EventLoop: @unchecked Sendable {
 
     /// Runs `task` on the loop thread in its next mailbox phase. Safe from any thread,
     /// including the loop's own (the task then runs in the next iteration, never inline).
+    /// Once the loop has stopped, `task` never runs and is released at once.
     public func execute(_ task: @escaping @Sendable () -> Void) {
         let mustWake = mailbox.withLock { box in
+            if box.closed { return false }
             box.tasks.append(task)
             if box.wakePending { return false }
             box.wakePending = true
@@ -232,8 +236,28 @@ public final class EventLoop: @unchecked Sendable {
         for source in Array(sources.values) { source.loopWillClose() }
         closePending()
         sources.removeAll()
-        _ = timers.popDue(now: .max)
         pendingFlush.removeAll()
+        releaseUnrunWork()
+    }
+
+    /// Drops the timers and the tasks that will never run now, and refuses later tasks.
+    /// Their closures often hold this loop (through a connection, a room or a timer
+    /// handle), so keeping them would keep the loop and all it reaches alive for good.
+    /// Releasing one may run a `deinit` that schedules or posts more, hence the repeat.
+    private func releaseUnrunWork() {
+        while true {
+            var timerActions = timers.popDue(now: .max)
+            timers = TimerQueue()
+            var tasks = mailbox.withLock { box in
+                box.closed = true
+                let tasks = box.tasks
+                box.tasks = []
+                return tasks
+            }
+            if timerActions.isEmpty && tasks.isEmpty { return }
+            timerActions.removeAll()
+            tasks.removeAll()
+        }
     }
 }
 

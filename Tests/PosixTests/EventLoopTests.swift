@@ -93,6 +93,31 @@ import Testing
         box.execute { $0.count += 1; result.append($0.count) }
         #expect(result.wait { !$0.isEmpty } == [42])
     }
+
+    @Test func aStoppedLoopReleasesItsTimersAndLateTasksAndIsFreed() throws {
+        final class Token: Sendable {}
+        weak var weakLoop: EventLoop?
+        weak var weakToken: Token?
+        let ran = Recorder<String>()
+        do {
+            let group = try EventLoopGroup(loopCount: 1)
+            let loop = group.next()
+            weakLoop = loop
+            loop.execute {
+                // A far-off timer whose action holds the loop: a cycle until the loop drops it.
+                loop.scheduleTimer(after: .seconds(3600)) { _ = loop; ran.append("timer") }
+                ran.append("scheduled")
+            }
+            ran.wait { $0.contains("scheduled") }
+            group.shutdown()
+            let token = Token()
+            weakToken = token
+            loop.execute { _ = token; _ = loop; ran.append("late task") }
+        }
+        #expect(weakToken == nil, "a task posted after stop is still held")
+        #expect(weakLoop == nil, "the stopped loop is still alive")
+        #expect(ran.all == ["scheduled"])
+    }
 }
 
 private final class Submitter: Sendable {
