@@ -12,6 +12,9 @@ public final class TCPConnection: EventSource {
         case open
         /// Close as soon as the queued output is written.
         case closing
+        /// Output written and our side shut down; reading and discarding until the peer
+        /// closes or `lingerTimeout` passes.
+        case lingering
         case closed
     }
 
@@ -28,6 +31,11 @@ public final class TCPConnection: EventSource {
     /// A closing connection whose peer takes no output for this long is dropped: a client
     /// that never reads must not hold its queued output and descriptor forever.
     public var writeStallTimeout: Duration = .seconds(30)
+    /// How long a closed connection keeps reading (and discarding) after its last output.
+    /// Closing a socket with unread input makes the kernel send a reset, which can destroy
+    /// output the peer has not read yet (a WebSocket close frame, a 413 answer), so we
+    /// shut down our side and wait for the peer's EOF, as lingering close in other servers.
+    public var lingerTimeout: Duration = .seconds(2)
 
     private var state = State.open
     private var outbound: [[UInt8]] = []
@@ -88,7 +96,7 @@ public final class TCPConnection: EventSource {
     public func close() {
         guard state == .open else { return }
         if pendingOutboundBytes == 0 {
-            closeNow(error: nil)
+            linger()
         } else {
             state = .closing
             // Stop reading: nothing more will be answered.
@@ -107,6 +115,46 @@ public final class TCPConnection: EventSource {
                 self.closeNow(error: POSIXError(code: ETIMEDOUT, call: "write"))
             } else {
                 self.scheduleStallCheck()
+            }
+        }
+    }
+
+    /// Shuts down our side once all output is written, then discards input until the peer's
+    /// EOF (or `lingerTimeout`) before releasing the descriptor.
+    private func linger() {
+        stallTimer?.cancel()
+        stallTimer = nil
+        guard !sawEOF else {
+            closeNow(error: nil)
+            return
+        }
+        state = .lingering
+        _ = Glibc.shutdown(fd, Int32(SHUT_WR))
+        readingPaused = false
+        updateInterest(wantWrite: false)
+        stallTimer = loop.scheduleTimer(after: lingerTimeout) { [weak self] in
+            guard let self, self.state == .lingering else { return }
+            self.closeNow(error: nil)
+        }
+    }
+
+    /// Reads and drops what a lingering peer still sends; its EOF or an error ends the linger.
+    private func discardAvailable() {
+        let buffer = loop.readBuffer
+        for _ in 0..<maxReadsPerWakeup {
+            let result: IOResult<Int>
+            do {
+                result = try syscall("read") { Glibc.read(fd, buffer.baseAddress, buffer.count) }
+            } catch {
+                closeNow(error: nil)
+                return
+            }
+            switch result {
+            case .wouldBlock: return
+            case .done(0):
+                closeNow(error: nil)
+                return
+            case .done: continue
             }
         }
     }
@@ -168,6 +216,10 @@ public final class TCPConnection: EventSource {
     }
 
     private func readAvailable() {
+        if state == .lingering {
+            discardAvailable()
+            return
+        }
         let buffer = loop.readBuffer
         for _ in 0..<maxReadsPerWakeup {
             guard state == .open, !readingPaused else { return }
@@ -220,8 +272,8 @@ public final class TCPConnection: EventSource {
         guard state != .closed else { return }
         if interest & EPOLLOUT.rawValue != 0 { updateInterest(wantWrite: false) }
         if state == .closing {
-            closeNow(error: nil)
-        } else if afterBackPressure || drainNotificationWanted {
+            linger()
+        } else if state == .open && (afterBackPressure || drainNotificationWanted) {
             drainNotificationWanted = false
             handler?.drained(self)
         }

@@ -103,6 +103,22 @@ import Testing
         #expect(try client.receiveUntilClosed() == payload)
     }
 
+    @Test func closingWithUnreadInputStillDeliversTheOutput() throws {
+        // Lingering close: the server answers and closes without reading what the client
+        // keeps sending; a plain close would reset the connection and lose the answer.
+        let group = try EventLoopGroup(loopCount: 1)
+        defer { group.shutdown() }
+        let listener = try TCPListener(host: "127.0.0.1", port: 0)
+        listener.start(on: group.next()) { connection in
+            connection.handler = AnswerOnceHandler()
+        }
+        let client = try BlockingSocket(host: "127.0.0.1", port: listener.port)
+        try client.send(Array(repeating: UInt8(ascii: "a"), count: 1024))
+        usleep(100_000)
+        try client.send(Array(repeating: UInt8(ascii: "b"), count: 2 << 20))
+        #expect(try client.receiveUntilClosed() == Array("answer".utf8))
+    }
+
     @Test func pausedReadingDeliversNothingUntilResumed() throws {
         let group = try EventLoopGroup(loopCount: 1)
         defer { group.shutdown() }
@@ -183,4 +199,16 @@ final class ConnectionRegistry: @unchecked Sendable {
         }
         return false
     }
+}
+
+/// Answers the first bytes with "answer" and closes, reading nothing more.
+final class AnswerOnceHandler: ConnectionHandler {
+    private var answered = false
+    func received(_ bytes: UnsafeRawBufferPointer, on connection: TCPConnection) {
+        guard !answered else { return }
+        answered = true
+        connection.write(Array("answer".utf8))
+        connection.close()
+    }
+    func closed(_ connection: TCPConnection, error: POSIXError?) {}
 }
