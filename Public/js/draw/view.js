@@ -13,19 +13,7 @@ export class DrawView {
     this.heading = $('[data-heading]', root);
     this.roleBadge = $('[data-role-badge]', root);
     this.toastNode = $('[data-toast]', root);
-    this.stage = new Stage({
-      stage: $('[data-stage]', root),
-      box: $('[data-stage-box]', root),
-      value: $('[data-value]', root),
-      phase: $('[data-phase]', root),
-      round: $('[data-round]', root),
-      prize: $('[data-prize]', root),
-      viewers: $('[data-viewers]', root),
-      commitment: $('[data-commitment]', root),
-      verified: $('[data-verified]', root),
-      contributed: $('[data-contributed]', root),
-      remaining: $('[data-remaining]', root),
-    }, { fit: { max: 200, min: 18, waitingMax: 28 }, showContributing: false, hostPrompt: true });
+    this.stage = Stage.within(root, { fit: { max: 200, min: 18, waitingMax: 28 }, showContributing: false, hostPrompt: true });
     this.winners = $('[data-winners]', root);
     this.winnersEmpty = $('[data-winners-empty]', root);
     this.winnersHeading = $('[data-winners-heading]', root);

@@ -1,7 +1,7 @@
 // Rendering pieces shared by the host, screen and watch views: winners lists,
 // round history, the commitment fingerprint and the verified mark.
 
-import { el, fitText, replaceChildren, setText, show } from './dom.js';
+import { $, el, fitText, replaceChildren, setText, show } from './dom.js';
 import { fingerprint, groupInteger } from './format.js';
 import { locale, t } from './i18n.js';
 import { winnerText } from './room.js';
@@ -98,6 +98,19 @@ export class Stage {
     this.frame = 0;
     this.room = null;
     window.addEventListener('resize', () => { this.lastFit = ''; this.renderValue(); });
+  }
+
+  /**
+   * A stage over the standard hooks under `root` (`data-stage`, `data-value`, `data-phase`, …);
+   * a page without one of them simply does not show that part.
+   */
+  static within(root, options) {
+    const hook = (name) => $(`[data-${name}]`, root);
+    return new Stage({
+      stage: hook('stage'), box: hook('stage-box'), value: hook('value'), phase: hook('phase'),
+      round: hook('round'), prize: hook('prize'), viewers: hook('viewers'), commitment: hook('commitment'),
+      verified: hook('verified'), contributed: hook('contributed'), remaining: hook('remaining'),
+    }, options);
   }
 
   /** Text for the big value. */

@@ -17,17 +17,7 @@ function columnsFor(n) {
 export class ScreenView {
   constructor(root = document) {
     this.root = root;
-    this.stage = new Stage({
-      stage: $('[data-stage]', root),
-      box: $('[data-stage-box]', root),
-      value: $('[data-value]', root),
-      phase: $('[data-phase]', root),
-      round: $('[data-round]', root),
-      prize: $('[data-prize]', root),
-      viewers: $('[data-viewers]', root),
-      commitment: $('[data-commitment]', root),
-      verified: $('[data-verified]', root),
-    }, { fit: { max: 2000, min: 24, waitingMax: 90 } });
+    this.stage = Stage.within(root, { fit: { max: 2000, min: 24, waitingMax: 90 } });
     this.winnersBox = $('[data-round-winners]', root);
     this.winners = $('[data-winners]', root);
     this.pager = $('[data-pager]', root);

@@ -8,18 +8,7 @@ export class WatchView {
   constructor(root = document) {
     this.root = root;
     this.heading = $('[data-heading]', root);
-    this.stage = new Stage({
-      stage: $('[data-stage]', root),
-      box: $('[data-stage-box]', root),
-      value: $('[data-value]', root),
-      phase: $('[data-phase]', root),
-      round: $('[data-round]', root),
-      prize: $('[data-prize]', root),
-      viewers: $('[data-viewers]', root),
-      commitment: $('[data-commitment]', root),
-      verified: $('[data-verified]', root),
-      contributed: $('[data-contributed]', root),
-    }, { fit: { max: 220, min: 18, waitingMax: 28 }, showContributing: true });
+    this.stage = Stage.within(root, { fit: { max: 220, min: 18, waitingMax: 28 }, showContributing: true });
     this.winners = $('[data-winners]', root);
     this.winnersEmpty = $('[data-winners-empty]', root);
     this.winnersHeading = $('[data-winners-heading]', root);
