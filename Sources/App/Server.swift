@@ -52,7 +52,7 @@ public final class Server: Sendable {
         let group: EventLoopGroup
         var listeners: [TCPListener] = []
         do {
-            group = try EventLoopGroup(loopCount: loopCount)
+            group = try EventLoopGroup(loopCount: loopCount, sendBatching: configuration.ioUring ? .automatic : .off)
         } catch {
             throw .cannotListen(host: configuration.host, port: configuration.port, reason: error.description)
         }

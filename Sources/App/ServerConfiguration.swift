@@ -19,6 +19,8 @@ public struct ServerConfiguration: Sendable {
     public var maxConnections: Int
     /// Event loops (threads); default one per core.
     public var loopCount: Int
+    /// Batch each loop's sends through io_uring when the kernel offers it (else `write`).
+    public var ioUring: Bool
     /// From the first byte of a request to its end (slowloris guard) → 408.
     public var headerTimeout: Duration
     /// Quiet keep-alive connections close after this.
@@ -44,6 +46,7 @@ public struct ServerConfiguration: Sendable {
         allowedOrigins: [String] = [],
         maxConnections: Int = 10_000,
         loopCount: Int = 0,
+        ioUring: Bool = true,
         headerTimeout: Duration = .seconds(10),
         idleTimeout: Duration = .seconds(60),
         shutdownGrace: Duration = .milliseconds(1500),
@@ -63,6 +66,7 @@ public struct ServerConfiguration: Sendable {
         self.allowedOrigins = allowedOrigins
         self.maxConnections = maxConnections
         self.loopCount = loopCount
+        self.ioUring = ioUring
         self.headerTimeout = headerTimeout
         self.idleTimeout = idleTimeout
         self.shutdownGrace = shutdownGrace

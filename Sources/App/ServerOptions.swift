@@ -52,6 +52,8 @@ public enum ServerOptions {
                help: "open connections before new ones get 503 (default 10000)") { c, v in if case .integer(let n) = v { c.maxConnections = n } },
         Option(name: "loops", environment: "TOMBOLA_LOOPS", kind: .integer(1...256), valueName: "N",
                help: "event-loop threads (default: one per core)") { c, v in if case .integer(let n) = v { c.loopCount = n } },
+        Option(name: "no-io-uring", environment: "TOMBOLA_NO_IO_URING", kind: .flag, valueName: "",
+               help: "send with one write() per socket, not batched io_uring sends") { c, v in if case .flag(let b) = v { c.ioUring = !b } },
     ]
 
     public static func parse(_ arguments: [String], environment: [String: String] = [:]) throws(UsageError) -> Outcome {

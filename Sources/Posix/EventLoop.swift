@@ -37,6 +37,7 @@ public final class EventLoop: @unchecked Sendable {
     private let mailbox = Lock(Mailbox())
     private let threadID = Atomic<UInt>(0)
     private let stopRequested = Atomic<Bool>(false)
+    private let usesSendRingFlag = Atomic<Bool>(false)
 
     private var sources: [Int32: EventSource] = [:]
     private var timers = TimerQueue()
@@ -44,13 +45,22 @@ public final class EventLoop: @unchecked Sendable {
     private var pendingClose: [TCPConnection] = []
     /// One read buffer per loop: every connection reads into it and handlers copy what they keep.
     let readBuffer: UnsafeMutableRawBufferPointer
+    /// Batches this iteration's single-chunk sends into few system calls; nil when
+    /// `sendBatching` is off or the kernel has no io_uring. Set up on the loop thread.
+    private(set) var sendRing: SendRing?
+    private let sendBatching: SendBatching
     /// Scratch space for `writev`.
     let iovecs: UnsafeMutablePointer<iovec>
     static let maxIovecs = 64
+    /// Sends between two looks at the input during a long flush phase.
+    static let flushSliceSize = 256
+    static let flushEventCapacity: Int32 = 64
+    private var flushEvents: UnsafeMutablePointer<epoll_event>?
 
-    public init(index: Int = 0) throws(POSIXError) {
+    public init(index: Int = 0, sendBatching: SendBatching = .automatic) throws(POSIXError) {
         Signals.ignoreSIGPIPE()
         self.index = index
+        self.sendBatching = sendBatching
         epollFD = Int32(try syscallOrThrow("epoll_create1") { Int(epoll_create1(Int32(EPOLL_CLOEXEC))) })
         let epfd = epollFD
         do {
@@ -156,6 +166,9 @@ public final class EventLoop: @unchecked Sendable {
         pendingClose.append(connection)
     }
 
+    /// Whether this loop sends through io_uring (known once it runs). From any thread.
+    public var usesSendRing: Bool { usesSendRingFlag.load(ordering: .acquiring) }
+
     /// Number of registered sockets (connections and listeners).
     public var registeredCount: Int { sources.count }
 
@@ -167,6 +180,13 @@ public final class EventLoop: @unchecked Sendable {
         let capacity: Int32 = 256
         let events = UnsafeMutablePointer<epoll_event>.allocate(capacity: Int(capacity))
         defer { events.deallocate() }
+        flushEvents = UnsafeMutablePointer<epoll_event>.allocate(capacity: Int(Self.flushEventCapacity))
+        defer {
+            flushEvents?.deallocate()
+            flushEvents = nil
+        }
+        if sendBatching == .automatic { sendRing = SendRing() }
+        usesSendRingFlag.store(sendRing != nil, ordering: .releasing)
         while !stopRequested.load(ordering: .acquiring) {
             // Wait.
             let timeout = waitTimeoutMilliseconds()
@@ -203,6 +223,7 @@ public final class EventLoop: @unchecked Sendable {
             closePending()
         }
         shutDownSources()
+        sendRing = nil
         threadID.store(0, ordering: .releasing)
     }
 
@@ -220,8 +241,42 @@ public final class EventLoop: @unchecked Sendable {
         while !pendingFlush.isEmpty {
             let batch = pendingFlush
             pendingFlush.removeAll(keepingCapacity: true)
-            for connection in batch { connection.flushScheduled() }
+            var sinceInput = 0
+            for connection in batch {
+                connection.flushScheduled()
+                sinceInput += 1
+                if sinceInput == Self.flushSliceSize {
+                    sinceInput = 0
+                    sendRing?.submit()
+                    serviceInputDuringFlush()
+                }
+            }
+            sendRing?.submit()
         }
+    }
+
+    /// A broadcast to thousands of sockets keeps the flush phase busy for tens of
+    /// milliseconds. Every `flushSliceSize` sends, input that arrived meanwhile (a
+    /// calculator key, a host command) is read and handled, and the output it causes is
+    /// flushed at once, ahead of the rest of the broadcast. Mailbox tasks and timers wait
+    /// for the next iteration (the eventfd stays readable, so its wake-up is not lost).
+    private func serviceInputDuringFlush() {
+        guard let flushEvents else { return }
+        let ready = Int(epoll_wait(epollFD, flushEvents, Self.flushEventCapacity, 0))
+        guard ready > 0 else { return }
+        let outer = pendingFlush
+        pendingFlush = []
+        for i in 0..<ready {
+            let fd = flushEvents[i].data.fd
+            if fd != wakeFD, let source = sources[fd] { source.handle(events: flushEvents[i].events) }
+        }
+        while !pendingFlush.isEmpty {
+            let replies = pendingFlush
+            pendingFlush.removeAll(keepingCapacity: true)
+            for connection in replies { connection.flushScheduled() }
+            sendRing?.submit()
+        }
+        pendingFlush = outer
     }
 
     private func closePending() {

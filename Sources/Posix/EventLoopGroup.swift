@@ -10,10 +10,10 @@ public final class EventLoopGroup: Sendable {
     private let nextIndex = Atomic<Int>(0)
 
     /// Starts `loopCount` loops (default: the number of online cores).
-    public init(loopCount: Int = EventLoopGroup.coreCount) throws(POSIXError) {
+    public init(loopCount: Int = EventLoopGroup.coreCount, sendBatching: SendBatching = .automatic) throws(POSIXError) {
         let count = max(1, loopCount)
         var loops: [EventLoop] = []
-        for index in 0..<count { loops.append(try EventLoop(index: index)) }
+        for index in 0..<count { loops.append(try EventLoop(index: index, sendBatching: sendBatching)) }
         self.loops = loops
         var threads: [pthread_t] = []
         for loop in loops {

@@ -249,7 +249,34 @@ public final class TCPConnection: EventSource {
     func flushScheduled() {
         flushIsScheduled = false
         guard interest & EPOLLOUT.rawValue == 0 else { return }
+        // One chunk (a broadcast frame, a reply) goes through the loop's send ring, batched
+        // with the other sockets' sends; several go out together with `writev`.
+        if let ring = loop.sendRing, state != .closed, outbound.count - outboundHead == 1 {
+            let offset = headOffset
+            let queued = outbound[outboundHead].withUnsafeBytes { raw in
+                ring.enqueue(self, bytes: UnsafeRawBufferPointer(rebasing: raw[offset...]))
+            }
+            if queued { return }
+        }
         flushNow(afterBackPressure: false)
+    }
+
+    /// The send ring's result for the chunk `flushScheduled` queued: bytes sent or -errno.
+    func sendCompleted(result: Int32) {
+        guard state != .closed else { return }
+        switch result {
+        case 0...:
+            consume(Int(result))
+            flushNow(afterBackPressure: false)
+        case -EAGAIN, -EWOULDBLOCK:
+            if interest & EPOLLOUT.rawValue == 0 { updateInterest(wantWrite: true) }
+        case -EINTR:
+            flushNow(afterBackPressure: false)
+        case -EBADF:
+            fatalError("send: EBADF; a descriptor was used after close (a bug in Tombola)")
+        default:
+            closeNow(error: POSIXError(code: -result, call: "send"))
+        }
     }
 
     private func flushNow(afterBackPressure: Bool) {

@@ -17,6 +17,7 @@ import Testing
         #expect(c.publicDirectory == "./Public")
         #expect(c.tickHz == 20)
         #expect(!c.accessLog && !c.echoEndpoint)
+        #expect(c.ioUring)
         #expect(c.headerTimeout == .seconds(10) && c.idleTimeout == .seconds(60))
     }
 
@@ -25,12 +26,14 @@ import Testing
             "--port", "9000", "--host", "127.0.0.1", "--data", "/d", "--public=/p", "--default-draw", "main",
             "--host-key", "hk", "--admin-key", "ak", "--tick-hz", "30", "--access-log", "--echo-endpoint",
             "--allow-origin", "https://a.example", "--allow-origin", "https://b.example", "--max-connections", "5", "--loops", "3",
+            "--no-io-uring",
         ])
         #expect(c.port == 9000 && c.host == "127.0.0.1" && c.dataDirectory == "/d" && c.publicDirectory == "/p")
         #expect(c.defaultDrawCode == "main" && c.hostKey == "hk" && c.adminKey == "ak" && c.tickHz == 30)
         #expect(c.accessLog && c.echoEndpoint)
         #expect(c.allowedOrigins == ["https://a.example", "https://b.example"])
         #expect(c.maxConnections == 5 && c.loopCount == 3)
+        #expect(!c.ioUring)
     }
 
     @Test func environmentSetsValuesAndFlagsWin() throws {

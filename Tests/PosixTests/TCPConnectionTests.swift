@@ -191,6 +191,15 @@ final class ConnectionRegistry: @unchecked Sendable {
 
     func broadcast(_ frame: [UInt8]) { for connection in connections { connection.write(frame) } }
     func resumeAll() { for connection in connections { connection.resumeReading() } }
+    /// A different array for each connection, `distinct(index:size:)` for the index-th.
+    func writeDistinct(size: Int) {
+        for (index, connection) in connections.enumerated() { connection.write(Self.distinct(index: index, size: size)) }
+    }
+    static func distinct(index: Int, size: Int) -> [UInt8] {
+        (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 3 &+ index) }
+    }
+    /// Call on the loop.
+    var connectionsWithQueuedOutput: Int { connections.filter { $0.pendingOutboundBytes > 0 }.count }
 
     func wait(count expected: Int) -> Bool {
         for _ in 0..<5000 {
