@@ -17,6 +17,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 #include <time.h>
+#include "clinux_uring.h"
 
 /// `accept4` is declared only under _GNU_SOURCE, which Swift's Glibc module is built without.
 extern int accept4(int fd, struct sockaddr *addr, socklen_t *addrlen, int flags);
