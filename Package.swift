@@ -40,7 +40,7 @@ let package = Package(
             "CalculatorEngine", "DrawEngine", "CQREncode", "CCrypto",
         ]),
         .executableTarget(name: "tombola", dependencies: ["App", "CalculatorEngine", "DrawEngine"]),
-        .executableTarget(name: "tombola-bench", dependencies: ["WebSocketClient", "Posix", "WebSocketCore", "HTTPCore"]),
+        .executableTarget(name: "tombola-bench", dependencies: ["WebSocketClient", "Posix", "WebSocketCore", "HTTPCore", "CLinux"]),
 
         // Tests mirror Sources.
         .testTarget(name: "CalculatorEngineTests", dependencies: ["CalculatorEngine"]),

@@ -10,6 +10,7 @@ let usage = """
     \(ConnectCommand.usage)
     \(StaticCommand.usage)
     \(StartupCommand.usage)
+    \(FloorCommand.usage)
     """
 
 /// Writes one line straight to a descriptor (unbuffered, so worker pipes see it at once).
@@ -33,6 +34,8 @@ func runCommand(_ arguments: [String]) throws(BenchError) {
     case "connect": try ConnectCommand(rest).run().print()
     case "static": try StaticCommand(rest).run().print()
     case "startup": try StartupCommand(rest).run().print()
+    case "floor": for report in try FloorCommand(rest).run() { report.print() }
+    case "floor-reader": try FloorReader(rest).run()
     case "help", "--help", "-h": emit(usage)
     default: throw .usage("unknown command '\(command)'\n\n\(usage)")
     }
