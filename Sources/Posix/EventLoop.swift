@@ -17,7 +17,8 @@ protocol EventSource: AnyObject {
 /// One iteration runs its phases in this order: wait → I/O → mailbox → timers → flush →
 /// deferred closes. Writes made in any earlier phase go out together in the flush phase;
 /// descriptors are closed last, so a number cannot be reused while events for it are
-/// still being dispatched.
+/// still being dispatched. A long flush phase (a broadcast) stops every 256 sends to handle
+/// input that arrived meanwhile and send its answers first.
 ///
 /// `@unchecked Sendable`: `mailbox` and `threadID` are synchronized; every other stored
 /// property is read and written only on the loop thread (checked with `inEventLoop`).

@@ -4,9 +4,10 @@ import Glibc
 /// One accepted TCP connection, confined to its loop: call everything on `loop`'s thread
 /// (from another thread, go through `loop.execute` and a `LoopBound`).
 ///
-/// Output is a queue of `[UInt8]` chunks written with `writev`. Enqueueing the same array
-/// on many connections shares its storage (arrays are copy-on-write), so a broadcast frame
-/// is never copied. EPOLLOUT is enabled only while output is queued.
+/// Output is a queue of `[UInt8]` chunks written with `writev`, or, when one chunk is queued
+/// and the loop has a send ring, batched with other sockets' sends through io_uring.
+/// Enqueueing the same array on many connections shares its storage (arrays are
+/// copy-on-write). EPOLLOUT is enabled only while output is queued.
 public final class TCPConnection: EventSource {
     private enum State {
         case open
