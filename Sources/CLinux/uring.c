@@ -92,21 +92,22 @@ int clinux_uring_submit_and_wait(clinux_uring *ring) {
     ring->pending = 0;
     unsigned submitted = 0;
     while (submitted < count) {
-        // Wait for the completions of everything submitted so far: the caller's buffers
-        // must stay put until the kernel is done with them.
-        long result = syscall(__NR_io_uring_enter, ring->fd, count - submitted, count, IORING_ENTER_GETEVENTS, 0, 0);
-        if (result < 0) {
-            if (errno == EINTR) continue;
-            return -errno;
-        }
+        // Sends on non-blocking sockets run during the submission itself, and their
+        // completions are posted before it returns.
+        long result = syscall(__NR_io_uring_enter, ring->fd, count - submitted, 0, 0, 0, 0);
+        if (result < 0 && errno == EINTR) continue;
+        if (result <= 0) break;
         submitted += (unsigned)result;
-        if (result == 0) break;
     }
-    // Wait for the remaining completions (a send the kernel finished asynchronously).
+    // Wait for any completion not posted yet (the caller's buffers must stay put until the
+    // kernel is done with them).
     while (__atomic_load_n(ring->cq_tail, __ATOMIC_ACQUIRE) - *ring->cq_head < submitted) {
         long result = syscall(__NR_io_uring_enter, ring->fd, 0, submitted, IORING_ENTER_GETEVENTS, 0, 0);
         if (result < 0 && errno != EINTR) return -errno;
     }
+    // Entries the kernel did not take stay in the queue with stale buffers: the caller must
+    // not use this ring again.
+    if (submitted < count) return -EIO;
     return (int)submitted;
 }
 

@@ -13,8 +13,8 @@ public enum SendBatching: Sendable {
 ///
 /// A broadcast queues the same bytes on thousands of sockets in one iteration. Writing
 /// them one `write` at a time costs one system call each; here they are queued as io_uring
-/// sends and submitted in batches of `capacity`, which takes about 15% off the kernel's
-/// cost per socket on loopback (BENCHMARKS.md). The bytes are copied into `arena` first
+/// sends and submitted in batches of `capacity`, which took 5–8% off the cost per socket
+/// on loopback (BENCHMARKS.md, "The kernel floor"). The bytes are copied into `arena` first
 /// (once per distinct chunk: consecutive sockets sharing a frame share the copy), so no
 /// pointer into a Swift array escapes its `withUnsafeBytes`.
 ///

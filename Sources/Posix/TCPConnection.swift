@@ -253,8 +253,11 @@ public final class TCPConnection: EventSource {
         // One chunk (a broadcast frame, a reply) goes through the loop's send ring, batched
         // with the other sockets' sends; several go out together with `writev`.
         if let ring = loop.sendRing, state != .closed, outbound.count - outboundHead == 1 {
+            // A local reference to the chunk: the ring may run other connections' completions
+            // before it returns, and no access to `outbound` is held meanwhile.
             let offset = headOffset
-            let queued = outbound[outboundHead].withUnsafeBytes { raw in
+            let chunk = outbound[outboundHead]
+            let queued = chunk.withUnsafeBytes { raw in
                 ring.enqueue(self, bytes: UnsafeRawBufferPointer(rebasing: raw[offset...]))
             }
             if queued { return }
