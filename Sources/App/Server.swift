@@ -52,14 +52,16 @@ public final class Server: Sendable {
         let group: EventLoopGroup
         var listeners: [TCPListener] = []
         do {
-            group = try EventLoopGroup(loopCount: loopCount, sendBatching: configuration.ioUring ? .automatic : .off)
+            // One more loop than listeners: the interactive loop, where calculator sessions
+            // live, does no broadcasting (`WebSocketEndpointConfiguration.prefersInteractiveLoop`).
+            group = try EventLoopGroup(loopCount: loopCount + 1, sendBatching: configuration.ioUring ? .automatic : .off)
         } catch {
             throw .cannotListen(host: configuration.host, port: configuration.port, reason: error.description)
         }
         do {
             // One listener per loop on the same port: the kernel spreads connections.
             var port = configuration.port
-            for _ in group.loops {
+            for _ in 0..<loopCount {
                 let listener = try TCPListener(host: configuration.host, port: port, reusePort: true)
                 port = listener.port
                 listeners.append(listener)
@@ -69,9 +71,12 @@ public final class Server: Sendable {
             group.shutdown()
             throw .cannotListen(host: configuration.host, port: configuration.port, reason: error.description)
         }
-        router.webSockets.attach(loops: group.loops)
         let context = ServerContext(configuration: configuration, router: router, staticFiles: staticFiles,
                                     metrics: serverMetrics, loops: group.loops)
+        let interactive = WebSocketRuntime.InteractiveLoop(loop: group.loops[loopCount]) { connection in
+            Self.register(connection, context: context)
+        }
+        router.webSockets.attach(loops: group.loops, interactive: interactive)
         for (listener, loop) in zip(listeners, group.loops) {
             listener.start(on: loop) { connection in Self.accept(connection, context: context) }
         }
@@ -82,21 +87,30 @@ public final class Server: Sendable {
 
     private static func accept(_ connection: TCPConnection, context: ServerContext) {
         let loopState = context.state(for: connection.loop)
-        let open = context.openConnections.wrappingAdd(1, ordering: .relaxed).newValue
-        context.metrics.openConnections.increment()
+        let open = register(connection, context: context)
         context.metrics.acceptedConnections.increment()
-        loopState.track(connection)
-        connection.onClose = { [unowned connection] in
-            context.openConnections.wrappingSubtract(1, ordering: .relaxed)
-            context.metrics.openConnections.decrement()
-            loopState.untrack(connection)
-        }
         if open > context.configuration.maxConnections || context.isShuttingDown {
             context.metrics.rejectedConnections.increment()
             connection.handler = RejectingConnection(context: context, loopState: loopState, connection: connection)
         } else {
             connection.handler = HTTPServerConnection(context: context, loopState: loopState, connection: connection)
         }
+    }
+
+    /// Counts and tracks `connection` on its loop until it closes (or moves to another loop,
+    /// where it is registered again). Returns the number of open connections.
+    @discardableResult
+    private static func register(_ connection: TCPConnection, context: ServerContext) -> Int {
+        let loopState = context.state(for: connection.loop)
+        let open = context.openConnections.wrappingAdd(1, ordering: .relaxed).newValue
+        context.metrics.openConnections.increment()
+        loopState.track(connection)
+        connection.onClose = { [unowned connection] in
+            context.openConnections.wrappingSubtract(1, ordering: .relaxed)
+            context.metrics.openConnections.decrement()
+            loopState.untrack(connection)
+        }
+        return open
     }
 
     /// Re-reads `Public/` (e.g. on SIGHUP). Call off the loops; errors keep the old files.

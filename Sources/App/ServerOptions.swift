@@ -51,7 +51,7 @@ public enum ServerOptions {
         Option(name: "max-connections", environment: "TOMBOLA_MAX_CONNECTIONS", kind: .integer(1...1_000_000), valueName: "N",
                help: "open connections before new ones get 503 (default 10000)") { c, v in if case .integer(let n) = v { c.maxConnections = n } },
         Option(name: "loops", environment: "TOMBOLA_LOOPS", kind: .integer(1...256), valueName: "N",
-               help: "event-loop threads (default: one per core)") { c, v in if case .integer(let n) = v { c.loopCount = n } },
+               help: "event-loop threads (default: one per core; one more serves calculator keys)") { c, v in if case .integer(let n) = v { c.loopCount = n } },
         Option(name: "no-io-uring", environment: "TOMBOLA_NO_IO_URING", kind: .flag, valueName: "",
                help: "send with one write() per socket, not batched io_uring sends") { c, v in if case .flag(let b) = v { c.ioUring = !b } },
     ]

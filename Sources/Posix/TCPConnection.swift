@@ -160,6 +160,37 @@ public final class TCPConnection: EventSource {
         }
     }
 
+    /// Moves the socket to `target` (another loop): this object leaves its loop without
+    /// closing the descriptor, runs `onClose` (the bookkeeping of this loop), and on `target`
+    /// a new `TCPConnection` for the same socket is handed to `adopted`, which sets its
+    /// handler, before it starts reading. Input already in the kernel is read there.
+    ///
+    /// Call on this connection's loop. Returns false, and nothing changes, unless the
+    /// connection is open with no output queued and `target` is another loop. If `target`
+    /// has stopped by the time the move arrives, the socket is closed.
+    public func migrate(to target: EventLoop, _ adopted: @escaping @Sendable (TCPConnection) -> Void) -> Bool {
+        precondition(loop.inEventLoop, "migrate must be called on the connection's loop")
+        guard state == .open, pendingOutboundBytes == 0, target !== loop else { return false }
+        state = .closed
+        stallTimer?.cancel()
+        stallTimer = nil
+        if registered {
+            loop.deregister(self)
+            registered = false
+        }
+        let onClose = self.onClose
+        self.onClose = nil
+        onClose?()
+        handler = nil
+        let move = SocketMove(fd: fd, remoteAddress: remoteAddress)
+        target.execute {
+            let moved = TCPConnection(fd: move.take(), loop: target, remoteAddress: move.remoteAddress)
+            adopted(moved)
+            moved.activate()
+        }
+        return true
+    }
+
     /// Drops queued output and closes. The descriptor is released at the end of this
     /// iteration and `handler.closed` runs then.
     public func closeNow(error: POSIXError? = nil) {
@@ -409,4 +440,27 @@ public final class TCPConnection: EventSource {
     }
 
     func loopWillClose() { closeNow(error: nil) }
+}
+
+/// A descriptor in transit between loops. If the task carrying it is dropped (the target
+/// loop stopped first), `deinit` closes the socket, so nothing leaks.
+private final class SocketMove: @unchecked Sendable {
+    private var fd: Int32
+    let remoteAddress: SocketAddress
+
+    init(fd: Int32, remoteAddress: SocketAddress) {
+        self.fd = fd
+        self.remoteAddress = remoteAddress
+    }
+
+    /// The descriptor, once; after this the move no longer owns it.
+    func take() -> Int32 {
+        let taken = fd
+        fd = -1
+        return taken
+    }
+
+    deinit {
+        if fd >= 0 { closeDescriptor(fd) }
+    }
 }

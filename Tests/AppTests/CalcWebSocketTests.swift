@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 import WebSocketClient
+import Locking
+import Posix
 @testable import App
 
 @Suite struct CalcWebSocketTests {
@@ -47,6 +49,33 @@ import WebSocketClient
         let display = try client.type(sequence)
         #expect(display["display"] as? String == expected, "\(sequence) in \(mode)/\(angle)")
         #expect(display["error"] is NSNull)
+    }
+
+    @Test func calculatorSocketsMoveToTheInteractiveLoopAndAreCountedOnce() throws {
+        let server = try TestServer(webSockets: { _ in })
+        defer { server.stop() }
+        let loops = try #require(server.server.eventLoopGroup?.loops)
+        let interactive = try #require(loops.last)
+        let before = registeredCount(on: interactive)
+        let client = try CalcTestClient(server: server)
+        #expect(registeredCount(on: interactive) == before + 1, "the calc socket is registered on the interactive loop")
+        #expect(try client.type("6 * 7 =")["display"] as? String == "42")
+        #expect(try Abuse.openConnections(of: server) == 1)
+        client.close()
+        #expect(try Abuse.eventually(within: .seconds(3)) { try Abuse.openConnections(of: server) == 0 })
+        #expect(Abuse.eventually(within: .seconds(3)) { registeredCount(on: interactive) == before })
+    }
+
+    /// Sockets registered with `loop`, read on the loop itself.
+    private func registeredCount(on loop: EventLoop) -> Int {
+        let done = DispatchSemaphore(value: 0)
+        let count = Lock(0)
+        loop.execute {
+            count.withLock { $0 = loop.registeredCount }
+            done.signal()
+        }
+        done.wait()
+        return count.withLock { $0 }
     }
 
     @Test func divisionByZeroIsAnErrorStateWithItsMessage() throws {

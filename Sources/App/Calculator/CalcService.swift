@@ -11,7 +11,7 @@ final class CalcService: Sendable {
 
     /// Messages up to `CalcClientMessage.maxBytes` are read, larger ones up to this are
     /// answered `too_large`; beyond it the socket closes with 1009.
-    static let endpointConfiguration = WebSocketEndpointConfiguration(maxMessageSize: 64 * 1024)
+    static let endpointConfiguration = WebSocketEndpointConfiguration(maxMessageSize: 64 * 1024, prefersInteractiveLoop: true)
 
     enum Via: Sendable { case webSocket, api }
 

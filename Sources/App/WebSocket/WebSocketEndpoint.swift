@@ -28,28 +28,43 @@ extension Router {
 enum WebSocketUpgrade {
     static func perform(request: HTTPRequest, connection: TCPConnection, leftover: [UInt8],
                         configuration: WebSocketEndpointConfiguration, runtime: WebSocketRuntime,
-                        accept: @Sendable (WebSocketSession) -> Void) -> UpgradeResult {
-        let snapshot = runtime.snapshot(for: connection.loop)
+                        accept: @escaping @Sendable (WebSocketSession) -> Void) -> UpgradeResult {
         let head = request.head
         let handshake = WebSocketHandshake.validate(
             method: head.method, version: "HTTP/1.\(head.versionMinor)",
             headers: { head.headers.values(for: $0) },
             configuration: WebSocketHandshake.Configuration(
-                allowedOrigins: snapshot.allowedOrigins + configuration.allowedOrigins,
+                allowedOrigins: runtime.snapshot(for: connection.loop).allowedOrigins + configuration.allowedOrigins,
                 subprotocols: configuration.subprotocols, deflate: configuration.deflate))
         guard handshake.isAccepted else { return .rejected(refusal(handshake)) }
-
-        connection.write(handshake.responseHead)
         // Keep the head only: a GET upgrade has no body worth holding for the session's life.
-        let session = WebSocketSession(connection: connection, request: HTTPRequest(head: head), handshake: handshake,
-                                       configuration: configuration, runtime: snapshot)
+        let kept = HTTPRequest(head: head)
+        if configuration.prefersInteractiveLoop, let interactive = runtime.interactiveLoop,
+           connection.migrate(to: interactive.loop, { moved in
+               interactive.adopt(moved)
+               open(request: kept, connection: moved, leftover: leftover, handshake: handshake,
+                    configuration: configuration, runtime: runtime, accept: accept)
+           }) {
+            return .upgraded
+        }
+        open(request: kept, connection: connection, leftover: leftover, handshake: handshake,
+             configuration: configuration, runtime: runtime, accept: accept)
+        return .upgraded
+    }
+
+    /// Answers 101 and starts the session on `connection`'s loop.
+    private static func open(request: HTTPRequest, connection: TCPConnection, leftover: [UInt8],
+                             handshake: WebSocketHandshake.Result, configuration: WebSocketEndpointConfiguration,
+                             runtime: WebSocketRuntime, accept: @Sendable (WebSocketSession) -> Void) {
+        connection.write(handshake.responseHead)
+        let session = WebSocketSession(connection: connection, request: request, handshake: handshake,
+                                       configuration: configuration, runtime: runtime.snapshot(for: connection.loop))
         connection.handler = session
         session.activate()
         accept(session)
         if !leftover.isEmpty, connection.handler === session {
             leftover.withUnsafeBytes { session.received($0, on: connection) }
         }
-        return .upgraded
     }
 
     private static func refusal(_ handshake: WebSocketHandshake.Result) -> HTTPResponse {

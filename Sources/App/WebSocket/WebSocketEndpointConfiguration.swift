@@ -22,11 +22,16 @@ public struct WebSocketEndpointConfiguration: Sendable {
     /// A client with more than this many bytes queued when a reliable frame is sent is
     /// closed with 1013 (it resyncs from a snapshot when it reconnects).
     public var reliableHardLimit: Int
+    /// Serve this endpoint's sessions on the server's interactive loop, which does no
+    /// broadcasting: a socket upgraded elsewhere moves there, so its messages are answered
+    /// at once even while the other loops write a tick to thousands of viewers.
+    public var prefersInteractiveLoop: Bool
 
     public init(maxMessageSize: Int = 1 << 20, pingInterval: Duration? = .seconds(20), idleTimeout: Duration? = .seconds(60),
                 closeTimeout: Duration = .seconds(5), deflate: PerMessageDeflateConfiguration? = PerMessageDeflateConfiguration(),
                 subprotocols: [String] = [], allowedOrigins: [String] = [],
-                latestValueSoftLimit: Int = 64 * 1024, reliableHardLimit: Int = 1 << 20) {
+                latestValueSoftLimit: Int = 64 * 1024, reliableHardLimit: Int = 1 << 20,
+                prefersInteractiveLoop: Bool = false) {
         self.maxMessageSize = maxMessageSize
         self.pingInterval = pingInterval
         self.idleTimeout = idleTimeout
@@ -36,6 +41,7 @@ public struct WebSocketEndpointConfiguration: Sendable {
         self.allowedOrigins = allowedOrigins
         self.latestValueSoftLimit = latestValueSoftLimit
         self.reliableHardLimit = reliableHardLimit
+        self.prefersInteractiveLoop = prefersInteractiveLoop
     }
 
     /// The codec's configuration once the handshake has settled `deflate`.

@@ -10,6 +10,14 @@ final class WebSocketRuntime: Sendable {
         var allowedOrigins: [String] = []
         var metrics: WebSocketMetrics?
         var loops: [WebSocketLoopSessions] = []
+        var interactive: InteractiveLoop?
+    }
+
+    /// The loop that serves `prefersInteractiveLoop` endpoints, and the server's bookkeeping
+    /// for a connection that moves there.
+    struct InteractiveLoop: Sendable {
+        let loop: EventLoop
+        let adopt: @Sendable (TCPConnection) -> Void
     }
 
     private let binding = Lock(Binding())
@@ -26,9 +34,15 @@ final class WebSocketRuntime: Sendable {
     }
 
     /// Called by `Server.start` with every loop, before any connection is accepted.
-    func attach(loops: [EventLoop]) {
-        binding.withLock { $0.loops = loops.map(WebSocketLoopSessions.init) }
+    func attach(loops: [EventLoop], interactive: InteractiveLoop? = nil) {
+        binding.withLock {
+            $0.loops = loops.map(WebSocketLoopSessions.init)
+            $0.interactive = interactive
+        }
     }
+
+    /// Where sessions of interactive endpoints live; nil outside a `Server`.
+    var interactiveLoop: InteractiveLoop? { binding.withLock { $0.interactive } }
 
     struct Snapshot {
         var allowedOrigins: [String]
