@@ -73,7 +73,9 @@ public final class Server: Sendable {
         }
         let context = ServerContext(configuration: configuration, router: router, staticFiles: staticFiles,
                                     metrics: serverMetrics, loops: group.loops)
-        let interactive = WebSocketRuntime.InteractiveLoop(loop: group.loops[loopCount]) { connection in
+        // Weak: the router's runtime keeps this closure, and the context keeps the router.
+        let interactive = WebSocketRuntime.InteractiveLoop(loop: group.loops[loopCount]) { [weak context] connection in
+            guard let context else { return }
             Self.register(connection, context: context)
         }
         router.webSockets.attach(loops: group.loops, interactive: interactive)
