@@ -29,6 +29,10 @@ final class SendRing {
     private var arenaUsed = 0
     /// The connection behind each queued send; a completion's tag is its index here.
     private var queued: [TCPConnection] = []
+    /// The batch being completed, and which of its sends have a completion (kept between
+    /// batches so that submitting allocates nothing).
+    private var inFlight: [TCPConnection] = []
+    private var completed: [Bool] = []
     /// The last chunk copied, to share its copy with the next socket sending the same bytes.
     private var lastSource: UnsafeRawPointer?
     private var lastCount = 0
@@ -46,6 +50,8 @@ final class SendRing {
         }
         arena = .allocate(byteCount: Self.arenaSize, alignment: 16)
         queued.reserveCapacity(Int(Self.capacity))
+        inFlight.reserveCapacity(Int(Self.capacity))
+        completed.reserveCapacity(Int(Self.capacity))
     }
 
     deinit {
@@ -86,27 +92,32 @@ final class SendRing {
     /// connection.
     func submit() {
         guard !queued.isEmpty else { return }
-        let connections = queued
-        queued.removeAll(keepingCapacity: true)
+        // Completions never queue sends (they only write to their own connection's queue),
+        // so the two arrays can trade places for the batch.
+        swap(&queued, &inFlight)
+        defer {
+            inFlight.removeAll(keepingCapacity: true)
+            completed.removeAll(keepingCapacity: true)
+        }
         arenaUsed = 0
         lastSource = nil
         lastCopy = nil
         let submitted = clinux_uring_submit_and_wait(ring)
-        var completed = [Bool](repeating: false, count: connections.count)
+        completed.append(contentsOf: repeatElement(false, count: inFlight.count))
         var tag: UInt64 = 0
         var result: Int32 = 0
         while clinux_uring_next_completion(ring, &tag, &result) == 1 {
             let index = Int(tag)
-            guard index < connections.count, !completed[index] else { continue }
+            guard index < inFlight.count, !completed[index] else { continue }
             completed[index] = true
-            connections[index].sendCompleted(result: result)
+            inFlight[index].sendCompleted(result: result)
         }
         if submitted < 0 {
             // The ring failed as a whole (not seen in practice). It is not used again (its
             // unsubmitted entries die with it), and the sends it did not run, still queued
             // on their connections, are written the ordinary way.
             broken = true
-            for (index, connection) in connections.enumerated() where !completed[index] {
+            for (index, connection) in inFlight.enumerated() where !completed[index] {
                 connection.sendCompleted(result: -EINTR)
             }
         }

@@ -9,48 +9,33 @@ import Testing
 
     @Test(arguments: modes)
     func manySocketsReceiveEveryWriteIntactAndInOrder(batching: SendBatching) throws {
-        let group = try EventLoopGroup(loopCount: 1, sendBatching: batching)
-        defer { group.shutdown() }
-        let listener = try TCPListener(host: "127.0.0.1", port: 0)
-        let registry = ConnectionRegistry()
-        listener.start(on: group.loops[0]) { connection in
-            connection.handler = BulkHandler(events: Recorder())
-            registry.add(connection)
-        }
+        let server = try BulkServer(batching: batching)
+        defer { server.shutdown() }
         // More sockets than the ring holds (256), so one flush submits several batches.
-        let count = 300
-        let clients = try (0..<count).map { _ in try BlockingSocket(host: "127.0.0.1", port: listener.port) }
-        #expect(registry.wait(count: count))
+        let clients = try server.connect(300)
         // Shared frames of several sizes (copied once per batch), then a distinct array per
         // socket (one copy each: 300 × 1,500 bytes overflow the 256 KiB arena mid-batch).
         let shared = [40, 3_000, 70_000].map { size in (0..<size).map { UInt8(truncatingIfNeeded: $0 &+ size) } }
         for frame in shared {
-            group.loops[0].execute { registry.broadcast(frame) }
+            server.loop.execute { server.registry.broadcast(frame) }
         }
-        group.loops[0].execute { registry.writeDistinct(size: 1_500) }
+        server.loop.execute { server.registry.writeDistinct(size: 1_500) }
         for (index, client) in clients.enumerated() {
             let expected = shared.flatMap { $0 } + ConnectionRegistry.distinct(index: index, size: 1_500)
             #expect(try receiveExactly(expected.count, from: client) == expected)
         }
-        #expect(group.loops[0].usesSendRing == (batching == .automatic && SendRingProbe.kernelOffersIOUring))
+        #expect(server.loop.usesSendRing == (batching == .automatic && SendRingProbe.kernelOffersIOUring))
     }
 
     @Test(arguments: modes)
     func aFullSocketBufferWaitsForTheReaderAndLosesNothing(batching: SendBatching) throws {
-        let group = try EventLoopGroup(loopCount: 1, sendBatching: batching)
-        defer { group.shutdown() }
-        let listener = try TCPListener(host: "127.0.0.1", port: 0)
-        let registry = ConnectionRegistry()
-        listener.start(on: group.loops[0]) { connection in
-            connection.handler = BulkHandler(events: Recorder())
-            registry.add(connection)
-        }
-        let client = try BlockingSocket(host: "127.0.0.1", port: listener.port)
-        #expect(registry.wait(count: 1))
+        let server = try BulkServer(batching: batching)
+        defer { server.shutdown() }
+        let client = try server.connect(1)[0]
         // One 32 KiB chunk per loop iteration, so each goes out alone (through the ring when
         // it is on) until the unread socket fills and the rest waits for EPOLLOUT.
         let chunks = 256
-        let loop = group.loops[0]
+        let (loop, registry) = (server.loop, server.registry)
         @Sendable func writeChunk(_ index: Int) {
             guard index < chunks else { return }
             registry.broadcast(Self.chunk(index))
@@ -70,46 +55,30 @@ import Testing
 
     @Test(arguments: modes)
     func aSendToAResetPeerClosesThatConnectionOnly(batching: SendBatching) throws {
-        let group = try EventLoopGroup(loopCount: 1, sendBatching: batching)
-        defer { group.shutdown() }
-        let listener = try TCPListener(host: "127.0.0.1", port: 0)
-        let registry = ConnectionRegistry()
-        let events = Recorder<String>()
-        listener.start(on: group.loops[0]) { connection in
-            connection.handler = BulkHandler(events: events)
-            registry.add(connection)
-        }
-        let healthy = try BlockingSocket(host: "127.0.0.1", port: listener.port)
-        #expect(registry.wait(count: 1))
-        let doomed = try BlockingSocket(host: "127.0.0.1", port: listener.port)
-        #expect(registry.wait(count: 2))
+        let server = try BulkServer(batching: batching)
+        defer { server.shutdown() }
+        let healthy = try server.connect(1)[0]
+        let doomed = try server.connect(1)[0]
         doomed.reset()
         usleep(50_000)
         // The first send to a reset socket fails (or the reset is noticed as input first);
         // either way that connection closes and the other still gets every byte.
-        for round in 0..<3 {
-            let frame = Array(repeating: UInt8(ascii: "a") + UInt8(round), count: 100)
-            group.loops[0].execute { registry.broadcast(frame) }
+        let frames = (0..<3).map { round in Array(repeating: UInt8(ascii: "a") + UInt8(round), count: 100) }
+        for frame in frames {
+            server.loop.execute { server.registry.broadcast(frame) }
         }
-        #expect(events.wait { $0.contains("closed") }.filter { $0 == "closed" }.count == 1)
-        let expected = (0..<3).flatMap { round in Array(repeating: UInt8(ascii: "a") + UInt8(round), count: 100) }
+        #expect(server.events.wait { $0.contains("closed") }.filter { $0 == "closed" }.count == 1)
+        let expected = frames.flatMap { $0 }
         #expect(try receiveExactly(expected.count, from: healthy) == expected)
     }
 
     @Test(arguments: modes)
     func inputArrivingDuringALongFlushIsAnsweredBeforeTheFlushEnds(batching: SendBatching) throws {
-        let group = try EventLoopGroup(loopCount: 1, sendBatching: batching)
-        defer { group.shutdown() }
-        let loop = group.loops[0]
-        let bulk = try TCPListener(host: "127.0.0.1", port: 0)
-        let registry = ConnectionRegistry()
-        bulk.start(on: loop) { connection in
-            connection.handler = BulkHandler(events: Recorder())
-            registry.add(connection)
-        }
+        let server = try BulkServer(batching: batching)
+        defer { server.shutdown() }
+        let (loop, registry) = (server.loop, server.registry)
         let count = 300
-        let viewers = try (0..<count).map { _ in try BlockingSocket(host: "127.0.0.1", port: bulk.port) }
-        #expect(registry.wait(count: count))
+        let viewers = try server.connect(count)
 
         // The interactive socket: reading paused, so its input waits in the kernel until
         // the broadcast's task resumes it; the next look at input is mid-flush.
@@ -141,6 +110,36 @@ import Testing
             #expect(try receiveExactly(frame.count, from: viewer) == frame)
         }
     }
+}
+
+/// One loop with the given send batching, a listener whose connections record into
+/// `events` and join `registry`.
+struct BulkServer {
+    let group: EventLoopGroup
+    let listener: TCPListener
+    let registry = ConnectionRegistry()
+    let events = Recorder<String>()
+    var loop: EventLoop { group.loops[0] }
+
+    init(batching: SendBatching) throws {
+        group = try EventLoopGroup(loopCount: 1, sendBatching: batching)
+        listener = try TCPListener(host: "127.0.0.1", port: 0)
+        let (registry, events) = (registry, events)
+        listener.start(on: group.loops[0]) { connection in
+            connection.handler = BulkHandler(events: events)
+            registry.add(connection)
+        }
+    }
+
+    /// `count` more clients, returned once the server has accepted all of them.
+    func connect(_ count: Int) throws -> [BlockingSocket] {
+        let before = registry.accepted
+        let clients = try (0..<count).map { _ in try BlockingSocket(host: "127.0.0.1", port: listener.port) }
+        #expect(registry.wait(count: before + count))
+        return clients
+    }
+
+    func shutdown() { group.shutdown() }
 }
 
 /// Calls `onReceive` with the connection for every read.

@@ -201,6 +201,9 @@ final class ConnectionRegistry: @unchecked Sendable {
     /// Call on the loop.
     var connectionsWithQueuedOutput: Int { connections.filter { $0.pendingOutboundBytes > 0 }.count }
 
+    /// Connections added so far. From any thread.
+    var accepted: Int { count.load(ordering: .acquiring) }
+
     func wait(count expected: Int) -> Bool {
         for _ in 0..<5000 {
             if count.load(ordering: .acquiring) >= expected { return true }
