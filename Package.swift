@@ -34,12 +34,17 @@ let package = Package(
         .target(name: "Storage", dependencies: ["CSQLite"]),
         .target(name: "WebSocketClient", dependencies: ["WebSocketCore"]),
 
+        // A generic HTTP/WebSocket server: knows no draw or calculator.
+        .target(name: "Server", dependencies: [
+            "CLinux", "CCrypto", "Locking", "Posix", "HTTPCore", "WebSocketCore", "Compression",
+        ]),
+
         // Wiring and executables.
         .target(name: "App", dependencies: [
-            "Locking", "Posix", "HTTPCore", "WebSocketCore", "Compression", "Storage",
-            "CalculatorEngine", "DrawEngine", "CQREncode", "CCrypto",
+            "Server", "Locking", "Posix", "HTTPCore", "WebSocketCore", "Compression", "Storage",
+            "CalculatorEngine", "DrawEngine", "CQREncode", "CCrypto", "CLinux",
         ]),
-        .executableTarget(name: "tombola", dependencies: ["App", "CalculatorEngine", "DrawEngine"]),
+        .executableTarget(name: "tombola", dependencies: ["App", "Server", "CalculatorEngine", "DrawEngine"]),
         .executableTarget(name: "tombola-bench", dependencies: ["WebSocketClient", "Posix", "WebSocketCore", "HTTPCore", "CLinux"]),
 
         // Tests mirror Sources.
@@ -50,8 +55,8 @@ let package = Package(
         .testTarget(name: "WebSocketClientTests", dependencies: ["WebSocketClient", "WebSocketCore"]),
         .testTarget(name: "PosixTests", dependencies: ["Posix", "Locking"]),
         .testTarget(name: "StorageTests", dependencies: ["Storage", "Locking"]),
-        .testTarget(name: "BenchTests", dependencies: ["tombola-bench", "App", "Posix", "WebSocketCore"]),
-        .testTarget(name: "AppTests", dependencies: ["App", "WebSocketClient", "Posix", "HTTPCore", "WebSocketCore", "DrawEngine", "Storage", "Locking"]),
+        .testTarget(name: "BenchTests", dependencies: ["tombola-bench", "App", "Server", "Posix", "WebSocketCore"]),
+        .testTarget(name: "AppTests", dependencies: ["App", "Server", "WebSocketClient", "Posix", "HTTPCore", "WebSocketCore", "DrawEngine", "Storage", "Locking"]),
     ],
     swiftLanguageModes: [.v6]
 )

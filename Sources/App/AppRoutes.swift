@@ -1,14 +1,17 @@
+import Server
+
 /// Where the server's routes are assembled (the `tombola` command and tests call this).
 /// Each channel adds its endpoints here.
 public enum AppRoutes {
-    public static func install(into router: inout Router, configuration: ServerConfiguration, draws: DrawService? = nil) {
+    public static func install(into router: inout Router, configuration: AppConfiguration, draws: DrawService? = nil) {
+        router.pages(PageRoutes.pageFile(for:))
         if configuration.echoEndpoint { EchoEndpoint.install(into: &router) }
         CalcService.install(into: &router)
         if let draws { DrawRoutes.install(into: &router, service: draws) }
     }
 
     /// A router with every route of `configuration`.
-    public static func router(for configuration: ServerConfiguration, draws: DrawService? = nil) -> Router {
+    public static func router(for configuration: AppConfiguration, draws: DrawService? = nil) -> Router {
         var router = Router()
         install(into: &router, configuration: configuration, draws: draws)
         return router

@@ -1,9 +1,10 @@
+import Server
 import Posix
 
 /// The start-up text: the addresses a person types or scans, with the LAN address first
 /// (phones in the room cannot reach `localhost`). Host keys ride in the fragment.
 public enum Banner {
-    public static func text(configuration: ServerConfiguration, port: Int,
+    public static func text(configuration: AppConfiguration, port: Int,
                             lanAddresses: [String] = NetworkInterfaces.lanIPv4Addresses()) -> String {
         let listensEverywhere = configuration.host == "0.0.0.0" || configuration.host == "::"
         var hosts: [String] = listensEverywhere ? lanAddresses : [configuration.host]

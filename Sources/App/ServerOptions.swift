@@ -1,8 +1,9 @@
-/// Command-line flags and `TOMBOLA_*` environment variables → `ServerConfiguration`.
+import Server
+/// Command-line flags and `TOMBOLA_*` environment variables → `AppConfiguration`.
 /// Flags win over the environment. Every message here is shown to the operator.
 public enum ServerOptions {
     public enum Outcome: Sendable {
-        case run(ServerConfiguration)
+        case run(AppConfiguration)
         case help
     }
 
@@ -18,7 +19,7 @@ public enum ServerOptions {
         let kind: Kind
         let valueName: String
         let help: String
-        let apply: @Sendable (inout ServerConfiguration, Value) -> Void
+        let apply: @Sendable (inout AppConfiguration, Value) -> Void
     }
 
     enum Value: Sendable {
@@ -57,7 +58,7 @@ public enum ServerOptions {
     ]
 
     public static func parse(_ arguments: [String], environment: [String: String] = [:]) throws(UsageError) -> Outcome {
-        var configuration = ServerConfiguration()
+        var configuration = AppConfiguration()
         for option in options {
             guard let raw = environment[option.environment], !raw.isEmpty else { continue }
             switch option.kind {

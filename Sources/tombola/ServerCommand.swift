@@ -2,13 +2,14 @@
 import Glibc
 #endif
 import App
+import Server
 import Foundation
 
 /// Parses options and runs the server until SIGINT/SIGTERM; SIGHUP reloads `Public/`.
 /// Exit codes: 0 after a clean stop, 1 when the server cannot start, 2 for bad usage.
 enum ServerCommand {
     static func run(_ arguments: [String]) -> Int32 {
-        let configuration: ServerConfiguration
+        let configuration: AppConfiguration
         do {
             switch try ServerOptions.parse(arguments, environment: environment()) {
             case .help:
@@ -35,7 +36,7 @@ enum ServerCommand {
             emit("tombola: cannot open the draws in \(configuration.dataDirectory): \(error)\n", to: 2)
             return 1
         }
-        let server = Server(configuration: configuration, router: AppRoutes.router(for: configuration, draws: draws),
+        let server = HTTPServer(configuration: configuration.server, router: AppRoutes.router(for: configuration, draws: draws),
                             metrics: metrics)
         let port: Int
         do {
@@ -68,7 +69,7 @@ enum ServerCommand {
 
     /// The start-up banner: the one deliberate place secrets are printed (the host link of
     /// the default draw when its key is known this run, and the admin key).
-    private static func banner(configuration: ServerConfiguration, port: Int, draws: DrawService) -> String {
+    private static func banner(configuration: AppConfiguration, port: Int, draws: DrawService) -> String {
         var shown = configuration
         let draw = draws.defaultDraw
         shown.defaultDrawCode = draw.code

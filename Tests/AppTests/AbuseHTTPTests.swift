@@ -3,6 +3,7 @@ import HTTPCore
 import Posix
 import Testing
 @testable import App
+@testable import Server
 
 /// Hostile HTTP clients against a real server on loopback: each attack is bounded and ends in
 /// seconds; a normal client's latency is measured during it, and memory and connections must

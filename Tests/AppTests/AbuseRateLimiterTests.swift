@@ -1,6 +1,7 @@
 import Synchronization
 import Testing
 @testable import App
+@testable import Server
 
 /// The key rate limiter under many attacking addresses (e.g. an IPv6 host rotating through
 /// its /64): its table must not grow without bound.

@@ -2,6 +2,7 @@ import Glibc
 import HTTPCore
 import Posix
 @testable import App
+@testable import Server
 
 /// Helpers for the abuse tests: process memory, descriptor limits and a normal client's
 /// latency measured while an attack runs.

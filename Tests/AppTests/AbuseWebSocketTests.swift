@@ -6,6 +6,7 @@ import Testing
 import WebSocketClient
 import WebSocketCore
 @testable import App
+@testable import Server
 
 /// Hostile WebSocket clients against the real draw room (`/ws/draw/<code>`) on loopback. Each
 /// attack is bounded; a normal client's latency is measured during it, and connections,

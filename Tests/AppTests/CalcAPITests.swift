@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import App
+@testable import Server
 
 @Suite struct CalcAPITests {
     @Test func evaluatesAKeyListToTheFinalDisplayWithoutSeq() throws {

@@ -2,6 +2,7 @@ import Locking
 import Synchronization
 import Testing
 @testable import App
+@testable import Server
 
 /// A clock tests move by hand.
 final class ManualClock: Sendable {

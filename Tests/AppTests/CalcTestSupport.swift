@@ -2,6 +2,7 @@ import Foundation
 import Posix
 import WebSocketClient
 @testable import App
+@testable import Server
 
 /// A `/ws/calc` client for tests: reads frames as JSON objects (decoded by Foundation, not by
 /// the server's own reader) and numbers its keys.

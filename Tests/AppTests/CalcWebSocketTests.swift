@@ -4,6 +4,7 @@ import WebSocketClient
 import Locking
 import Posix
 @testable import App
+@testable import Server
 
 @Suite struct CalcWebSocketTests {
     @Test func greetsWithAHexSessionIdAndTheFirstDisplay() throws {

@@ -3,6 +3,7 @@ import Glibc
 import Posix
 import Testing
 @testable import App
+@testable import Server
 
 @Suite("Draw REST API", .serialized)
 struct DrawAPITests {
@@ -328,7 +329,7 @@ struct DrawAPITests {
     @Test func theDefaultDrawKeepsOnlyItsKeyHashAndAGivenKeyReplacesIt() throws {
         let data = try makeTemporaryDirectory()
         defer { removeTree(data) }
-        var configuration = ServerConfiguration(host: "127.0.0.1", port: 0, dataDirectory: data, adminKey: "admin")
+        var configuration = AppConfiguration(host: "127.0.0.1", port: 0, dataDirectory: data, adminKey: "admin")
         let first = try DrawService.open(configuration: configuration)
         let generated = try #require(first.defaultDraw.hostKey)
         #expect(first.defaultDraw.created)

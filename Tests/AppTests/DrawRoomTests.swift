@@ -4,6 +4,7 @@ import Posix
 import Testing
 import WebSocketClient
 @testable import App
+@testable import Server
 
 extension DrawTestServer {
     func connect(code: String = DrawTestServer.code) throws -> WebSocketClient {

@@ -3,6 +3,7 @@ import Glibc
 import HTTPCore
 import Posix
 @testable import App
+@testable import Server
 
 /// A server with the draw routes on 127.0.0.1 port 0 and its own temporary data directory.
 /// `restart()` stops it and starts a new one on the same data (an in-process restart).
@@ -18,7 +19,7 @@ final class DrawTestServer {
     let authBurst: Int
     let authRefill: Duration
     private(set) var service: DrawService
-    private(set) var server: Server
+    private(set) var server: HTTPServer
     private(set) var port: Int
 
     init(slowDown: Duration = .milliseconds(200), tickHz: Int = 20, authBurst: Int = 5,
@@ -35,8 +36,8 @@ final class DrawTestServer {
     }
 
     private static func boot(dataDirectory: String, publicDirectory: String, slowDown: Duration, tickHz: Int,
-                             authBurst: Int, authRefill: Duration) throws -> (DrawService, Server, Int) {
-        let configuration = ServerConfiguration(
+                             authBurst: Int, authRefill: Duration) throws -> (DrawService, HTTPServer, Int) {
+        let configuration = AppConfiguration(
             host: "127.0.0.1", port: 0, dataDirectory: dataDirectory, publicDirectory: publicDirectory,
             defaultDrawCode: code, hostKey: hostKey, adminKey: adminKey, tickHz: tickHz, loopCount: 2,
             staticReloadInterval: nil)
@@ -45,7 +46,7 @@ final class DrawTestServer {
                                            authBurst: authBurst, authRefill: authRefill)
         var router = Router()
         DrawRoutes.install(into: &router, service: service)
-        let server = Server(configuration: configuration, router: router, metrics: metrics)
+        let server = HTTPServer(configuration: configuration.server, router: router, metrics: metrics)
         let port = try server.start()
         service.baseURL = "http://127.0.0.1:\(port)"
         return (service, server, port)

@@ -3,6 +3,7 @@ import HTTPCore
 import Posix
 import Testing
 @testable import App
+@testable import Server
 
 @Suite struct HTTPBehaviourTests {
     @Test func keepAliveServesSeveralRequestsOnOneConnection() throws {
@@ -143,7 +144,7 @@ import Testing
         custom.increment(by: 3)
         let testServer = try TestServer()
         defer { testServer.stop() }
-        let server = Server(configuration: testServer.server.configuration, metrics: registry)
+        let server = HTTPServer(configuration: testServer.server.configuration, metrics: registry)
         let port = try server.start()
         defer { server.shutdown() }
         let socket = try BlockingSocket(host: "127.0.0.1", port: port)

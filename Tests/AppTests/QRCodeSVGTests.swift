@@ -1,5 +1,6 @@
 import Testing
 @testable import App
+@testable import Server
 
 @Suite struct QRCodeSVGTests {
     @Test func rendersAnSVGWithDarkModulesForAURL() throws {

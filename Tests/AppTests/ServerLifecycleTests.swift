@@ -3,6 +3,7 @@ import Posix
 import Synchronization
 import Testing
 @testable import App
+@testable import Server
 
 @Suite struct ServerLifecycleTests {
     @Test func slowHeadersGet408AfterTheHeaderTimeout() throws {

@@ -1,8 +1,9 @@
 import Testing
 @testable import App
+@testable import Server
 
 @Suite struct ServerOptionsTests {
-    private func configuration(_ arguments: [String], environment: [String: String] = [:]) throws -> ServerConfiguration {
+    private func configuration(_ arguments: [String], environment: [String: String] = [:]) throws -> AppConfiguration {
         guard case .run(let configuration) = try ServerOptions.parse(arguments, environment: environment) else {
             throw ServerOptions.UsageError(message: "expected run")
         }
@@ -74,7 +75,7 @@ import Testing
     }
 
     @Test func bannerShowsLANAddressesAndKeepsTheHostKeyInTheFragment() {
-        var c = ServerConfiguration()
+        var c = AppConfiguration()
         c.defaultDrawCode = "main"
         c.hostKey = "s3cret"
         let text = Banner.text(configuration: c, port: 8080, lanAddresses: ["192.168.1.20", "10.0.0.5"])
@@ -83,7 +84,7 @@ import Testing
         #expect(text.contains("http://192.168.1.20:8080/draw/main#key=s3cret"))
         #expect(text.contains("http://10.0.0.5:8080/"))
         #expect(text.contains("http://localhost:8080/"))
-        let bound = Banner.text(configuration: ServerConfiguration(host: "127.0.0.1"), port: 1, lanAddresses: ["192.168.1.20"])
+        let bound = Banner.text(configuration: AppConfiguration(host: "127.0.0.1"), port: 1, lanAddresses: ["192.168.1.20"])
         #expect(!bound.contains("192.168.1.20"))
     }
 }

@@ -2,6 +2,7 @@ import Glibc
 import HTTPCore
 import Testing
 @testable import App
+@testable import Server
 
 @Suite struct StaticFileServingTests {
     @Test func rootServesIndexWithSecurityHeadersDateAndServer() throws {
@@ -138,7 +139,7 @@ import Testing
     }
 
     @Test func startFailsClearlyWithoutAPublicDirectory() {
-        let server = Server(configuration: ServerConfiguration(host: "127.0.0.1", port: 0, publicDirectory: "/nonexistent/tombola"))
+        let server = HTTPServer(configuration: ServerConfiguration(host: "127.0.0.1", port: 0, publicDirectory: "/nonexistent/tombola"))
         #expect(throws: ServerError.self) { try server.start() }
     }
 }

@@ -2,22 +2,23 @@ import Glibc
 import HTTPCore
 import Posix
 @testable import App
+@testable import Server
 
 /// A `Server` on 127.0.0.1 port 0 with its own temporary `Public/`, stopped by `stop()`.
 final class TestServer: Sendable {
-    let server: Server
+    let server: HTTPServer
     let port: Int
     let publicDirectory: String
 
     init(files: [String: String] = TestServer.defaultFiles,
-         configure: (inout ServerConfiguration) -> Void = { _ in },
+         configure: (inout AppConfiguration) -> Void = { _ in },
          router: Router = Router()) throws {
         publicDirectory = try makeTemporaryDirectory()
         for (path, contents) in files { try writeFile(publicDirectory + "/" + path, contents) }
-        var configuration = ServerConfiguration(host: "127.0.0.1", port: 0, publicDirectory: publicDirectory,
+        var configuration = AppConfiguration(host: "127.0.0.1", port: 0, publicDirectory: publicDirectory,
                                                 loopCount: 1, staticReloadInterval: nil)
         configure(&configuration)
-        server = Server(configuration: configuration, router: router)
+        server = HTTPServer(configuration: configuration.server, router: router)
         port = try server.start()
     }
 

@@ -3,6 +3,7 @@ import HTTPCore
 import Posix
 import Testing
 @testable import App
+@testable import Server
 
 /// After the handshake, echoes bytes back in upper case.
 final class ShoutingHandler: ConnectionHandler {
@@ -15,7 +16,7 @@ final class ShoutingHandler: ConnectionHandler {
 @Suite struct UpgradeHookTests {
     private func shoutingRouter() -> Router {
         var router = Router()
-        router.upgrade(prefix: "/ws/") { request, connection, leftover in
+        router.upgrade(prefix: "/ws/") { request, connection, leftover, _ in
             guard request.head.headers.contains(token: "upgrade", in: "Connection"),
                   request.head.headers["Upgrade"]?.lowercased() == "shout" else {
                 return .rejected(.text(.upgradeRequired))

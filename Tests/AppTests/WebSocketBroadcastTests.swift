@@ -4,6 +4,7 @@ import Testing
 import WebSocketClient
 import WebSocketCore
 @testable import App
+@testable import Server
 
 /// A room endpoint at `/ws/room` whose sessions join `group`.
 /// The loops sessions were accepted on.

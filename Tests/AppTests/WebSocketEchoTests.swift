@@ -2,6 +2,7 @@ import Testing
 import WebSocketClient
 import WebSocketCore
 @testable import App
+@testable import Server
 
 @Suite struct WebSocketEchoTests {
     private func echoServer() throws -> TestServer {

@@ -4,6 +4,7 @@ import Testing
 import WebSocketClient
 import WebSocketCore
 @testable import App
+@testable import Server
 
 @Suite struct WebSocketEndpointTests {
     @Test func acceptsAValidHandshakeWithTheRFCAcceptValue() throws {

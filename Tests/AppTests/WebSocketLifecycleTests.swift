@@ -5,6 +5,7 @@ import Testing
 import WebSocketClient
 import WebSocketCore
 @testable import App
+@testable import Server
 
 @Suite struct WebSocketLifecycleTests {
     private func heartbeatServer() throws -> TestServer {

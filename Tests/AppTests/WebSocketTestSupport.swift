@@ -4,12 +4,13 @@ import Posix
 import WebSocketClient
 import WebSocketCore
 @testable import App
+@testable import Server
 
 extension TestServer {
     /// A server with the routes `AppRoutes` installs for `configure`d options, plus `extra`.
-    convenience init(webSockets configure: (inout ServerConfiguration) -> Void = { _ in },
+    convenience init(webSockets configure: (inout AppConfiguration) -> Void = { _ in },
                      extra: (inout Router) -> Void = { _ in }) throws {
-        var configuration = ServerConfiguration()
+        var configuration = AppConfiguration()
         configure(&configuration)
         var router = AppRoutes.router(for: configuration)
         extra(&router)

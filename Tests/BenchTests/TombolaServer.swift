@@ -1,4 +1,5 @@
 import App
+@testable import Server
 import Foundation
 import Glibc
 
@@ -6,7 +7,7 @@ import Glibc
 /// 127.0.0.1, port 0, with a fresh data directory, for checking the bench end to end.
 final class TombolaServer {
     static let code = "BENCH"
-    let server: Server
+    let server: HTTPServer
     let port: Int
     private let dataDirectory: String
 
@@ -14,14 +15,14 @@ final class TombolaServer {
         var template = Array("/tmp/tombola-bench-test-XXXXXX".utf8CString)
         guard let directory = mkdtemp(&template) else { throw BenchTestError.temporaryDirectory }
         dataDirectory = String(cString: directory)
-        let configuration = ServerConfiguration(
+        let configuration = AppConfiguration(
             host: "127.0.0.1", port: 0, dataDirectory: dataDirectory, publicDirectory: dataDirectory,
             defaultDrawCode: Self.code, hostKey: hostKey, adminKey: "bench-admin-key", tickHz: hz,
             echoEndpoint: true, loopCount: 2, staticReloadInterval: nil)
         let metrics = MetricsRegistry()
         // A short slow-down keeps the 1-second fan-out runs short.
         let draws = try DrawService.open(configuration: configuration, metrics: metrics, slowDown: .milliseconds(200))
-        server = Server(configuration: configuration, router: AppRoutes.router(for: configuration, draws: draws), metrics: metrics)
+        server = HTTPServer(configuration: configuration.server, router: AppRoutes.router(for: configuration, draws: draws), metrics: metrics)
         port = try server.start()
     }
 

@@ -1,3 +1,4 @@
+import Server
 import CalculatorEngine
 import HTTPCore
 

@@ -1,3 +1,4 @@
+import Server
 import CalculatorEngine
 
 /// One message a `/ws/calc` client sends (docs/PROTOCOL.md). Unknown fields are ignored.

@@ -1,3 +1,4 @@
+import Server
 import CalculatorEngine
 
 /// The JSON text the calculator sends (docs/PROTOCOL.md, `/ws/calc` and `/api/calc`),

@@ -1,3 +1,4 @@
+import Server
 /// A JSON value as read from a calculator message (RFC 8259). Numbers keep their text so
 /// `1` and `1.0` stay apart (`seq` must be an integer literal).
 enum CalcJSON: Equatable {

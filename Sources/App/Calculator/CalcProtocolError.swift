@@ -1,3 +1,4 @@
+import Server
 /// What is wrong with a calculator message, as a stable code and its English text
 /// (`error` frames on `/ws/calc`, `{"error":…}` bodies on `/api/calc`). A message with an
 /// error changes nothing.

@@ -1,3 +1,4 @@
+import Server
 import Dispatch
 import HTTPCore
 import Posix
@@ -30,12 +31,11 @@ final class CalcService: Sendable {
     }
 
     static func install(into router: inout Router, service: CalcService = CalcService()) {
-        let runtime = router.webSockets
         let path = webSocketPath
-        router.upgrade(prefix: path) { request, connection, leftover in
+        router.upgrade(prefix: path) { request, connection, leftover, server in
             guard request.head.path == path else { return .rejected(.text(.notFound)) }
             return WebSocketUpgrade.perform(request: request, connection: connection, leftover: leftover,
-                                            configuration: endpointConfiguration, runtime: runtime) { socket in
+                                            configuration: endpointConfiguration, server: server) { socket in
                 CalcConnection.accept(socket, service: service)
             }
         }

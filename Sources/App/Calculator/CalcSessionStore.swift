@@ -1,3 +1,4 @@
+import Server
 import Locking
 
 /// Every calculator session of one server: the ones a socket holds and the ones kept for

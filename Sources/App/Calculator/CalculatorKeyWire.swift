@@ -1,3 +1,4 @@
+import Server
 import CalculatorEngine
 
 /// The protocol's key strings (docs/PROTOCOL.md) and the English words for calculator

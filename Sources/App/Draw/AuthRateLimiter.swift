@@ -1,3 +1,4 @@
+import Server
 import Posix
 import Locking
 

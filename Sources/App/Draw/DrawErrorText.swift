@@ -1,3 +1,4 @@
+import Server
 /// The English words for every error code a draw room or the draw API can return. Pages
 /// show their own translations, keyed by `code`; tools read `message`.
 enum DrawErrorText {

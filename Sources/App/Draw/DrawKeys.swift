@@ -1,3 +1,4 @@
+import Server
 import CCrypto
 
 /// Public draw codes and secret keys: how they are made, stored (as SHA-256 only) and checked.
@@ -38,7 +39,7 @@ enum DrawKeys {
 
     /// Codes given by an operator (`--default-draw`) or a page: 1–64 of `A–Z a–z 0–9 - _`.
     static func isValidCode(_ text: String) -> Bool {
-        BuiltInRoutes.isDrawCode(text)
+        PageRoutes.isDrawCode(text)
     }
 
     /// Keys are 1–256 printable ASCII characters (a pasted key with a stray space still fails cleanly).

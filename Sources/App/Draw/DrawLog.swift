@@ -1,3 +1,4 @@
+import Server
 import Glibc
 
 /// Operator-facing lines on stderr for draw problems (storage failures). Never a key: callers

@@ -1,3 +1,4 @@
+import Server
 /// The draw channel's metrics on `/metrics`.
 struct DrawMetrics: Sendable {
     let rounds: MetricsCounter

@@ -1,3 +1,4 @@
+import Server
 import DrawEngine
 import Posix
 import Storage

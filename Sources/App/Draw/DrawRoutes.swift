@@ -1,3 +1,4 @@
+import Server
 import HTTPCore
 
 /// The draw channel's routes: `/ws/draw/<code>` and the REST API under `/api`.
@@ -10,13 +11,12 @@ public enum DrawRoutes {
     /// `/ws/draw/<code>`: an unknown code is refused with 404 before the handshake; a page
     /// that joins gets its `state` snapshot, then the room's broadcasts.
     static func installWebSocket(into router: inout Router, service: DrawService) {
-        let runtime = router.webSockets
         let configuration = WebSocketEndpointConfiguration()
-        router.upgrade(prefix: "/ws/draw/") { request, connection, leftover in
+        router.upgrade(prefix: "/ws/draw/") { request, connection, leftover, server in
             let code = String(request.head.path.dropFirst("/ws/draw/".count))
             guard let room = service.room(code) else { return .rejected(APIError.response("unknown_draw")) }
             return WebSocketUpgrade.perform(request: request, connection: connection, leftover: leftover,
-                                            configuration: configuration, runtime: runtime) { session in
+                                            configuration: configuration, server: server) { session in
                 room.group.join(session)
                 let handle = session.handle
                 session.onText = { text in room.received(text, from: handle.id) }

@@ -1,3 +1,4 @@
+import Server
 import DrawEngine
 import Posix
 import Storage
@@ -39,7 +40,7 @@ public final class DrawService: Sendable {
     /// Opens the store in `configuration.dataDirectory`, restores every draw (idle, each with
     /// a fresh `restart` commitment) and makes sure the default draw exists. Blocks; call
     /// before the server starts.
-    public static func open(configuration: ServerConfiguration, metrics: MetricsRegistry = MetricsRegistry(),
+    public static func open(configuration: AppConfiguration, metrics: MetricsRegistry = MetricsRegistry(),
                             slowDown: Duration = .milliseconds(1500),
                             authBurst: Int = 5, authRefill: Duration = .seconds(2)) throws -> DrawService {
         let storage = try StorageQueue(directory: configuration.dataDirectory)
@@ -54,7 +55,7 @@ public final class DrawService: Sendable {
         }
     }
 
-    private init(configuration: ServerConfiguration, storage: StorageQueue, settings: DrawRoomSettings,
+    private init(configuration: AppConfiguration, storage: StorageQueue, settings: DrawRoomSettings,
                  limiter: AuthRateLimiter, registry: MetricsRegistry) throws {
         self.storage = storage
         let metrics = DrawMetrics(registry: registry)
@@ -187,7 +188,7 @@ public final class DrawService: Sendable {
     }
 
     /// The base URL for `configuration` on `port`: the first LAN address when listening everywhere.
-    public static func baseURL(configuration: ServerConfiguration, port: Int,
+    public static func baseURL(configuration: AppConfiguration, port: Int,
                                lanAddresses: [String] = NetworkInterfaces.lanIPv4Addresses()) -> String {
         let everywhere = configuration.host == "0.0.0.0" || configuration.host == "::"
         let host = everywhere ? (lanAddresses.first ?? "localhost") : configuration.host

@@ -1,3 +1,4 @@
+import Server
 import CQREncode
 
 /// A QR code rendered as a self-contained SVG document through libqrencode.

@@ -13,9 +13,11 @@ final class ServerContext: Sendable {
     let openConnections = Atomic<Int>(0)
     let shuttingDown = Atomic<Bool>(false)
     let accessLog: AccessLog?
+    let webSockets: WebSocketRuntime
 
     init(configuration: ServerConfiguration, router: Router, staticFiles: StaticFiles,
-         metrics: ServerMetrics, loops: [EventLoop]) {
+         metrics: ServerMetrics, webSockets: WebSocketRuntime, loops: [EventLoop]) {
+        self.webSockets = webSockets
         self.configuration = configuration
         self.router = router
         self.staticFiles = staticFiles

@@ -1,8 +1,7 @@
-import HTTPCore
-
-/// Pages and files from `Public/`: clean page routes first, then the file tree.
-enum BuiltInRoutes {
-    /// Clean routes and the page each serves: `/calc` → `calc.html`, `/draw/<code>` → `draw.html`.
+import Server
+/// The product's clean page routes onto files of `Public/`: `/calc` → `calc.html`,
+/// `/draw/<code>`, `/screen/<code>`, `/watch/<code>` → the page of that name.
+enum PageRoutes {
     static func pageFile(for segments: [String]) -> [String]? {
         switch segments.count {
         case 1 where segments[0] == "calc": return ["calc.html"]
@@ -18,18 +17,5 @@ enum BuiltInRoutes {
             (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
                 || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_")
         }
-    }
-
-    static func respond(to head: HTTPRequestHead, context: ServerContext) -> HTTPResponse {
-        let segments: [String]
-        do {
-            segments = try SafePath.resolve(head.path)
-        } catch {
-            return .text(error.status)
-        }
-        let file = pageFile(for: segments).flatMap(context.staticFiles.file(for:)) ?? context.staticFiles.file(for: segments)
-        guard let file else { return .text(.notFound) }
-        guard head.method == "GET" || head.method == "HEAD" else { return .methodNotAllowed(allow: ["GET", "HEAD"]) }
-        return file.response(to: head.headers)
     }
 }

@@ -1,18 +1,11 @@
-/// Everything the HTTP server needs to start; filled from flags and environment by
-/// `tombola`, or directly by tests.
+/// Everything the generic HTTP/WebSocket server needs to start (the product's own
+/// settings live in `App`'s `AppConfiguration`, which embeds this).
 public struct ServerConfiguration: Sendable {
     public var host: String
     /// 0 asks the kernel for a free port (`Server.start()` returns it).
     public var port: Int
-    public var dataDirectory: String
     public var publicDirectory: String
-    public var defaultDrawCode: String?
-    public var hostKey: String?
-    public var adminKey: String?
-    /// Rolling-number ticks per second while a draw rolls.
-    public var tickHz: Int
     public var accessLog: Bool
-    public var echoEndpoint: Bool
     /// Origins allowed to open WebSockets besides the server's own (e.g. `https://example.org`).
     public var allowedOrigins: [String]
     /// Open connections beyond this are answered 503 and closed.
@@ -35,14 +28,8 @@ public struct ServerConfiguration: Sendable {
     public init(
         host: String = "0.0.0.0",
         port: Int = 8080,
-        dataDirectory: String = "./tombola-data",
         publicDirectory: String = "./Public",
-        defaultDrawCode: String? = nil,
-        hostKey: String? = nil,
-        adminKey: String? = nil,
-        tickHz: Int = 20,
         accessLog: Bool = false,
-        echoEndpoint: Bool = false,
         allowedOrigins: [String] = [],
         maxConnections: Int = 10_000,
         loopCount: Int = 0,
@@ -55,14 +42,8 @@ public struct ServerConfiguration: Sendable {
     ) {
         self.host = host
         self.port = port
-        self.dataDirectory = dataDirectory
         self.publicDirectory = publicDirectory
-        self.defaultDrawCode = defaultDrawCode
-        self.hostKey = hostKey
-        self.adminKey = adminKey
-        self.tickHz = tickHz
         self.accessLog = accessLog
-        self.echoEndpoint = echoEndpoint
         self.allowedOrigins = allowedOrigins
         self.maxConnections = maxConnections
         self.loopCount = loopCount

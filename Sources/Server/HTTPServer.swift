@@ -5,14 +5,16 @@ import Posix
 import Locking
 import Synchronization
 
-/// The Tombola HTTP server: event loops, listeners, HTTP connections, static files,
-/// health and metrics. Add API and WebSocket routes to the `Router` before `start()`.
-public final class Server: Sendable {
+/// A generic HTTP/1.1 and WebSocket server: event loops, listeners, HTTP connections,
+/// static files, health and metrics. Its routes come in a `Router` value given to `init`.
+public final class HTTPServer: Sendable {
     public let configuration: ServerConfiguration
     public let metrics: MetricsRegistry
     public let staticFiles: StaticFiles
     private let router: Router
     private let serverMetrics: ServerMetrics
+    /// The WebSocket sessions' loops and settings, lent to upgrade handlers.
+    private let webSockets = WebSocketRuntime()
     private let running = Lock<Running?>(nil)
 
     private struct Running: Sendable {
@@ -36,7 +38,7 @@ public final class Server: Sendable {
                                                body: Array(metrics.render().utf8)))
             }
         }
-        router.webSockets.bind(allowedOrigins: configuration.allowedOrigins, metrics: metrics)
+        webSockets.bind(allowedOrigins: configuration.allowedOrigins, metrics: metrics)
         for install in router.metricsInstallers { install(metrics) }
         self.router = router
     }
@@ -72,13 +74,13 @@ public final class Server: Sendable {
             throw .cannotListen(host: configuration.host, port: configuration.port, reason: error.description)
         }
         let context = ServerContext(configuration: configuration, router: router, staticFiles: staticFiles,
-                                    metrics: serverMetrics, loops: group.loops)
-        // Weak: the router's runtime keeps this closure, and the context keeps the router.
+                                    metrics: serverMetrics, webSockets: webSockets, loops: group.loops)
+        // Weak: the runtime keeps this closure, and the context keeps the runtime.
         let interactive = WebSocketRuntime.InteractiveLoop(loop: group.loops[loopCount]) { [weak context] connection in
             guard let context else { return }
             Self.register(connection, context: context)
         }
-        router.webSockets.attach(loops: group.loops, interactive: interactive)
+        webSockets.attach(loops: group.loops, interactive: interactive)
         for (listener, loop) in zip(listeners, group.loops) {
             listener.start(on: loop) { connection in Self.accept(connection, context: context) }
         }

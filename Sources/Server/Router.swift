@@ -8,16 +8,25 @@ public typealias HTTPHandler = @Sendable (HTTPRequest, Responder) -> Void
 /// connection's loop once every earlier response on it has been sent. To accept, write
 /// the `101` response on `connection`, set `connection.handler` to the new protocol's
 /// handler and feed it `leftover` (bytes that followed the request), then return
-/// `.upgraded`. To refuse, return `.rejected(response)` and HTTP carries on.
-public typealias UpgradeHandler = @Sendable (_ request: HTTPRequest, _ connection: TCPConnection, _ leftover: [UInt8]) -> UpgradeResult
+/// `.upgraded`. To refuse, return `.rejected(response)` and HTTP carries on. `server` is
+/// what the running server lends the new protocol (its WebSocket loops and settings).
+public typealias UpgradeHandler = @Sendable (_ request: HTTPRequest, _ connection: TCPConnection, _ leftover: [UInt8],
+                                             _ server: UpgradeContext) -> UpgradeResult
+
+/// What a running `Server` hands an upgrade handler: passed per upgrade, never stored in
+/// the `Router`, so a router stays a plain value that outlives no server.
+public struct UpgradeContext: Sendable {
+    let webSockets: WebSocketRuntime
+}
 
 public enum UpgradeResult: Sendable {
     case upgraded
     case rejected(HTTPResponse)
 }
 
-/// Routes by path: exact routes first, then the longest matching prefix. Built before
-/// `Server.start()` and immutable afterwards.
+/// Routes by path: exact routes first, then the longest matching prefix, then clean page
+/// routes onto files of `Public/`, then the file tree. A plain value: built before
+/// `Server.init` and copied into the server.
 public struct Router: Sendable {
     struct ExactRoute: Sendable {
         var methods: [String]
@@ -27,8 +36,7 @@ public struct Router: Sendable {
     private(set) var exact: [String: ExactRoute] = [:]
     private(set) var prefixes: [(prefix: String, handler: HTTPHandler)] = []
     private(set) var upgrades: [(prefix: String, handler: UpgradeHandler)] = []
-    /// Shared by the WebSocket endpoints registered here; bound by the `Server` that runs them.
-    let webSockets = WebSocketRuntime()
+    private(set) var pageResolvers: [@Sendable ([String]) -> [String]?] = []
     /// Run by `Server.init` with its metrics registry.
     private(set) var metricsInstallers: [@Sendable (MetricsRegistry) -> Void] = []
 
@@ -53,6 +61,19 @@ public struct Router: Sendable {
     public mutating func upgrade(prefix: String, _ handler: @escaping UpgradeHandler) {
         upgrades.append((prefix, handler))
         upgrades.sort { $0.prefix.count > $1.prefix.count }
+    }
+
+    /// Clean page routes: `resolve` maps a request's path segments (e.g. `["calc"]`) to the
+    /// segments of a file under `Public/` (e.g. `["calc.html"]`), or nil to pass.
+    public mutating func pages(_ resolve: @escaping @Sendable ([String]) -> [String]?) {
+        pageResolvers.append(resolve)
+    }
+
+    func pageFile(for segments: [String]) -> [String]? {
+        for resolve in pageResolvers {
+            if let file = resolve(segments) { return file }
+        }
+        return nil
     }
 
     /// Registers metrics in the registry of the `Server` made with this router (routes made

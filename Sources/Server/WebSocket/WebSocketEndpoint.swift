@@ -17,18 +17,20 @@ extension Router {
     /// greeting. Read `session.request` for the path and query.
     public mutating func webSocket(prefix: String, configuration: WebSocketEndpointConfiguration = WebSocketEndpointConfiguration(),
                                    accept: @escaping @Sendable (WebSocketSession) -> Void) {
-        let runtime = webSockets
-        upgrade(prefix: prefix) { request, connection, leftover in
+        upgrade(prefix: prefix) { request, connection, leftover, server in
             WebSocketUpgrade.perform(request: request, connection: connection, leftover: leftover,
-                                     configuration: configuration, runtime: runtime, accept: accept)
+                                     configuration: configuration, server: server, accept: accept)
         }
     }
 }
 
-enum WebSocketUpgrade {
-    static func perform(request: HTTPRequest, connection: TCPConnection, leftover: [UInt8],
-                        configuration: WebSocketEndpointConfiguration, runtime: WebSocketRuntime,
-                        accept: @escaping @Sendable (WebSocketSession) -> Void) -> UpgradeResult {
+/// The WebSocket opening handshake on a connection that asked to upgrade; for upgrade
+/// handlers that first decide whether the path exists (an unknown draw gets 404).
+public enum WebSocketUpgrade {
+    public static func perform(request: HTTPRequest, connection: TCPConnection, leftover: [UInt8],
+                               configuration: WebSocketEndpointConfiguration, server: UpgradeContext,
+                               accept: @escaping @Sendable (WebSocketSession) -> Void) -> UpgradeResult {
+        let runtime = server.webSockets
         let head = request.head
         let handshake = WebSocketHandshake.validate(
             method: head.method, version: "HTTP/1.\(head.versionMinor)",

@@ -187,7 +187,7 @@ final class HTTPServerConnection: ConnectionHandler, GracefulShutdownHandling {
         timer?.handle.cancel()
         timer = nil
         let leftover = parser.takeBufferedBytes()
-        switch handler(request, connection, leftover) {
+        switch handler(request, connection, leftover, UpgradeContext(webSockets: context.webSockets)) {
         case .upgraded:
             log(slot, status: 101, bytes: 0)
         case .rejected(let response):

@@ -1,0 +1,58 @@
+import Server
+
+/// Everything `tombola` needs to start: the generic server's settings plus the product's
+/// own (where draws live, the default draw and its keys, the tick rate). Filled from flags
+/// and environment by `ServerOptions`, or directly by tests. The server's settings read
+/// through (`configuration.port`).
+@dynamicMemberLookup
+public struct AppConfiguration: Sendable {
+    public var server: ServerConfiguration
+    public var dataDirectory: String
+    public var defaultDrawCode: String?
+    public var hostKey: String?
+    public var adminKey: String?
+    /// Rolling-number ticks per second while a draw rolls.
+    public var tickHz: Int
+    /// Serve `/ws/echo` for WebSocket conformance suites.
+    public var echoEndpoint: Bool
+
+    public init(
+        host: String = "0.0.0.0",
+        port: Int = 8080,
+        dataDirectory: String = "./tombola-data",
+        publicDirectory: String = "./Public",
+        defaultDrawCode: String? = nil,
+        hostKey: String? = nil,
+        adminKey: String? = nil,
+        tickHz: Int = 20,
+        accessLog: Bool = false,
+        echoEndpoint: Bool = false,
+        allowedOrigins: [String] = [],
+        maxConnections: Int = 10_000,
+        loopCount: Int = 0,
+        ioUring: Bool = true,
+        headerTimeout: Duration = .seconds(10),
+        idleTimeout: Duration = .seconds(60),
+        shutdownGrace: Duration = .milliseconds(1500),
+        staticReloadInterval: Duration? = .seconds(2),
+        maxPipelinedRequests: Int = 32
+    ) {
+        self.server = ServerConfiguration(
+            host: host, port: port, publicDirectory: publicDirectory, accessLog: accessLog,
+            allowedOrigins: allowedOrigins, maxConnections: maxConnections, loopCount: loopCount,
+            ioUring: ioUring, headerTimeout: headerTimeout, idleTimeout: idleTimeout,
+            shutdownGrace: shutdownGrace, staticReloadInterval: staticReloadInterval,
+            maxPipelinedRequests: maxPipelinedRequests)
+        self.dataDirectory = dataDirectory
+        self.defaultDrawCode = defaultDrawCode
+        self.hostKey = hostKey
+        self.adminKey = adminKey
+        self.tickHz = tickHz
+        self.echoEndpoint = echoEndpoint
+    }
+
+    public subscript<Value>(dynamicMember keyPath: WritableKeyPath<ServerConfiguration, Value>) -> Value {
+        get { server[keyPath: keyPath] }
+        set { server[keyPath: keyPath] = newValue }
+    }
+}
