@@ -65,13 +65,13 @@ struct DrawKeysTests {
     }
 
     @Test func theSlowDownSpacesOutAndTakesTheWholeDuration() {
-        let delays = DrawRoom.slowDownDelays(tickHz: 20, total: .milliseconds(1500))
+        let delays = DrawRoomState.slowDownDelays(tickHz: 20, total: .milliseconds(1500))
         let ms = delays.map { Double($0.components.attoseconds) / 1e15 + Double($0.components.seconds) * 1000 }
         #expect(abs(ms.reduce(0, +) - 1500) < 1)
         #expect(ms.first == 50)
         #expect(zip(ms.dropLast(), ms.dropLast().dropFirst()).allSatisfy { $0 < $1 })
         #expect(ms.count >= 8)
-        let slow = DrawRoom.slowDownDelays(tickHz: 1, total: .milliseconds(1500))
+        let slow = DrawRoomState.slowDownDelays(tickHz: 1, total: .milliseconds(1500))
         #expect(slow.count == 2)
     }
 

@@ -1,7 +1,6 @@
-import Server
 import DrawEngine
 import Posix
-import Storage
+import Server
 
 /// Settings all rooms share.
 struct DrawRoomSettings: Sendable {
@@ -23,85 +22,40 @@ struct CommandFailure: Error, Sendable, Equatable {
     let code: String
 }
 
-/// One draw's live room: the `Draw` engine, its connected pages, ticks and the Stop
-/// slow-down. All state lives on `loop` (the draw loop); pages on other loops reach it
-/// through the methods below, which hop there. Broadcasts go through `group`, whose
-/// members sit on their own loops.
+/// One draw's live room: the thin shell on the draw loop around `DrawRoomState`. It feeds
+/// the state machine events with the time, and performs the actions it returns: frames to
+/// pages (through `group`, whose members sit on their own loops), timers on `loop`, writes
+/// to `store`, replies to callers. Pages on other loops reach it through the methods below,
+/// which hop to `loop`.
 ///
-/// A round's records are stored (one synced transaction) before anything derived from
-/// them is sent; a storage failure is reported to the host and nothing is announced.
-///
-/// `@unchecked Sendable`: `code`, `loop`, `group`, `storage`, `limiter`, `settings` and
-/// `hostKeyHash` are immutable; every other stored property is used only on `loop`.
+/// `@unchecked Sendable`: `code`, `loop`, `group`, `store`, `limiter`, `hostKeyHash`,
+/// `metrics` are immutable; every other stored property is used only on `loop`.
 final class DrawRoom: @unchecked Sendable {
-    struct Member {
-        let handle: WebSocketSessionHandle
-        let remote: String
-        var isHost = false
-        var entropy: Contribution?
-        var client: String?
-    }
-
     let code: String
     let loop: EventLoop
     let group = BroadcastGroup()
     let hostKeyHash: String
-    let storage: StorageQueue
-    let limiter: AuthRateLimiter
-    let settings: DrawRoomSettings
-    let audit: DrawAuditLog
-    let metrics: DrawMetrics
+    private let store: any DrawRecordStore
+    private let limiter: AuthRateLimiter
+    private let metrics: DrawMetrics
 
-    var draw: Draw
-    var members: [UInt64: Member] = [:]
-    /// Members whose entropy went into the current/last round; nil before any round here.
-    var frozenMembers: Set<UInt64>?
-    var tickSeq: Int64 = 0
-    var lastTick: JSONValue?
-    var tickTimer: ScheduledTimer?
-    var queue: [Job] = []
-    var busy = false
-    var applied: [String: SeqLog] = [:]
-    var configText: String
-    var announcedViewers = 0
-    var viewerTimer: ScheduledTimer?
-    var revealWaiters: [@Sendable (Result<CommandReply, CommandFailure>) -> Void] = []
-    var pendingAck: JSONValue?
-    var display = SystemRandomNumberGenerator()
-
-    struct Job {
-        let command: HostCommand
-        let seq: Int64?
-        let client: String?
-        let awaitReveal: Bool
-        let completion: @Sendable (Result<CommandReply, CommandFailure>) -> Void
-    }
-
-    /// The acks of recently applied sequence numbers of one client (bounded).
-    struct SeqLog {
-        var acks: [Int64: CommandReply] = [:]
-        var order: [Int64] = []
-
-        mutating func insert(_ seq: Int64, _ reply: CommandReply) {
-            acks[seq] = reply
-            order.append(seq)
-            if order.count > 512 { acks[order.removeFirst()] = nil }
-        }
-    }
+    private var state: DrawRoomState
+    private var handles: [UInt64: WebSocketSessionHandle] = [:]
+    private var timers: [DrawRoomState.Timer: ScheduledTimer] = [:]
+    private var callers: [UInt64: @Sendable (Result<CommandReply, CommandFailure>) -> Void] = [:]
+    private var nextCaller: UInt64 = 0
+    private var random = SystemRandomNumberGenerator()
 
     /// `draw` must already have a stored pending commitment.
-    init(code: String, draw: Draw, hostKeyHash: String, loop: EventLoop, storage: StorageQueue,
-         limiter: AuthRateLimiter, settings: DrawRoomSettings, audit: DrawAuditLog, metrics: DrawMetrics) {
+    init(code: String, draw: Draw, hostKeyHash: String, loop: EventLoop, store: any DrawRecordStore,
+         limiter: AuthRateLimiter, settings: DrawRoomSettings, metrics: DrawMetrics) {
         self.code = code
-        self.audit = audit
-        self.metrics = metrics
-        self.draw = draw
         self.hostKeyHash = hostKeyHash
         self.loop = loop
-        self.storage = storage
+        self.store = store
         self.limiter = limiter
-        self.settings = settings
-        self.configText = DrawPersistence.encode(draw.config)
+        self.metrics = metrics
+        self.state = DrawRoomState(code: code, draw: draw, settings: settings)
     }
 
     /// Whether `key` is this draw's host key (constant-time on the digests). From any thread.
@@ -109,26 +63,25 @@ final class DrawRoom: @unchecked Sendable {
         DrawKeys.matches(key, storedHash: hostKeyHash)
     }
 
-    // MARK: Pages (from any thread)
+    // MARK: Pages and callers (from any thread)
 
     /// A page connected: it gets a `state` snapshot. `handle`'s session must already be in `group`.
     func join(_ handle: WebSocketSessionHandle, remote: String) {
         loop.execute { [self] in
-            members[handle.id] = Member(handle: handle, remote: remote)
-            handle.send(text: stateText(for: handle.id))
-            scheduleViewerAnnouncement()
+            handles[handle.id] = handle
+            apply(.joined(handle.id, remote: remote))
         }
     }
 
     func leave(_ id: UInt64) {
         loop.execute { [self] in
-            members[id] = nil
-            scheduleViewerAnnouncement()
+            apply(.left(id))
+            handles[id] = nil
         }
     }
 
     func received(_ text: String, from id: UInt64) {
-        loop.execute { [self] in handle(text, from: id) }
+        loop.execute { [self] in apply(.received(text, from: id)) }
     }
 
     /// Runs a host command (already authenticated) and reports when it is applied, or for
@@ -136,171 +89,120 @@ final class DrawRoom: @unchecked Sendable {
     func perform(_ command: HostCommand, seq: Int64?, client: String?, awaitReveal: Bool = false,
                  completion: @escaping @Sendable (Result<CommandReply, CommandFailure>) -> Void) {
         loop.execute { [self] in
-            queue.append(Job(command: command, seq: seq, client: client, awaitReveal: awaitReveal, completion: completion))
-            pump()
+            nextCaller += 1
+            callers[nextCaller] = completion
+            apply(.command(command, seq: seq, client: client, awaitReveal: awaitReveal, caller: nextCaller))
         }
     }
 
     /// The public `state` (role viewer) for REST, as JSON text.
     func publicState(_ completion: @escaping @Sendable (String) -> Void) {
-        loop.execute { [self] in completion(stateText(for: nil)) }
+        loop.execute { [self] in completion(state.stateText(for: nil)) }
     }
 
-    /// Every record, for exports: read from storage (the archive), not from memory.
+    /// Every record, for exports: read from the store (the archive), not from memory.
     func export(_ completion: @escaping @Sendable (Result<[DrawRecord], any Error>) -> Void) {
-        let code = self.code
-        storage.async({ database in
-            try database.loadRecords(drawCode: code).map { row in
-                do { return try DrawRecord(text: row.json) } catch let error as RecordError {
-                    throw StorageError(.corrupt, detail: error.reason)
-                }
-            }
-        }, completion: completion)
+        store.chain(of: code) { completion($0.map(\.records)) }
     }
 
     /// Stops the timers (server shutdown).
     func shutdown() {
-        loop.execute { [self] in
-            tickTimer?.cancel()
-            tickTimer = nil
-            viewerTimer?.cancel()
-            viewerTimer = nil
-        }
+        loop.execute { [self] in apply(.shutdown) }
     }
 
-    // MARK: Messages (on the loop)
+    // MARK: Performing actions (on the loop)
 
-    private func handle(_ text: String, from id: UInt64) {
-        guard var member = members[id] else { return }
-        let message: ClientMessage
-        do {
-            message = try DrawMessageParser.parse(text)
-        } catch {
-            send(error: error.code, to: member.handle)
-            return
-        }
-        switch message {
-        case .hello(let entropy, let client):
-            if let entropy { member.entropy = entropy }
-            if let client { member.client = client }
-            members[id] = member
-        case .sync:
-            member.handle.send(text: stateText(for: id))
-        case .auth(let key, let client):
-            if let client { member.client = client }
-            guard limiter.allows(member.remote) else {
-                members[id] = member
-                send(error: "rate_limited", to: member.handle)
-                return
-            }
-            if isHostKey(key) {
-                member.isHost = true
-                members[id] = member
-                member.handle.send(text: JSONValue.object(["type": .string("role"), "role": .string("host")]).canonicalString)
+    private func apply(_ event: DrawRoomState.Event) {
+        let now = DrawRoomState.Time(instant: .now, wallMilliseconds: WallClock.unixMilliseconds())
+        let actions = state.handle(event, at: now, using: &random)
+        for action in actions { perform(action, now: now) }
+    }
+
+    private func perform(_ action: DrawRoomState.Action, now: DrawRoomState.Time) {
+        switch action {
+        case .send(let text, let id):
+            handles[id]?.send(text: text)
+        case .broadcast(let text, let stream):
+            group.broadcast(text: text, stream: stream)
+        case .checkKey(let key, let remote, let id):
+            let verdict: DrawRoomState.KeyVerdict
+            if !limiter.allows(remote) {
+                verdict = .rateLimited
+            } else if isHostKey(key) {
+                verdict = .accepted
             } else {
-                limiter.recordFailure(member.remote)
-                metrics.authFailures.increment()
-                members[id] = member
-                send(error: "bad_key", to: member.handle)
+                limiter.recordFailure(remote)
+                verdict = .refused
             }
-        case .command(let command, let seq):
-            guard member.isHost else {
-                send(error: "not_host", to: member.handle)
+            apply(.keyChecked(id, verdict))
+        case .reply(let caller, let outcome):
+            callers.removeValue(forKey: caller)?(outcome)
+        case .store(let batch):
+            let store = self.store
+            store.append(batch, to: code) { [self] result in
+                let mapped = result.mapError { DrawRoomState.StoreFailure(code: store.errorCode(for: $0), detail: "\($0)") }
+                loop.execute { [self] in apply(.stored(mapped)) }
+            }
+        case .audit(let entry):
+            let code = self.code
+            store.append(RecordBatch(records: [], audit: entry), to: code) { result in
+                if case .failure(let error) = result { DrawLog.error("audit \(entry.action) for \(code): \(error)") }
+            }
+        case .resynchronize(let expected):
+            resynchronize(expectedRecords: expected)
+        case .schedule(let timer, let instant):
+            timers[timer]?.cancel()
+            timers[timer] = loop.scheduleTimer(after: max(.zero, instant - now.instant)) { [weak self] in
+                guard let self else { return }
+                timers[timer] = nil
+                apply(.timerDue(timer))
+            }
+        case .cancel(let timer):
+            timers.removeValue(forKey: timer)?.cancel()
+        case .count(let metric):
+            switch metric {
+            case .rounds: metrics.rounds.increment()
+            case .commands: metrics.commands.increment()
+            case .refusedCommands: metrics.refusedCommands.increment()
+            case .storageFailures: metrics.storageFailures.increment()
+            case .authFailures: metrics.authFailures.increment()
+            }
+        case .logError(let message):
+            DrawLog.error(message)
+        }
+    }
+
+    /// After a failed write: if part of it reached the store anyway, rebuild from the store
+    /// (idle, with a fresh commitment) so memory and disk never disagree.
+    private func resynchronize(expectedRecords: Int) {
+        let store = self.store
+        let code = self.code
+        store.chain(of: code) { [self] result in
+            guard case .success(let chain) = result, chain.records.count != expectedRecords,
+                  let config = DrawPersistence.decode(chain.configJSON),
+                  var restored = try? Draw(config: config, restoring: chain.records) else {
+                if case .failure(let error) = result { DrawLog.error("rereading draw \(code) failed: \(error)") }
+                loop.execute { [self] in apply(.resynchronized(nil)) }
                 return
             }
-            let handle = member.handle
-            queue.append(Job(command: command, seq: seq, client: member.client, awaitReveal: false) { outcome in
-                switch outcome {
-                case .success(let reply): handle.send(text: reply.ack.canonicalString)
-                case .failure(let failure): handle.send(text: Self.errorText(failure.code, seq: seq))
-                }
-            })
-            pump()
+            var csprng = SystemRandomNumberGenerator()
+            guard let record = try? restored.prepareCommitment(seed: .random(using: &csprng),
+                                                               at: Int64(WallClock.unixMilliseconds())) else {
+                loop.execute { [self] in apply(.resynchronized(nil)) }
+                return
+            }
+            let rebuilt = restored
+            store.append(RecordBatch(records: [record]), to: code) { [self] appended in
+                if case .failure(let error) = appended { DrawLog.error("recommitting draw \(code) failed: \(error)") }
+                loop.execute { [self] in apply(.resynchronized(appended.isSuccess ? rebuilt : nil)) }
+            }
         }
     }
+}
 
-    func send(error code: String, to handle: WebSocketSessionHandle) {
-        handle.send(text: Self.errorText(code, seq: nil))
-    }
-
-    static func errorText(_ code: String, seq: Int64?) -> String {
-        var members: [String: JSONValue] = ["type": .string("error"), "code": .string(code),
-                                            "message": .string(DrawErrorText.message(for: code))]
-        if let seq { members["seq"] = .int(seq) }
-        return JSONValue.object(members).canonicalString
-    }
-
-    func broadcast(_ message: JSONValue, stream: OutboundStream = .reliable) {
-        group.broadcast(text: message.canonicalString, stream: stream)
-    }
-
-    static func phaseMessage(_ phase: DrawPhase) -> JSONValue {
-        .object(["type": .string("phase"), "phase": .string(phase.rawValue)])
-    }
-
-    // MARK: Viewer count
-
-    /// At most one `viewers` message a second, and only when the count changed.
-    private func scheduleViewerAnnouncement() {
-        guard viewerTimer == nil else { return }
-        viewerTimer = loop.scheduleTimer(after: .seconds(1)) { [weak self] in
-            guard let self else { return }
-            viewerTimer = nil
-            guard members.count != announcedViewers else { return }
-            announcedViewers = members.count
-            broadcast(.object(["type": .string("viewers"), "count": .int(Int64(members.count))]), stream: .latestValue)
-            scheduleViewerAnnouncement()
-        }
-    }
-
-    // MARK: State
-
-    /// The `config` message after `configure`: the settings and the counts that follow from them.
-    func configMessageText() -> String {
-        let message: JSONValue = .object([
-            "type": .string("config"),
-            "remaining": .int(Int64(clamping: draw.remaining)),
-            "exhausted": .bool(draw.isExhausted),
-            "currentPrize": draw.currentPrize.map { .int(Int64($0)) } ?? .null,
-            "prizesDone": .bool(draw.prizesDone),
-            "round": .int(Int64(draw.nextRound)),
-        ])
-        var text = message.canonicalString
-        text.removeFirst()
-        return "{\"config\":" + configText + "," + text
-    }
-
-    /// The `state` snapshot for member `id` (nil: the public REST view).
-    func stateText(for id: UInt64?) -> String {
-        let member = id.flatMap { members[$0] }
-        var contributed: JSONValue = .null
-        if let id, let frozenMembers { contributed = .bool(frozenMembers.contains(id)) }
-        let draw = self.draw
-        let commit: JSONValue = draw.commit.map {
-            .object(["round": .int(Int64($0.round)), "commitment": .string($0.commitment), "poolHash": .string($0.poolHash)])
-        } ?? .null
-        let state: JSONValue = .object([
-            "type": .string("state"),
-            "code": .string(code),
-            "role": .string(member?.isHost == true ? "host" : "viewer"),
-            "phase": .string(draw.phase.rawValue),
-            "remaining": .int(Int64(clamping: draw.remaining)),
-            "exhausted": .bool(draw.isExhausted),
-            "currentPrize": draw.currentPrize.map { .int(Int64($0)) } ?? .null,
-            "prizesDone": .bool(draw.prizesDone),
-            "round": .int(Int64(draw.nextRound)),
-            "commit": commit,
-            // While the slow-down runs, the new round is stored but not yet announced.
-            "rounds": .array((draw.phase == .stopping ? Array(draw.board.dropLast()) : draw.board).map(\.json)),
-            "result": draw.phase == .stopping ? .null : (draw.lastResult?.resultMessage() ?? .null),
-            "viewers": .int(Int64(members.count)),
-            "tick": lastTick ?? .null,
-            "algorithm": .string(Fairness.algorithm),
-            "contributed": contributed,
-        ])
-        // The settings are spliced in as text: a list of 100,000 names is encoded once, not per join.
-        var text = state.canonicalString
-        text.removeFirst()
-        return "{\"config\":" + configText + "," + text
+private extension Result {
+    var isSuccess: Bool {
+        if case .success = self { return true }
+        return false
     }
 }

@@ -123,7 +123,8 @@ public final class DrawService: Sendable {
         var rooms = [String: DrawRoom]()
         for (row, draw) in loaded.draws {
             rooms[row.code] = DrawRoom(code: row.code, draw: draw, hostKeyHash: row.hostKeyHash, loop: loop,
-                                       storage: storage, limiter: limiter, settings: settings, audit: audit, metrics: metrics)
+                                       store: SQLiteDrawStore(storage: storage, audit: audit), limiter: limiter,
+                                       settings: settings, metrics: metrics)
         }
         self.rooms = Lock(rooms)
         registry.gauge("tombola_draw_rooms", help: "Draws this server holds.") { [weak self] in
@@ -172,7 +173,8 @@ public final class DrawService: Sendable {
             switch result {
             case .success(let created):
                 let room = DrawRoom(code: code, draw: created.draw, hostKeyHash: created.row.hostKeyHash, loop: loop,
-                                    storage: storage, limiter: limiter, settings: settings, audit: audit, metrics: metrics)
+                                    store: SQLiteDrawStore(storage: storage, audit: audit), limiter: limiter,
+                                    settings: settings, metrics: metrics)
                 rooms.withLock { $0[code] = room }
                 completion(.success((code, key)))
             case .failure(let error):

@@ -1,0 +1,606 @@
+import DrawEngine
+import Server
+
+/// One draw room's behaviour as a state machine: it takes events (a page joined or left, a
+/// page's message, a host command, a timer due, a write stored or failed) with the time
+/// passed in, and returns actions (send to one page, broadcast, store records, schedule a
+/// timer, reply to a command). It does no I/O and reads no clock: `DrawRoom` is the thin
+/// shell on the draw loop that performs the actions, and tests drive it with a manual clock.
+///
+/// A round's records are stored (the `.store` action, answered by `.stored`) before anything
+/// derived from them is announced; a failed write is reported to the host, nothing is
+/// announced, and the room checks that memory still matches the store (`.resynchronize`).
+struct DrawRoomState {
+    /// The moment an event happens: the monotonic instant (timers) and the wall clock
+    /// (record times, the `at` of ticks).
+    struct Time {
+        var instant: ContinuousClock.Instant
+        var wallMilliseconds: Double
+
+        var unixMilliseconds: Int64 { Int64(wallMilliseconds) }
+    }
+
+    enum Timer: Hashable, Sendable {
+        /// Rolling ticks, then the Stop slow-down (one at a time).
+        case motion
+        /// The throttled `viewers` announcement.
+        case viewers
+    }
+
+    /// Who hears a command's outcome: a page (ack or error frame) or a caller of `DrawRoom.perform`.
+    enum ReplyTarget: Equatable, Sendable {
+        case member(UInt64)
+        case caller(UInt64)
+    }
+
+    /// What the shell found when it checked an `auth` key (rate limit first, then the digest).
+    enum KeyVerdict: Sendable {
+        case accepted, refused, rateLimited
+    }
+
+    enum Event {
+        case joined(UInt64, remote: String)
+        case left(UInt64)
+        case received(String, from: UInt64)
+        case keyChecked(UInt64, KeyVerdict)
+        case command(HostCommand, seq: Int64?, client: String?, awaitReveal: Bool, caller: UInt64)
+        case timerDue(Timer)
+        case stored(Result<Void, StoreFailure>)
+        /// After `.resynchronize`: the draw rebuilt from the store, or nil when memory matched it.
+        case resynchronized(Draw?)
+        case shutdown
+    }
+
+    enum Action {
+        case send(String, to: UInt64)
+        case broadcast(String, stream: OutboundStream)
+        /// Check `key` for `member` and answer with `.keyChecked`.
+        case checkKey(String, remote: String, member: UInt64)
+        case reply(caller: UInt64, Result<CommandReply, CommandFailure>)
+        /// Store in one synced transaction and answer with `.stored`; nothing else is stored meanwhile.
+        case store(RecordBatch)
+        /// Append to the audit log without holding the queue (a failure is only logged).
+        case audit(AuditEntry)
+        /// Compare the store with `expectedRecords` and answer with `.resynchronized`.
+        case resynchronize(expectedRecords: Int)
+        case schedule(Timer, at: ContinuousClock.Instant)
+        case cancel(Timer)
+        case count(DrawMetric)
+        case logError(String)
+    }
+
+    /// Why a write did not happen: the protocol's code and the detail for the log.
+    struct StoreFailure: Error, Sendable {
+        var code: String
+        var detail: String
+    }
+
+    struct Member {
+        let remote: String
+        var isHost = false
+        var entropy: Contribution?
+        var client: String?
+    }
+
+    struct Job {
+        let command: HostCommand
+        let seq: Int64?
+        let client: String?
+        let awaitReveal: Bool
+        let target: ReplyTarget
+    }
+
+    /// The acks of recently applied sequence numbers of one client (bounded).
+    struct SeqLog {
+        var acks: [Int64: CommandReply] = [:]
+        var order: [Int64] = []
+
+        mutating func insert(_ seq: Int64, _ reply: CommandReply) {
+            acks[seq] = reply
+            order.append(seq)
+            if order.count > 512 { acks[order.removeFirst()] = nil }
+        }
+    }
+
+    /// A write in flight and what follows once it is stored.
+    private struct PendingWrite {
+        enum Continuation {
+            case stop
+            case clear
+            case configure(text: String, duplicates: [String])
+            case void(contributors: Set<UInt64>)
+        }
+
+        let job: Job
+        let candidate: Draw
+        let then: Continuation
+    }
+
+    private enum Motion {
+        case rolling(due: ContinuousClock.Instant)
+        /// The slow-down's delays still to wait after the one scheduled now; the last tick shows `first`.
+        case slowing(remaining: ArraySlice<Duration>, first: DrawValue)
+    }
+
+    let code: String
+    let settings: DrawRoomSettings
+    private(set) var draw: Draw
+    private(set) var members: [UInt64: Member] = [:]
+    /// Members whose entropy went into the current/last round; nil before any round here.
+    private var frozenMembers: Set<UInt64>?
+    private var tickSeq: Int64 = 0
+    private var lastTick: JSONValue?
+    private var motion: Motion?
+    private var queue: [Job] = []
+    private var pending: PendingWrite?
+    private var resynchronizing = false
+    private var applied: [String: SeqLog] = [:]
+    private var configText: String
+    private var announcedViewers = 0
+    private var viewerTimerArmed = false
+    private var revealWaiters: [Job] = []
+
+    /// `draw` must already have a stored pending commitment.
+    init(code: String, draw: Draw, settings: DrawRoomSettings) {
+        self.code = code
+        self.draw = draw
+        self.settings = settings
+        self.configText = DrawPersistence.encode(draw.config)
+    }
+
+    /// Whether a write (or the check after a failed one) is in flight; commands wait meanwhile.
+    var isBusy: Bool { pending != nil || resynchronizing }
+
+    // MARK: Events
+
+    mutating func handle(_ event: Event, at time: Time, using random: inout some RandomNumberGenerator) -> [Action] {
+        var actions: [Action] = []
+        switch event {
+        case .joined(let id, let remote):
+            members[id] = Member(remote: remote)
+            actions.append(.send(stateText(for: id), to: id))
+            scheduleViewerAnnouncement(at: time, &actions)
+        case .left(let id):
+            members[id] = nil
+            scheduleViewerAnnouncement(at: time, &actions)
+        case .received(let text, let id):
+            received(text, from: id, at: time, using: &random, &actions)
+        case .keyChecked(let id, let verdict):
+            keyChecked(id, verdict, &actions)
+        case .command(let command, let seq, let client, let awaitReveal, let caller):
+            queue.append(Job(command: command, seq: seq, client: client, awaitReveal: awaitReveal, target: .caller(caller)))
+            pump(at: time, using: &random, &actions)
+        case .timerDue(.motion):
+            motionDue(at: time, using: &random, &actions)
+        case .timerDue(.viewers):
+            viewersDue(at: time, &actions)
+        case .stored(let result):
+            stored(result, at: time, using: &random, &actions)
+        case .resynchronized(let restored):
+            resynchronizing = false
+            if let restored {
+                stopMotion(&actions)
+                draw = restored
+                configText = DrawPersistence.encode(restored.config)
+                for id in members.keys { actions.append(.send(stateText(for: id), to: id)) }
+            }
+            pump(at: time, using: &random, &actions)
+        case .shutdown:
+            motion = nil
+            viewerTimerArmed = false
+            actions.append(.cancel(.motion))
+            actions.append(.cancel(.viewers))
+        }
+        return actions
+    }
+
+    // MARK: Messages
+
+    private mutating func received(_ text: String, from id: UInt64, at time: Time,
+                                   using random: inout some RandomNumberGenerator, _ actions: inout [Action]) {
+        guard var member = members[id] else { return }
+        let message: ClientMessage
+        do {
+            message = try DrawMessageParser.parse(text)
+        } catch {
+            actions.append(.send(Self.errorText(error.code, seq: nil), to: id))
+            return
+        }
+        switch message {
+        case .hello(let entropy, let client):
+            if let entropy { member.entropy = entropy }
+            if let client { member.client = client }
+            members[id] = member
+        case .sync:
+            actions.append(.send(stateText(for: id), to: id))
+        case .auth(let key, let client):
+            if let client { member.client = client }
+            members[id] = member
+            actions.append(.checkKey(key, remote: member.remote, member: id))
+        case .command(let command, let seq):
+            guard member.isHost else {
+                actions.append(.send(Self.errorText("not_host", seq: nil), to: id))
+                return
+            }
+            queue.append(Job(command: command, seq: seq, client: member.client, awaitReveal: false, target: .member(id)))
+            pump(at: time, using: &random, &actions)
+        }
+    }
+
+    private mutating func keyChecked(_ id: UInt64, _ verdict: KeyVerdict, _ actions: inout [Action]) {
+        guard members[id] != nil else { return }
+        switch verdict {
+        case .accepted:
+            members[id]?.isHost = true
+            actions.append(.send(JSONValue.object(["type": .string("role"), "role": .string("host")]).canonicalString, to: id))
+        case .refused:
+            actions.append(.count(.authFailures))
+            actions.append(.send(Self.errorText("bad_key", seq: nil), to: id))
+        case .rateLimited:
+            actions.append(.send(Self.errorText("rate_limited", seq: nil), to: id))
+        }
+    }
+
+    // MARK: Host commands, one at a time
+
+    /// A command that writes holds the queue until the write is done, so a resend or a
+    /// double tap always sees the outcome of the first.
+    private mutating func pump(at time: Time, using random: inout some RandomNumberGenerator, _ actions: inout [Action]) {
+        while !isBusy, !queue.isEmpty {
+            let job = queue.removeFirst()
+            run(job, at: time, using: &random, &actions)
+        }
+    }
+
+    /// The contributions of the pages connected now (latest per page).
+    private var currentContributions: (values: [Contribution], members: Set<UInt64>) {
+        var values = [Contribution]()
+        var ids = Set<UInt64>()
+        for (id, member) in members {
+            if let entropy = member.entropy {
+                values.append(entropy)
+                ids.insert(id)
+            }
+        }
+        return (values, ids)
+    }
+
+    private mutating func run(_ job: Job, at time: Time, using random: inout some RandomNumberGenerator,
+                              _ actions: inout [Action]) {
+        if let seq = job.seq, let reply = applied[job.client ?? ""]?.acks[seq] {
+            deliver(.success(reply), for: job, &actions)
+            return
+        }
+        let now = time.unixMilliseconds
+        do {
+            switch job.command {
+            case .start(let audience):
+                let contributions = currentContributions
+                try draw.start(contributions: contributions.values, audience: audience, at: now)
+                frozenMembers = contributions.members
+                actions.append(.audit(AuditEntry(actor: "host", action: "start", detail: .object([
+                    "round": .int(Int64(draw.nextRound)), "audience": audience.map { .string($0) } ?? .null,
+                    "contributors": .int(Int64(Set(contributions.values).count))]))))
+                succeed(job, CommandReply(ack: ack(job)), &actions)
+                broadcast(Self.phaseMessage(.rolling), &actions)
+                startRolling(at: time, using: &random, &actions)
+
+            case .stop:
+                var candidate = draw
+                let records = try candidate.stop(at: now, nextSeed: .random(using: &random))
+                let entry = AuditEntry(actor: "host", action: "stop", detail: .object(["round": .int(Int64(draw.nextRound))]))
+                write(RecordBatch(records: records, audit: entry), job: job, candidate: candidate, then: .stop, &actions)
+
+            case .clear:
+                var candidate = draw
+                let record = try candidate.clear(at: now)
+                let entry = AuditEntry(actor: "host", action: "clear", detail: .object(["record": .int(Int64(record.index))]))
+                write(RecordBatch(records: [record], clearedThrough: record.index, audit: entry),
+                      job: job, candidate: candidate, then: .clear, &actions)
+
+            case .configure(let config):
+                var candidate = draw
+                let duplicates = try candidate.configure(config)
+                let text = DrawPersistence.encode(candidate.config)
+                let entry = AuditEntry(actor: "host", action: "configure", detail: .object([
+                    "poolHash": candidate.commit.map { .string($0.poolHash) } ?? .null,
+                    "remaining": .int(Int64(clamping: candidate.remaining))]))
+                write(RecordBatch(records: [], config: text, audit: entry), job: job, candidate: candidate,
+                      then: .configure(text: text, duplicates: duplicates), &actions)
+
+            case .void(let round, let winner, let reason, let audience):
+                var candidate = draw
+                let contributions = currentContributions
+                let records = try candidate.void(round: round, winner: winner, reason: reason,
+                                                 contributions: contributions.values, audience: audience,
+                                                 nextSeed: .random(using: &random), at: now)
+                let entry = AuditEntry(actor: "host", action: "void", detail: .object([
+                    "round": .int(Int64(round)), "winner": winner.json, "reason": .string(reason)]))
+                write(RecordBatch(records: records, audit: entry), job: job, candidate: candidate,
+                      then: .void(contributors: contributions.members), &actions)
+            }
+        } catch {
+            actions.append(.count(.refusedCommands))
+            deliver(.failure(CommandFailure(code: error.code)), for: job, &actions)
+        }
+    }
+
+    private mutating func write(_ batch: RecordBatch, job: Job, candidate: Draw, then: PendingWrite.Continuation,
+                                _ actions: inout [Action]) {
+        pending = PendingWrite(job: job, candidate: candidate, then: then)
+        actions.append(.store(batch))
+    }
+
+    private mutating func stored(_ result: Result<Void, StoreFailure>, at time: Time,
+                                 using random: inout some RandomNumberGenerator, _ actions: inout [Action]) {
+        guard let write = pending else { return }
+        pending = nil
+        let job = write.job
+        switch result {
+        case .failure(let failure):
+            actions.append(.count(.storageFailures))
+            actions.append(.count(.refusedCommands))
+            actions.append(.logError("storing \(job.command.name) of draw \(code) failed, nothing announced: \(failure.detail)"))
+            deliver(.failure(CommandFailure(code: failure.code)), for: job, &actions)
+            resynchronizing = true
+            actions.append(.resynchronize(expectedRecords: draw.recordCount))
+        case .success:
+            draw = write.candidate
+            switch write.then {
+            case .stop:
+                actions.append(.count(.rounds))
+                stopMotion(&actions)
+                if job.awaitReveal {
+                    revealWaiters.append(job)
+                    actions.append(.count(.commands))
+                    remember(job, CommandReply(ack: ack(job)))
+                } else {
+                    succeed(job, CommandReply(ack: ack(job)), &actions)
+                }
+                broadcast(Self.phaseMessage(.stopping), &actions)
+                slowDown(at: time, using: &random, &actions)
+            case .clear:
+                lastTick = nil
+                succeed(job, CommandReply(ack: ack(job)), &actions)
+                broadcast(.object(["type": .string("cleared")]), &actions)
+                broadcast(Self.phaseMessage(.idle), &actions)
+            case .configure(let text, let duplicates):
+                configText = text
+                succeed(job, CommandReply(ack: ack(job, ["duplicates": .array(duplicates.map { .string($0) })])), &actions)
+                // One shared frame for every page (a 100,000-name list is encoded once, not per page).
+                actions.append(.broadcast(configMessageText(), stream: .reliable))
+                if let commit = draw.commit { broadcast(commit.message, &actions) }
+            case .void(let contributors):
+                actions.append(.count(.rounds))
+                frozenMembers = contributors
+                let result = draw.lastResult?.resultMessage()
+                succeed(job, CommandReply(ack: ack(job), result: result), &actions)
+                if let result { broadcast(result, &actions) }
+                if let commit = draw.commit { broadcast(commit.message, &actions) }
+            }
+        }
+        pump(at: time, using: &random, &actions)
+    }
+
+    private func ack(_ job: Job, _ extra: [String: JSONValue] = [:]) -> JSONValue {
+        var members = extra
+        members["type"] = .string("ack")
+        members["seq"] = job.seq.map { .int($0) } ?? .null
+        members["command"] = .string(job.command.name)
+        return .object(members)
+    }
+
+    private mutating func remember(_ job: Job, _ reply: CommandReply) {
+        if let seq = job.seq { applied[job.client ?? "", default: SeqLog()].insert(seq, reply) }
+    }
+
+    private mutating func succeed(_ job: Job, _ reply: CommandReply, _ actions: inout [Action]) {
+        actions.append(.count(.commands))
+        remember(job, reply)
+        deliver(.success(reply), for: job, &actions)
+    }
+
+    private func deliver(_ outcome: Result<CommandReply, CommandFailure>, for job: Job, _ actions: inout [Action]) {
+        switch job.target {
+        case .caller(let caller):
+            actions.append(.reply(caller: caller, outcome))
+        case .member(let id):
+            switch outcome {
+            case .success(let reply): actions.append(.send(reply.ack.canonicalString, to: id))
+            case .failure(let failure): actions.append(.send(Self.errorText(failure.code, seq: job.seq), to: id))
+            }
+        }
+    }
+
+    // MARK: Ticks and the slow-down
+
+    private var tickInterval: Duration { .nanoseconds(1_000_000_000 / Int64(max(1, settings.tickHz))) }
+
+    private mutating func tickMessage(_ value: DrawValue, at time: Time) -> JSONValue {
+        tickSeq += 1
+        let message: JSONValue = .object(["type": .string("tick"), "seq": .int(tickSeq),
+                                          "at": .double(time.wallMilliseconds), "value": value.json])
+        lastTick = message
+        return message
+    }
+
+    private mutating func stopMotion(_ actions: inout [Action]) {
+        motion = nil
+        actions.append(.cancel(.motion))
+    }
+
+    private mutating func startRolling(at time: Time, using random: inout some RandomNumberGenerator,
+                                       _ actions: inout [Action]) {
+        actions.append(.cancel(.motion))
+        motion = .rolling(due: time.instant)
+        roll(at: time, using: &random, &actions)
+    }
+
+    /// Ticks are due at start + n × interval, so a late wake-up shortens the next wait instead
+    /// of stretching every period. More than one tick behind, the schedule restarts from now
+    /// rather than bursting to catch up: ticks are a latest-value stream.
+    private mutating func roll(at time: Time, using random: inout some RandomNumberGenerator, _ actions: inout [Action]) {
+        guard case .rolling(var due) = motion, draw.phase == .rolling else {
+            motion = nil
+            return
+        }
+        broadcast(tickMessage(draw.rollingValue(using: &random), at: time), stream: .latestValue, &actions)
+        let interval = tickInterval
+        due += interval
+        if due < time.instant - interval { due = time.instant + interval }
+        motion = .rolling(due: due)
+        actions.append(.schedule(.motion, at: max(time.instant, due)))
+    }
+
+    /// Delays between slow-down ticks: from the tick interval, growing by a fifth each time,
+    /// adding up to `settings.slowDown`; the last tick shows the first winner.
+    static func slowDownDelays(tickHz: Int, total: Duration) -> [Duration] {
+        let totalMs = Double(total.components.seconds) * 1000 + Double(total.components.attoseconds) / 1e15
+        var delays = [Double]()
+        var next = 1000 / Double(max(1, tickHz))
+        var sum = 0.0
+        while sum + next < totalMs {
+            delays.append(next)
+            sum += next
+            next *= 1.2
+        }
+        if totalMs - sum > 0 { delays.append(totalMs - sum) }
+        return delays.map { .microseconds(Int64($0 * 1000)) }
+    }
+
+    private mutating func slowDown(at time: Time, using random: inout some RandomNumberGenerator,
+                                   _ actions: inout [Action]) {
+        guard case .round(let round)? = draw.lastResult?.body, let first = round.winners.first else {
+            reveal(&actions)
+            return
+        }
+        var delays = Self.slowDownDelays(tickHz: settings.tickHz, total: settings.slowDown)[...]
+        guard let delay = delays.popFirst() else {
+            reveal(&actions)
+            return
+        }
+        motion = .slowing(remaining: delays, first: first)
+        actions.append(.schedule(.motion, at: time.instant + delay))
+    }
+
+    private mutating func motionDue(at time: Time, using random: inout some RandomNumberGenerator,
+                                    _ actions: inout [Action]) {
+        switch motion {
+        case nil:
+            return
+        case .rolling:
+            roll(at: time, using: &random, &actions)
+        case .slowing(var remaining, let first):
+            guard let delay = remaining.popFirst() else {
+                broadcast(tickMessage(first, at: time), stream: .reliable, &actions)
+                motion = nil
+                reveal(&actions)
+                return
+            }
+            broadcast(tickMessage(draw.rollingValue(using: &random), at: time), stream: .latestValue, &actions)
+            motion = .slowing(remaining: remaining, first: first)
+            actions.append(.schedule(.motion, at: time.instant + delay))
+        }
+    }
+
+    private mutating func reveal(_ actions: inout [Action]) {
+        guard (try? draw.reveal()) != nil else { return }
+        let result = draw.lastResult?.resultMessage()
+        if let result { broadcast(result, &actions) }
+        broadcast(Self.phaseMessage(.revealed), &actions)
+        if let commit = draw.commit { broadcast(commit.message, &actions) }
+        let waiters = revealWaiters
+        revealWaiters = []
+        let reply = CommandReply(ack: .object(["type": .string("ack"), "command": .string("stop")]), result: result)
+        for waiter in waiters { deliver(.success(reply), for: waiter, &actions) }
+    }
+
+    // MARK: Viewer count
+
+    /// At most one `viewers` message a second, and only when the count changed.
+    private mutating func scheduleViewerAnnouncement(at time: Time, _ actions: inout [Action]) {
+        guard !viewerTimerArmed else { return }
+        viewerTimerArmed = true
+        actions.append(.schedule(.viewers, at: time.instant + .seconds(1)))
+    }
+
+    private mutating func viewersDue(at time: Time, _ actions: inout [Action]) {
+        guard viewerTimerArmed else { return }
+        viewerTimerArmed = false
+        guard members.count != announcedViewers else { return }
+        announcedViewers = members.count
+        broadcast(.object(["type": .string("viewers"), "count": .int(Int64(members.count))]), stream: .latestValue, &actions)
+        scheduleViewerAnnouncement(at: time, &actions)
+    }
+
+    // MARK: Messages out
+
+    private func broadcast(_ message: JSONValue, stream: OutboundStream = .reliable, _ actions: inout [Action]) {
+        actions.append(.broadcast(message.canonicalString, stream: stream))
+    }
+
+    static func errorText(_ code: String, seq: Int64?) -> String {
+        var members: [String: JSONValue] = ["type": .string("error"), "code": .string(code),
+                                            "message": .string(DrawErrorText.message(for: code))]
+        if let seq { members["seq"] = .int(seq) }
+        return JSONValue.object(members).canonicalString
+    }
+
+    static func phaseMessage(_ phase: DrawPhase) -> JSONValue {
+        .object(["type": .string("phase"), "phase": .string(phase.rawValue)])
+    }
+
+    /// The `config` message after `configure`: the settings and the counts that follow from them.
+    func configMessageText() -> String {
+        let message: JSONValue = .object([
+            "type": .string("config"),
+            "remaining": .int(Int64(clamping: draw.remaining)),
+            "exhausted": .bool(draw.isExhausted),
+            "currentPrize": draw.currentPrize.map { .int(Int64($0)) } ?? .null,
+            "prizesDone": .bool(draw.prizesDone),
+            "round": .int(Int64(draw.nextRound)),
+        ])
+        var text = message.canonicalString
+        text.removeFirst()
+        return "{\"config\":" + configText + "," + text
+    }
+
+    /// The `state` snapshot for member `id` (nil: the public REST view).
+    func stateText(for id: UInt64?) -> String {
+        let member = id.flatMap { members[$0] }
+        var contributed: JSONValue = .null
+        if let id, let frozenMembers { contributed = .bool(frozenMembers.contains(id)) }
+        let draw = self.draw
+        let commit: JSONValue = draw.commit.map {
+            .object(["round": .int(Int64($0.round)), "commitment": .string($0.commitment), "poolHash": .string($0.poolHash)])
+        } ?? .null
+        let state: JSONValue = .object([
+            "type": .string("state"),
+            "code": .string(code),
+            "role": .string(member?.isHost == true ? "host" : "viewer"),
+            "phase": .string(draw.phase.rawValue),
+            "remaining": .int(Int64(clamping: draw.remaining)),
+            "exhausted": .bool(draw.isExhausted),
+            "currentPrize": draw.currentPrize.map { .int(Int64($0)) } ?? .null,
+            "prizesDone": .bool(draw.prizesDone),
+            "round": .int(Int64(draw.nextRound)),
+            "commit": commit,
+            // While the slow-down runs, the new round is stored but not yet announced.
+            "rounds": .array((draw.phase == .stopping ? Array(draw.board.dropLast()) : draw.board).map(\.json)),
+            "result": draw.phase == .stopping ? .null : (draw.lastResult?.resultMessage() ?? .null),
+            "viewers": .int(Int64(members.count)),
+            "tick": lastTick ?? .null,
+            "algorithm": .string(Fairness.algorithm),
+            "contributed": contributed,
+        ])
+        // The settings are spliced in as text: a list of 100,000 names is encoded once, not per join.
+        var text = state.canonicalString
+        text.removeFirst()
+        return "{\"config\":" + configText + "," + text
+    }
+}
+
+/// The room's counters on `/metrics` (`DrawMetrics`).
+enum DrawMetric: Sendable {
+    case rounds, commands, refusedCommands, storageFailures, authFailures
+}
