@@ -18,6 +18,8 @@ final class TestServer: Sendable {
         var configuration = AppConfiguration(host: "127.0.0.1", port: 0, publicDirectory: publicDirectory,
                                                 loopCount: 1, staticReloadInterval: nil)
         configure(&configuration)
+        var router = router
+        router.pages(PageRoutes.pageFile(for:))
         server = HTTPServer(configuration: configuration.server, router: router)
         port = try server.start()
     }

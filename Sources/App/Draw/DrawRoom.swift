@@ -11,7 +11,7 @@ struct DrawRoomSettings: Sendable {
 }
 
 /// What a host command came to.
-struct CommandReply: Sendable {
+struct CommandReply: Sendable, Equatable {
     /// `{"type":"ack","seq":n,"command":…}` plus command details (`duplicates`).
     var ack: JSONValue
     /// The `result` message for `stop` (after the reveal) and `void`.

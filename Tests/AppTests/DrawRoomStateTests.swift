@@ -1,0 +1,241 @@
+import DrawEngine
+import Testing
+@testable import App
+@testable import Server
+
+/// The draw room's behaviour without sockets, loops or sleeps: events in with a manual
+/// clock, actions out.
+struct RoomHarness {
+    var state: DrawRoomState
+    var time: DrawRoomState.Time
+    var random = SeededGenerator(seed: 42)
+    private var nextCaller: UInt64 = 0
+
+    init(config: DrawConfig = .standard, tickHz: Int = 20, slowDown: Duration = .milliseconds(300)) throws {
+        var draw = try Draw(config: config)
+        _ = try draw.prepareCommitment(seed: Seed(bytes: Array(repeating: 7, count: 32))!, at: 1_000)
+        state = DrawRoomState(code: "ROOM", draw: draw, settings: DrawRoomSettings(tickHz: tickHz, slowDown: slowDown))
+        time = DrawRoomState.Time(instant: .now, wallMilliseconds: 1_764_000_000_000)
+    }
+
+    mutating func advance(_ duration: Duration) {
+        time.instant += duration
+        time.wallMilliseconds += Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
+    }
+
+    mutating func handle(_ event: DrawRoomState.Event) -> [DrawRoomState.Action] {
+        state.handle(event, at: time, using: &random)
+    }
+
+    /// A host page: joined and authenticated.
+    mutating func host(_ id: UInt64 = 1) {
+        _ = handle(.joined(id, remote: "10.0.0.\(id)"))
+        _ = handle(.received(#"{"type":"auth","key":"k"}"#, from: id))
+        _ = handle(.keyChecked(id, .accepted))
+    }
+
+    mutating func command(_ command: HostCommand, seq: Int64? = nil, client: String? = nil,
+                          awaitReveal: Bool = false) -> (caller: UInt64, actions: [DrawRoomState.Action]) {
+        nextCaller += 1
+        let actions = handle(.command(command, seq: seq, client: client, awaitReveal: awaitReveal, caller: nextCaller))
+        return (nextCaller, actions)
+    }
+}
+
+/// xorshift64*: deterministic randomness for the state machine's seeds and rolling values.
+struct SeededGenerator: RandomNumberGenerator {
+    private var state: UInt64
+    init(seed: UInt64) { state = seed == 0 ? 0x9E37_79B9_7F4A_7C15 : seed }
+    mutating func next() -> UInt64 {
+        state ^= state >> 12
+        state ^= state << 25
+        state ^= state >> 27
+        return state &* 0x2545_F491_4F6C_DD1D
+    }
+}
+
+extension DrawRoomState.Action {
+    var broadcastJSON: JSONValue? {
+        guard case .broadcast(let text, _) = self else { return nil }
+        return try? JSONValue.parse(text)
+    }
+
+    var sent: (text: String, to: UInt64)? {
+        guard case .send(let text, let id) = self else { return nil }
+        return (text, id)
+    }
+
+    var scheduledAt: (timer: DrawRoomState.Timer, instant: ContinuousClock.Instant)? {
+        guard case .schedule(let timer, let instant) = self else { return nil }
+        return (timer, instant)
+    }
+
+    var isStore: Bool {
+        if case .store = self { return true }
+        return false
+    }
+
+    func reply(to caller: UInt64) -> Result<CommandReply, CommandFailure>? {
+        guard case .reply(let target, let outcome) = self, target == caller else { return nil }
+        return outcome
+    }
+}
+
+extension Array where Element == DrawRoomState.Action {
+    var storesSomething: Bool { contains { $0.isStore } }
+    var broadcastTypes: [String] { compactMap { $0.broadcastJSON?["type"]?.stringValue } }
+    func sentTypes(to id: UInt64) -> [String] {
+        compactMap { action in
+            guard let sent = action.sent, sent.to == id else { return nil }
+            return (try? JSONValue.parse(sent.text))?["type"]?.stringValue
+        }
+    }
+    var motionDue: ContinuousClock.Instant? { compactMap(\.scheduledAt).last { $0.timer == .motion }?.instant }
+    func reply(to caller: UInt64) -> Result<CommandReply, CommandFailure>? { lazy.compactMap { $0.reply(to: caller) }.first }
+}
+
+@Suite struct DrawRoomStateTests {
+    @Test func aJoiningPageGetsItsSnapshotAndTheCountIsAnnouncedOnceASecond() throws {
+        var room = try RoomHarness()
+        let joined = room.handle(.joined(1, remote: "10.0.0.1"))
+        #expect(joined.sentTypes(to: 1) == ["state"])
+        let viewerTimer = try #require(joined.compactMap(\.scheduledAt).first)
+        #expect(viewerTimer.timer == .viewers)
+        #expect(viewerTimer.instant == room.time.instant + .seconds(1))
+        // A second page within the second arms no second timer.
+        #expect(room.handle(.joined(2, remote: "10.0.0.2")).compactMap(\.scheduledAt).isEmpty)
+        room.advance(.seconds(1))
+        let due = room.handle(.timerDue(.viewers))
+        #expect(due.compactMap(\.broadcastJSON).map { $0["count"]?.intValue } == [2])
+        // Nothing changed by the next second: no announcement, and the timer stops.
+        room.advance(.seconds(1))
+        #expect(room.handle(.timerDue(.viewers)).isEmpty)
+    }
+
+    @Test func authAsksTheShellToCheckTheKeyAndOnlyAnAcceptedKeyMakesAHost() throws {
+        var room = try RoomHarness()
+        _ = room.handle(.joined(1, remote: "10.0.0.1"))
+        let auth = room.handle(.received(#"{"type":"auth","key":"secret","client":"phone"}"#, from: 1))
+        guard case .checkKey(let key, let remote, let member)? = auth.first else {
+            Issue.record("expected checkKey, got \(auth)")
+            return
+        }
+        #expect(key == "secret" && remote == "10.0.0.1" && member == 1)
+        let refused = room.handle(.keyChecked(1, .refused))
+        #expect(refused.sentTypes(to: 1) == ["error"])
+        #expect(refused.contains { if case .count(.authFailures) = $0 { true } else { false } })
+        #expect(room.handle(.received(#"{"type":"start"}"#, from: 1)).compactMap(\.sent).first?.text.contains("not_host") == true)
+        #expect(room.handle(.keyChecked(1, .rateLimited)).compactMap(\.sent).first?.text.contains("rate_limited") == true)
+        #expect(room.handle(.keyChecked(1, .accepted)).sentTypes(to: 1) == ["role"])
+        #expect(room.state.members[1]?.isHost == true)
+    }
+
+    @Test func aBadMessageGetsAnErrorAndChangesNothing() throws {
+        var room = try RoomHarness()
+        _ = room.handle(.joined(1, remote: "10.0.0.1"))
+        let before = room.state.stateText(for: 1)
+        for text in ["{", "[]", #"{"type":"nope"}"#, #"{"type":"hello","entropy":"zz"}"#] {
+            let actions = room.handle(.received(text, from: 1))
+            #expect(actions.sentTypes(to: 1) == ["error"], "\(text)")
+        }
+        #expect(room.state.stateText(for: 1) == before)
+    }
+
+    @Test func startRollsAtTheTickRateOnScheduleAndRestartsFromNowWhenFarBehind() throws {
+        var room = try RoomHarness(tickHz: 20)
+        room.host()
+        let start = room.command(.start(audience: nil))
+        #expect(try start.actions.reply(to: start.caller)?.get().ack["command"]?.stringValue == "start")
+        #expect(start.actions.broadcastTypes == ["phase", "tick"])
+        let started = room.time.instant
+        #expect(start.actions.motionDue == started + .milliseconds(50))
+        // On time: the next is due one interval after the previous due time, not after now.
+        room.advance(.milliseconds(53))
+        let second = room.handle(.timerDue(.motion))
+        #expect(second.broadcastTypes == ["tick"])
+        #expect(second.motionDue == started + .milliseconds(100))
+        // Far behind (a stalled loop): restart from now instead of bursting.
+        room.advance(.milliseconds(400))
+        let late = room.handle(.timerDue(.motion))
+        #expect(late.motionDue == room.time.instant + .milliseconds(50))
+        let seqs = (start.actions + second + late).compactMap { $0.broadcastJSON?["seq"]?.intValue }
+        #expect(seqs == [1, 2, 3])
+    }
+
+    @Test func stopStoresFirstAnnouncesNothingUntilStoredThenSlowsDownAndReveals() throws {
+        var room = try RoomHarness(slowDown: .milliseconds(300))
+        room.host()
+        _ = room.command(.start(audience: nil))
+        let stop = room.command(.stop, awaitReveal: true)
+        #expect(stop.actions.storesSomething)
+        #expect(stop.actions.broadcastTypes.isEmpty)
+        #expect(stop.actions.reply(to: stop.caller) == nil)
+        // The motion timer of the rolling phase may still fire while the write is in flight.
+        _ = room.handle(.timerDue(.motion))
+        let stored = room.handle(.stored(.success(())))
+        #expect(stored.broadcastTypes == ["phase"])
+        #expect(stored.reply(to: stop.caller) == nil, "awaitReveal replies after the reveal")
+        var revealed: [DrawRoomState.Action] = []
+        var steps = 0
+        var due = stored.motionDue
+        while let next = due, steps < 100 {
+            room.time.instant = next
+            let actions = room.handle(.timerDue(.motion))
+            revealed += actions
+            due = actions.motionDue
+            steps += 1
+        }
+        #expect(revealed.broadcastTypes.suffix(4) == ["tick", "result", "phase", "commit"])
+        let result = try #require(revealed.compactMap(\.broadcastJSON).first { $0["type"]?.stringValue == "result" })
+        let finalTick = try #require(revealed.compactMap(\.broadcastJSON).last { $0["type"]?.stringValue == "tick" })
+        #expect(finalTick["value"] == result["winners"]?.arrayValue?.first)
+        #expect(try revealed.reply(to: stop.caller)?.get().result?["type"]?.stringValue == "result")
+        #expect(room.state.draw.phase == .revealed)
+    }
+
+    @Test func aFailedWriteAnnouncesNothingTellsTheHostAndRechecksTheStore() throws {
+        var room = try RoomHarness()
+        room.host()
+        _ = room.command(.start(audience: nil))
+        _ = room.handle(.received(#"{"type":"stop","seq":1}"#, from: 1))
+        // A second command queues behind the write in flight.
+        let queued = room.command(.clear)
+        #expect(queued.actions.isEmpty)
+        let failed = room.handle(.stored(.failure(.init(code: "disk_full", detail: "SQLITE_FULL"))))
+        #expect(failed.broadcastTypes.isEmpty)
+        #expect(failed.compactMap(\.sent).first?.text.contains(#""code":"disk_full""#) == true)
+        #expect(failed.compactMap(\.sent).first?.text.contains(#""seq":1"#) == true)
+        #expect(failed.contains { if case .resynchronize = $0 { true } else { false } })
+        #expect(room.state.draw.phase == .rolling)
+        #expect(room.state.isBusy)
+        // Memory matched the store: the queued clear now runs (and is refused: rolling).
+        let after = room.handle(.resynchronized(nil))
+        #expect(after.reply(to: queued.caller) == .failure(CommandFailure(code: "wrong_phase")))
+        #expect(!room.state.isBusy)
+    }
+
+    @Test func aResentSequenceNumberGetsTheFirstAckAndIsAppliedOnce() throws {
+        var room = try RoomHarness()
+        room.host()
+        let config = DrawConfig(pool: .range(from: 1, to: 10))
+        let first = room.command(.configure(config), seq: 5, client: "phone")
+        #expect(first.actions.storesSomething)
+        let stored = room.handle(.stored(.success(())))
+        let ack = try #require(stored.reply(to: first.caller)).get().ack
+        #expect(stored.broadcastTypes.first == "config")
+        let again = room.command(.configure(config), seq: 5, client: "phone")
+        #expect(!again.actions.storesSomething)
+        #expect(try again.actions.reply(to: again.caller)?.get().ack == ack)
+        #expect(room.state.draw.remaining == 10)
+    }
+
+    @Test func shutdownCancelsBothTimers() throws {
+        var room = try RoomHarness()
+        room.host()
+        _ = room.command(.start(audience: nil))
+        let actions = room.handle(.shutdown)
+        let cancelled = actions.compactMap { if case .cancel(let timer) = $0 { timer } else { nil } }
+        #expect(Set(cancelled) == [.motion, .viewers])
+        #expect(room.handle(.timerDue(.motion)).isEmpty)
+    }
+}
