@@ -25,8 +25,30 @@ extension BoardRound {
 }
 
 extension PendingCommit {
-    /// The `commit` message.
+    /// The `commit` message: the commitment and pool lock of the next round, what is left, and
+    /// what that round will draw (`plan`), so every page announces the right prize from now on.
     public var message: JSONValue {
-        .object(["type": .string("commit"), "round": .int(Int64(round)), "commitment": .string(commitment), "poolHash": .string(poolHash)])
+        .object([
+            "type": .string("commit"), "round": .int(Int64(round)), "commitment": .string(commitment),
+            "poolHash": .string(poolHash), "remaining": .int(Int64(clamping: remaining)), "exhausted": .bool(remaining == 0),
+            "currentPrize": currentPrize.map { .int(Int64($0)) } ?? .null, "prizesDone": .bool(prizesDone),
+            "plan": plan.json,
+        ])
+    }
+}
+
+extension RoundPlan {
+    /// `{"round","prize","prizeIndex","count","perStop","cut","prizeLeft"}` as in `state.plan` and `commit.plan`.
+    public var json: JSONValue {
+        let asked: JSONValue = if case .count(let n) = perStop { .int(Int64(n)) } else { .string("all") }
+        return .object([
+            "round": .int(Int64(round)),
+            "prize": prize.map { .string($0) } ?? .null,
+            "prizeIndex": prizeIndex.map { .int(Int64($0)) } ?? .null,
+            "count": .int(Int64(count)),
+            "perStop": asked,
+            "cut": cut.map { .string($0.rawValue) } ?? .null,
+            "prizeLeft": prizeLeft.map { .int(Int64($0)) } ?? .null,
+        ])
     }
 }

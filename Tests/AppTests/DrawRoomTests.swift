@@ -374,7 +374,7 @@ struct DrawRoomTests {
         }
     }
 
-    @Test func aRestartKeepsEveryWinnerAndComesBackIdleWithAFreshCommitment() throws {
+    @Test func aRestartKeepsEveryWinnerAndShowsTheLastRevealedRoundWithAFreshCommitment() throws {
         let server = try DrawTestServer(slowDown: .milliseconds(100))
         defer { server.stop() }
         var winners = [JSONValue]()
@@ -387,9 +387,12 @@ struct DrawRoomTests {
         #expect(before["phase"]?.stringValue == "rolling")
         try server.restart()
         let after = try server.state()
-        #expect(after["phase"]?.stringValue == "idle")
+        // The round that was rolling is abandoned; round 3 is on show again, as before round 4 started.
+        #expect(after["phase"]?.stringValue == "revealed")
+        #expect(after["result"]?["round"]?.intValue == 3 && after["result"]?["winners"] == winners[2])
         #expect(after["rounds"]?.arrayValue?.map { $0["winners"]! } == winners)
         #expect(after["round"]?.intValue == 4)
+        #expect(after["plan"]?["round"]?.intValue == 4 && after["plan"]?["count"]?.intValue == 1)
         #expect(after["commit"]?["commitment"] != before["commit"]?["commitment"])
         let page = try server.connect()
         #expect(try page.next(type: "state")["rounds"]?.arrayValue?.count == 3)
@@ -426,6 +429,9 @@ struct DrawRoomTests {
         try host.send(text: #"{"type":"clear","seq":4}"#)
         #expect(try viewer.nextEvent()["type"]?.stringValue == "cleared")
         #expect(try viewer.nextEvent() == .object(["type": .string("phase"), "phase": .string("idle")]))
+        let afterClear = try viewer.next(type: "commit")
+        #expect(afterClear["commitment"] == next["commitment"] && afterClear["remaining"]?.intValue == 500)
+        #expect(afterClear["plan"]?["round"]?.intValue == 2)
         try viewer.send(text: #"{"type":"sync"}"#)
         let state = try viewer.next(type: "state")
         #expect(state["rounds"] == .array([]))

@@ -87,6 +87,8 @@ extension DrawRoom {
                     succeed(job, CommandReply(ack: ack(job)))
                     broadcast(.object(["type": .string("cleared")]))
                     broadcast(Self.phaseMessage(.idle))
+                    // The board is empty: what is left and what the next round draws changed.
+                    if let commit = draw.commit { broadcast(commit.message) }
                 }
 
             case .configure(let config):

@@ -289,6 +289,7 @@ final class DrawRoom: @unchecked Sendable {
             "prizesDone": .bool(draw.prizesDone),
             "round": .int(Int64(draw.nextRound)),
             "commit": commit,
+            "plan": draw.armed.json,
             // While the slow-down runs, the new round is stored but not yet announced.
             "rounds": .array((draw.phase == .stopping ? Array(draw.board.dropLast()) : draw.board).map(\.json)),
             "result": draw.phase == .stopping ? .null : (draw.lastResult?.resultMessage() ?? .null),
