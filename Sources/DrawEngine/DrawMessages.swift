@@ -12,6 +12,15 @@ extension DrawRecord {
     }
 }
 
+extension DrawRecord {
+    /// The `void` message for a `void` record: `{"type":"void","round","winner","reason"}`, sent
+    /// before the replacement's `result` so every page can show why the winner was voided.
+    public func voidMessage() -> JSONValue? {
+        guard case .void(let round, let winner, let reason) = body else { return nil }
+        return .object(["type": .string("void"), "round": .int(Int64(round)), "winner": winner.json, "reason": .string(reason)])
+    }
+}
+
 extension BoardRound {
     /// `{"round","prize","winners","voided":[{"winner","reason"}]}` as in `state.rounds`.
     public var json: JSONValue {

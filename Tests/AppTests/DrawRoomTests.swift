@@ -419,6 +419,9 @@ struct DrawRoomTests {
 
         try host.send(text: #"{"type":"void","seq":3,"round":1,"winner":\#(winner.canonicalString),"reason":"no-show"}"#)
         #expect(try host.next(type: "ack")["command"]?.stringValue == "void")
+        // Every page hears why, before the replacement's result.
+        #expect(try viewer.next(type: "void") == .object(["type": .string("void"), "round": .int(1), "winner": winner,
+                                                           "reason": .string("no-show")]))
         let replacement = try viewer.next(type: "result")
         #expect(replacement["round"]?.intValue == 1)
         #expect(replacement["replaces"]?["winner"] == winner)

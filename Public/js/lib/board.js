@@ -182,6 +182,8 @@ export class Stage {
     this.manyShown = signature;
     if (!on) { replaceChildren(many); return false; }
     replaceChildren(many, shown.map((w) => el('li', { class: 'stage-winner', data: { winner: winnerText(w.value) }, text: valueText(w.value) })));
+    // Measured alone in the box: the single value gives its room up first.
+    show(this.nodes.value, false);
     fitList(many, box, { max: this.fit.max, min: this.fit.min });
     return true;
   }

@@ -96,6 +96,10 @@ export class DrawRoom extends EventTarget {
         if (msg.plan && typeof msg.plan === 'object') this.plan = msg.plan;
         this.rememberAnnounced();
         break;
+      case 'void':
+        // Sent just before the replacement's result: remember why, for every page's voided list.
+        if (typeof msg.reason === 'string') this.voidReasons.set(`${msg.round}|${winnerText(msg.winner)}`, msg.reason);
+        break;
       case 'result': this.applyResult(msg, true); break;
       case 'viewers': this.viewers = msg.count; break;
       case 'cleared':

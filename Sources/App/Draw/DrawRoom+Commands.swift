@@ -121,6 +121,7 @@ extension DrawRoom {
                     frozenMembers = contributions.members
                     let result = draw.lastResult?.resultMessage()
                     succeed(job, CommandReply(ack: ack(job), result: result))
+                    if let voided = records.first?.voidMessage() { broadcast(voided) }
                     if let result { broadcast(result) }
                     if let commit = draw.commit { broadcast(commit.message) }
                 }
