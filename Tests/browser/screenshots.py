@@ -229,10 +229,13 @@ def event(server, opened):
     shot(s, "screen-history-1920x1080-en")
     server.stop()
     s.wait_js("window.tombola.state.connection === 'offline'", 15)
-    shot(s, "screen-offline-1920x1080-en", 0.5)
+    shot(s, "screen-offline-1920x1080-en", 1.5)  # past a page turn of the winners
     server.start()
     s.wait_js("window.tombola.state.connection === 'online'", 30)
     host.wait_js("window.tombola.state.connection === 'online' && window.tombola.state.role === 'host'", 30)
+    req = urllib.request.Request(server.url("/api/draws/%s/clear" % server.code), data=b"{}", method="POST",
+                                 headers={"Authorization": "Bearer " + server.host_key, "Content-Type": "application/json"})
+    urllib.request.urlopen(req, timeout=10).close()
     put_config(server, {"pool": {"kind": "list", "entrants": LONG}, "perStop": 8})
     host.wait_js("window.tombola.state.plan && window.tombola.state.plan.count === 8")
     round_trip(host)

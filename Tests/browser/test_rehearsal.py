@@ -328,6 +328,7 @@ def test_a_whole_event_shows_the_servers_truth_on_every_page_at_every_step(event
         return !(r.right <= banner.left || banner.right <= r.left || r.bottom <= banner.top || banner.bottom <= r.top); };
       return Array.from(document.querySelectorAll('.stage-head, .winner-cell, [data-pager]')).filter(overlaps).map((n) => n.className);""")
     assert screen.find_element(By.CSS_SELECTOR, "[data-offline-banner]").is_displayed() and covered == []
+    assert screen.js("return document.querySelectorAll('.winner-cell').length") == 8, "offline, the winners stay"
     server.start()
     for b in pages.values():
         b.wait_js("window.tombola.state.connection === 'online'", 30)
