@@ -16,11 +16,39 @@ public struct BoardRound: Sendable, Equatable {
     public internal(set) var voided: [VoidedWinner]
 }
 
-/// What the `commit` message publishes before a round can start.
+/// What the `commit` message publishes before a round can start: the commitment and pool lock,
+/// and what follows from them for the pages (what is left, what the armed round will draw).
 public struct PendingCommit: Sendable, Equatable {
     public let round: Int
     public let commitment: String
     public let poolHash: String
+    public let remaining: UInt64
+    public let currentPrize: Int?
+    public let prizesDone: Bool
+    /// What the committed round will draw, as pages announce it before and during Start.
+    public let plan: RoundPlan
+}
+
+/// What one round draws, known as soon as the round is armed (committed): its number, prize
+/// tier, how many winners, and why that is fewer than the host asked for per stop.
+public struct RoundPlan: Sendable, Equatable {
+    /// Why a round draws fewer winners than `perStop` asks for.
+    public enum Cut: String, Sendable {
+        /// Only `prizeLeft` winners are left in the prize tier.
+        case prize
+        /// Only `remaining` entrants are left in the pool.
+        case pool
+    }
+
+    public let round: Int
+    public let prize: String?
+    public let prizeIndex: Int?
+    /// Winners the round draws; 0 when the pool or every prize tier is used up (Start is refused).
+    public let count: Int
+    public let perStop: PerStop
+    public let cut: Cut?
+    /// Winners still to draw in the prize tier (nil without prizes).
+    public let prizeLeft: Int?
 }
 
 /// One draw: settings, phase, the current session's board and the pending commitment.
@@ -71,6 +99,8 @@ public struct Draw: Sendable {
     private var voidedThisSession = Set<DrawValue>()
     private var recordedLists = Set<String>()
     private var nextCommitReason = CommitReason.open
+    /// The plan frozen at Start, kept until the reveal (the board moves on at Stop).
+    private var armedPlan: RoundPlan?
 
     /// A new draw (no records yet). Call `prepareCommitment` before the first Start.
     public init(config: DrawConfig = .standard) throws(DrawError) {
@@ -116,6 +146,9 @@ public struct Draw: Sendable {
         recordCount = records.count
         lastHash = prev
         nextCommitReason = records.isEmpty ? .open : .restart
+        // Every stored round is announced (storage comes first), so a restart shows the session's
+        // latest round revealed, as the pages showed it before; a round that was only rolling is gone.
+        phase = lastResult == nil ? .idle : .revealed
         relock()
     }
 
@@ -127,7 +160,10 @@ public struct Draw: Sendable {
     public var nextRound: Int { lastRound + 1 }
     /// The published commitment and pool lock for the next draw, if a seed is committed.
     public var commit: PendingCommit? {
-        pendingCommitment.map { PendingCommit(round: nextRound, commitment: $0, poolHash: lock.hash) }
+        pendingCommitment.map {
+            PendingCommit(round: nextRound, commitment: $0, poolHash: lock.hash, remaining: remaining,
+                          currentPrize: currentPrize, prizesDone: prizesDone, plan: nextPlan)
+        }
     }
     /// How many entrants the next round can draw from.
     public var remaining: UInt64 { lock.pool.count }
@@ -142,9 +178,43 @@ public struct Draw: Sendable {
     }
     public var prizesDone: Bool { !config.prizes.isEmpty && currentPrize == nil }
 
-    /// Winners (voided ones excluded) of prize tier `index` in this session.
+    /// Winners (voided ones excluded) of prize tier `index` in this session: rounds drawn for a
+    /// tier of the same name at the same position. A renamed or moved tier starts from zero, so a
+    /// new list of tiers never inherits an old one's winners by position.
     public func awarded(_ index: Int) -> Int {
-        board.filter { $0.prizeIndex == index }.reduce(0) { $0 + $1.winners.count }
+        let prizes = config.prizes
+        guard prizes.indices.contains(index) else { return 0 }
+        let name = prizes[index].name
+        return board.filter { $0.prizeIndex == index && $0.prize == name }.reduce(0) { $0 + $1.winners.count }
+    }
+
+    /// What the next round (`nextRound`) will draw with the settings and board as they are now.
+    public var nextPlan: RoundPlan {
+        let prizes = config.prizes
+        var prizeIndex: Int? = nil
+        var prizeLeft: Int? = nil
+        var available = remaining
+        if !prizes.isEmpty {
+            if let prize = currentPrize {
+                prizeIndex = prize
+                prizeLeft = prizes[prize].count - awarded(prize)
+            } else {
+                available = 0
+            }
+        }
+        let asked: UInt64? = if case .count(let n) = config.perStop { UInt64(n) } else { nil }
+        var count = asked ?? .max
+        var cut: RoundPlan.Cut? = nil
+        if let prizeLeft, UInt64(prizeLeft) < count { count = UInt64(prizeLeft); cut = .prize }
+        if available < count { count = available; cut = .pool }
+        if asked == nil || available == 0 { cut = nil }
+        return RoundPlan(round: nextRound, prize: prizeIndex.map { prizes[$0].name }, prizeIndex: prizeIndex,
+                         count: Int(clamping: count), perStop: config.perStop, cut: cut, prizeLeft: prizeLeft)
+    }
+
+    /// The round pages announce: while rolling and stopping the one drawn now, else the next.
+    public var armed: RoundPlan {
+        (phase == .rolling || phase == .stopping ? armedPlan : nil) ?? nextPlan
     }
 
     // MARK: Commands
@@ -170,18 +240,12 @@ public struct Draw: Sendable {
         guard phase == .idle || phase == .revealed else { throw .wrongPhase }
         guard pendingSeed != nil else { throw .notCommitted }
         let audience = try Self.audienceNumber(audience)
-        let n = lock.pool.count
-        guard n > 0 else { throw .poolExhausted }
-        var k = n
-        var prizeIndex: Int? = nil
-        if !config.prizes.isEmpty {
-            guard let prize = currentPrize else { throw .prizesDone }
-            prizeIndex = prize
-            k = min(k, UInt64(config.prizes[prize].count - awarded(prize)))
-        }
-        if case .count(let perStop) = config.perStop { k = min(k, UInt64(perStop)) }
-        guard k <= UInt64(DrawLimits.maxPerRound) else { throw .badPerStop }
-        frozen = Self.freeze(contributions, audience: audience, count: Int(k), prizeIndex: prizeIndex)
+        guard lock.pool.count > 0 else { throw .poolExhausted }
+        guard !prizesDone else { throw .prizesDone }
+        let plan = nextPlan
+        guard plan.count <= DrawLimits.maxPerRound else { throw .badPerStop }
+        frozen = Self.freeze(contributions, audience: audience, count: plan.count, prizeIndex: plan.prizeIndex)
+        armedPlan = plan
         phase = .rolling
     }
 
@@ -211,6 +275,7 @@ public struct Draw: Sendable {
     public mutating func reveal() throws(DrawError) {
         guard phase == .stopping else { throw .wrongPhase }
         phase = .revealed
+        armedPlan = nil
     }
 
     /// Voids `winner` of `round` (a no-show) and draws one replacement with the pending

@@ -12,6 +12,15 @@ extension DrawRecord {
     }
 }
 
+extension DrawRecord {
+    /// The `void` message for a `void` record: `{"type":"void","round","winner","reason"}`, sent
+    /// before the replacement's `result` so every page can show why the winner was voided.
+    public func voidMessage() -> JSONValue? {
+        guard case .void(let round, let winner, let reason) = body else { return nil }
+        return .object(["type": .string("void"), "round": .int(Int64(round)), "winner": winner.json, "reason": .string(reason)])
+    }
+}
+
 extension BoardRound {
     /// `{"round","prize","winners","voided":[{"winner","reason"}]}` as in `state.rounds`.
     public var json: JSONValue {
@@ -25,8 +34,30 @@ extension BoardRound {
 }
 
 extension PendingCommit {
-    /// The `commit` message.
+    /// The `commit` message: the commitment and pool lock of the next round, what is left, and
+    /// what that round will draw (`plan`), so every page announces the right prize from now on.
     public var message: JSONValue {
-        .object(["type": .string("commit"), "round": .int(Int64(round)), "commitment": .string(commitment), "poolHash": .string(poolHash)])
+        .object([
+            "type": .string("commit"), "round": .int(Int64(round)), "commitment": .string(commitment),
+            "poolHash": .string(poolHash), "remaining": .int(Int64(clamping: remaining)), "exhausted": .bool(remaining == 0),
+            "currentPrize": currentPrize.map { .int(Int64($0)) } ?? .null, "prizesDone": .bool(prizesDone),
+            "plan": plan.json,
+        ])
+    }
+}
+
+extension RoundPlan {
+    /// `{"round","prize","prizeIndex","count","perStop","cut","prizeLeft"}` as in `state.plan` and `commit.plan`.
+    public var json: JSONValue {
+        let asked: JSONValue = if case .count(let n) = perStop { .int(Int64(n)) } else { .string("all") }
+        return .object([
+            "round": .int(Int64(round)),
+            "prize": prize.map { .string($0) } ?? .null,
+            "prizeIndex": prizeIndex.map { .int(Int64($0)) } ?? .null,
+            "count": .int(Int64(count)),
+            "perStop": asked,
+            "cut": cut.map { .string($0.rawValue) } ?? .null,
+            "prizeLeft": prizeLeft.map { .int(Int64($0)) } ?? .null,
+        ])
     }
 }

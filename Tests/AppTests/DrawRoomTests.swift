@@ -375,7 +375,7 @@ struct DrawRoomTests {
         }
     }
 
-    @Test func aRestartKeepsEveryWinnerAndComesBackIdleWithAFreshCommitment() throws {
+    @Test func aRestartKeepsEveryWinnerAndShowsTheLastRevealedRoundWithAFreshCommitment() throws {
         let server = try DrawTestServer(slowDown: .milliseconds(100))
         defer { server.stop() }
         var winners = [JSONValue]()
@@ -388,9 +388,12 @@ struct DrawRoomTests {
         #expect(before["phase"]?.stringValue == "rolling")
         try server.restart()
         let after = try server.state()
-        #expect(after["phase"]?.stringValue == "idle")
+        // The round that was rolling is abandoned; round 3 is on show again, as before round 4 started.
+        #expect(after["phase"]?.stringValue == "revealed")
+        #expect(after["result"]?["round"]?.intValue == 3 && after["result"]?["winners"] == winners[2])
         #expect(after["rounds"]?.arrayValue?.map { $0["winners"]! } == winners)
         #expect(after["round"]?.intValue == 4)
+        #expect(after["plan"]?["round"]?.intValue == 4 && after["plan"]?["count"]?.intValue == 1)
         #expect(after["commit"]?["commitment"] != before["commit"]?["commitment"])
         let page = try server.connect()
         #expect(try page.next(type: "state")["rounds"]?.arrayValue?.count == 3)
@@ -417,6 +420,9 @@ struct DrawRoomTests {
 
         try host.send(text: #"{"type":"void","seq":3,"round":1,"winner":\#(winner.canonicalString),"reason":"no-show"}"#)
         #expect(try host.next(type: "ack")["command"]?.stringValue == "void")
+        // Every page hears why, before the replacement's result.
+        #expect(try viewer.next(type: "void") == .object(["type": .string("void"), "round": .int(1), "winner": winner,
+                                                           "reason": .string("no-show")]))
         let replacement = try viewer.next(type: "result")
         #expect(replacement["round"]?.intValue == 1)
         #expect(replacement["replaces"]?["winner"] == winner)
@@ -427,6 +433,9 @@ struct DrawRoomTests {
         try host.send(text: #"{"type":"clear","seq":4}"#)
         #expect(try viewer.nextEvent()["type"]?.stringValue == "cleared")
         #expect(try viewer.nextEvent() == .object(["type": .string("phase"), "phase": .string("idle")]))
+        let afterClear = try viewer.next(type: "commit")
+        #expect(afterClear["commitment"] == next["commitment"] && afterClear["remaining"]?.intValue == 500)
+        #expect(afterClear["plan"]?["round"]?.intValue == 2)
         try viewer.send(text: #"{"type":"sync"}"#)
         let state = try viewer.next(type: "state")
         #expect(state["rounds"] == .array([]))

@@ -10,6 +10,15 @@ import Testing
         #expect(report.checks.flatMap(\.notes).count == 1)
     }
 
+    @Test func restartAfterAClearComesBackIdle() throws {
+        var harness = try Harness(seed: 23)
+        try harness.round()
+        harness.records.append(try harness.draw.clear(at: harness.tick()))
+        let restored = try Draw(config: harness.draw.config, restoring: harness.records)
+        #expect(restored.phase == .idle && restored.board.isEmpty && restored.lastResult == nil)
+        #expect(try Draw(config: .standard, restoring: []).phase == .idle)
+    }
+
     @Test func storedRecordsReadBackIdentically() throws {
         var harness = try Harness(DrawConfig(pool: .list(["Ann", "Bob", "C\"D\\E", "李雷"])), seed: 20)
         try harness.round()
@@ -47,7 +56,7 @@ import Testing
         #expect(!RoundVerifier.verify(records: records).passed, "\(Self.tampers[index].0)")
     }
 
-    @Test func restartKeepsAnnouncedRoundsAndComesBackIdleWithAFreshCommitment() throws {
+    @Test func restartKeepsAnnouncedRoundsAndComesBackRevealedWithAFreshCommitment() throws {
         var harness = try Harness(DrawConfig(pool: .range(from: 1, to: 50), perStop: .count(2)), seed: 22)
         try harness.round()
         let winners = try harness.round()
@@ -56,7 +65,8 @@ import Testing
         let stored = try harness.records.map { record throws(RecordError) in try DrawRecord(text: record.canonicalJSON) }
 
         var restored = try Draw(config: harness.draw.config, restoring: stored)
-        #expect(restored.phase == .idle)
+        // The round that was only rolling is gone; the last announced one is on show again.
+        #expect(restored.phase == .revealed)
         #expect(restored.board == harness.draw.board)
         #expect(restored.lastResult == harness.draw.lastResult && restored.lastResult != nil)
         #expect(restored.commit == nil)

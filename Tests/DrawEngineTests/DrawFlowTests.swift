@@ -9,7 +9,9 @@ import Testing
         let first = Seed.random(using: &random)
         let commit = try draw.prepareCommitment(seed: first, at: 1)
         #expect(commit.body == .commit(commitment: first.commitment, reason: .open))
-        #expect(draw.commit == PendingCommit(round: 1, commitment: first.commitment, poolHash: PoolSpec.range(from: 1, to: 500, removed: []).poolHash))
+        #expect(draw.commit?.round == 1 && draw.commit?.commitment == first.commitment)
+        #expect(draw.commit?.poolHash == PoolSpec.range(from: 1, to: 500, removed: []).poolHash)
+        #expect(draw.commit?.plan == RoundPlan(round: 1, prize: nil, prizeIndex: nil, count: 1, perStop: .count(1), cut: nil, prizeLeft: nil))
         #expect(throws: DrawError.wrongPhase) { try draw.reveal() }
         #expect(throws: DrawError.wrongPhase) { _ = try draw.stop(at: 2, nextSeed: first) }
 
@@ -103,6 +105,56 @@ import Testing
         #expect(labels == ["3rd prize", "3rd prize", "2nd prize", "1st prize"])
         #expect(harness.draw.prizesDone)
         #expect(throws: DrawError.prizesDone) { try harness.round() }
+        #expect(harness.verify().passed)
+    }
+
+    @Test func theArmedPlanNamesTheTierTheRoundWillDrawOnceTheLastOneFills() throws {
+        // The rehearsal of issue 19: 1, 3 and 6 winners fill "3rd prize" ×10; round 4 is "2nd prize".
+        let prizes = [Prize(name: "3rd prize", count: 10), Prize(name: "2nd prize", count: 3), Prize(name: "Grand prize", count: 1)]
+        var harness = try Harness(DrawConfig(perStop: .count(1), prizes: prizes), seed: 19)
+        try harness.round()
+        try harness.draw.configure(DrawConfig(perStop: .count(3), prizes: prizes))
+        try harness.round()
+        try harness.draw.configure(DrawConfig(perStop: .count(10), prizes: prizes))
+        #expect(harness.draw.commit?.plan == RoundPlan(round: 3, prize: "3rd prize", prizeIndex: 0, count: 6, perStop: .count(10),
+                                                       cut: .prize, prizeLeft: 6))
+        #expect(try harness.round().count == 6)
+        let plan = try #require(harness.draw.commit?.plan)
+        #expect(plan == RoundPlan(round: 4, prize: "2nd prize", prizeIndex: 1, count: 3, perStop: .count(10), cut: .prize, prizeLeft: 3))
+        #expect(harness.draw.commit?.remaining == 490)
+        try harness.draw.start(contributions: [], at: harness.tick())
+        #expect(harness.draw.armed == plan)
+        _ = try harness.draw.stop(at: harness.tick(), nextSeed: .random(using: &harness.random))
+        #expect(harness.draw.armed == plan, "the round being stopped stays the one on show")
+        #expect(harness.draw.board.last?.prize == "2nd prize" && harness.draw.board.last?.winners.count == 3)
+        try harness.draw.reveal()
+        #expect(harness.draw.armed.round == 5 && harness.draw.armed.prize == "Grand prize" && harness.draw.armed.count == 1)
+    }
+
+    @Test func aPlanCutToThePoolSaysSoAndAPlanWithNothingLeftDrawsNone() throws {
+        var harness = try Harness(DrawConfig(pool: .range(from: 1, to: 4), perStop: .count(3)), seed: 20)
+        try harness.round()
+        #expect(harness.draw.nextPlan.count == 1 && harness.draw.nextPlan.cut == .pool)
+        try harness.round()
+        #expect(harness.draw.nextPlan.count == 0 && harness.draw.nextPlan.cut == nil && harness.draw.isExhausted)
+        try harness.draw.configure(DrawConfig(pool: .range(from: 1, to: 400), perStop: .all))
+        #expect(harness.draw.nextPlan.count == 396 && harness.draw.nextPlan.cut == nil)
+    }
+
+    @Test func aNewListOfTiersStartsFreshInsteadOfInheritingCountsByPosition() throws {
+        // Issue 19: "Tier A" ×2 and "Tier B" ×2 drawn, then a single tier "P" ×6 must draw 6.
+        let old = [Prize(name: "Tier A", count: 2), Prize(name: "Tier B", count: 2)]
+        var harness = try Harness(DrawConfig(pool: .range(from: 1, to: 100), perStop: .count(2), prizes: old), seed: 21)
+        try harness.round()
+        try harness.round()
+        #expect(harness.draw.prizesDone)
+        try harness.draw.configure(DrawConfig(pool: .range(from: 1, to: 100), perStop: .count(6), prizes: [Prize(name: "P", count: 6)]))
+        #expect(harness.draw.currentPrize == 0 && harness.draw.awarded(0) == 0)
+        #expect(harness.draw.nextPlan.count == 6 && harness.draw.nextPlan.cut == nil)
+        #expect(try harness.round().count == 6)
+        // The same tier with a larger count keeps what it already drew.
+        try harness.draw.configure(DrawConfig(pool: .range(from: 1, to: 100), perStop: .count(6), prizes: [Prize(name: "P", count: 8)]))
+        #expect(harness.draw.awarded(0) == 6 && harness.draw.nextPlan.count == 2 && harness.draw.nextPlan.cut == .prize)
         #expect(harness.verify().passed)
     }
 

@@ -3,7 +3,12 @@ tests): the landing page, the keypad (390x844, 1280x800), the host and viewer
 pages (390x844) and the projector (1920x1080, rolling and revealed, plus a
 round of several named winners), each in English and Simplified Chinese.
 
-    TOMBOLA_BIN=.build/debug/tombola python3 Tests/browser/screenshots.py
+    TOMBOLA_BIN=.build/debug/tombola python3 Tests/browser/screenshots.py [landing keypad draw names event]
+
+With section names, only those are written ("event": the states issue 19 changed — the
+armed prize while rolling, the plan in the host's bar, several winners on a phone's stage,
+earlier rounds and the offline banner on the projector, a round of long names).
+TOMBOLA_SHOTS_LOOPBACK=1 keeps the server on 127.0.0.1 and a free port (shared machines).
 
 Look at every image after a change: they are the product as people see it.
 """
@@ -170,12 +175,81 @@ def names_round(server, opened):
     shot(s, "screen-names-1920x1080-en")
 
 
+LOOPBACK = bool(os.environ.get("TOMBOLA_SHOTS_LOOPBACK"))
+
+TIERS = [{"name": "3rd prize", "count": 10}, {"name": "2nd prize", "count": 3}, {"name": "Grand prize", "count": 1}]
+LONG = ["Wolfeschlegelsteinhausenbergerdorff Hubert", "Maximiliana Papadopoulou-Fitzgerald", "Nguyễn Thị Minh Khai Phương",
+        "Александра Константиновна Преображенская", "Bartholomew Fitzgerald-O'Connor III", "Jean-Baptiste Emmanuel Zorg",
+        "Siobhán Ní Dhuibhir-Ó Súilleabháin", "Krzysztof Brzęczyszczykiewicz"]
+
+
+def put_config(server, config):
+    req = urllib.request.Request(server.url("/api/draws/%s/config" % server.code), data=json.dumps(config).encode(),
+                                 method="PUT", headers={"Authorization": "Bearer " + server.host_key,
+                                                        "Content-Type": "application/json"})
+    urllib.request.urlopen(req, timeout=10).close()
+
+
+def event(server, opened):
+    """The states issue 19 changed, on a fresh draw run like the rehearsal."""
+    host = Browser(390, 844); opened.append(host)
+    host.get(server.host_url("draw")); wait_room(host)
+    host.wait_js("window.tombola.state.role === 'host'")
+    viewer = Browser(390, 844); opened.append(viewer)
+    viewer.get(server.url("/watch/%s" % server.code)); wait_room(viewer)
+    s = Browser(1920, 1080); opened.append(s)
+    s.get(server.url("/screen/%s" % server.code)); wait_room(s)
+    s.wait_js("document.querySelector('[data-qr]').complete && !document.querySelector('[data-qr]').hidden")
+    for per_stop in (1, 3, 10):
+        put_config(server, {"pool": {"kind": "range", "from": 1, "to": 500}, "perStop": per_stop, "prizes": TIERS})
+        host.wait_js("window.tombola.state.config.perStop === %d" % per_stop)
+        if per_stop == 3:
+            round_trip(host)
+            viewer.wait_js("window.tombola.state.phase === 'revealed'", 15)
+            verified(viewer)
+            shot(viewer, "watch-winners-390x844-en")
+            continue
+        round_trip(host)
+    # Round 4: "3rd prize" is full; the host reads what Start will draw, the screen announces it.
+    host.wait_js("window.tombola.state.plan && window.tombola.state.plan.round === 4")
+    host.js("window.scrollTo(0, 0)")
+    shot(host, "host-plan-390x844-en", 0.3)
+    start(host)
+    s.wait_js("window.tombola.state.tick")
+    time.sleep(0.8)
+    shot(s, "screen-rolling-prize-1920x1080-en", 0)
+    stop(host)
+    round_trip(host)
+    names = LONG + ["陈静", "王伟", "Иван Петров", "Nguyễn Văn An"] + ["Guest %02d" % i for i in range(1, 49)]
+    put_config(server, {"pool": {"kind": "list", "entrants": names}, "perStop": 50, "prizes": [{"name": "Raffle", "count": 60}]})
+    host.wait_js("window.tombola.state.plan && window.tombola.state.plan.count === 50")
+    round_trip(host)
+    s.wait_js("window.tombola.state.phase === 'revealed'", 15)
+    verified(s)
+    shot(s, "screen-history-1920x1080-en")
+    server.stop()
+    s.wait_js("window.tombola.state.connection === 'offline'", 15)
+    shot(s, "screen-offline-1920x1080-en", 1.5)  # past a page turn of the winners
+    server.start()
+    s.wait_js("window.tombola.state.connection === 'online'", 30)
+    host.wait_js("window.tombola.state.connection === 'online' && window.tombola.state.role === 'host'", 30)
+    req = urllib.request.Request(server.url("/api/draws/%s/clear" % server.code), data=b"{}", method="POST",
+                                 headers={"Authorization": "Bearer " + server.host_key, "Content-Type": "application/json"})
+    urllib.request.urlopen(req, timeout=10).close()
+    put_config(server, {"pool": {"kind": "list", "entrants": LONG}, "perStop": 8})
+    host.wait_js("window.tombola.state.plan && window.tombola.state.plan.count === 8")
+    round_trip(host)
+    s.wait_js("window.tombola.state.phase === 'revealed'", 15)
+    verified(s)
+    shot(s, "screen-longnames-1920x1080-en", 1.2)
+
+
 class ShotServer(Server):
     """The test server, but listening on every interface and on port 8080 when
     it is free, so the join URL on the screen looks like the one a venue sees."""
 
     def __init__(self):
-        self.port = 8080 if port_is_free(8080) else conftest.free_port()
+        self.port = conftest.free_port() if LOOPBACK or not port_is_free(8080) else 8080
         self.data_dir = tempfile.mkdtemp(prefix="tombola-shots-")
         self.proc = None
         self.code, self.host_key, self.admin_key = conftest.DRAW_CODE, conftest.HOST_KEY, conftest.ADMIN_KEY
@@ -198,18 +272,19 @@ def all_interfaces(port, data_dir):
 
 
 original_command = conftest.server_command
-conftest.server_command = all_interfaces
+if not LOOPBACK:
+    conftest.server_command = all_interfaces
 
 
 def main():
     os.makedirs(OUT, exist_ok=True)
     server = ShotServer()
     opened = []
+    sections = {"landing": landing, "keypad": keypad, "draw": draw_pages, "names": names_round, "event": event}
+    wanted = sys.argv[1:] or list(sections)
     try:
-        landing(server, opened)
-        keypad(server, opened)
-        draw_pages(server, opened)
-        names_round(server, opened)
+        for name in wanted:
+            sections[name](server, opened)
     finally:
         for b in opened:
             b.quit()

@@ -13,6 +13,9 @@ export class DrawView {
     this.heading = $('[data-heading]', root);
     this.roleBadge = $('[data-role-badge]', root);
     this.toastNode = $('[data-toast]', root);
+    this.barStatus = $('[data-bar-status]', root);
+    this.barToast = '';
+    this.planText = '';
     this.stage = Stage.within(root, { fit: { max: 200, min: 18, waitingMax: 28 }, showContributing: false, hostPrompt: true });
     this.winners = $('[data-winners]', root);
     this.winnersEmpty = $('[data-winners-empty]', root);
@@ -243,10 +246,42 @@ export class DrawView {
 
   // --- feedback ---
 
+  /**
+   * A short message. The host reads it in the Start/Stop bar (which covers nothing new: a
+   * floating toast hid the host link on a phone); a viewer gets the floating toast.
+   */
   toast(text) {
-    setText(this.toastNode, text);
+    const inBar = document.body.classList.contains('is-host');
     clearTimeout(this.toastTimer);
-    this.toastTimer = setTimeout(() => setText(this.toastNode, ''), 4000);
+    if (inBar) {
+      setText(this.toastNode, '');
+      this.barToast = text;
+      this.renderBarStatus();
+    } else {
+      setText(this.toastNode, text);
+    }
+    this.toastTimer = setTimeout(() => {
+      setText(this.toastNode, '');
+      this.barToast = '';
+      this.renderBarStatus();
+    }, 4000);
+  }
+
+  renderBarStatus() {
+    const text = this.barToast ? (this.planText ? `${this.barToast} · ${this.planText}` : this.barToast) : this.planText;
+    setText(this.barStatus, text);
+    this.barStatus.dataset.flash = this.barToast ? 'true' : 'false';
+  }
+
+  /** What Start will draw, before Start: round, prize, how many, and why fewer than asked. */
+  static planText(state) {
+    const plan = state.plan;
+    if (!plan || typeof plan.count !== 'number' || plan.count < 1) return '';
+    const count = plan.count === 1 ? t('host.plan.one') : t('host.plan.many', { n: plan.count });
+    let text = t('host.plan', { round: plan.round, prize: plan.prize ? ` · ${plan.prize}` : '', count });
+    if (plan.cut === 'prize') text += t('host.plan.cut.prize', { asked: plan.perStop, n: plan.count, prize: plan.prize ?? '' });
+    if (plan.cut === 'pool') text += t('host.plan.cut.pool', { asked: plan.perStop, n: plan.count });
+    return text;
   }
 
   renderTick(state) {
@@ -287,7 +322,11 @@ export class DrawView {
     this.startStop.dataset.state = mode;
     this.startStop.disabled = mode === 'stopping' || (!state.snapshotReceived && state.connection !== 'offline');
 
-    setText($('[data-start-notice]', this.root), state.exhausted ? t('host.exhausted') : state.prizesDone ? t('host.prizesdone') : '');
+    const notice = state.exhausted ? t('host.exhausted') : state.prizesDone ? t('host.prizesdone') : '';
+    setText($('[data-start-notice]', this.root), notice);
+    // While rolling the plan is the round being drawn: the stage says so; the bar keeps quiet.
+    this.planText = rolling || phase === 'stopping' ? '' : notice || DrawView.planText(state);
+    this.renderBarStatus();
 
     const locked = rolling || phase === 'stopping';
     show($('[data-settings-locked]', this.form), locked);

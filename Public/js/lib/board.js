@@ -110,6 +110,7 @@ export class Stage {
       stage: hook('stage'), box: hook('stage-box'), value: hook('value'), phase: hook('phase'),
       round: hook('round'), prize: hook('prize'), viewers: hook('viewers'), commitment: hook('commitment'),
       verified: hook('verified'), contributed: hook('contributed'), remaining: hook('remaining'),
+      many: hook('stage-winners'), more: hook('stage-more'),
     }, options);
   }
 
@@ -134,22 +135,57 @@ export class Stage {
       const { value, box, stage } = this.nodes;
       if (!value) return;
       const { text, waiting } = this.valueText(room);
+      const many = this.renderMany(room);
       setText(value, text);
       value.classList.toggle('is-waiting', waiting);
+      show(value, !many);
       if (stage) {
         stage.classList.toggle('is-revealed', room.phase === 'revealed' && !waiting);
         stage.dataset.stagePhase = room.phase ?? '';
       }
-      // Same length and box: the width is the same (tabular digits), no need to measure.
+      if (many) return;
       const numeric = /^[\d,.\s\u00a0\u202f-]+$/.test(text);
-      const key = `${waiting}|${numeric ? text.length : text}|${box?.clientWidth}x${box?.clientHeight}`;
+      // Every number of a range is sized as its widest one (tabular digits), so the rolling
+      // numbers and the revealed one share one size and the stage does not jump at the reveal.
+      const template = numeric && !waiting ? widestNumber(room) : null;
+      const measured = template && template.length >= text.length ? template : text;
+      const key = `${waiting}|${numeric ? `#${measured.length}` : text}|${box?.clientWidth}x${box?.clientHeight}`;
       if (key !== this.lastFit) {
         this.lastFit = key;
         const max = waiting ? Math.min(this.fit.max, this.fit.waitingMax ?? 40) : this.fit.max;
+        if (measured !== text) setText(value, measured);
         // Names and messages may take two lines rather than shrink to a sliver or be cut off.
         fitText(value, { max, min: this.fit.min, box, wrap: !numeric });
+        if (measured !== text) setText(value, text);
       }
     });
+  }
+
+  /**
+   * Several winners revealed at once: all of them large on the stage (up to STAGE_WINNERS; the
+   * list below has every one). Returns whether the stage shows them instead of one value.
+   */
+  renderMany(room) {
+    const { many, more, box } = this.nodes;
+    if (!many) return false;
+    const current = room.phase === 'revealed' ? room.currentRound() : null;
+    const active = current ? current.winners.filter((w) => !w.voided) : [];
+    const on = active.length > 1;
+    const shown = active.slice(0, STAGE_WINNERS);
+    const signature = on ? `${current.round}|${shown.map((w) => winnerText(w.value)).join('\u0000')}|${box?.clientWidth}x${box?.clientHeight}` : '';
+    show(many, on);
+    if (more) {
+      setText(more, on && active.length > shown.length ? t('draw.more', { n: active.length - shown.length }) : '');
+      show(more, on && active.length > shown.length);
+    }
+    if (signature === this.manyShown) return on;
+    this.manyShown = signature;
+    if (!on) { replaceChildren(many); return false; }
+    replaceChildren(many, shown.map((w) => el('li', { class: 'stage-winner', data: { winner: winnerText(w.value) }, text: valueText(w.value) })));
+    // Measured alone in the box: the single value gives its room up first.
+    show(this.nodes.value, false);
+    fitList(many, box, { max: this.fit.max, min: this.fit.min });
+    return true;
   }
 
   render(room) {
@@ -158,10 +194,12 @@ export class Stage {
     this.renderValue(room);
     if (n.phase) { setText(n.phase, phaseText(room.phase)); n.phase.dataset.state = room.phase ?? ''; }
     const featured = room.phase === 'revealed' ? room.lastReveal ?? room.results.at(-1) ?? null : null;
-    const roundNumber = featured?.round ?? room.round;
+    // Not revealed: the armed round as the server announced it (its number and the prize it will draw).
+    const armed = featured ? null : room.plan;
+    const roundNumber = featured?.round ?? armed?.round ?? room.round;
     if (n.round) setText(n.round, roundNumber ? t('draw.round', { n: roundNumber }) : '');
     if (n.prize) {
-      const prize = featured ? featured.prize : currentPrize(room);
+      const prize = featured ? featured.prize : armed ? armed.prize : currentPrize(room);
       setText(n.prize, prize ?? '');
     }
     if (n.viewers) setText(n.viewers, typeof room.viewers === 'number' ? t('draw.viewers', { n: groupInteger(room.viewers, locale()) }) : '');
@@ -189,6 +227,35 @@ export class Stage {
       }
     }
   }
+}
+
+/** At most this many winners share the host's and viewers' stage; the list below has them all. */
+const STAGE_WINNERS = 12;
+
+/** The widest number of the pool's range as shown (for one size from rolling to reveal), or null. */
+function widestNumber(room) {
+  const pool = room.config?.pool;
+  if (pool?.kind !== 'range' || typeof pool.from !== 'number' || typeof pool.to !== 'number') return null;
+  const a = valueText(pool.from);
+  const b = valueText(pool.to);
+  return (a.length >= b.length ? a : b).replace(/\d/g, '8');
+}
+
+/** The largest font size in [min, max] at which every item of `list` fits in `box`. */
+function fitList(list, box, { max, min }) {
+  if (!box || !box.clientWidth) return;
+  const fits = (size) => {
+    list.style.fontSize = `${size}px`;
+    return list.scrollHeight <= box.clientHeight && list.scrollWidth <= box.clientWidth;
+  };
+  let lo = min;
+  let hi = max;
+  if (fits(hi)) return;
+  for (let i = 0; i < 12 && hi - lo > 1; i++) {
+    const mid = Math.floor((lo + hi) / 2);
+    if (fits(mid)) lo = mid; else hi = mid;
+  }
+  list.style.fontSize = `${lo}px`;
 }
 
 /** The prize label of the next round from the config, if prizes are set. */

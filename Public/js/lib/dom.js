@@ -129,6 +129,27 @@ export function fitText(node, { max, min = 10, box = node.parentElement, wrap = 
     const mid = Math.floor((lo + hi) / 2);
     if (fits(mid)) lo = mid; else hi = mid;
   }
+  // One very long word ("Wolfeschlegelsteinhausenbergerdorff Hubert") would still shrink the
+  // name to a sliver beside its neighbours: rather break that word onto a second line. Never
+  // for Chinese, Japanese or Korean text, which breaks between characters.
+  if (lo < max * 0.75 && !/[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]/.test(node.textContent)) {
+    node.style.wordBreak = 'normal';
+    node.style.overflowWrap = 'anywhere';
+    // At most two lines (line-height at most 1.3).
+    const fitsTwo = (s) => fits(s) && node.scrollHeight <= s * 2.6;
+    let low = lo;
+    let high = max;
+    for (let i = 0; i < 10 && high - low > 1; i++) {
+      const mid = Math.floor((low + high) / 2);
+      if (fitsTwo(mid)) low = mid; else high = mid;
+    }
+    if (low > lo * 1.15) {
+      node.style.fontSize = `${low}px`;
+      return;
+    }
+    node.style.wordBreak = 'keep-all';
+    node.style.overflowWrap = '';
+  }
   if (lo === single) node.style.whiteSpace = 'nowrap';
   node.style.fontSize = `${lo}px`;
 }

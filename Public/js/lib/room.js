@@ -60,6 +60,7 @@ export class DrawRoom extends EventTarget {
     this.exhausted = false;
     this.currentPrize = null;
     this.prizesDone = false;
+    this.plan = null;              // the armed round: { round, prize, prizeIndex, count, perStop, cut, prizeLeft }
     this.viewers = null;
     this.tick = null;
     this.algorithm = null;
@@ -90,7 +91,14 @@ export class DrawRoom extends EventTarget {
       case 'commit':
         this.commit = { round: msg.round, commitment: msg.commitment, poolHash: msg.poolHash };
         this.round = msg.round ?? this.round;
+        // What is left and what the armed round draws (servers before issue 19 sent none of these).
+        this.applyCounts(msg);
+        if (msg.plan && typeof msg.plan === 'object') this.plan = msg.plan;
         this.rememberAnnounced();
+        break;
+      case 'void':
+        // Sent just before the replacement's result: remember why, for every page's voided list.
+        if (typeof msg.reason === 'string') this.voidReasons.set(`${msg.round}|${winnerText(msg.winner)}`, msg.reason);
         break;
       case 'result': this.applyResult(msg, true); break;
       case 'viewers': this.viewers = msg.count; break;
@@ -104,13 +112,21 @@ export class DrawRoom extends EventTarget {
       case 'role': this.role = msg.role === 'host' ? 'host' : 'viewer'; break;
       case 'config':
         if (msg.config) this.config = msg.config;
-        if (typeof msg.remaining === 'number') this.remaining = msg.remaining;
+        this.applyCounts(msg);
         break;
       case 'warning': this.warning = { code: msg.code, message: msg.message, at: Date.now() }; break;
       case 'error': this.lastError = { code: msg.code, message: msg.message, at: Date.now() }; break;
       default: return;
     }
     this.changed(msg.type);
+  }
+
+  /** `remaining`, `exhausted`, `currentPrize`, `prizesDone` from a `config` or `commit` message, where present. */
+  applyCounts(msg) {
+    if (typeof msg.remaining === 'number') this.remaining = msg.remaining;
+    if (typeof msg.exhausted === 'boolean') this.exhausted = msg.exhausted;
+    if ('currentPrize' in msg) this.currentPrize = Number.isInteger(msg.currentPrize) ? msg.currentPrize : null;
+    if (typeof msg.prizesDone === 'boolean') this.prizesDone = msg.prizesDone;
   }
 
   applySnapshot(s) {
@@ -125,6 +141,7 @@ export class DrawRoom extends EventTarget {
     this.prizesDone = Boolean(s.prizesDone);
     this.round = s.round ?? null;
     this.commit = s.commit ?? null;
+    this.plan = s.plan && typeof s.plan === 'object' ? s.plan : null;
     this.viewers = s.viewers ?? this.viewers;
     this.algorithm = s.algorithm ?? null;
     this.tick = s.tick === null || s.tick === undefined ? null

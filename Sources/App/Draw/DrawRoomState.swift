@@ -108,7 +108,8 @@ struct DrawRoomState {
             case stop
             case clear
             case configure(text: String, duplicates: [String])
-            case void(contributors: Set<UInt64>)
+            /// `voided`: the `void` message, so every page learns the reason.
+            case void(contributors: Set<UInt64>, voided: JSONValue?)
         }
 
         let job: Job
@@ -317,7 +318,7 @@ struct DrawRoomState {
                 let entry = AuditEntry(actor: "host", action: "void", detail: .object([
                     "round": .int(Int64(round)), "winner": winner.json, "reason": .string(reason)]))
                 write(RecordBatch(records: records, audit: entry), job: job, candidate: candidate,
-                      then: .void(contributors: contributions.members), &actions)
+                      then: .void(contributors: contributions.members, voided: records.first?.voidMessage()), &actions)
             }
         } catch {
             actions.append(.count(.refusedCommands))
@@ -364,17 +365,20 @@ struct DrawRoomState {
                 succeed(job, CommandReply(ack: ack(job)), &actions)
                 broadcast(.object(["type": .string("cleared")]), &actions)
                 broadcast(Self.phaseMessage(.idle), &actions)
+                // The board is empty: what is left and what the next round draws changed.
+                if let commit = draw.commit { broadcast(commit.message, &actions) }
             case .configure(let text, let duplicates):
                 configText = text
                 succeed(job, CommandReply(ack: ack(job, ["duplicates": .array(duplicates.map { .string($0) })])), &actions)
                 // One shared frame for every page (a 100,000-name list is encoded once, not per page).
                 actions.append(.broadcast(configMessageText(), stream: .reliable))
                 if let commit = draw.commit { broadcast(commit.message, &actions) }
-            case .void(let contributors):
+            case .void(let contributors, let voided):
                 actions.append(.count(.rounds))
                 frozenMembers = contributors
                 let result = draw.lastResult?.resultMessage()
                 succeed(job, CommandReply(ack: ack(job), result: result), &actions)
+                if let voided { broadcast(voided, &actions) }
                 if let result { broadcast(result, &actions) }
                 if let commit = draw.commit { broadcast(commit.message, &actions) }
             }
@@ -585,6 +589,7 @@ struct DrawRoomState {
             "prizesDone": .bool(draw.prizesDone),
             "round": .int(Int64(draw.nextRound)),
             "commit": commit,
+            "plan": draw.armed.json,
             // While the slow-down runs, the new round is stored but not yet announced.
             "rounds": .array((draw.phase == .stopping ? Array(draw.board.dropLast()) : draw.board).map(\.json)),
             "result": draw.phase == .stopping ? .null : (draw.lastResult?.resultMessage() ?? .null),

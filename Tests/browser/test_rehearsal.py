@@ -1,0 +1,386 @@
+"""A whole event as a host runs it (issue 19): the host on a phone, the projector at
+1920x1080, a viewer on a phone, against the real server. Prize tiers that fill, 1, 3, 10
+and 50 winners a stop, a no-show void, new tiers, a server restart with every page open,
+a Clear and a round of long names. At every step every page must show what the server's
+REST state and export say: phase, round, prize, what is left, winners and "verified"."""
+
+import json
+import shutil
+import time
+import urllib.request
+
+import pytest
+from selenium.webdriver.common.by import By
+
+from conftest import Browser, Server
+
+TIERS = [{"name": "3rd prize", "count": 10}, {"name": "2nd prize", "count": 3}, {"name": "Grand prize", "count": 1}]
+LONG = ["Wolfeschlegelsteinhausenbergerdorff Hubert", "Maximiliana Papadopoulou-Fitzgerald", "Nguyễn Thị Minh Khai Phương",
+        "Александра Константиновна Преображенская", "Bartholomew Fitzgerald-O'Connor III", "Jean-Baptiste Emmanuel Zorg",
+        "Siobhán Ní Dhuibhir-Ó Súilleabháin", "Krzysztof Brzęczyszczykiewicz"]
+NAMES = LONG + ["陈静", "王伟", "李娜", "张伟", "Nguyễn Văn An", "Trần Thị Bình", "Иван Петров", "Ольга Смирнова"] + \
+    ["Guest %02d" % i for i in range(1, 45)]
+assert len(NAMES) == 60
+
+# Everything a page shows that the check compares, read from the DOM (not the page's store).
+PAGE = """
+  const q = (s) => document.querySelector(s);
+  const text = (s) => (q(s)?.textContent ?? '').trim();
+  const visible = (n) => n && !n.closest('[hidden]') && n.getClientRects().length > 0;
+  const st = window.tombola.state;
+  const grid = Array.from(document.querySelectorAll('[data-winners] .winner-cell')).map((n) => n.dataset.winner);
+  const list = Array.from(document.querySelectorAll('[data-winners] .winner:not(.is-voided)')).map((n) => n.dataset.winner);
+  const stageList = Array.from(document.querySelectorAll('[data-stage-winners] .stage-winner')).map((n) => n.dataset.winner);
+  const verified = q('[data-verified]');
+  return {
+    connection: st.connection, phase: st.phase, phaseText: text('[data-phase]'), round: text('[data-round]'),
+    prize: text('[data-prize]'), remainingText: text('[data-remaining]'), remaining: st.remaining,
+    value: visible(q('[data-value]')) ? text('[data-value]') : null, grid, list, stageList,
+    many: visible(q('[data-round-winners]')) || visible(q('[data-stage-winners]')),
+    verify: verified && !verified.hidden ? verified.dataset.verify : null,
+    history: Array.from(document.querySelectorAll('[data-history] .history-round')).map((n) => Number(n.dataset.round)),
+    bar: text('[data-bar-status]'), page: st.page ?? 0,
+  };
+"""
+
+PHASE_TEXT = {"idle": "Ready", "rolling": "Rolling", "stopping": "Stopping", "revealed": "Revealed"}
+
+
+def get(server, path):
+    with urllib.request.urlopen(server.url(path), timeout=10) as r:
+        return json.load(r)
+
+
+def put_config(server, config):
+    req = urllib.request.Request(server.url("/api/draws/%s/config" % server.code), data=json.dumps(config).encode(),
+                                 method="PUT", headers={"Authorization": "Bearer " + server.host_key,
+                                                        "Content-Type": "application/json"})
+    with urllib.request.urlopen(req, timeout=10) as r:
+        assert r.status == 200
+
+
+def text_of(value):
+    return str(value)
+
+
+def expected_view(server):
+    """What every page must show now, from GET /api/draws/<code> and the export."""
+    state = get(server, "/api/draws/%s" % server.code)
+    export = get(server, "/api/draws/%s/export.json" % server.code)
+    records = export["records"]
+    rounds = state["rounds"]
+    revealed = state["phase"] == "revealed"
+    view = {"phase": state["phase"], "remaining": state["remaining"], "rounds": [r["round"] for r in rounds]}
+    if revealed:
+        result = state["result"]
+        # The stored record is the one announced: same hash, winners and prize in the export.
+        stored = next(r for r in records if r.get("hash") == result["hash"])
+        assert stored["winners"] == result["winners"] and stored["prize"] == result["prize"]
+        shown = next(r for r in rounds if r["round"] == result["round"])
+        view.update(round=result["round"], prize=result["prize"] or "", winners=[text_of(w) for w in shown["winners"]])
+    else:
+        plan = state["plan"]
+        view.update(round=plan["round"], prize=plan["prize"] or "", winners=None)
+    # The board is the export's rounds since the last Clear, voids applied.
+    cleared = max([r["index"] for r in records if r["kind"] == "clear"], default=-1)
+    board = {}
+    for r in records:
+        if r["index"] <= cleared:
+            continue
+        if r["kind"] == "round":
+            board.setdefault(r["round"], [])
+            board[r["round"]] += r["winners"]
+        elif r["kind"] == "void":
+            board[r["round"]].remove(r["winner"])
+    assert {r["round"]: r["winners"] for r in rounds} == board
+    return state, view
+
+
+def check_page(b, kind, view, state):
+    seen = b.js(PAGE)
+    problems = []
+
+    def expect(what, got, want):
+        if got != want:
+            problems.append("%s: %r, want %r" % (what, got, want))
+
+    expect("phase", seen["phase"], view["phase"])
+    expect("phase pill", seen["phaseText"], PHASE_TEXT[view["phase"]])
+    expect("round", seen["round"], "Round %d" % view["round"])
+    expect("prize", seen["prize"], view["prize"])
+    expect("remaining (store)", seen["remaining"], view["remaining"])
+    if kind == "host":
+        expect("remaining", seen["remainingText"], "%s left in the pool" % format(view["remaining"], ","))
+    if view["winners"] is not None:
+        winners = view["winners"]
+        expect("verified", seen["verify"], "ok")
+        if kind == "screen":
+            if len(winners) > 1:
+                per_page = 12 if all(w.lstrip("-").isdigit() for w in winners) else 8
+                first = seen["page"] * per_page
+                expect("grid", seen["grid"], winners[first:first + per_page])
+            else:
+                expect("value", seen["value"], winners[0])
+            # Earlier rounds: the board's other rounds, newest first (up to 8).
+            expect("history", seen["history"], sorted(view["rounds"], reverse=True)[1:9])
+        else:
+            expect("winners", seen["list"], winners)
+            if len(winners) > 1:
+                expect("stage winners", seen["stageList"], winners[:12])
+                expect("single value hidden", seen["value"], None)
+            else:
+                expect("value", seen["value"], winners[0])
+            expect("history", seen["history"], sorted(view["rounds"], reverse=True)[1:])
+    return problems
+
+
+def check_all(pages, server, timeout=15):
+    """Waits until every page shows what the server says (with a deadline), then returns the state."""
+    deadline = time.time() + timeout
+    while True:
+        state, view = expected_view(server)
+        problems = {kind: check_page(b, kind, view, state) for kind, b in pages.items()}
+        if not any(problems.values()):
+            return state, view
+        if time.time() > deadline:
+            pytest.fail("pages disagree with the server:\n%s\nserver: %s" % (json.dumps(problems, indent=1, ensure_ascii=False),
+                                                                            json.dumps(view, ensure_ascii=False)))
+        time.sleep(0.1)
+
+
+def press(host):
+    host.find_element(By.CSS_SELECTOR, "[data-startstop]").click()
+
+
+def start(host, pages, server):
+    """Start, and check every page announces the armed round while rolling."""
+    before = get(server, "/api/draws/%s" % server.code)
+    plan = before["plan"]
+    press(host)
+    for b in pages.values():
+        b.wait_js("window.tombola.state.phase === 'rolling'", 10)
+    state, view = check_all(pages, server)
+    assert state["phase"] == "rolling"
+    assert (view["round"], view["prize"]) == (plan["round"], plan["prize"] or ""), "Start changed the plan"
+    return plan
+
+
+def stop(host, pages, server, plan):
+    before = host.js("return window.tombola.state.revealCount")
+    press(host)
+    for b in pages.values():
+        b.wait_js("window.tombola.state.phase === 'revealed' && window.tombola.state.revealCount > %d" % before
+                  if b is host else "window.tombola.state.phase === 'revealed'", 15)
+    state, view = check_all(pages, server)
+    result = state["result"]
+    assert result["round"] == plan["round"] and (result["prize"] or "") == (plan["prize"] or "")
+    assert len(result["winners"]) == plan["count"], "the plan said %d winners" % plan["count"]
+    return state
+
+
+def plan_of(server):
+    return get(server, "/api/draws/%s" % server.code)["plan"]
+
+
+def tap(b, selector):
+    """Scrolls a control to the middle of the phone's screen (clear of the Start/Stop bar) and taps it."""
+    node = b.find_element(By.CSS_SELECTOR, selector)
+    b.js("arguments[0].scrollIntoView({ block: 'center' })", node)
+    node.click()
+    return node
+
+
+def bar_text(host):
+    return host.find_element(By.CSS_SELECTOR, "[data-bar-status]").text
+
+
+def font_size(b, selector):
+    return b.js("const n = document.querySelector(arguments[0]); return parseFloat(getComputedStyle(n).fontSize);", selector)
+
+
+@pytest.fixture
+def event():
+    server = Server()
+    made = []
+
+    def open_page(kind, width, height, path):
+        b = Browser(width, height)
+        made.append(b)
+        b.get(server.url(path))
+        b.wait_js("window.tombola && window.tombola.state.snapshotReceived && window.tombola.state.connection === 'online'", 15)
+        return b
+
+    host = open_page("host", 390, 844, "/draw/%s#key=%s" % (server.code, server.host_key))
+    host.wait_js("window.tombola.state.role === 'host'")
+    screen = open_page("screen", 1920, 1080, "/screen/%s" % server.code)
+    viewer = open_page("viewer", 390, 844, "/watch/%s" % server.code)
+    yield server, {"host": host, "screen": screen, "viewer": viewer}
+    for b in made:
+        b.quit()
+    server.stop()
+    shutil.rmtree(server.data_dir, ignore_errors=True)
+
+
+def test_a_whole_event_shows_the_servers_truth_on_every_page_at_every_step(event):
+    server, pages = event
+    host, screen, viewer = pages["host"], pages["screen"], pages["viewer"]
+    check_all(pages, server)
+
+    # Tiers 3rd ×10, 2nd ×3, Grand ×1 on 1–500. Round 1: one winner.
+    put_config(server, {"pool": {"kind": "range", "from": 1, "to": 500}, "perStop": 1, "prizes": TIERS})
+    check_all(pages, server)
+    host.wait(lambda: bar_text(host) == "Round 1 · 3rd prize: this stop draws 1 winner", 10)
+    plan = start(host, pages, server)
+    # The rolling numbers and the revealed one share one size: no jump at the reveal.
+    screen.wait_js("window.tombola.state.tick !== null")
+    rolling = {(font_size(screen, "[data-value]"), font_size(viewer, "[data-value]")) for _ in range(5)
+               if not time.sleep(0.15)}
+    stop(host, pages, server, plan)
+    revealed = (font_size(screen, "[data-value]"), font_size(viewer, "[data-value]"))
+    assert rolling == {revealed}, "the number changes size at the reveal: %s → %s" % (rolling, revealed)
+
+    # Round 2: three winners, all of them large on the host's and viewer's stage.
+    put_config(server, {"pool": {"kind": "range", "from": 1, "to": 500}, "perStop": 3, "prizes": TIERS})
+    check_all(pages, server)
+    stop(host, pages, server, start(host, pages, server))
+    for b in (host, viewer):
+        sizes = b.js("return Array.from(document.querySelectorAll('[data-stage-winners] .stage-winner'))"
+                     ".map((n) => parseFloat(getComputedStyle(n).fontSize))")
+        assert len(sizes) == 3 and min(sizes) >= 40, sizes
+
+    # Round 3: ten asked, six left of "3rd prize": the host reads that before Start.
+    put_config(server, {"pool": {"kind": "range", "from": 1, "to": 500}, "perStop": 10, "prizes": TIERS})
+    _, view = check_all(pages, server)
+    assert plan_of(server) == {"round": 3, "prize": "3rd prize", "prizeIndex": 0, "count": 6, "perStop": 10,
+                               "cut": "prize", "prizeLeft": 6}
+    host.wait(lambda: bar_text(host) == "Round 3 · 3rd prize: this stop draws 6 winners"
+              " (you asked for 10; only 6 left of 3rd prize)", 10)
+    stop(host, pages, server, start(host, pages, server))
+
+    # Round 4: "3rd prize" is full, so from the moment it is armed every page says "2nd prize".
+    state, view = check_all(pages, server)
+    assert state["plan"]["prize"] == "2nd prize" and state["plan"]["count"] == 3
+    assert state["remaining"] == 490
+    host.wait(lambda: bar_text(host).startswith("Round 4 · 2nd prize: this stop draws 3 winners"), 10)
+    plan = start(host, pages, server)
+    for b in pages.values():
+        assert b.find_element(By.CSS_SELECTOR, "[data-prize]").text == "2nd prize"
+    state = stop(host, pages, server, plan)
+    assert state["remaining"] == 487
+
+    # A no-show in round 4: voided with its reason, a replacement drawn, one fewer left.
+    no_show = state["result"]["winners"][1]
+    tap(host, '[data-winners] .winner[data-winner="%s"] .winner-void' % no_show)
+    host.find_element(By.CSS_SELECTOR, "[data-void-reason]").send_keys("not in the room")
+    host.find_element(By.CSS_SELECTOR, "[data-void-confirm]").click()
+    host.wait_js("window.tombola.state.lastReveal && window.tombola.state.lastReveal.replaces !== null", 15)
+    state, view = check_all(pages, server)
+    assert state["remaining"] == 486 and len(view["winners"]) == 3 and str(no_show) not in view["winners"]
+    screen.wait_js("document.querySelector('[data-voided-line]').textContent.includes('not in the room')")
+
+    # Round 5: the grand prize, one winner.
+    stop(host, pages, server, start(host, pages, server))
+    state, _ = check_all(pages, server)
+    assert state["prizesDone"] and state["plan"]["count"] == 0
+    host.wait(lambda: bar_text(host) == "All prizes are drawn. Add prizes to go on.", 10)
+
+    # New names and a new single tier: it starts fresh (it does not inherit "3rd prize"'s 10).
+    # Saved from the host's own form; the confirmation sits in the bar and covers nothing.
+    host.js("document.querySelector('[data-settings-panel]').open = true")
+    tap(host, '[data-pool-kind][value="list"]')
+    host.js("const t = document.querySelector('[data-entrants]'); t.value = arguments[0];"
+            "t.dispatchEvent(new Event('input', { bubbles: true }));", "\n".join(NAMES))
+    host.js("const p = document.querySelector('[data-perstop]'); p.value = '10'; p.dispatchEvent(new Event('input', { bubbles: true }));")
+    for row in host.find_elements(By.CSS_SELECTOR, "[data-remove-prize]")[::-1]:
+        host.js("arguments[0].click()", row)
+    tap(host, "[data-add-prize]")
+    host.find_element(By.CSS_SELECTOR, "[data-prize-name]").send_keys("Raffle")
+    host.js("const c = document.querySelector('[data-prize-count]'); c.value = '60';")
+    host.js("document.querySelector('[data-save]').click()")
+    host.wait(lambda: bar_text(host).startswith("Settings saved · Round 6 · Raffle: this stop draws 10 winners"), 10)
+    assert not host.find_element(By.CSS_SELECTOR, "[data-toast]").is_displayed()
+    state, _ = check_all(pages, server)
+    assert state["config"]["prizes"] == [{"name": "Raffle", "count": 60}] and state["remaining"] == 60
+    stop(host, pages, server, start(host, pages, server))
+
+    # Round 7: fifty winners (all that is left), paged on the projector.
+    put_config(server, dict(get(server, "/api/draws/%s" % server.code)["config"], perStop=50))
+    assert plan_of(server)["count"] == 50
+    state = stop(host, pages, server, start(host, pages, server))
+    assert state["remaining"] == 0 and state["exhausted"]
+    screen.wait_js("/^Page [1-7] of 7$/.test(document.querySelector('[data-pager]').textContent)")
+    # The projector's "Earlier rounds" shows at least five of the six earlier rounds, whole.
+    whole = screen.js("""
+      const box = document.querySelector('.side-history').getBoundingClientRect();
+      const fade = innerHeight * 0.03;
+      return Array.from(document.querySelectorAll('.side-history .history-round'))
+        .filter((n) => n.getBoundingClientRect().bottom <= box.bottom - fade).length;""")
+    assert whole >= 5, "only %d earlier rounds readable on the projector" % whole
+
+    # The server stops and comes back with every page open: offline, the projector's banner
+    # covers neither the phase and round nor a winner; then every page shows what it showed.
+    shown_before = {kind: b.js(PAGE) for kind, b in pages.items()}
+    server.stop()
+    screen.wait_js("window.tombola.state.connection === 'offline'", 15)
+    covered = screen.js("""
+      const banner = document.querySelector('[data-offline-banner]').getBoundingClientRect();
+      const overlaps = (n) => { const r = n.getBoundingClientRect();
+        return !(r.right <= banner.left || banner.right <= r.left || r.bottom <= banner.top || banner.bottom <= r.top); };
+      return Array.from(document.querySelectorAll('.stage-head, .winner-cell, [data-pager]')).filter(overlaps).map((n) => n.className);""")
+    assert screen.find_element(By.CSS_SELECTOR, "[data-offline-banner]").is_displayed() and covered == []
+    assert screen.js("return document.querySelectorAll('.winner-cell').length") == 8, "offline, the winners stay"
+    server.start()
+    for b in pages.values():
+        b.wait_js("window.tombola.state.connection === 'online'", 30)
+    state, view = check_all(pages, server, timeout=20)
+    assert state["phase"] == "revealed" and state["result"]["round"] == 7
+    for kind, b in pages.items():
+        after = b.js(PAGE)
+        # (The projector turns its pages of winners by itself; check_all compared its page above.)
+        for field in ("phase", "phaseText", "round", "prize", "remaining", "list", "stageList", "verify", "history"):
+            assert after[field] == shown_before[kind][field], "%s changed %s over the restart" % (kind, field)
+
+    # Clear: the board empties, everyone can win again, the next round says what it draws.
+    tap(host, "[data-clear]")
+    host.find_element(By.CSS_SELECTOR, "[data-clear-confirm]").click()
+    for b in pages.values():
+        b.wait_js("window.tombola.state.rounds.length === 0 && window.tombola.state.phase === 'idle'", 10)
+    state, _ = check_all(pages, server)
+    assert state["remaining"] == 60 and state["plan"] == {"round": 8, "prize": "Raffle", "prizeIndex": 0, "count": 50,
+                                                          "perStop": 50, "cut": None, "prizeLeft": 60}
+
+    # A round of long names: each is wrapped onto two lines rather than shrunk beside the others.
+    put_config(server, {"pool": {"kind": "list", "entrants": LONG}, "perStop": 8})
+    check_all(pages, server)
+    stop(host, pages, server, start(host, pages, server))
+    time.sleep(1.0)  # the reveal animation scales the cells
+    sizes = screen.js("return Array.from(document.querySelectorAll('[data-winners] .winner-value'))"
+                      ".map((n) => [n.textContent, parseFloat(getComputedStyle(n).fontSize)])")
+    assert len(sizes) == 8
+    largest = max(s for _, s in sizes)
+    small = [(name, s) for name, s in sizes if s < largest * 0.5]
+    assert small == [], "shrunk instead of wrapped (largest %.0f px): %s" % (largest, small)
+    check_all(pages, server)
+
+    for kind, b in pages.items():
+        expected_offline = ("WebSocket connection to", "net::ERR_CONNECTION_REFUSED", "Failed to load resource")
+        assert b.errors(allow=expected_offline) == [], kind
+
+
+def test_host_page_tab_order_starts_with_start_and_ends_with_clear(server, browser):
+    from selenium.webdriver.common.keys import Keys
+    host = browser(390, 844)
+    host.get(server.host_url("draw"))
+    host.wait_js("window.tombola && window.tombola.state.role === 'host'", 15)
+    host.find_element(By.TAG_NAME, "body").send_keys(Keys.TAB)
+    order = []
+    for _ in range(80):
+        hook = host.js("const a = document.activeElement; return a === document.body ? null :"
+                       " (a.matches('[data-startstop]') ? 'start' : a.matches('[data-clear]') ? 'clear' : a.tagName);")
+        if order and hook == order[0]:
+            break
+        order.append(hook)
+        host.switch_to.active_element.send_keys(Keys.TAB)
+    stops = [h for h in order if h]
+    assert stops[0] == "start", stops[:5]
+    assert stops[-1] == "clear", stops[-5:]
