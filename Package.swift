@@ -39,7 +39,7 @@ let package = Package(
             "Locking", "Posix", "HTTPCore", "WebSocketCore", "Compression", "Storage",
             "CalculatorEngine", "DrawEngine", "CQREncode", "CCrypto",
         ]),
-        .executableTarget(name: "tombola", dependencies: ["App", "CalculatorEngine", "DrawEngine"]),
+        .executableTarget(name: "tombola", dependencies: ["App", "CalculatorEngine", "DrawEngine", "Storage"]),
         .executableTarget(name: "tombola-bench", dependencies: ["WebSocketClient", "Posix", "WebSocketCore", "HTTPCore", "CLinux"]),
 
         // Tests mirror Sources.

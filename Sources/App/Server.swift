@@ -36,7 +36,8 @@ public final class Server: Sendable {
                                                body: Array(metrics.render().utf8)))
             }
         }
-        router.webSockets.bind(allowedOrigins: configuration.allowedOrigins, metrics: metrics)
+        router.webSockets.bind(allowedOrigins: configuration.allowedOrigins, trustedProxies: configuration.trustedProxies,
+                                metrics: metrics)
         for install in router.metricsInstallers { install(metrics) }
         self.router = router
     }

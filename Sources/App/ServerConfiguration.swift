@@ -1,3 +1,5 @@
+import HTTPCore
+
 /// Everything the HTTP server needs to start; filled from flags and environment by
 /// `tombola`, or directly by tests.
 public struct ServerConfiguration: Sendable {
@@ -17,6 +19,10 @@ public struct ServerConfiguration: Sendable {
     public var allowedOrigins: [String]
     /// Open connections beyond this are answered 503 and closed.
     public var maxConnections: Int
+    /// Peers whose `Forwarded` / `X-Forwarded-*` headers are believed (reverse proxies).
+    public var trustedProxies: TrustedProxies
+    /// Text lines for people, or one JSON object per line for log collectors.
+    public var logFormat: LogFormat
     /// Event loops (threads); default one per core.
     public var loopCount: Int
     /// Batch each loop's sends through io_uring when the kernel offers it (else `write`).
@@ -45,6 +51,8 @@ public struct ServerConfiguration: Sendable {
         echoEndpoint: Bool = false,
         allowedOrigins: [String] = [],
         maxConnections: Int = 10_000,
+        trustedProxies: TrustedProxies = TrustedProxies(),
+        logFormat: LogFormat = .text,
         loopCount: Int = 0,
         ioUring: Bool = true,
         headerTimeout: Duration = .seconds(10),
@@ -65,6 +73,8 @@ public struct ServerConfiguration: Sendable {
         self.echoEndpoint = echoEndpoint
         self.allowedOrigins = allowedOrigins
         self.maxConnections = maxConnections
+        self.trustedProxies = trustedProxies
+        self.logFormat = logFormat
         self.loopCount = loopCount
         self.ioUring = ioUring
         self.headerTimeout = headerTimeout

@@ -156,11 +156,12 @@ extension DrawRoom {
                 busy = false
                 switch result {
                 case .success:
+                    DrawLog.stored(records, command: job.command.name, code: code)
                     bound.value()
                 case .failure(let error):
                     metrics.storageFailures.increment()
                     metrics.refusedCommands.increment()
-                    DrawLog.error("storing \(job.command.name) of draw \(code) failed, nothing announced: \(error)")
+                    DrawLog.error("storing \(job.command.name) of draw \(code) failed, nothing announced: \(error)", code: code)
                     job.completion(.failure(CommandFailure(code: DrawPersistence.errorCode(error))))
                     resynchronize()
                 }
@@ -176,7 +177,7 @@ extension DrawRoom {
         storage.async({ database in
             try DrawPersistence.append([], code: code, audit: (audit, entry), in: database)
         }, completion: { result in
-            if case .failure(let error) = result { DrawLog.error("audit \(entry.action) for \(code): \(error)") }
+            if case .failure(let error) = result { DrawLog.error("audit \(entry.action) for \(code): \(error)", code: code) }
         })
     }
 
