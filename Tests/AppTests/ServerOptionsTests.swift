@@ -91,6 +91,25 @@ import Testing
         let bound = Banner.text(configuration: ServerConfiguration(host: "127.0.0.1"), port: 1, lanAddresses: ["192.168.1.20"])
         #expect(!bound.contains("192.168.1.20"))
     }
+
+    @Test func trustedProxiesAreRepeatableAndComeFromTheEnvironmentToo() throws {
+        let c = try configuration(["--trusted-proxy", "127.0.0.1", "--trusted-proxy=fd00::/8"])
+        #expect(c.trustedProxies.networks.map(\.description) == ["127.0.0.1/32", "fd00::/8"])
+        let e = try configuration([], environment: ["TOMBOLA_TRUSTED_PROXY": "10.0.0.0/8, ::1"])
+        #expect(e.trustedProxies.networks.map(\.description) == ["10.0.0.0/8", "::1/128"])
+        #expect(try configuration([]).trustedProxies.isEmpty)
+        #expect(throws: ServerOptions.UsageError.self) {
+            try ServerOptions.parse([], environment: ["TOMBOLA_TRUSTED_PROXY": "10.0.0.0/8,nonsense"])
+        }
+    }
+
+    @Test func logFormatDefaultsToTextAndTakesJSON() throws {
+        #expect(try configuration([]).logFormat == .text)
+        #expect(try configuration(["--log-format", "json"]).logFormat == .json)
+        #expect(try configuration([], environment: ["TOMBOLA_LOG_FORMAT": "json"]).logFormat == .json)
+        #expect(ServerOptions.usage.contains("--trusted-proxy CIDR"))
+        #expect(ServerOptions.usage.contains("[TOMBOLA_LOG_FORMAT]"))
+    }
 }
 
 @Suite struct MetricsRegistryTests {
@@ -120,24 +139,5 @@ import Testing
         registry.counter("c", help: "C.").increment()
         registry.counter("c", help: "C.").increment()
         #expect(registry.counter("c", help: "C.").value == 2)
-    }
-
-    @Test func trustedProxiesAreRepeatableAndComeFromTheEnvironmentToo() throws {
-        let c = try configuration(["--trusted-proxy", "127.0.0.1", "--trusted-proxy=fd00::/8"])
-        #expect(c.trustedProxies.networks.map(\.description) == ["127.0.0.1/32", "fd00::/8"])
-        let e = try configuration([], environment: ["TOMBOLA_TRUSTED_PROXY": "10.0.0.0/8, ::1"])
-        #expect(e.trustedProxies.networks.map(\.description) == ["10.0.0.0/8", "::1/128"])
-        #expect(try configuration([]).trustedProxies.isEmpty)
-        #expect(throws: ServerOptions.UsageError.self) {
-            try ServerOptions.parse([], environment: ["TOMBOLA_TRUSTED_PROXY": "10.0.0.0/8,nonsense"])
-        }
-    }
-
-    @Test func logFormatDefaultsToTextAndTakesJSON() throws {
-        #expect(try configuration([]).logFormat == .text)
-        #expect(try configuration(["--log-format", "json"]).logFormat == .json)
-        #expect(try configuration([], environment: ["TOMBOLA_LOG_FORMAT": "json"]).logFormat == .json)
-        #expect(ServerOptions.usage.contains("--trusted-proxy CIDR"))
-        #expect(ServerOptions.usage.contains("[TOMBOLA_LOG_FORMAT]"))
     }
 }
