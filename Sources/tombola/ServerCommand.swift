@@ -54,12 +54,21 @@ enum ServerCommand {
             return 1
         }
         draws.baseURL = DrawService.baseURL(configuration: configuration, port: port)
-        // JSON lines never carry a secret, so there the banner's keys are left out.
-        Log.event("start", fields: [
+        // JSON lines never carry a secret, so there the banner's keys are left out; say so
+        // when a key was generated this run (it cannot be learnt from a JSON log).
+        var generated: [JSONValue] = []
+        if configuration.adminKey == nil { generated.append(.string("admin")) }
+        if configuration.hostKey == nil && draws.defaultDraw.hostKey != nil { generated.append(.string("host")) }
+        var fields: [String: JSONValue] = [:]
+        if !generated.isEmpty {
+            fields["generatedKeys"] = .array(generated)
+            fields["note"] = .string("generated keys are not logged in JSON; set TOMBOLA_HOST_KEY and TOMBOLA_ADMIN_KEY")
+        }
+        Log.event("start", fields: fields.merging([
             "port": .int(Int64(port)), "host": .string(configuration.host), "url": .string(draws.baseURL),
             "draw": .string(draws.defaultDraw.code), "version": .string(DrawService.version),
             "data": .string(configuration.dataDirectory), "trustedProxies": .int(Int64(configuration.trustedProxies.networks.count)),
-        ], text: banner(configuration: configuration, port: port, draws: draws))
+        ]) { first, _ in first }, text: banner(configuration: configuration, port: port, draws: draws))
 
         while true {
             let signal = ProcessSignals.wait(for: signals)
