@@ -1,7 +1,8 @@
 /// The networks whose requests may say who the client is (`--trusted-proxy CIDR`).
 ///
-/// Only when the connection's peer is in one of them are `Forwarded` (RFC 7239) or, without
-/// it, `X-Forwarded-For` / `X-Forwarded-Proto` / `X-Forwarded-Host` believed. The client is
+/// Only when the connection's peer is in one of them are `X-Forwarded-For` /
+/// `X-Forwarded-Proto` / `X-Forwarded-Host` or, without an `X-Forwarded-For`, `Forwarded`
+/// (RFC 7239) believed. The client is
 /// found by walking the forwarded chain from the right (the entry our proxy appended) past
 /// every trusted address; the first untrusted one is the client. Anything a client wrote
 /// further left is never believed, so a phone cannot pick another phone's address.
@@ -76,18 +77,21 @@ public struct TrustedProxies: Sendable, Equatable {
     /// Who sent a request that arrived from `peer` with `headers`.
     public func client(peer: String, headers: HTTPHeaders) -> ForwardedClient {
         guard trusts(peer) else { return ForwardedClient(address: peer) }
-        let forwarded = ForwardedHeader.elements(headers.values(for: "Forwarded"))
+        // X-Forwarded-For first: nginx and Caddy set it and pass a client's own `Forwarded`
+        // through untouched, so that header is believed only when no X-Forwarded-For came.
         var chain: [String]
         var proto: String?
         var host: String?
-        if !forwarded.isEmpty {
+        let forwardedFor = headers.values(for: "X-Forwarded-For")
+        if !forwardedFor.isEmpty {
+            chain = forwardedFor.flatMap { $0.split(separator: ",") }.map { trimmed($0) }
+            proto = headers.values(for: "X-Forwarded-Proto").last.flatMap { $0.split(separator: ",").last.map(trimmed) }
+            host = headers.values(for: "X-Forwarded-Host").last.flatMap { $0.split(separator: ",").last.map(trimmed) }
+        } else {
+            let forwarded = ForwardedHeader.elements(headers.values(for: "Forwarded"))
             chain = forwarded.compactMap { $0["for"] }
             proto = forwarded.last?["proto"]
             host = forwarded.last?["host"]
-        } else {
-            chain = headers.values(for: "X-Forwarded-For").flatMap { $0.split(separator: ",") }.map { trimmed($0) }
-            proto = headers.values(for: "X-Forwarded-Proto").last.flatMap { $0.split(separator: ",").last.map(trimmed) }
-            host = headers.values(for: "X-Forwarded-Host").last.flatMap { $0.split(separator: ",").last.map(trimmed) }
         }
         var address = peer
         while let last = chain.popLast() {

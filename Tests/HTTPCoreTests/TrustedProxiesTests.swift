@@ -63,15 +63,23 @@ import Testing
         #expect(client.baseURL == "https://raffle.example.org")
     }
 
-    @Test func forwardedWinsOverXForwardedFor() {
+    @Test func forwardedIsReadWhenNoXForwardedForCame() {
         let headers: HTTPHeaders = [
             "Forwarded": "for=6.6.6.6, for=\"[2001:db8:cafe::17]:4711\";proto=https;host=raffle.example.org",
-            "X-Forwarded-For": "9.9.9.9",
             "Host": "127.0.0.1:8080",
         ]
         let client = Self.proxies("127.0.0.1").client(peer: "127.0.0.1", headers: headers)
         #expect(client.address == "2001:db8:cafe::17")
         #expect(client.baseURL == "https://raffle.example.org")
+    }
+
+    @Test func aClientsOwnForwardedHeaderPassedThroughNginxIsNotBelieved() {
+        // nginx appends to X-Forwarded-For and passes the client's Forwarded on untouched.
+        let headers: HTTPHeaders = ["Forwarded": "for=1.2.3.4;proto=https", "X-Forwarded-For": "198.51.100.7",
+                                    "X-Forwarded-Proto": "http", "Host": "raffle.example.org"]
+        let client = Self.proxies("127.0.0.1").client(peer: "127.0.0.1", headers: headers)
+        #expect(client.address == "198.51.100.7")
+        #expect(client.baseURL == "http://raffle.example.org")
     }
 
     @Test func everyHopTrustedGivesTheLeftmost() {

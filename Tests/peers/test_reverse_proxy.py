@@ -241,7 +241,10 @@ def exercise_through_proxy(server, scheme, port):
 
     # One phone guesses host keys; the host's phone still gets in.
     config = "/api/draws/%s/config" % server.code
-    statuses = [phone.request("PUT", config, "{}", bearer("wrong-%d" % i))[0] for i in range(AUTH_BURST + 2)]
+    # (It also claims other addresses itself, which the proxy must not pass on as the truth.)
+    spoofed = lambda i: dict(bearer("wrong-%d" % i), **{"Forwarded": "for=203.0.113.%d" % i,
+                                                        "X-Forwarded-For": "203.0.113.%d" % i})
+    statuses = [phone.request("PUT", config, "{}", spoofed(i))[0] for i in range(AUTH_BURST + 2)]
     assert statuses[-1] == 429, statuses
     assert host.request("PUT", config, json.dumps({"pool": {"kind": "range", "from": 1, "to": 99}}),
                         bearer(server.host_key))[0] == 200
@@ -273,6 +276,7 @@ def exercise_through_proxy(server, scheme, port):
     # (The fixture's own start-up probes of /healthz come straight from 127.0.0.1.)
     direct = [line for line in server.stdout().splitlines() if line.startswith("127.0.0.1 ") and "/healthz" not in line]
     assert direct == []
+    assert "203.0.113." not in server.stdout()
 
 
 def test_deploy_nginx_conf_serves_pages_websockets_calculator_and_rest_with_real_client_addresses():
