@@ -1,7 +1,7 @@
 /// The networks whose requests may say who the client is (`--trusted-proxy CIDR`).
 ///
 /// Only when the connection's peer is in one of them are `X-Forwarded-For` /
-/// `X-Forwarded-Proto` / `X-Forwarded-Host` or, without an `X-Forwarded-For`, `Forwarded`
+/// `X-Forwarded-Proto` / `X-Forwarded-Host` or, when none of those came, `Forwarded`
 /// (RFC 7239) believed. The client is
 /// found by walking the forwarded chain from the right (the entry our proxy appended) past
 /// every trusted address; the first untrusted one is the client. Anything a client wrote
@@ -77,13 +77,13 @@ public struct TrustedProxies: Sendable, Equatable {
     /// Who sent a request that arrived from `peer` with `headers`.
     public func client(peer: String, headers: HTTPHeaders) -> ForwardedClient {
         guard trusts(peer) else { return ForwardedClient(address: peer) }
-        // X-Forwarded-For first: nginx and Caddy set it and pass a client's own `Forwarded`
-        // through untouched, so that header is believed only when no X-Forwarded-For came.
+        // X-Forwarded-* first: nginx and Caddy set them and pass a client's own `Forwarded`
+        // through untouched, so that header is believed only when no X-Forwarded-* came.
         var chain: [String]
         var proto: String?
         var host: String?
         let forwardedFor = headers.values(for: "X-Forwarded-For")
-        if !forwardedFor.isEmpty {
+        if !forwardedFor.isEmpty || headers.contains(name: "X-Forwarded-Proto") || headers.contains(name: "X-Forwarded-Host") {
             chain = forwardedFor.flatMap { $0.split(separator: ",") }.map { trimmed($0) }
             proto = headers.values(for: "X-Forwarded-Proto").last.flatMap { $0.split(separator: ",").last.map(trimmed) }
             host = headers.values(for: "X-Forwarded-Host").last.flatMap { $0.split(separator: ",").last.map(trimmed) }
