@@ -36,7 +36,7 @@ let package = Package(
 
         // A generic HTTP/WebSocket server: knows no draw or calculator.
         .target(name: "Server", dependencies: [
-            "CLinux", "CCrypto", "Locking", "Posix", "HTTPCore", "WebSocketCore", "Compression",
+            "CLinux", "CCrypto", "Locking", "Posix", "HTTPCore", "WebSocketCore", "Compression", "DrawEngine",
         ]),
 
         // Wiring and executables.
@@ -44,7 +44,7 @@ let package = Package(
             "Server", "Locking", "Posix", "HTTPCore", "WebSocketCore", "Compression", "Storage",
             "CalculatorEngine", "DrawEngine", "CQREncode", "CCrypto", "CLinux",
         ]),
-        .executableTarget(name: "tombola", dependencies: ["App", "Server", "CalculatorEngine", "DrawEngine"]),
+        .executableTarget(name: "tombola", dependencies: ["App", "Server", "CalculatorEngine", "DrawEngine", "Storage"]),
         .executableTarget(name: "tombola-bench", dependencies: ["WebSocketClient", "Posix", "WebSocketCore", "HTTPCore", "CLinux"]),
 
         // Tests mirror Sources.

@@ -1,3 +1,4 @@
+import HTTPCore
 import Server
 
 /// Everything `tombola` needs to start: the generic server's settings plus the product's
@@ -29,6 +30,8 @@ public struct AppConfiguration: Sendable {
         echoEndpoint: Bool = false,
         allowedOrigins: [String] = [],
         maxConnections: Int = 10_000,
+        trustedProxies: TrustedProxies = TrustedProxies(),
+        logFormat: LogFormat = .text,
         loopCount: Int = 0,
         ioUring: Bool = true,
         headerTimeout: Duration = .seconds(10),
@@ -39,7 +42,8 @@ public struct AppConfiguration: Sendable {
     ) {
         self.server = ServerConfiguration(
             host: host, port: port, publicDirectory: publicDirectory, accessLog: accessLog,
-            allowedOrigins: allowedOrigins, maxConnections: maxConnections, loopCount: loopCount,
+            allowedOrigins: allowedOrigins, maxConnections: maxConnections, trustedProxies: trustedProxies,
+            logFormat: logFormat, loopCount: loopCount,
             ioUring: ioUring, headerTimeout: headerTimeout, idleTimeout: idleTimeout,
             shutdownGrace: shutdownGrace, staticReloadInterval: staticReloadInterval,
             maxPipelinedRequests: maxPipelinedRequests)

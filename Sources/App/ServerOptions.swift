@@ -1,4 +1,6 @@
+import HTTPCore
 import Server
+
 /// Command-line flags and `TOMBOLA_*` environment variables → `AppConfiguration`.
 /// Flags win over the environment. Every message here is shown to the operator.
 public enum ServerOptions {
@@ -13,7 +15,7 @@ public enum ServerOptions {
     }
 
     struct Option: Sendable {
-        enum Kind: Sendable { case text, integer(ClosedRange<Int>), flag, list }
+        enum Kind: Sendable { case text, integer(ClosedRange<Int>), flag, list, network, choice([String]) }
         let name: String
         let environment: String
         let kind: Kind
@@ -49,6 +51,14 @@ public enum ServerOptions {
                help: "serve /ws/echo for WebSocket conformance suites") { c, v in if case .flag(let b) = v { c.echoEndpoint = b } },
         Option(name: "allow-origin", environment: "TOMBOLA_ALLOW_ORIGIN", kind: .list, valueName: "ORIGIN",
                help: "another origin allowed to open WebSockets (repeatable)") { c, v in if case .text(let s) = v { c.allowedOrigins.append(s) } },
+        Option(name: "trusted-proxy", environment: "TOMBOLA_TRUSTED_PROXY", kind: .network, valueName: "CIDR",
+               help: "reverse proxy whose Forwarded/X-Forwarded-* headers are believed (repeatable)") { c, v in
+            if case .text(let s) = v, let network = TrustedProxies.Network(s) { c.trustedProxies.networks.append(network) }
+        },
+        Option(name: "log-format", environment: "TOMBOLA_LOG_FORMAT", kind: .choice(["text", "json"]), valueName: "FORMAT",
+               help: "text (default) or json: one JSON object per line") { c, v in
+            if case .text(let s) = v, let format = LogFormat(rawValue: s) { c.logFormat = format }
+        },
         Option(name: "max-connections", environment: "TOMBOLA_MAX_CONNECTIONS", kind: .integer(1...1_000_000), valueName: "N",
                help: "open connections before new ones get 503 (default 10000)") { c, v in if case .integer(let n) = v { c.maxConnections = n } },
         Option(name: "loops", environment: "TOMBOLA_LOOPS", kind: .integer(1...256), valueName: "N",
@@ -64,6 +74,10 @@ public enum ServerOptions {
             switch option.kind {
             case .list:
                 for item in raw.split(separator: ",") { option.apply(&configuration, .text(String(item).trimmedSpaces)) }
+            case .network:
+                for item in raw.split(separator: ",") {
+                    option.apply(&configuration, try value(String(item).trimmedSpaces, for: option, source: option.environment))
+                }
             case .flag:
                 guard let on = parseBool(raw) else {
                     throw UsageError(message: "\(option.environment) must be 1/0, true/false or yes/no, not '\(raw)'")
@@ -122,6 +136,16 @@ public enum ServerOptions {
         case .text, .list:
             guard !raw.isEmpty else { throw UsageError(message: "\(source) needs a non-empty value") }
             return .text(raw)
+        case .network:
+            guard TrustedProxies.Network(raw) != nil else {
+                throw UsageError(message: "\(source) must be an IP address or a network such as 10.0.0.0/8 or fd00::/8, not '\(raw)'")
+            }
+            return .text(raw)
+        case .choice(let choices):
+            guard choices.contains(raw) else {
+                throw UsageError(message: "\(source) must be \(choices.joined(separator: " or ")), not '\(raw)'")
+            }
+            return .text(raw)
         case .flag:
             return .flag(true)
         }
@@ -141,6 +165,8 @@ public enum ServerOptions {
         Usage: tombola [options]
                tombola calc KEYS…
                tombola verify FILE
+               tombola backup --data DIR FILE
+               tombola restore --data DIR FILE
 
         Serves the Tombola raffle and calculator. Every option can also be set with the
         environment variable shown.

@@ -38,7 +38,8 @@ public final class HTTPServer: Sendable {
                                                body: Array(metrics.render().utf8)))
             }
         }
-        webSockets.bind(allowedOrigins: configuration.allowedOrigins, metrics: metrics)
+        webSockets.bind(allowedOrigins: configuration.allowedOrigins, trustedProxies: configuration.trustedProxies,
+                        metrics: metrics)
         for install in router.metricsInstallers { install(metrics) }
         self.router = router
     }

@@ -7,6 +7,8 @@ import Posix
 final class HTTPServerConnection: ConnectionHandler, GracefulShutdownHandling {
     private struct Slot {
         var sequence: Int
+        /// The client's address for the access log (see `TrustedProxies`).
+        var remote: String
         var method: String
         var path: String
         var versionMinor: Int
@@ -114,7 +116,7 @@ final class HTTPServerConnection: ConnectionHandler, GracefulShutdownHandling {
         stopParsing = true
         let sequence = nextSequence
         nextSequence += 1
-        slots.append(Slot(sequence: sequence, method: "-", path: "-", versionMinor: 1, keepAlive: false, isHead: false,
+        slots.append(Slot(sequence: sequence, remote: remote, method: "-", path: "-", versionMinor: 1, keepAlive: false, isHead: false,
                           startedAt: MonotonicClock.nanoseconds(), response: .text(status)))
         writeCompleted()
     }
@@ -125,7 +127,8 @@ final class HTTPServerConnection: ConnectionHandler, GracefulShutdownHandling {
         nextSequence += 1
         let keepAlive = head.keepAlive && !shuttingDown && !context.isShuttingDown
         if !keepAlive { stopParsing = true }
-        slots.append(Slot(sequence: sequence, method: head.method, path: head.path, versionMinor: head.versionMinor,
+        let client = context.configuration.trustedProxies.client(peer: remote, headers: head.headers)
+        slots.append(Slot(sequence: sequence, remote: client.address, method: head.method, path: head.path, versionMinor: head.versionMinor,
                           keepAlive: keepAlive, isHead: head.method == "HEAD", startedAt: MonotonicClock.nanoseconds()))
         switch context.router.match(method: head.method, path: head.path) {
         case .upgrade(let handler):
@@ -133,7 +136,7 @@ final class HTTPServerConnection: ConnectionHandler, GracefulShutdownHandling {
             slots[slots.count - 1].upgrade = (handler, request)
             writeCompleted()
         case .handler(let handler):
-            handler(request, Responder(connection: self, loop: loopState.loop, sequence: sequence, remoteAddress: remote))
+            handler(request, Responder(connection: self, loop: loopState.loop, sequence: sequence, client: client))
         case .methodNotAllowed(let allow):
             complete(sequence: sequence, with: .methodNotAllowed(allow: allow))
         case .none:
@@ -235,7 +238,7 @@ final class HTTPServerConnection: ConnectionHandler, GracefulShutdownHandling {
 
     private func log(_ slot: Slot, status: Int, bytes: Int) {
         context.metrics.countResponse(status: status, bytes: bytes)
-        context.accessLog?.log(remote: remote, method: slot.method, path: slot.path, versionMinor: slot.versionMinor,
+        context.accessLog?.log(remote: slot.remote, method: slot.method, path: slot.path, versionMinor: slot.versionMinor,
                                status: status, bytes: bytes, nanoseconds: MonotonicClock.nanoseconds() &- slot.startedAt)
     }
 

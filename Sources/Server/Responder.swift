@@ -8,15 +8,17 @@ public final class Responder: Sendable {
     private let target: LoopBound<HTTPServerConnection>
     private let sequence: Int
     private let answered = AtomicFlag()
-    /// The client's address, for logs and rate limits.
-    public let remoteAddress: String
+    /// The client's address, for logs and rate limits (`client.address`).
+    public var remoteAddress: String { client.address }
+    /// Who sent the request, as `--trusted-proxy` allows us to believe.
+    public let client: ForwardedClient
     /// The connection's loop, for handlers that want to continue there.
     public var loop: EventLoop { target.loop }
 
-    init(connection: HTTPServerConnection, loop: EventLoop, sequence: Int, remoteAddress: String) {
+    init(connection: HTTPServerConnection, loop: EventLoop, sequence: Int, client: ForwardedClient) {
         self.target = LoopBound(connection, loop: loop)
         self.sequence = sequence
-        self.remoteAddress = remoteAddress
+        self.client = client
     }
 
     public func respond(_ response: HTTPResponse) {

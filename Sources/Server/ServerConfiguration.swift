@@ -1,3 +1,5 @@
+import HTTPCore
+
 /// Everything the generic HTTP/WebSocket server needs to start (the product's own
 /// settings live in `App`'s `AppConfiguration`, which embeds this).
 public struct ServerConfiguration: Sendable {
@@ -10,6 +12,10 @@ public struct ServerConfiguration: Sendable {
     public var allowedOrigins: [String]
     /// Open connections beyond this are answered 503 and closed.
     public var maxConnections: Int
+    /// Peers whose `Forwarded` / `X-Forwarded-*` headers are believed (reverse proxies).
+    public var trustedProxies: TrustedProxies
+    /// Text lines for people, or one JSON object per line for log collectors.
+    public var logFormat: LogFormat
     /// Event loops (threads); default one per core.
     public var loopCount: Int
     /// Batch each loop's sends through io_uring when the kernel offers it (else `write`).
@@ -32,6 +38,8 @@ public struct ServerConfiguration: Sendable {
         accessLog: Bool = false,
         allowedOrigins: [String] = [],
         maxConnections: Int = 10_000,
+        trustedProxies: TrustedProxies = TrustedProxies(),
+        logFormat: LogFormat = .text,
         loopCount: Int = 0,
         ioUring: Bool = true,
         headerTimeout: Duration = .seconds(10),
@@ -46,6 +54,8 @@ public struct ServerConfiguration: Sendable {
         self.accessLog = accessLog
         self.allowedOrigins = allowedOrigins
         self.maxConnections = maxConnections
+        self.trustedProxies = trustedProxies
+        self.logFormat = logFormat
         self.loopCount = loopCount
         self.ioUring = ioUring
         self.headerTimeout = headerTimeout

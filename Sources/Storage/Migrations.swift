@@ -52,7 +52,8 @@ enum Migrations {
     static func run(on database: Database) throws(StorageError) {
         let current = try database.schemaVersion()
         if current > latest {
-            throw StorageError(.schemaTooNew, detail: "schema version \(current), this build knows \(latest)")
+            throw StorageError(.schemaTooNew, detail: "the database was written by a newer Tombola (schema version \(current); "
+                               + "this version knows up to \(latest)). Run that newer version, or restore a backup made by this one.")
         }
         for version in stride(from: current + 1, through: latest, by: 1) {
             try database.storageTransaction { () throws(StorageError) in

@@ -3,7 +3,9 @@ import Glibc
 #endif
 import App
 import Server
+import DrawEngine
 import Foundation
+import Storage
 
 /// Parses options and runs the server until SIGINT/SIGTERM; SIGHUP reloads `Public/`.
 /// Exit codes: 0 after a clean stop, 1 when the server cannot start, 2 for bad usage.
@@ -23,6 +25,8 @@ enum ServerCommand {
             return 2
         }
 
+        Log.format = configuration.logFormat
+
         // Block the signals before any thread starts, so they all inherit the mask and
         // only `ProcessSignals.wait` below receives them.
         let signals = [SIGINT, SIGTERM, SIGHUP]
@@ -32,8 +36,12 @@ enum ServerCommand {
         let draws: DrawService
         do {
             draws = try DrawService.open(configuration: configuration, metrics: metrics)
+        } catch let error as StorageError where error.code == .schemaTooNew {
+            Log.error("start.failed", "cannot open the draws in \(configuration.dataDirectory): \(error.detail)",
+                      fields: ["reason": .string("schema_too_new")])
+            return 1
         } catch {
-            emit("tombola: cannot open the draws in \(configuration.dataDirectory): \(error)\n", to: 2)
+            Log.error("start.failed", "cannot open the draws in \(configuration.dataDirectory): \(error)")
             return 1
         }
         let server = HTTPServer(configuration: configuration.server, router: AppRoutes.router(for: configuration, draws: draws),
@@ -43,24 +51,39 @@ enum ServerCommand {
             port = try server.start()
         } catch {
             draws.shutdown()
-            emit("tombola: \(error)\n", to: 2)
+            Log.error("start.failed", "\(error)")
             return 1
         }
         draws.baseURL = DrawService.baseURL(configuration: configuration, port: port)
-        emit(banner(configuration: configuration, port: port, draws: draws), to: 1)
+        // JSON lines never carry a secret, so there the banner's keys are left out; say so
+        // when a key was generated this run (it cannot be learnt from a JSON log).
+        var generated: [JSONValue] = []
+        if configuration.adminKey == nil { generated.append(.string("admin")) }
+        if configuration.hostKey == nil && draws.defaultDraw.hostKey != nil { generated.append(.string("host")) }
+        var fields: [String: JSONValue] = [:]
+        if !generated.isEmpty {
+            fields["generatedKeys"] = .array(generated)
+            fields["note"] = .string("generated keys are not logged in JSON; set TOMBOLA_HOST_KEY and TOMBOLA_ADMIN_KEY")
+        }
+        Log.event("start", fields: fields.merging([
+            "port": .int(Int64(port)), "host": .string(configuration.host), "url": .string(draws.baseURL),
+            "draw": .string(draws.defaultDraw.code), "version": .string(DrawService.version),
+            "data": .string(configuration.dataDirectory), "trustedProxies": .int(Int64(configuration.trustedProxies.networks.count)),
+        ]) { first, _ in first }, text: banner(configuration: configuration, port: port, draws: draws))
 
         while true {
             let signal = ProcessSignals.wait(for: signals)
             if signal == SIGHUP {
                 do {
                     try server.reloadStaticFiles()
-                    emit("tombola: reloaded \(server.staticFiles.fileCount) files from \(configuration.publicDirectory)\n", to: 1)
+                    Log.event("reload", fields: ["files": .int(Int64(server.staticFiles.fileCount))],
+                              text: "tombola: reloaded \(server.staticFiles.fileCount) files from \(configuration.publicDirectory)")
                 } catch {
-                    emit("tombola: reload failed, still serving the old files: \(error)\n", to: 2)
+                    Log.error("reload.failed", "reload failed, still serving the old files: \(error)")
                 }
                 continue
             }
-            emit("tombola: stopping…\n", to: 1)
+            Log.event("stop", text: "tombola: stopping…")
             server.shutdown()
             draws.shutdown()
             return 0

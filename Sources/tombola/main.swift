@@ -4,13 +4,17 @@ import Glibc
 import App
 
 // `tombola calc …` and `tombola verify FILE` are command-line faces of the engines;
-// anything else starts the server.
+// `tombola backup`/`restore` copy the database; anything else starts the server.
 let arguments = Array(CommandLine.arguments.dropFirst())
 switch arguments.first {
 case "calc":
     exit(CalcCommand.run(Array(arguments.dropFirst())))
 case "verify":
     exit(VerifyCommand.run(Array(arguments.dropFirst())))
+case "backup":
+    exit(BackupCommand.run(Array(arguments.dropFirst()), restore: false))
+case "restore":
+    exit(BackupCommand.run(Array(arguments.dropFirst()), restore: true))
 default:
     exit(ServerCommand.run(arguments))
 }

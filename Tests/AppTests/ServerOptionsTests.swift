@@ -55,6 +55,11 @@ import Testing
         (["--tick-hz", "0"], "--tick-hz must be a whole number from 1 to 120, not '0'"),
         (["--access-log=maybe"], "--access-log takes no value"),
         (["--host", ""], "--host needs a non-empty value"),
+        (["--trusted-proxy", "10.0.0.0/33"],
+         "--trusted-proxy must be an IP address or a network such as 10.0.0.0/8 or fd00::/8, not '10.0.0.0/33'"),
+        (["--trusted-proxy", "proxy.example"],
+         "--trusted-proxy must be an IP address or a network such as 10.0.0.0/8 or fd00::/8, not 'proxy.example'"),
+        (["--log-format", "xml"], "--log-format must be text or json, not 'xml'"),
     ])
     func badUsageIsExplained(arguments: [String], message: String) {
         #expect(throws: ServerOptions.UsageError(message: message)) { try ServerOptions.parse(arguments) }
@@ -86,6 +91,25 @@ import Testing
         #expect(text.contains("http://localhost:8080/"))
         let bound = Banner.text(configuration: AppConfiguration(host: "127.0.0.1"), port: 1, lanAddresses: ["192.168.1.20"])
         #expect(!bound.contains("192.168.1.20"))
+    }
+
+    @Test func trustedProxiesAreRepeatableAndComeFromTheEnvironmentToo() throws {
+        let c = try configuration(["--trusted-proxy", "127.0.0.1", "--trusted-proxy=fd00::/8"])
+        #expect(c.trustedProxies.networks.map(\.description) == ["127.0.0.1/32", "fd00::/8"])
+        let e = try configuration([], environment: ["TOMBOLA_TRUSTED_PROXY": "10.0.0.0/8, ::1"])
+        #expect(e.trustedProxies.networks.map(\.description) == ["10.0.0.0/8", "::1/128"])
+        #expect(try configuration([]).trustedProxies.isEmpty)
+        #expect(throws: ServerOptions.UsageError.self) {
+            try ServerOptions.parse([], environment: ["TOMBOLA_TRUSTED_PROXY": "10.0.0.0/8,nonsense"])
+        }
+    }
+
+    @Test func logFormatDefaultsToTextAndTakesJSON() throws {
+        #expect(try configuration([]).logFormat == .text)
+        #expect(try configuration(["--log-format", "json"]).logFormat == .json)
+        #expect(try configuration([], environment: ["TOMBOLA_LOG_FORMAT": "json"]).logFormat == .json)
+        #expect(ServerOptions.usage.contains("--trusted-proxy CIDR"))
+        #expect(ServerOptions.usage.contains("[TOMBOLA_LOG_FORMAT]"))
     }
 }
 

@@ -11,7 +11,7 @@ enum DrawAPI {
             route(request, responder: responder, service: service)
         }
         router.handle("/api/info") { _, responder in
-            let info: JSONValue = .object(["defaultDraw": .string(service.defaultDraw.code), "lanUrl": .string(service.baseURL),
+            let info: JSONValue = .object(["defaultDraw": .string(service.defaultDraw.code), "lanUrl": .string(responder.client.baseURL ?? service.baseURL),
                                            "version": .string(DrawService.version)])
             responder.respond(APIError.json(info))
         }
@@ -158,7 +158,7 @@ enum DrawAPI {
             switch result {
             case .success(let created):
                 var members: [String: JSONValue] = ["code": .string(created.code), "hostKey": .string(created.key)]
-                for (name, link) in service.links(code: created.code, key: created.key) { members[name] = .string(link) }
+                for (name, link) in service.links(code: created.code, key: created.key, base: responder.client.baseURL) { members[name] = .string(link) }
                 responder.respond(APIError.json(.object(members), status: .created))
             case .failure(let error):
                 responder.respond(APIError.response(DrawPersistence.errorCode(error)))

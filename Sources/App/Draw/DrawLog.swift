@@ -1,11 +1,28 @@
+import DrawEngine
 import Server
-import Glibc
 
 /// Operator-facing lines on stderr for draw problems (storage failures). Never a key: callers
 /// pass codes, actions and `StorageError` descriptions, which carry no bound values.
 enum DrawLog {
-    static func error(_ text: String) {
-        let bytes = Array(("tombola: " + text + "\n").utf8)
-        _ = bytes.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+    /// A command's records are on disk: one `draw` event per command (JSON log only). Rounds
+    /// carry their number, prize and winner count; commitments are hashes, never seeds.
+    static func stored(_ records: [DrawRecord], command: String, code: String) {
+        guard Log.format == .json else { return }
+        var fields: [String: JSONValue] = [
+            "draw": .string(code), "command": .string(command),
+            "records": .array(records.map { .string($0.kind) }),
+        ]
+        for record in records {
+            if case .round(let round) = record.body {
+                fields["round"] = .int(Int64(round.round))
+                fields["winners"] = .int(Int64(round.winners.count))
+                if let prize = round.prize { fields["prize"] = .string(prize) }
+            }
+        }
+        Log.event("draw", fields: fields, text: nil)
+    }
+
+    static func error(_ text: String, code: String) {
+        Log.error("draw.error", text, fields: ["draw": .string(code)])
     }
 }

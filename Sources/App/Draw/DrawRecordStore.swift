@@ -3,6 +3,8 @@ import DrawEngine
 /// What one host command writes, in one synced transaction: the records, and optionally the
 /// new settings, the Clear mark and an audit entry.
 struct RecordBatch: Sendable {
+    /// The host command that wrote it (for the log).
+    var command: String = ""
     var records: [DrawRecord]
     var config: String? = nil
     var clearedThrough: Int? = nil

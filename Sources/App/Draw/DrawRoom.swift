@@ -140,13 +140,14 @@ final class DrawRoom: @unchecked Sendable {
         case .store(let batch):
             let store = self.store
             store.append(batch, to: code) { [self] result in
+                if case .success = result { DrawLog.stored(batch.records, command: batch.command, code: code) }
                 let mapped = result.mapError { DrawRoomState.StoreFailure(code: store.errorCode(for: $0), detail: "\($0)") }
                 loop.execute { [self] in apply(.stored(mapped)) }
             }
         case .audit(let entry):
             let code = self.code
             store.append(RecordBatch(records: [], audit: entry), to: code) { result in
-                if case .failure(let error) = result { DrawLog.error("audit \(entry.action) for \(code): \(error)") }
+                if case .failure(let error) = result { DrawLog.error("audit \(entry.action) for \(code): \(error)", code: code) }
             }
         case .resynchronize(let expected):
             resynchronize(expectedRecords: expected)
@@ -168,7 +169,7 @@ final class DrawRoom: @unchecked Sendable {
             case .authFailures: metrics.authFailures.increment()
             }
         case .logError(let message):
-            DrawLog.error(message)
+            DrawLog.error(message, code: code)
         }
     }
 
@@ -181,7 +182,7 @@ final class DrawRoom: @unchecked Sendable {
             guard case .success(let chain) = result, chain.records.count != expectedRecords,
                   let config = DrawPersistence.decode(chain.configJSON),
                   var restored = try? Draw(config: config, restoring: chain.records) else {
-                if case .failure(let error) = result { DrawLog.error("rereading draw \(code) failed: \(error)") }
+                if case .failure(let error) = result { DrawLog.error("rereading draw \(code) failed: \(error)", code: code) }
                 loop.execute { [self] in apply(.resynchronized(nil)) }
                 return
             }
@@ -193,7 +194,7 @@ final class DrawRoom: @unchecked Sendable {
             }
             let rebuilt = restored
             store.append(RecordBatch(records: [record]), to: code) { [self] appended in
-                if case .failure(let error) = appended { DrawLog.error("recommitting draw \(code) failed: \(error)") }
+                if case .failure(let error) = appended { DrawLog.error("recommitting draw \(code) failed: \(error)", code: code) }
                 loop.execute { [self] in apply(.resynchronized(appended.isSuccess ? rebuilt : nil)) }
             }
         }

@@ -290,13 +290,13 @@ struct DrawRoomState {
                 var candidate = draw
                 let records = try candidate.stop(at: now, nextSeed: .random(using: &random))
                 let entry = AuditEntry(actor: "host", action: "stop", detail: .object(["round": .int(Int64(draw.nextRound))]))
-                write(RecordBatch(records: records, audit: entry), job: job, candidate: candidate, then: .stop, &actions)
+                write(RecordBatch(command: job.command.name, records: records, audit: entry), job: job, candidate: candidate, then: .stop, &actions)
 
             case .clear:
                 var candidate = draw
                 let record = try candidate.clear(at: now)
                 let entry = AuditEntry(actor: "host", action: "clear", detail: .object(["record": .int(Int64(record.index))]))
-                write(RecordBatch(records: [record], clearedThrough: record.index, audit: entry),
+                write(RecordBatch(command: job.command.name, records: [record], clearedThrough: record.index, audit: entry),
                       job: job, candidate: candidate, then: .clear, &actions)
 
             case .configure(let config):
@@ -306,7 +306,7 @@ struct DrawRoomState {
                 let entry = AuditEntry(actor: "host", action: "configure", detail: .object([
                     "poolHash": candidate.commit.map { .string($0.poolHash) } ?? .null,
                     "remaining": .int(Int64(clamping: candidate.remaining))]))
-                write(RecordBatch(records: [], config: text, audit: entry), job: job, candidate: candidate,
+                write(RecordBatch(command: job.command.name, records: [], config: text, audit: entry), job: job, candidate: candidate,
                       then: .configure(text: text, duplicates: duplicates), &actions)
 
             case .void(let round, let winner, let reason, let audience):
@@ -317,7 +317,7 @@ struct DrawRoomState {
                                                  nextSeed: .random(using: &random), at: now)
                 let entry = AuditEntry(actor: "host", action: "void", detail: .object([
                     "round": .int(Int64(round)), "winner": winner.json, "reason": .string(reason)]))
-                write(RecordBatch(records: records, audit: entry), job: job, candidate: candidate,
+                write(RecordBatch(command: job.command.name, records: records, audit: entry), job: job, candidate: candidate,
                       then: .void(contributors: contributions.members, voided: records.first?.voidMessage()), &actions)
             }
         } catch {

@@ -21,7 +21,7 @@ public enum DrawRoutes {
                 let handle = session.handle
                 session.onText = { text in room.received(text, from: handle.id) }
                 session.onClose = { room.leave(handle.id) }
-                room.join(handle, remote: session.remoteAddress.host)
+                room.join(handle, remote: session.clientAddress)
             }
         }
     }

@@ -197,8 +197,9 @@ public final class DrawService: Sendable {
         return "http://\(host.contains(":") ? "[\(host)]" : host):\(port)"
     }
 
-    func links(code: String, key: String?) -> [String: String] {
-        let base = baseURL
+    /// Links for a draw; `base` is the client's view behind a trusted proxy (`https://…`).
+    func links(code: String, key: String?, base: String? = nil) -> [String: String] {
+        let base = base ?? baseURL
         var links = ["screenUrl": "\(base)/screen/\(code)", "watchUrl": "\(base)/watch/\(code)"]
         links["hostUrl"] = "\(base)/draw/\(code)" + (key.map { "#key=\($0)" } ?? "")
         return links

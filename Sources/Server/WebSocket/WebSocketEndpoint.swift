@@ -32,11 +32,17 @@ public enum WebSocketUpgrade {
                                accept: @escaping @Sendable (WebSocketSession) -> Void) -> UpgradeResult {
         let runtime = server.webSockets
         let head = request.head
+        let snapshot = runtime.snapshot(for: connection.loop)
+        // Behind a trusted proxy the Origin is checked against the host the browser asked for.
+        let client = snapshot.trustedProxies.client(peer: connection.remoteAddress.host, headers: head.headers)
         let handshake = WebSocketHandshake.validate(
             method: head.method, version: "HTTP/1.\(head.versionMinor)",
-            headers: { head.headers.values(for: $0) },
+            headers: { name in
+                if name == "host", let host = client.host { return [host] }
+                return head.headers.values(for: name)
+            },
             configuration: WebSocketHandshake.Configuration(
-                allowedOrigins: runtime.snapshot(for: connection.loop).allowedOrigins + configuration.allowedOrigins,
+                allowedOrigins: snapshot.allowedOrigins + configuration.allowedOrigins,
                 subprotocols: configuration.subprotocols, deflate: configuration.deflate))
         guard handshake.isAccepted else { return .rejected(refusal(handshake)) }
         // Keep the head only: a GET upgrade has no body worth holding for the session's life.

@@ -1,3 +1,4 @@
+import HTTPCore
 import Posix
 import Locking
 
@@ -8,6 +9,7 @@ import Locking
 final class WebSocketRuntime: Sendable {
     private struct Binding: Sendable {
         var allowedOrigins: [String] = []
+        var trustedProxies = TrustedProxies()
         var metrics: WebSocketMetrics?
         var loops: [WebSocketLoopSessions] = []
         var interactive: InteractiveLoop?
@@ -25,10 +27,11 @@ final class WebSocketRuntime: Sendable {
     init() {}
 
     /// Called by `Server.init`.
-    func bind(allowedOrigins: [String], metrics: MetricsRegistry) {
+    func bind(allowedOrigins: [String], trustedProxies: TrustedProxies = TrustedProxies(), metrics: MetricsRegistry) {
         let metrics = WebSocketMetrics(registry: metrics)
         binding.withLock {
             $0.allowedOrigins = allowedOrigins
+            $0.trustedProxies = trustedProxies
             $0.metrics = metrics
         }
     }
@@ -46,6 +49,7 @@ final class WebSocketRuntime: Sendable {
 
     struct Snapshot {
         var allowedOrigins: [String]
+        var trustedProxies: TrustedProxies
         var metrics: WebSocketMetrics
         var loopSessions: WebSocketLoopSessions
         /// Every loop's registry, in loop order (for broadcast groups).
@@ -64,7 +68,7 @@ final class WebSocketRuntime: Sendable {
                 sessions = WebSocketLoopSessions(loop: loop)
                 binding.loops.append(sessions)
             }
-            return Snapshot(allowedOrigins: binding.allowedOrigins, metrics: binding.metrics!,
+            return Snapshot(allowedOrigins: binding.allowedOrigins, trustedProxies: binding.trustedProxies, metrics: binding.metrics!,
                             loopSessions: sessions, allLoops: binding.loops)
         }
     }

@@ -40,6 +40,8 @@ public final class WebSocketSession: ConnectionHandler, GracefulShutdownHandling
     public let id: UInt64
     public let loop: EventLoop
     public let remoteAddress: SocketAddress
+    /// The client's address: the peer's, or the one a trusted proxy named (`--trusted-proxy`).
+    public let clientAddress: String
     /// The upgrade request: path, query and headers.
     public let request: HTTPRequest
     /// The negotiated subprotocol, if any.
@@ -84,6 +86,7 @@ public final class WebSocketSession: ConnectionHandler, GracefulShutdownHandling
         id = Self.nextID.wrappingAdd(1, ordering: .relaxed).oldValue
         loop = connection.loop
         remoteAddress = connection.remoteAddress
+        clientAddress = runtime.trustedProxies.client(peer: connection.remoteAddress.host, headers: request.head.headers).address
         self.request = request
         subprotocol = handshake.subprotocol
         self.connection = connection

@@ -1,0 +1,323 @@
+"""Tombola behind reverse proxies, with `--trusted-proxy`.
+
+- Without a proxy program: only from trusted peers are X-Forwarded-For / Forwarded /
+  X-Forwarded-Proto / X-Forwarded-Host believed (rate limit, access log, links, Origin check).
+- deploy/nginx/tombola.conf runs under Debian's nginx-light (HTTPS with a throwaway
+  certificate, a free loopback port, a temp directory, a non-daemon child): pages, REST, the
+  calculator and a draw over WebSockets (upgrade, permessage-deflate, ticks) go through it,
+  tombola's access log shows the phones' own addresses, and one phone's wrong host keys no
+  longer lock every phone out.
+- deploy/caddy/Caddyfile runs under Debian's caddy (plain HTTP address swapped in).
+Phones are told apart by their loopback source address (127.0.0.2, 127.0.0.3, …).
+"""
+import http.client
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import ssl
+import subprocess
+import tempfile
+import time
+
+import pytest
+from websockets.sync.client import connect
+
+from abuse_support import ROOT, Tombola, eventually, free_port
+
+NGINX = shutil.which("nginx") or "/usr/sbin/nginx"
+CADDY = shutil.which("caddy") or "/usr/bin/caddy"
+AUTH_BURST = 5
+
+
+def bearer(key):
+    return {"Authorization": "Bearer " + key, "Content-Type": "application/json"}
+
+
+def wait_for_port(port, process, what, timeout=20):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        assert process.poll() is None, "%s exited with %s" % (what, process.returncode)
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return
+        except OSError:
+            time.sleep(0.05)
+    raise AssertionError("%s did not listen on %d" % (what, port))
+
+
+def stop(process):
+    if process.poll() is None:
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+# --- --trusted-proxy without a proxy program --------------------------------------------
+
+def test_one_phones_wrong_keys_lock_out_only_that_phone_behind_a_trusted_proxy():
+    # The proxy is 127.0.0.1; phones are named by X-Forwarded-For as a proxy would.
+    config = "/api/draws/ABUSE1/config"
+    trusted = Tombola("--trusted-proxy", "127.0.0.1")
+    untrusted = Tombola()
+    try:
+        for server in (trusted, untrusted):
+            for attempt in range(AUTH_BURST + 3):
+                headers = dict(bearer("wrong-%d" % attempt), **{"X-Forwarded-For": "198.51.100.1"})
+                server.request("PUT", config, "{}", headers)
+        phone_a = dict(bearer(trusted.host_key), **{"X-Forwarded-For": "198.51.100.1"})
+        phone_b = dict(bearer(trusted.host_key), **{"X-Forwarded-For": "198.51.100.2"})
+        # Trusted: the guessing phone is limited, the host's phone is not.
+        assert trusted.request("PUT", config, "{}", phone_a)[0] == 429
+        assert trusted.request("PUT", config, "{}", phone_b)[0] == 200
+        # Untrusted (the old behaviour behind a proxy): everyone shares the proxy's address.
+        assert untrusted.request("PUT", config, "{}", phone_b)[0] == 429
+    finally:
+        trusted.stop()
+        untrusted.stop()
+
+
+def test_forwarded_headers_from_an_untrusted_peer_change_nothing():
+    server = Tombola("--trusted-proxy", "127.0.0.1", "--access-log")
+    config = "/api/draws/ABUSE1/config"
+    try:
+        # An attacker at 127.0.0.2 (not trusted) invents a new address for every try.
+        statuses = [server.request("PUT", config, "{}", dict(bearer("wrong-%d" % i), **{"X-Forwarded-For": "203.0.113.%d" % i}),
+                                   source="127.0.0.2")[0] for i in range(AUTH_BURST + 3)]
+        assert statuses[:AUTH_BURST] == [403] * AUTH_BURST and statuses[-1] == 429, statuses
+        status, body = server.request("GET", "/api/info", headers={"X-Forwarded-Proto": "https", "Host": "evil.example"},
+                                      source="127.0.0.2")
+        assert status == 200 and not json.loads(body)["lanUrl"].startswith("https://evil.example")
+        assert eventually(lambda: "127.0.0.2 \"GET /api/info" in server.stdout())
+        assert "203.0.113." not in server.stdout()
+    finally:
+        server.stop()
+
+
+def test_links_and_the_origin_check_follow_the_trusted_proxy():
+    server = Tombola("--trusted-proxy", "127.0.0.0/8")
+    try:
+        forwarded = {"Forwarded": "for=198.51.100.9;proto=https;host=raffle.example.org"}
+        status, body = server.request("GET", "/api/info", headers=forwarded)
+        assert status == 200 and json.loads(body)["lanUrl"] == "https://raffle.example.org"
+        status, body = server.request("POST", "/api/draws", "{}", dict(bearer(server.admin_key), **forwarded))
+        assert status == 201, body
+        created = json.loads(body)
+        assert created["watchUrl"] == "https://raffle.example.org/watch/" + created["code"]
+        # The browser's Origin is the public name; the Host tombola sees is its own address.
+        url = "ws://127.0.0.1:%d/ws/draw/ABUSE1" % server.port
+        with connect(url, origin="https://raffle.example.org", additional_headers={"X-Forwarded-Host": "raffle.example.org",
+                                                                                 "X-Forwarded-Proto": "https"},
+                     open_timeout=10) as ws:
+            assert json.loads(ws.recv(timeout=10))["type"] == "state"
+        with pytest.raises(Exception, match="403"):
+            connect(url, origin="https://evil.example", additional_headers={"X-Forwarded-Host": "raffle.example.org"},
+                    open_timeout=10)
+    finally:
+        server.stop()
+
+
+def test_a_malformed_trusted_proxy_is_refused_at_start_up():
+    run = subprocess.run([os.environ.get("TOMBOLA_BIN", os.path.join(ROOT, ".build", "debug", "tombola")),
+                          "--trusted-proxy", "10.0.0.0/33"], capture_output=True, text=True, timeout=20)
+    assert run.returncode == 2
+    assert "--trusted-proxy must be an IP address or a network such as 10.0.0.0/8" in run.stderr
+
+
+# --- nginx ------------------------------------------------------------------------------
+
+class Nginx:
+    """deploy/nginx/tombola.conf with ports and a self-signed certificate swapped in."""
+
+    def __init__(self, upstream_port):
+        self.dir = tempfile.mkdtemp(prefix="tombola-nginx-")
+        self.http_port, self.https_port = free_port(), free_port()
+        cert, key = os.path.join(self.dir, "cert.pem"), os.path.join(self.dir, "key.pem")
+        subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
+                        "-nodes", "-days", "1", "-subj", "/CN=raffle.test", "-keyout", key, "-out", cert],
+                       check=True, capture_output=True, timeout=30)
+        with open(os.path.join(ROOT, "deploy", "nginx", "tombola.conf")) as f:
+            site = f.read()
+        replacements = [
+            (r"server 127\.0\.0\.1:8080;", "server 127.0.0.1:%d;" % upstream_port),
+            (r"listen 80;", "listen 127.0.0.1:%d;" % self.http_port),
+            (r"listen 443 ssl http2;", "listen 127.0.0.1:%d ssl http2;" % self.https_port),
+            (r"\n\s*listen \[::\]:\d+[^;]*;", ""),
+            (r"ssl_certificate\s+\S+;", "ssl_certificate %s;" % cert),
+            (r"ssl_certificate_key\s+\S+;", "ssl_certificate_key %s;" % key),
+        ]
+        for pattern, replacement in replacements:
+            site, count = re.subn(pattern, replacement, site)
+            assert count >= 1, "deploy/nginx/tombola.conf no longer has " + pattern
+        for name in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi"):
+            os.makedirs(os.path.join(self.dir, name))
+        d = self.dir
+        main = f"""
+daemon off;
+master_process off;
+pid {d}/nginx.pid;
+error_log {d}/error.log warn;
+events {{ worker_connections 256; }}
+http {{
+    access_log {d}/access.log;
+    client_body_temp_path {d}/client_body;
+    proxy_temp_path {d}/proxy;
+    fastcgi_temp_path {d}/fastcgi;
+    uwsgi_temp_path {d}/uwsgi;
+    scgi_temp_path {d}/scgi;
+    include /etc/nginx/mime.types;
+{site}
+}}
+"""
+        conf = os.path.join(d, "nginx.conf")
+        with open(conf, "w") as f:
+            f.write(main)
+        self.process = subprocess.Popen([NGINX, "-p", d, "-c", conf, "-e", os.path.join(d, "error.log")],
+                                        stdout=subprocess.DEVNULL, stderr=open(os.path.join(d, "stderr.txt"), "wb"))
+        wait_for_port(self.https_port, self.process, "nginx")
+
+    def stop(self):
+        stop(self.process)
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+class Client:
+    """A phone at `source` talking to the proxy at `base` (`https://127.0.0.1:P` or http)."""
+
+    def __init__(self, scheme, port, source):
+        self.scheme, self.port, self.source = scheme, port, source
+        self.context = ssl.create_default_context()
+        self.context.check_hostname = False
+        self.context.verify_mode = ssl.CERT_NONE
+
+    def request(self, method, path, body=None, headers=None):
+        if self.scheme == "https":
+            connection = http.client.HTTPSConnection("127.0.0.1", self.port, timeout=10, context=self.context,
+                                                     source_address=(self.source, 0))
+        else:
+            connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=10, source_address=(self.source, 0))
+        try:
+            connection.request(method, path, body=body, headers=headers or {})
+            response = connection.getresponse()
+            return response.status, response.read()
+        finally:
+            connection.close()
+
+    def websocket(self, path, **options):
+        ws_scheme = "wss" if self.scheme == "https" else "ws"
+        options.setdefault("open_timeout", 10)
+        if self.scheme == "https":
+            options["ssl"] = self.context
+        return connect("%s://127.0.0.1:%d%s" % (ws_scheme, self.port, path), source_address=(self.source, 0),
+                       origin="%s://127.0.0.1:%d" % (self.scheme, self.port), **options)
+
+
+def exercise_through_proxy(server, scheme, port):
+    """Pages, REST, the calculator and a live draw through the proxy; returns nothing, asserts."""
+    phone = Client(scheme, port, "127.0.0.2")
+    host = Client(scheme, port, "127.0.0.3")
+
+    status, body = phone.request("GET", "/")
+    assert status == 200 and b"index.html" in body
+    status, body = phone.request("POST", "/api/calc", '{"keys":["0",".","1","+","0",".","2","="]}',
+                                 {"Content-Type": "application/json"})
+    assert status == 200 and json.loads(body)["display"] == "0.3", body
+    status, body = phone.request("GET", "/api/info")
+    assert json.loads(body)["lanUrl"] == "%s://127.0.0.1:%d" % (scheme, port)
+
+    with phone.websocket("/ws/calc", compression="deflate") as ws:
+        assert "permessage-deflate" in ws.response.headers.get("Sec-WebSocket-Extensions", "")
+        assert json.loads(ws.recv(timeout=10))["type"] == "hello"
+        json.loads(ws.recv(timeout=10))
+        for seq, key in enumerate(["0", ".", "1", "+", "0", ".", "2", "="], start=1):
+            ws.send(json.dumps({"type": "key", "key": key, "seq": seq}))
+            reply = json.loads(ws.recv(timeout=10))
+        assert reply["display"] == "0.3"
+
+    # One phone guesses host keys; the host's phone still gets in.
+    config = "/api/draws/%s/config" % server.code
+    # (It also claims other addresses itself, which the proxy must not pass on as the truth.)
+    spoofed = lambda i: dict(bearer("wrong-%d" % i), **{"Forwarded": "for=203.0.113.%d" % i,
+                                                        "X-Forwarded-For": "203.0.113.%d" % i})
+    statuses = [phone.request("PUT", config, "{}", spoofed(i))[0] for i in range(AUTH_BURST + 2)]
+    assert statuses[-1] == 429, statuses
+    assert host.request("PUT", config, json.dumps({"pool": {"kind": "range", "from": 1, "to": 99}}),
+                        bearer(server.host_key))[0] == 200
+
+    with phone.websocket("/ws/draw/" + server.code, compression="deflate") as viewer:
+        assert "permessage-deflate" in viewer.response.headers.get("Sec-WebSocket-Extensions", "")
+        assert json.loads(viewer.recv(timeout=10))["type"] == "state"
+        assert host.request("POST", "/api/draws/%s/start" % server.code, "{}", bearer(server.host_key))[0] == 200
+        ticks = 0
+        while ticks < 5:
+            message = json.loads(viewer.recv(timeout=10))
+            ticks += message["type"] == "tick"
+        status, body = host.request("POST", "/api/draws/%s/stop" % server.code, "{}", bearer(server.host_key))
+        assert status == 200, body
+        winner = json.loads(body)["result"]["winners"][0]
+        while True:
+            message = json.loads(viewer.recv(timeout=10))
+            if message["type"] == "result":
+                assert message["winners"][0] == winner
+                break
+
+    # tombola's access log names the phones, never the proxy.
+    def logged():
+        lines = server.stdout().splitlines()
+        return (any(line.startswith('127.0.0.2 "GET / HTTP/1.1" 200') for line in lines)
+                and any(line.startswith('127.0.0.2 "GET /ws/calc HTTP/1.1" 101') for line in lines)
+                and any(line.startswith('127.0.0.3 "POST /api/draws/%s/start' % server.code) for line in lines))
+    assert eventually(logged), server.stdout()[-3000:]
+    # (The fixture's own start-up probes of /healthz come straight from 127.0.0.1.)
+    direct = [line for line in server.stdout().splitlines() if line.startswith("127.0.0.1 ") and "/healthz" not in line]
+    assert direct == []
+    assert "203.0.113." not in server.stdout()
+
+
+def test_deploy_nginx_conf_serves_pages_websockets_calculator_and_rest_with_real_client_addresses():
+    assert os.path.exists(NGINX), "nginx-light is missing (scripts/test installs it)"
+    server = Tombola("--trusted-proxy", "127.0.0.1", "--access-log")
+    nginx = None
+    try:
+        nginx = Nginx(server.port)
+        exercise_through_proxy(server, "https", nginx.https_port)
+        # Plain HTTP is redirected to HTTPS.
+        status, _ = Client("http", nginx.http_port, "127.0.0.2").request("GET", "/calc")
+        assert status == 301
+    finally:
+        if nginx:
+            nginx.stop()
+        server.stop()
+
+
+# --- Caddy ------------------------------------------------------------------------------
+
+def test_deploy_caddyfile_serves_pages_websockets_calculator_and_rest_with_real_client_addresses():
+    assert os.path.exists(CADDY), "caddy is missing (scripts/test installs it)"
+    server = Tombola("--trusted-proxy", "127.0.0.1", "--access-log")
+    directory = tempfile.mkdtemp(prefix="tombola-caddy-")
+    port = free_port()
+    with open(os.path.join(ROOT, "deploy", "caddy", "Caddyfile")) as f:
+        site = f.read()
+    site, count = re.subn(r"^raffle\.example\.org \{", "http://127.0.0.1:%d {" % port, site, flags=re.M)
+    assert count == 1
+    site, count = re.subn(r"reverse_proxy 127\.0\.0\.1:8080", "reverse_proxy 127.0.0.1:%d" % server.port, site)
+    assert count == 1
+    config = os.path.join(directory, "Caddyfile")
+    with open(config, "w") as f:
+        f.write("{\n\tadmin off\n\tstorage file_system %s\n}\n\n%s" % (directory, site))
+    env = dict(os.environ, HOME=directory, XDG_DATA_HOME=directory, XDG_CONFIG_HOME=directory)
+    caddy = subprocess.Popen([CADDY, "run", "--config", config, "--adapter", "caddyfile"], env=env,
+                             stdout=subprocess.DEVNULL, stderr=open(os.path.join(directory, "stderr.txt"), "wb"))
+    try:
+        wait_for_port(port, caddy, "caddy")
+        exercise_through_proxy(server, "http", port)
+    finally:
+        stop(caddy)
+        server.stop()
+        shutil.rmtree(directory, ignore_errors=True)
