@@ -64,8 +64,26 @@ private func runDraw(_ config: DrawConfig) {
     switch config.pool {
     case .range(let from, let to):
         for case .number(let n) in winners { precondition(n >= min(from, to) && n <= max(from, to), "winner outside the range") }
-    case .list:
+    case .list, .entries:
         for winner in winners { if case .number = winner { preconditionFailure("number drawn from a list") } }
+    }
+    // Winners of a prize limited to groups belong to them (weighted or not).
+    if case .entries(let entrants) = draw.config.pool, let index = draw.board.last?.prizeIndex {
+        let prize = draw.config.prizes[index]
+        for winner in winners {
+            let group = entrants.first { DrawValue.name($0.name) == winner }?.group ?? ""
+            precondition(ValidatedConfig.isEligible(group: group, for: prize), "a winner outside the prize's groups")
+        }
+    }
+    // Every record the engine wrote rechecks (docs/FAIRNESS.md §7).
+    var chain = [DrawRecord]()
+    if var fresh = try? Draw(config: config) {
+        if let commit = try? fresh.prepareCommitment(seed: seed, at: 1) { chain.append(commit) }
+        if (try? fresh.start(contributions: [], audience: "42", at: 2)) != nil,
+           let more = try? fresh.stop(at: 3, nextSeed: Seed(bytes: Array(repeating: 9, count: 32))!) {
+            chain += more
+            precondition(RoundVerifier.verify(records: chain.map(\.json)).passed, "the engine's own round does not verify")
+        }
     }
     _ = try? draw.reveal()
     _ = try? draw.configure(config)

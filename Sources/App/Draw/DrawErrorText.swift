@@ -45,5 +45,9 @@ enum DrawErrorText {
         "already_voided": "That winner was voided already.",
         "bad_reason": "A reason must be 1 to 200 characters without control characters.",
         "corrupt_history": "The stored history of this draw is damaged.",
+        "duplicate_entrant": "A name or id appears twice in the list; merge the rows (add up their tickets) first.",
+        "bad_tickets": "Tickets must be a whole number from 1 to 1,000,000.",
+        "bad_group": "A group must be 1 to 100 bytes without control characters (at most 100 per prize, and only for a list).",
+        "none_eligible": "Nobody left in the pool may win this prize (its groups).",
     ]
 }
