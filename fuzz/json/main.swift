@@ -89,10 +89,57 @@ private func runDraw(_ config: DrawConfig) {
     _ = try? draw.configure(config)
 }
 
+#if APP_IMPORT
+/// The spreadsheet import on the same bytes: fed whole and split at an input-chosen point, the
+/// same rows or the same error; rows within the limits; and what the preview accepts, the
+/// engine accepts (two or more entrants make a valid detailed list).
+private func checkImport(_ bytes: [UInt8]) {
+    func parse(_ cut: Int?) -> Result<[SpreadsheetParser.Row], ImportError> {
+        var parser = SpreadsheetParser()
+        do {
+            var rows = [SpreadsheetParser.Row]()
+            if let cut {
+                rows += try parser.feed(bytes[..<cut])
+                rows += try parser.feed(bytes[cut...])
+            } else {
+                rows += try parser.feed(bytes)
+            }
+            return .success(rows + (try parser.finish()))
+        } catch {
+            return .failure(error)
+        }
+    }
+    let whole = parse(nil)
+    let cut = bytes.isEmpty ? 0 : Int(bytes[0]) % (bytes.count + 1)
+    switch (whole, parse(cut)) {
+    case (.success(let a), .success(let b)): precondition(a == b, "split at \(cut) changes the rows")
+    case (.failure(let a), .failure(let b)): precondition(a == b, "split at \(cut) changes the error")
+    default: preconditionFailure("split at \(cut) changes the outcome")
+    }
+    if case .success(let rows) = whole {
+        for row in rows {
+            precondition(row.fields.count <= ImportLimits.maxColumns && row.fields.allSatisfy { $0.count <= ImportLimits.maxFieldBytes },
+                         "a row beyond the limits")
+        }
+    }
+    for policy in [EntrantImport.DuplicatePolicy.reject, .merge] {
+        guard let preview = try? EntrantImport.preview(of: bytes, duplicates: policy), preview.entrants.count >= 2 else { continue }
+        do {
+            _ = try Draw(config: DrawConfig(pool: .entries(preview.entrants)))
+        } catch {
+            preconditionFailure("the engine refuses a previewed list: \(error.code)")
+        }
+    }
+}
+#endif
+
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
     checkJSONValue(bytes)
+    #if APP_IMPORT
+    checkImport(bytes)
+    #endif
     let blob = Data(bytes)
     _ = try? JSONSerialization.jsonObject(with: blob, options: [.fragmentsAllowed])
     let decoder = JSONDecoder()

@@ -7,7 +7,6 @@ struct ImportError: Error, Equatable, Sendable {
         case tooManyRows = "import_too_many_rows"
         case badEncoding = "import_bad_encoding"
         case unterminatedQuote = "import_unterminated_quote"
-        case noName = "import_no_name_column"
         case empty = "import_empty"
     }
 
