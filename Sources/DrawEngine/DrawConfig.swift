@@ -19,8 +19,8 @@ public struct Prize: Codable, Sendable, Equatable {
     public var hasGroupFilter: Bool { !(onlyGroups ?? []).isEmpty || !(exceptGroups ?? []).isEmpty }
 }
 
-/// One entrant of a detailed list (a spreadsheet row): a name, an optional id (never in the
-/// chain), a ticket count (weight, 1 by default) and an optional group.
+/// One entrant of a detailed list (a spreadsheet row): a name, an optional id (checked for
+/// repeats, then dropped by validation), a ticket count (weight, 1 by default) and an optional group.
 public struct Entrant: Sendable, Equatable {
     public var name: String
     public var id: String?
@@ -49,8 +49,8 @@ public enum PoolConfig: Sendable, Equatable {
     /// empty lines dropped, duplicates kept once).
     case list([String])
     /// Entrants with tickets, groups and ids, in the host's order. Validation refuses a name
-    /// or id given twice (`duplicate_entrant`) and turns a list of one-ticket entrants
-    /// without group or id into `.list`.
+    /// or id given twice (`duplicate_entrant`), drops the ids and turns a list of one-ticket
+    /// entrants without group into `.list`.
     case entries([Entrant])
 }
 

@@ -138,40 +138,38 @@ public enum EntrantList {
 
     /// A detailed list, validated: names and ids trimmed and distinct (a repeat is
     /// `duplicateEntrant`, never merged silently), tickets 1…1,000,000, groups trimmed (empty:
-    /// none). `tickets`/`groups` are nil when every entrant holds one ticket / has no group;
+    /// none). Ids are checked, then dropped: the settings are public (every page's `state`), and
+    /// nothing in the draw uses them. `tickets`/`groups` are nil when every entrant holds one ticket / has no group;
     /// `entrants` is nil when the list is plain (then it is drawn as `.list(names)`).
     public static func normalize(_ raw: [Entrant]) throws(DrawError)
         -> (names: [String], tickets: [UInt64]?, groups: [String]?, entrants: [Entrant]?) {
         guard raw.count <= DrawLimits.maxEntrants else { throw .tooManyEntrants }
         var names = [String](), tickets = [UInt64](), groups = [String](), entrants = [Entrant]()
         var seenNames = Set<DrawValue>(), seenIDs = Set<DrawValue>()
-        var weighted = false, grouped = false, detailed = false
+        var weighted = false, grouped = false
         for item in raw {
             let name = trim(item.name)
             guard !name.isEmpty, name.utf8.count <= DrawLimits.maxEntrantBytes, !hasControlCharacter(name) else { throw .badEntrant }
             guard (1...DrawLimits.maxTickets).contains(item.tickets) else { throw .badTickets }
             let group = trim(item.group ?? "")
             guard group.utf8.count <= DrawLimits.maxGroupBytes, !hasControlCharacter(group) else { throw .badGroup }
-            var id: String? = nil
             if let raw = item.id {
                 let text = trim(raw)
                 guard text.utf8.count <= DrawLimits.maxIdBytes, !hasControlCharacter(text) else { throw .badEntrant }
                 if !text.isEmpty {
                     guard seenIDs.insert(.name(text)).inserted else { throw .duplicateEntrant }
-                    id = text
                 }
             }
             guard seenNames.insert(.name(name)).inserted else { throw .duplicateEntrant }
             weighted = weighted || item.tickets != 1
             grouped = grouped || !group.isEmpty
-            detailed = detailed || id != nil
             names.append(name)
             tickets.append(UInt64(item.tickets))
             groups.append(group)
-            entrants.append(Entrant(name: name, id: id, tickets: item.tickets, group: group.isEmpty ? nil : group))
+            entrants.append(Entrant(name: name, tickets: item.tickets, group: group.isEmpty ? nil : group))
         }
         guard names.count >= 2 else { throw .poolTooSmall }
-        return (names, weighted ? tickets : nil, grouped ? groups : nil, weighted || grouped || detailed ? entrants : nil)
+        return (names, weighted ? tickets : nil, grouped ? groups : nil, weighted || grouped ? entrants : nil)
     }
 
     /// Splits at line breaks, trims, drops empty lines, keeps the first of duplicates.

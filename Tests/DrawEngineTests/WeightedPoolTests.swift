@@ -129,6 +129,14 @@ import Testing
         #expect(!String(decoding: try JSONEncoder().encode(old), as: UTF8.self).contains("Groups"))
     }
 
+    @Test func idsAreCheckedThenDroppedFromThePublicSettings() throws {
+        let draw = try Draw(config: DrawConfig(pool: .entries([Entrant(name: "Ann", id: "E1", tickets: 2),
+                                                               Entrant(name: "Bob", id: "E2", group: "IT")])))
+        #expect(draw.config.pool == .entries([Entrant(name: "Ann", tickets: 2), Entrant(name: "Bob", group: "IT")]))
+        let plain = try Draw(config: DrawConfig(pool: .entries([Entrant(name: "Ann", id: "E1"), Entrant(name: "Bob", id: "E2")])))
+        #expect(plain.config.pool == .list(["Ann", "Bob"]))
+    }
+
     @Test func weightedEntrantsRecordCarriesTheTickets() throws {
         var harness = try Harness(DrawConfig(pool: .entries(Self.people)), seed: 4)
         try harness.round()
