@@ -10,7 +10,7 @@ enum APIError {
         case "bad_key", "not_host": .forbidden
         case "unknown_draw", "not_found": .notFound
         case "method_not_allowed": .methodNotAllowed
-        case "wrong_phase", "not_committed", "pool_exhausted", "prizes_done", "already_voided": .conflict
+        case "wrong_phase", "not_committed", "pool_exhausted", "none_eligible", "prizes_done", "already_voided": .conflict
         case "too_large": .contentTooLarge
         case "rate_limited": .tooManyRequests
         case "storage_failed", "disk_full", "busy": .serviceUnavailable

@@ -111,14 +111,14 @@ public struct Draw: Sendable {
     /// pending commitment: call `prepareCommitment` (a `restart` commit). Announced rounds stay.
     public init(config: DrawConfig, restoring records: [DrawRecord]) throws(DrawError) {
         validated = try ValidatedConfig(config)
-        lock = Self.makeLock(validated, winners: [], voided: [], extra: [])
+        lock = Self.makeLock(validated, winners: [], voided: [], extra: [], prize: nil)
         var prev = DrawRecord.genesisPrev
         for (position, record) in records.enumerated() {
             guard record.index == position, record.prev == prev, record.computedHash == record.hash else { throw .corruptHistory }
             prev = record.hash
             switch record.body {
             case .commit: break
-            case .entrants(let hash, _): recordedLists.insert(hash)
+            case .entrants(let hash, _, _, _): recordedLists.insert(hash)
             case .round(let round):
                 if let replaced = round.replaces {
                     guard let b = board.firstIndex(where: { $0.round == replaced.round }) else { throw .corruptHistory }
@@ -240,6 +240,7 @@ public struct Draw: Sendable {
         guard phase == .idle || phase == .revealed else { throw .wrongPhase }
         guard pendingSeed != nil else { throw .notCommitted }
         let audience = try Self.audienceNumber(audience)
+        if lock.pool.count == 0, case .list(_, _, _, .some) = lock.spec { throw .noneEligible }
         guard lock.pool.count > 0 else { throw .poolExhausted }
         guard !prizesDone else { throw .prizesDone }
         let plan = nextPlan
@@ -293,7 +294,9 @@ public struct Draw: Sendable {
         if candidates.contains(where: { voidedThisSession.contains($0) }) { throw .alreadyVoided }
         guard let w = candidates.first(where: { board[b].winners.contains($0) }) else { throw .unknownWinner }
         let voided = voidedThisSession.union([w])
-        let replacementLock = Self.makeLock(validated, winners: winnersThisSession, voided: voided, extra: board[b].winners)
+        let replacementLock = Self.makeLock(validated, winners: winnersThisSession, voided: voided, extra: board[b].winners,
+                                            prize: board[b].prizeIndex)
+        if replacementLock.pool.count == 0, case .list(_, _, _, .some) = replacementLock.spec { throw .noneEligible }
         guard replacementLock.pool.count > 0 else { throw .poolExhausted }
         let frozen = Self.freeze(contributions, audience: audience, count: 1, prizeIndex: board[b].prizeIndex)
 
@@ -334,6 +337,7 @@ public struct Draw: Sendable {
         switch config.pool {
         case .range(let from, let to): .number(Int64.random(in: from...to, using: &generator))
         case .list(let names): .name(names.randomElement(using: &generator) ?? "")
+        case .entries(let entrants): .name(entrants.randomElement(using: &generator)?.name ?? "")
         }
     }
 
@@ -357,27 +361,38 @@ public struct Draw: Sendable {
     private mutating func recordListIfNew(at: Int64) -> [DrawRecord] {
         guard let names = validated.entrants, let hash = validated.entrantsHash, !recordedLists.contains(hash) else { return [] }
         recordedLists.insert(hash)
-        return [append(.entrants(hash: hash, names: names), at: at)]
+        return [append(.entrants(hash: hash, names: names, tickets: validated.tickets, groups: validated.groups), at: at)]
     }
 
     private mutating func relock() {
-        lock = Self.makeLock(validated, winners: winnersThisSession, voided: voidedThisSession, extra: [])
+        lock = Self.makeLock(validated, winners: winnersThisSession, voided: voidedThisSession, extra: [], prize: currentPrize)
     }
 
     private func derive(round: Int, seed: Seed, commitment: String, lock: Lock, frozen: Frozen,
                         prize: String?, prizeIndex: Int?, replaces: Replacement?) -> RoundRecord {
         let n = lock.pool.count
-        let positions = Fairness.winnerPositions(seed: seed, round: round, poolHash: Hex.decode(lock.hash)!,
+        let positions: [UInt64]
+        let algorithm: String
+        if let tickets = validated.tickets {
+            algorithm = Fairness.weightedAlgorithm
+            positions = Fairness.weightedPositions(seed: seed, round: round, poolHash: Hex.decode(lock.hash)!, entropy: frozen.entropy,
+                                                   weights: lock.pool.eligibleIndices().map { tickets[$0] }, count: frozen.count)
+        } else {
+            algorithm = Fairness.algorithm
+            positions = Fairness.winnerPositions(seed: seed, round: round, poolHash: Hex.decode(lock.hash)!,
                                                  entropy: frozen.entropy, eligible: n, count: frozen.count)
+        }
         return RoundRecord(
-            round: round, prize: prize, prizeIndex: prizeIndex, algorithm: Fairness.algorithm, pool: lock.spec,
+            round: round, prize: prize, prizeIndex: prizeIndex, algorithm: algorithm, pool: lock.spec,
             poolHash: lock.hash, eligible: n, repeats: config.repeats, contributions: frozen.contributions.map(\.hex),
             audience: frozen.audience, entropy: Hex.encode(frozen.entropy), commitment: commitment, seed: seed.hex,
             winners: positions.map(lock.pool.element(at:)), replaces: replaces)
     }
 
-    /// The eligible set of docs/FAIRNESS.md §3: exclusions, voided, earlier winners unless repeats, `extra`.
-    static func makeLock(_ validated: ValidatedConfig, winners: Set<DrawValue>, voided: Set<DrawValue>, extra: [DrawValue]) -> Lock {
+    /// The eligible set of docs/FAIRNESS.md §3: exclusions, voided, earlier winners unless repeats, `extra`,
+    /// and for a prize limited to groups, the entrants outside them.
+    static func makeLock(_ validated: ValidatedConfig, winners: Set<DrawValue>, voided: Set<DrawValue>, extra: [DrawValue],
+                         prize: Int?) -> Lock {
         var removed = validated.excluded.union(voided).union(extra)
         if !validated.config.repeats { removed.formUnion(winners) }
         let spec: PoolSpec
@@ -388,9 +403,19 @@ public struct Draw: Sendable {
                 return nil
             }
             spec = .range(from: from, to: to, removed: values.sorted())
-        case .list(let names):
-            let indices = removed.compactMap { validated.nameIndex[$0].map(Int64.init) }
-            spec = .list(count: names.count, entrantsHash: validated.entrantsHash!, removed: indices.sorted())
+        case .list, .entries:
+            let names = validated.entrants!
+            var indices = Set(removed.compactMap { validated.nameIndex[$0].map(Int64.init) })
+            var filter: GroupFilter? = nil
+            if let prize, prize < validated.config.prizes.count, validated.config.prizes[prize].hasGroupFilter {
+                let tier = validated.config.prizes[prize]
+                let groupFilter = GroupFilter(only: tier.onlyGroups ?? [], except: tier.exceptGroups ?? [])
+                for index in names.indices where !groupFilter.admits(validated.groups?[index] ?? "") {
+                    indices.insert(Int64(index))
+                }
+                filter = groupFilter
+            }
+            spec = .list(count: names.count, entrantsHash: validated.entrantsHash!, removed: indices.sorted(), groups: filter)
         }
         return Lock(spec: spec, hash: spec.poolHash, pool: EligiblePool(spec: spec, entrants: validated.entrants)!)
     }

@@ -1,11 +1,37 @@
-/// A prize tier: `count` winners labelled `name` ("3rd prize", "一等奖").
+/// A prize tier: `count` winners labelled `name` ("3rd prize", "一等奖"), optionally limited to
+/// entrants of some groups (`onlyGroups`) or closed to some (`exceptGroups`); docs/FAIRNESS.md §3.
 public struct Prize: Codable, Sendable, Equatable {
     public var name: String
     public var count: Int
+    /// nil or empty: every group may win this prize.
+    public var onlyGroups: [String]?
+    /// nil or empty: no group is shut out.
+    public var exceptGroups: [String]?
 
-    public init(name: String, count: Int) {
+    public init(name: String, count: Int, onlyGroups: [String]? = nil, exceptGroups: [String]? = nil) {
         self.name = name
         self.count = count
+        self.onlyGroups = onlyGroups
+        self.exceptGroups = exceptGroups
+    }
+
+    /// Whether the prize limits who may win it.
+    public var hasGroupFilter: Bool { !(onlyGroups ?? []).isEmpty || !(exceptGroups ?? []).isEmpty }
+}
+
+/// One entrant of a detailed list (a spreadsheet row): a name, an optional id (checked for
+/// repeats, then dropped by validation), a ticket count (weight, 1 by default) and an optional group.
+public struct Entrant: Sendable, Equatable {
+    public var name: String
+    public var id: String?
+    public var tickets: Int
+    public var group: String?
+
+    public init(name: String, id: String? = nil, tickets: Int = 1, group: String? = nil) {
+        self.name = name
+        self.id = id
+        self.tickets = tickets
+        self.group = group
     }
 }
 
@@ -22,6 +48,10 @@ public enum PoolConfig: Sendable, Equatable {
     /// Names in the host's order; normalized by validation (split at line breaks, trimmed,
     /// empty lines dropped, duplicates kept once).
     case list([String])
+    /// Entrants with tickets, groups and ids, in the host's order. Validation refuses a name
+    /// or id given twice (`duplicate_entrant`), drops the ids and turns a list of one-ticket
+    /// entrants without group into `.list`.
+    case entries([Entrant])
 }
 
 /// The host's settings, as `configure` carries them.
@@ -61,6 +91,12 @@ public enum DrawLimits {
     public static let maxPrizeNameLength = 100
     public static let maxReasonLength = 200
     public static let maxAudienceDigits = 32
+    /// Tickets one entrant may hold (so a pool holds at most 10^11 tickets).
+    public static let maxTickets = 1_000_000
+    public static let maxGroupBytes = 100
+    public static let maxIdBytes = 200
+    /// Groups one prize may name in `onlyGroups` plus `exceptGroups`.
+    public static let maxPrizeGroups = 100
 }
 
 extension PerStop: Codable {
@@ -88,14 +124,18 @@ extension PoolConfig: Codable {
     private enum Keys: String, CodingKey { case kind, from, to, entrants, text }
 
     /// `{"kind":"range","from":1,"to":500}`, `{"kind":"list","entrants":[…]}` or `{"kind":"list","text":"…"}`.
+    /// `entrants` items are names, or objects `{"name","id","tickets","group"}` (then `.entries`).
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: Keys.self)
         switch try container.decode(String.self, forKey: .kind) {
         case "range":
             self = .range(from: try container.decode(Int64.self, forKey: .from), to: try container.decode(Int64.self, forKey: .to))
         case "list":
-            if let entrants = try container.decodeIfPresent([String].self, forKey: .entrants) {
+            if let entrants = try? container.decodeIfPresent([String].self, forKey: .entrants) {
                 self = .list(entrants)
+            } else if container.contains(.entrants) {
+                let items = try container.decode([EntrantItem].self, forKey: .entrants)
+                self = .entries(items.map(\.entrant))
             } else {
                 self = .list([try container.decode(String.self, forKey: .text)])
             }
@@ -114,7 +154,43 @@ extension PoolConfig: Codable {
         case .list(let names):
             try container.encode("list", forKey: .kind)
             try container.encode(names, forKey: .entrants)
+        case .entries(let entrants):
+            try container.encode("list", forKey: .kind)
+            try container.encode(entrants, forKey: .entrants)
         }
+    }
+}
+
+/// An `entrants` item: a bare name or an entrant object.
+private struct EntrantItem: Decodable {
+    let entrant: Entrant
+
+    init(from decoder: any Decoder) throws {
+        if let name = try? decoder.singleValueContainer().decode(String.self) {
+            entrant = Entrant(name: name)
+        } else {
+            entrant = try Entrant(from: decoder)
+        }
+    }
+}
+
+extension Entrant: Codable {
+    private enum Keys: String, CodingKey { case name, id, tickets, group }
+
+    /// `{"name":"Ann","id":"E17","tickets":3,"group":"Sales"}`; only `name` is required.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: Keys.self)
+        self.init(name: try c.decode(String.self, forKey: .name), id: try c.decodeIfPresent(String.self, forKey: .id),
+                  tickets: try c.decodeIfPresent(Int.self, forKey: .tickets) ?? 1,
+                  group: try c.decodeIfPresent(String.self, forKey: .group))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: Keys.self)
+        try c.encode(name, forKey: .name)
+        try c.encodeIfPresent(id, forKey: .id)
+        try c.encode(tickets, forKey: .tickets)
+        try c.encodeIfPresent(group, forKey: .group)
     }
 }
 

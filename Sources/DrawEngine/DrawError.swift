@@ -40,6 +40,15 @@ public enum DrawError: Error, Equatable, Sendable, CaseIterable {
     case badReason
     /// Stored records do not form a valid chain.
     case corruptHistory
+    /// A detailed list names the same entrant (name or id) twice; merge the rows first.
+    case duplicateEntrant
+    /// An entrant's tickets are outside 1…1,000,000.
+    case badTickets
+    /// A group (of an entrant or a prize) is longer than 100 bytes or has a control character,
+    /// a prize names more than 100 groups, or a prize limits groups of a range pool.
+    case badGroup
+    /// No entrant left is eligible for the current prize (its groups).
+    case noneEligible
 
     public var code: String {
         switch self {
@@ -62,6 +71,10 @@ public enum DrawError: Error, Equatable, Sendable, CaseIterable {
         case .alreadyVoided: "already_voided"
         case .badReason: "bad_reason"
         case .corruptHistory: "corrupt_history"
+        case .duplicateEntrant: "duplicate_entrant"
+        case .badTickets: "bad_tickets"
+        case .badGroup: "bad_group"
+        case .noneEligible: "none_eligible"
         }
     }
 }

@@ -58,6 +58,52 @@ public enum SampleDraw {
         }
         return DrawExport.json(code: "SAMPLE", records: records)
     }
+
+    /// A deterministic draw of a weighted list with prizes limited to groups (a void included),
+    /// for `tombola verify --sample-export pools` and the cross-language tests.
+    public static func poolsExport(seed: UInt64 = 1) -> String {
+        var random = SplitMix64(state: seed)
+        var clock: Int64 = 1_764_455_400_000
+        var records = [DrawRecord]()
+        func now() -> Int64 { clock += 1_250; return clock }
+        func contributions(_ count: Int) -> [Contribution] {
+            (0..<count).map { _ in
+                Contribution(hex: Hex.encode(Fairness.bigEndian(random.next()) + Fairness.bigEndian(random.next())))!
+            }
+        }
+        let staff = [
+            Entrant(name: "Ann", id: "E1", tickets: 3, group: "Sales"), Entrant(name: "Bob", id: "E2", tickets: 1, group: "Sales"),
+            Entrant(name: "Zoë", id: "E3", tickets: 5, group: "IT"), Entrant(name: "李雷", id: "E4", tickets: 2, group: "IT"),
+            Entrant(name: "韩梅梅", id: "E5", tickets: 1, group: "研发"), Entrant(name: "\"Q\" \\ Smith", id: "E6", tickets: 7),
+            Entrant(name: "Eve", id: "E7", tickets: 1, group: "Board"), Entrant(name: "Finn", id: "E8", tickets: 4, group: "IT"),
+        ]
+        do {
+            var draw = try Draw(config: DrawConfig(pool: .entries(staff), exclude: [.name("Bob")], perStop: .count(2), prizes: [
+                Prize(name: "IT prize", count: 2, onlyGroups: ["IT"]),
+                Prize(name: "Main prize", count: 2, exceptGroups: ["Board"]),
+            ]))
+            records.append(try draw.prepareCommitment(seed: .random(using: &random), at: now()))
+            try draw.start(contributions: contributions(4), audience: "17", at: now())
+            records += try draw.stop(at: now(), nextSeed: .random(using: &random))
+            try draw.reveal()
+            let noShow = draw.board[0].winners[0]
+            records += try draw.void(round: 1, winner: noShow, reason: "no-show", contributions: contributions(1),
+                                     nextSeed: .random(using: &random), at: now())
+            try draw.start(contributions: contributions(2), at: now())
+            records += try draw.stop(at: now(), nextSeed: .random(using: &random))
+            try draw.reveal()
+            records.append(try draw.clear(at: now()))
+            var unlimited = draw.config
+            unlimited.prizes = []
+            unlimited.repeats = true
+            try draw.configure(unlimited)
+            try draw.start(contributions: contributions(3), at: now())
+            records += try draw.stop(at: now(), nextSeed: .random(using: &random))
+        } catch {
+            preconditionFailure("sample pools draw failed: \(error.code)")
+        }
+        return DrawExport.json(code: "POOLS", records: records)
+    }
 }
 
 /// SplitMix64 (Steele, Lea, Flood 2014): a small seeded generator for samples and tests.

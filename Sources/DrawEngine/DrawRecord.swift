@@ -32,7 +32,8 @@ public struct RoundRecord: Sendable, Equatable {
 
 public enum RecordBody: Sendable, Equatable {
     case commit(commitment: String, reason: CommitReason)
-    case entrants(hash: String, names: [String])
+    /// `tickets`/`groups` only for a detailed list (docs/FAIRNESS.md §3).
+    case entrants(hash: String, names: [String], tickets: [UInt64]? = nil, groups: [String]? = nil)
     case round(RoundRecord)
     case void(round: Int, winner: DrawValue, reason: String)
     case clear
@@ -79,9 +80,11 @@ public struct DrawRecord: Sendable, Equatable {
         case .commit(let commitment, let reason):
             members["commitment"] = .string(commitment)
             members["reason"] = .string(reason.rawValue)
-        case .entrants(let hash, let names):
+        case .entrants(let hash, let names, let tickets, let groups):
             members["entrantsHash"] = .string(hash)
             members["entrants"] = .array(names.map { .string($0) })
+            if let tickets { members["tickets"] = .array(tickets.map { .int(Int64($0)) }) }
+            if let groups { members["groups"] = .array(groups.map { .string($0) }) }
         case .round(let r):
             members["round"] = .int(Int64(r.round))
             members["prize"] = r.prize.map { .string($0) } ?? .null
@@ -166,7 +169,17 @@ public struct DrawRecord: Sendable, Equatable {
             guard let reason = CommitReason(rawValue: try string("reason")) else { throw fail("reason") }
             body = .commit(commitment: try string("commitment"), reason: reason)
         case "entrants":
-            body = .entrants(hash: try string("entrantsHash"), names: try strings("entrants"))
+            var tickets: [UInt64]? = nil
+            if let items = json["tickets"] {
+                guard let array = items.arrayValue else { throw fail("tickets") }
+                tickets = []
+                for item in array {
+                    guard let value = item.intValue, value >= 1, value <= Int64(DrawLimits.maxTickets) else { throw fail("tickets") }
+                    tickets!.append(UInt64(value))
+                }
+            }
+            let groups = json["groups"] == nil ? nil : try strings("groups")
+            body = .entrants(hash: try string("entrantsHash"), names: try strings("entrants"), tickets: tickets, groups: groups)
         case "round":
             guard let pool = json["pool"].flatMap(PoolSpec.init(json:)) else { throw fail("pool") }
             guard let eligible = json["eligible"]?.intValue, eligible >= 0 else { throw fail("eligible") }

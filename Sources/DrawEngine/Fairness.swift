@@ -1,6 +1,8 @@
 /// The derivation of docs/FAIRNESS.md, shared by the draw and the verifier.
 public enum Fairness {
     public static let algorithm = "tombola-hmac-sha256-v1"
+    /// Rounds of a list whose entrants hold different numbers of tickets (§5, "Weighted lists").
+    public static let weightedAlgorithm = "tombola-hmac-sha256-weighted-v1"
     /// At most this many contributions are mixed into one round (the smallest, once sorted).
     public static let maxContributions = 10_000
 
@@ -37,6 +39,54 @@ public enum Fairness {
         return positions
     }
 
+    /// The eligible positions of the `count` winners of a weighted list, in draw order (§5):
+    /// `weights[p]` is the tickets of eligible position p. Each pick takes `t = uniform(W)` over
+    /// the tickets W still in the round and the position whose ticket interval holds t; the
+    /// winner's tickets then leave the round.
+    public static func weightedPositions(
+        seed: Seed, round: Int, poolHash: [UInt8], entropy: [UInt8], weights: [UInt64], count k: Int
+    ) -> [UInt64] {
+        let n = weights.count
+        precondition(k <= n && poolHash.count == 32 && entropy.count == 32 && weights.allSatisfy { $0 >= 1 })
+        var stream = WordStream(seed: seed, round: round, poolHash: poolHash, entropy: entropy, algorithm: weightedAlgorithm)
+        // Fenwick tree over the weights: tree[i] sums weights (i − lowbit(i), i], 1-based.
+        var tree = [UInt64](repeating: 0, count: n + 1)
+        var total: UInt64 = 0
+        for (offset, weight) in weights.enumerated() {
+            let i = offset + 1
+            tree[i] += weight
+            total += weight
+            let parent = i + (i & -i)
+            if parent <= n { tree[parent] += tree[i] }
+        }
+        var top = 1
+        while top * 2 <= n { top *= 2 }
+        var positions = [UInt64]()
+        positions.reserveCapacity(k)
+        for _ in 0..<k {
+            var t = stream.uniform(total)
+            // The largest prefix whose sum is ≤ t: the winner is the next position.
+            var position = 0
+            var step = top
+            while step > 0 {
+                if position + step <= n, tree[position + step] <= t {
+                    position += step
+                    t -= tree[position]
+                }
+                step /= 2
+            }
+            positions.append(UInt64(position))
+            let weight = weights[position]
+            total -= weight
+            var i = position + 1
+            while i <= n {
+                tree[i] -= weight
+                i += i & -i
+            }
+        }
+        return positions
+    }
+
     static func bigEndian(_ value: UInt64) -> [UInt8] {
         (0..<8).map { UInt8(truncatingIfNeeded: value >> UInt64(56 - 8 * $0)) }
     }
@@ -50,9 +100,9 @@ struct WordStream {
     private var block: [UInt8] = []
     private var offset = 32
 
-    init(seed: Seed, round: Int, poolHash: [UInt8], entropy: [UInt8]) {
+    init(seed: Seed, round: Int, poolHash: [UInt8], entropy: [UInt8], algorithm: String = Fairness.algorithm) {
         key = seed.bytes
-        prefix = Array(Fairness.algorithm.utf8) + [0] + Fairness.bigEndian(UInt64(round)) + poolHash + entropy
+        prefix = Array(algorithm.utf8) + [0] + Fairness.bigEndian(UInt64(round)) + poolHash + entropy
     }
 
     mutating func next() -> UInt64 {

@@ -1,16 +1,40 @@
+/// The groups a round's prize is limited to (`onlyGroups`, empty: all) or closed to (`exceptGroups`),
+/// sorted bytewise; in the pool object only when the prize has them (docs/FAIRNESS.md §3).
+public struct GroupFilter: Sendable, Equatable {
+    public let only: [String]
+    public let except: [String]
+
+    public init(only: [String], except: [String]) {
+        self.only = only
+        self.except = except
+    }
+
+    public func admits(_ group: String) -> Bool {
+        func listed(_ names: [String]) -> Bool { names.contains { $0.utf8.elementsEqual(group.utf8) } }
+        return (only.isEmpty || listed(only)) && !listed(except)
+    }
+}
+
 /// The pool object of docs/FAIRNESS.md §3 (what `poolHash` covers) and its eligible array.
 public enum PoolSpec: Sendable, Equatable {
     /// `removed` holds values inside from…to, sorted and distinct.
     case range(from: Int64, to: Int64, removed: [Int64])
-    /// `removed` holds indices into the entrant list, sorted and distinct.
-    case list(count: Int, entrantsHash: String, removed: [Int64])
+    /// `removed` holds indices into the entrant list, sorted and distinct; `groups` is the
+    /// prize's group filter (its ineligible entrants are in `removed`).
+    case list(count: Int, entrantsHash: String, removed: [Int64], groups: GroupFilter? = nil)
 
     public var json: JSONValue {
         switch self {
         case .range(let from, let to, let removed):
-            .object(["kind": .string("range"), "from": .int(from), "to": .int(to), "removed": .array(removed.map { .int($0) })])
-        case .list(let count, let hash, let removed):
-            .object(["kind": .string("list"), "count": .int(Int64(count)), "entrants": .string(hash), "removed": .array(removed.map { .int($0) })])
+            return .object(["kind": .string("range"), "from": .int(from), "to": .int(to), "removed": .array(removed.map { .int($0) })])
+        case .list(let count, let hash, let removed, let groups):
+            var members: [String: JSONValue] = ["kind": .string("list"), "count": .int(Int64(count)), "entrants": .string(hash),
+                                                "removed": .array(removed.map { .int($0) })]
+            if let groups {
+                if !groups.only.isEmpty { members["onlyGroups"] = .array(groups.only.map { .string($0) }) }
+                if !groups.except.isEmpty { members["exceptGroups"] = .array(groups.except.map { .string($0) }) }
+            }
+            return .object(members)
         }
     }
 
@@ -28,7 +52,15 @@ public enum PoolSpec: Sendable, Equatable {
         case "list":
             guard let count = json["count"]?.intValue, let hash = json["entrants"]?.stringValue,
                   count >= 0, count <= Int64(Int32.max) else { return nil }
-            self = .list(count: Int(count), entrantsHash: hash, removed: removed)
+            func names(_ key: String) -> [String]?? {
+                guard let value = json[key] else { return .some(nil) }
+                guard let items = value.arrayValue, !items.isEmpty else { return nil }
+                let strings = items.compactMap(\.stringValue)
+                return strings.count == items.count ? .some(strings) : nil
+            }
+            guard let only = names("onlyGroups"), let except = names("exceptGroups") else { return nil }
+            let groups = only == nil && except == nil ? nil : GroupFilter(only: only ?? [], except: except ?? [])
+            self = .list(count: Int(count), entrantsHash: hash, removed: removed, groups: groups)
         default: return nil
         }
     }
@@ -62,7 +94,7 @@ struct EligiblePool {
                 guard value >= from, value <= to else { return nil }
                 indices.append(UInt64(bitPattern: value &- from))
             }
-        case .list(let count, _, let removed):
+        case .list(let count, _, let removed, _):
             guard let entrants, entrants.count == count else { return nil }
             base = .list(entrants)
             for index in removed {
@@ -83,6 +115,21 @@ struct EligiblePool {
     }
 
     var count: UInt64 { size - UInt64(removedIndices.count) }
+
+    /// Base indices of the eligible array, in order (E[p] = B[indices[p]]); for lists only.
+    func eligibleIndices() -> [Int] {
+        var out = [Int]()
+        out.reserveCapacity(Int(count))
+        var next = 0
+        for index in 0..<Int(size) {
+            if next < removedIndices.count, removedIndices[next] == UInt64(index) {
+                next += 1
+            } else {
+                out.append(index)
+            }
+        }
+        return out
+    }
 
     func element(at position: UInt64) -> DrawValue {
         // Number of g_j ≤ position (bisect_right).

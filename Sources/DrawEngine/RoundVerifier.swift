@@ -24,6 +24,8 @@ public struct VerificationReport: Sendable, Equatable {
 
     public var passed: Bool { chainProblem == nil && checks.allSatisfy(\.ok) }
     public var roundCount: Int { checks.filter { $0.kind == "round" }.count }
+    /// The algorithms the rounds were drawn with (v1 when there is no round).
+    public let algorithms: [String]
 }
 
 /// Rechecks exported records exactly as docs/FAIRNESS.md §7 says (and its Python script does).
@@ -39,9 +41,13 @@ public enum RoundVerifier {
     public static func verify(records: [JSONValue], code: String? = nil) -> VerificationReport {
         var state = ChainState()
         var checks = [RecordCheck]()
+        var algorithms = [String]()
         for (position, json) in records.enumerated() {
             let kind = json["kind"]?.stringValue ?? "?"
             let round = json["round"]?.intValue.flatMap { Int(exactly: $0) }
+            if kind == "round", let algorithm = json["algorithm"]?.stringValue, !algorithms.contains(algorithm) {
+                algorithms.append(algorithm)
+            }
             var notes = [String]()
             var problem: String? = nil
             do {
@@ -53,7 +59,8 @@ public enum RoundVerifier {
             checks.append(RecordCheck(index: position, kind: kind, round: round, problem: problem, notes: notes))
         }
         return VerificationReport(code: code, checks: checks,
-                                  chainProblem: state.pendingVoid == nil ? nil : "void without replacement")
+                                  chainProblem: state.pendingVoid == nil ? nil : "void without replacement",
+                                  algorithms: algorithms.isEmpty ? [Fairness.algorithm] : algorithms)
     }
 }
 
@@ -65,7 +72,7 @@ private struct ChainState {
     var session = [Int: [DrawValue]]()
     var ever = Set<DrawValue>()
     var voided = Set<DrawValue>()
-    var lists = [String: [String]]()
+    var lists = [String: (names: [String], tickets: [UInt64]?, groups: [String]?)]()
 
     mutating func check(_ json: JSONValue, at position: Int, notes: inout [String]) throws(RecordError) {
         func require(_ condition: Bool, _ reason: String) throws(RecordError) {
@@ -81,9 +88,11 @@ private struct ChainState {
         case .commit(let commitment, _):
             if let pending { notes.append("commitment \(pending.prefix(8))… abandoned") }
             pending = commitment
-        case .entrants(let hash, let names):
-            try require(Hashing.sha256Hex(JSONValue.array(names.map { .string($0) }).canonicalBytes) == hash, "entrantsHash")
-            lists[hash] = names
+        case .entrants(let hash, let names, let tickets, let groups):
+            try require(EntrantList.hash(names: names, tickets: tickets, groups: groups) == hash, "entrantsHash")
+            try require(tickets.map { $0.count == names.count } ?? true, "tickets")
+            try require(groups.map { $0.count == names.count } ?? true, "groups")
+            lists[hash] = (names, tickets, groups)
         case .round(let round):
             try checkRound(round, rawPool: json["pool"]!)
         case .void(let round, let winner, _):
@@ -104,7 +113,7 @@ private struct ChainState {
         func require(_ condition: Bool, _ reason: String) throws(RecordError) {
             if !condition { throw RecordError(reason: reason) }
         }
-        try require(r.algorithm == Fairness.algorithm, "unknown algorithm")
+        try require(r.algorithm == Fairness.algorithm || r.algorithm == Fairness.weightedAlgorithm, "unknown algorithm")
         try require(pending != nil && r.commitment == pending, "commitment not published before")
         guard let seedBytes = Hex.decode(r.seed), let seed = Seed(bytes: seedBytes), seed.commitment == r.commitment else {
             throw RecordError(reason: "seed does not match commitment")
@@ -117,16 +126,33 @@ private struct ChainState {
         let entropy = Fairness.entropyDigest(contributions: contributions, audience: r.audience)
         try require(Hex.encode(entropy) == r.entropy, "entropy digest")
         var entrants: [String]? = nil
-        if case .list(let count, let hash, _) = r.pool {
-            guard let names = lists[hash] else { throw RecordError(reason: "entrant list missing") }
-            try require(names.count == count, "entrant count")
-            entrants = names
+        var tickets: [UInt64]? = nil
+        var groups: [String]? = nil
+        var filter: GroupFilter? = nil
+        if case .list(let count, let hash, _, let groupFilter) = r.pool {
+            guard let list = lists[hash] else { throw RecordError(reason: "entrant list missing") }
+            try require(list.names.count == count, "entrant count")
+            entrants = list.names
+            tickets = list.tickets
+            groups = list.groups
+            filter = groupFilter
         }
+        try require(r.algorithm == (tickets == nil ? Fairness.algorithm : Fairness.weightedAlgorithm), "algorithm does not fit the pool")
         guard let pool = EligiblePool(spec: r.pool, entrants: entrants) else { throw RecordError(reason: "removed set") }
         let n = pool.count
         try require(n == r.eligible && !r.winners.isEmpty && UInt64(r.winners.count) <= n, "eligible count")
-        let positions = Fairness.winnerPositions(seed: seed, round: r.round, poolHash: Hex.decode(r.poolHash)!,
+        if let filter {
+            let indices = pool.eligibleIndices()
+            try require(indices.allSatisfy { filter.admits(groups?[$0] ?? "") }, "ineligible group in pool")
+        }
+        let positions: [UInt64]
+        if let tickets {
+            positions = Fairness.weightedPositions(seed: seed, round: r.round, poolHash: Hex.decode(r.poolHash)!, entropy: entropy,
+                                                   weights: pool.eligibleIndices().map { tickets[$0] }, count: r.winners.count)
+        } else {
+            positions = Fairness.winnerPositions(seed: seed, round: r.round, poolHash: Hex.decode(r.poolHash)!,
                                                  entropy: entropy, eligible: n, count: r.winners.count)
+        }
         let recomputed = positions.map(pool.element(at:))
         try require(recomputed == r.winners, "winners differ: recomputed \(recomputed.map(\.description))")
         let winners = Set(r.winners)

@@ -5,6 +5,10 @@ struct ValidatedConfig: Sendable {
     /// Names that appeared more than once (kept once), in first-seen order.
     let duplicates: [String]
     let entrants: [String]?
+    /// Tickets per entrant, only when some entrant holds more than one (a weighted list).
+    let tickets: [UInt64]?
+    /// Group per entrant ("" for none), only when some entrant has a group.
+    let groups: [String]?
     let entrantsHash: String?
     /// List name → index.
     let nameIndex: [DrawValue: Int]
@@ -14,6 +18,8 @@ struct ValidatedConfig: Sendable {
         var config = input
         var duplicates = [String]()
         var entrants: [String]? = nil
+        var tickets: [UInt64]? = nil
+        var groups: [String]? = nil
         var nameIndex = [DrawValue: Int]()
         let size: UInt64
         switch input.pool {
@@ -29,6 +35,14 @@ struct ValidatedConfig: Sendable {
             config.pool = .list(normalized.names)
             for (index, name) in normalized.names.enumerated() { nameIndex[.name(name)] = index }
             size = UInt64(normalized.names.count)
+        case .entries(let raw):
+            let details = try EntrantList.normalize(raw)
+            entrants = details.names
+            tickets = details.tickets
+            groups = details.groups
+            config.pool = details.entrants.map { .entries($0) } ?? .list(details.names)
+            for (index, name) in details.names.enumerated() { nameIndex[.name(name)] = index }
+            size = UInt64(details.names.count)
         }
 
         guard input.exclude.count <= DrawLimits.maxExclusions else { throw .badExclusion }
@@ -44,7 +58,7 @@ struct ValidatedConfig: Sendable {
                 }
                 guard let number, number >= from, number <= to else { throw .badExclusion }
                 member = .number(number)
-            case .list:
+            case .list, .entries:
                 let name = EntrantList.trim(value.description)
                 guard nameIndex[.name(name)] != nil else { throw .badExclusion }
                 member = .name(name)
@@ -62,21 +76,102 @@ struct ValidatedConfig: Sendable {
             let name = EntrantList.trim(prize.name)
             guard (1...DrawLimits.maxPrizeNameLength).contains(name.count), !EntrantList.hasControlCharacter(name),
                   (1...DrawLimits.maxPrizeCount).contains(prize.count) else { throw .badPrize }
-            config.prizes.append(Prize(name: name, count: prize.count))
+            let only = try Self.groupNames(prize.onlyGroups)
+            let except = try Self.groupNames(prize.exceptGroups)
+            guard only.count + except.count <= DrawLimits.maxPrizeGroups else { throw .badGroup }
+            if case .range = input.pool, !(only.isEmpty && except.isEmpty) { throw .badGroup }
+            config.prizes.append(Prize(name: name, count: prize.count, onlyGroups: only.isEmpty ? nil : only,
+                                       exceptGroups: except.isEmpty ? nil : except))
         }
         guard input.prize == 0 || (0..<input.prizes.count).contains(input.prize) else { throw .badPrize }
 
         self.config = config
         self.duplicates = duplicates
         self.entrants = entrants
-        self.entrantsHash = entrants.map { names in Hashing.sha256Hex(JSONValue.array(names.map { .string($0) }).canonicalBytes) }
+        self.tickets = tickets
+        self.groups = groups
+        self.entrantsHash = entrants.map { EntrantList.hash(names: $0, tickets: tickets, groups: groups) }
         self.nameIndex = nameIndex
         self.excluded = excluded
     }
 }
 
+extension ValidatedConfig {
+    /// A prize's group names: trimmed, 1–100 bytes, no control characters, distinct, sorted bytewise.
+    static func groupNames(_ raw: [String]?) throws(DrawError) -> [String] {
+        var seen = Set<DrawValue>()
+        var names = [String]()
+        for item in raw ?? [] {
+            let name = EntrantList.trim(item)
+            guard !name.isEmpty, name.utf8.count <= DrawLimits.maxGroupBytes, !EntrantList.hasControlCharacter(name),
+                  (raw ?? []).count <= DrawLimits.maxPrizeGroups else { throw .badGroup }
+            if seen.insert(.name(name)).inserted { names.append(name) }
+        }
+        return names.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
+    }
+
+    /// Whether an entrant of `group` ("" for none) may win prize `prize`.
+    static func isEligible(group: String, for prize: Prize) -> Bool {
+        func listed(_ names: [String]) -> Bool { names.contains { $0.utf8.elementsEqual(group.utf8) } }
+        if let only = prize.onlyGroups, !only.isEmpty, !listed(only) { return false }
+        if let except = prize.exceptGroups, listed(except) { return false }
+        return true
+    }
+}
+
 /// Turning pasted names into an entrant list (docs/FAIRNESS.md §3, "Names").
 public enum EntrantList {
+    /// `entrantsHash` (§3): of the names array for a plain list, of
+    /// `{"names","tickets"?,"groups"?}` for a detailed one.
+    public static func hash(names: [String], tickets: [UInt64]?, groups: [String]?) -> String {
+        Hashing.sha256Hex(json(names: names, tickets: tickets, groups: groups).canonicalBytes)
+    }
+
+    static func json(names: [String], tickets: [UInt64]?, groups: [String]?) -> JSONValue {
+        let array = JSONValue.array(names.map { .string($0) })
+        guard tickets != nil || groups != nil else { return array }
+        var members: [String: JSONValue] = ["names": array]
+        if let tickets { members["tickets"] = .array(tickets.map { .int(Int64($0)) }) }
+        if let groups { members["groups"] = .array(groups.map { .string($0) }) }
+        return .object(members)
+    }
+
+    /// A detailed list, validated: names and ids trimmed and distinct (a repeat is
+    /// `duplicateEntrant`, never merged silently), tickets 1…1,000,000, groups trimmed (empty:
+    /// none). Ids are checked, then dropped: the settings are public (every page's `state`), and
+    /// nothing in the draw uses them. `tickets`/`groups` are nil when every entrant holds one ticket / has no group;
+    /// `entrants` is nil when the list is plain (then it is drawn as `.list(names)`).
+    public static func normalize(_ raw: [Entrant]) throws(DrawError)
+        -> (names: [String], tickets: [UInt64]?, groups: [String]?, entrants: [Entrant]?) {
+        guard raw.count <= DrawLimits.maxEntrants else { throw .tooManyEntrants }
+        var names = [String](), tickets = [UInt64](), groups = [String](), entrants = [Entrant]()
+        var seenNames = Set<DrawValue>(), seenIDs = Set<DrawValue>()
+        var weighted = false, grouped = false
+        for item in raw {
+            let name = trim(item.name)
+            guard !name.isEmpty, name.utf8.count <= DrawLimits.maxEntrantBytes, !hasControlCharacter(name) else { throw .badEntrant }
+            guard (1...DrawLimits.maxTickets).contains(item.tickets) else { throw .badTickets }
+            let group = trim(item.group ?? "")
+            guard group.utf8.count <= DrawLimits.maxGroupBytes, !hasControlCharacter(group) else { throw .badGroup }
+            if let raw = item.id {
+                let text = trim(raw)
+                guard text.utf8.count <= DrawLimits.maxIdBytes, !hasControlCharacter(text) else { throw .badEntrant }
+                if !text.isEmpty {
+                    guard seenIDs.insert(.name(text)).inserted else { throw .duplicateEntrant }
+                }
+            }
+            guard seenNames.insert(.name(name)).inserted else { throw .duplicateEntrant }
+            weighted = weighted || item.tickets != 1
+            grouped = grouped || !group.isEmpty
+            names.append(name)
+            tickets.append(UInt64(item.tickets))
+            groups.append(group)
+            entrants.append(Entrant(name: name, tickets: item.tickets, group: group.isEmpty ? nil : group))
+        }
+        guard names.count >= 2 else { throw .poolTooSmall }
+        return (names, weighted ? tickets : nil, grouped ? groups : nil, weighted || grouped ? entrants : nil)
+    }
+
     /// Splits at line breaks, trims, drops empty lines, keeps the first of duplicates.
     public static func normalize(_ raw: [String]) throws(DrawError) -> (names: [String], duplicates: [String]) {
         var names = [String]()
@@ -103,7 +198,7 @@ public enum EntrantList {
         return (names, duplicates)
     }
 
-    static func trim(_ text: String) -> String {
+    public static func trim(_ text: String) -> String {
         let scalars = text.unicodeScalars
         func blank(_ s: Unicode.Scalar) -> Bool { s.properties.isWhitespace || s.value == 0xfeff || s.value == 0x200b }
         guard let first = scalars.firstIndex(where: { !blank($0) }) else { return "" }
@@ -111,7 +206,7 @@ public enum EntrantList {
         return String(scalars[first...last])
     }
 
-    static func hasControlCharacter(_ text: String) -> Bool {
+    public static func hasControlCharacter(_ text: String) -> Bool {
         text.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7f }
     }
 }

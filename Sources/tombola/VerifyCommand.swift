@@ -7,6 +7,16 @@ import DrawEngine
 /// prints one line per record and exits 0 when all check, 1 when any fails, 2 on usage errors.
 enum VerifyCommand {
     static func run(_ arguments: [String]) -> Int32 {
+        if arguments.first == "--sample-export", arguments.count > 1, arguments[1] == "pools" {
+            // Weighted entries and prizes limited to groups (docs/FAIRNESS.md §3, §5).
+            let seed = arguments.count > 2 ? UInt64(arguments[2]) : 1
+            guard let seed, arguments.count <= 3 else {
+                printError("usage: tombola verify --sample-export pools [SEED]")
+                return 2
+            }
+            print(SampleDraw.poolsExport(seed: seed))
+            return 0
+        }
         if arguments.first == "--sample-export" {
             // A deterministic export that exercises every record kind (for tests and page rechecks).
             let seed = arguments.count > 1 ? UInt64(arguments[1]) : 1
@@ -18,7 +28,7 @@ enum VerifyCommand {
             return 0
         }
         guard arguments.count == 1, let path = arguments.first, !path.hasPrefix("-") || path == "-" else {
-            printError("usage: tombola verify EXPORT.json   (- reads standard input; --sample-export [SEED] prints a demo export)")
+            printError("usage: tombola verify EXPORT.json   (- reads standard input; --sample-export [pools] [SEED] prints a demo export)")
             return 2
         }
         guard let text = readAll(path) else {
@@ -39,7 +49,7 @@ enum VerifyCommand {
         if let problem = report.chainProblem { print("FAIL: \(problem)") }
         let failed = report.checks.filter { !$0.ok }.count + (report.chainProblem == nil ? 0 : 1)
         print(report.passed
-              ? "verified: \(report.roundCount) rounds, \(report.checks.count) records, \(Fairness.algorithm)"
+              ? "verified: \(report.roundCount) rounds, \(report.checks.count) records, \(report.algorithms.joined(separator: " + "))"
               : "NOT verified: \(failed) problem(s)")
         return report.passed ? 0 : 1
     }

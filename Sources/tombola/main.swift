@@ -3,8 +3,8 @@ import Glibc
 #endif
 import App
 
-// `tombola calc …` and `tombola verify FILE` are command-line faces of the engines;
-// `tombola backup`/`restore` copy the database; anything else starts the server.
+// `tombola calc …`, `tombola verify FILE` and `tombola import FILE` are command-line faces of the
+// engines; `tombola backup`/`restore` copy the database; anything else starts the server.
 let arguments = Array(CommandLine.arguments.dropFirst())
 switch arguments.first {
 case "calc":
@@ -15,6 +15,8 @@ case "backup":
     exit(BackupCommand.run(Array(arguments.dropFirst()), restore: false))
 case "restore":
     exit(BackupCommand.run(Array(arguments.dropFirst()), restore: true))
+case "import":
+    exit(ImportCommand.run(Array(arguments.dropFirst())))
 default:
     exit(ServerCommand.run(arguments))
 }

@@ -9,6 +9,8 @@ import json
 import os
 import random
 
+import pytest
+
 import fairness_ref as fr
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -56,11 +58,14 @@ def test_sha256_and_hmac_match_hashlib(browser, static_site):
     assert b.errors(allow=("WebSocket connection to",)) == []
 
 
-def test_every_round_of_the_engine_sample_export_verifies_in_the_page(browser, static_site):
-    with open(os.path.join(HERE, "fixtures", "sample-export.json"), encoding="utf-8") as f:
+@pytest.mark.parametrize("fixture", ["sample-export.json", "sample-export-pools.json"])
+def test_every_round_of_the_engine_sample_export_verifies_in_the_page(browser, static_site, fixture):
+    with open(os.path.join(HERE, "fixtures", fixture), encoding="utf-8") as f:
         export = json.load(f)
     assert fr.verify(export), "the reference rejects the fixture"
-    lists = {r["entrantsHash"]: r["entrants"] for r in export["records"] if r["kind"] == "entrants"}
+    # Plain lists as name arrays; detailed (weighted/grouped) lists as their whole record.
+    lists = {r["entrantsHash"]: (r if "tickets" in r or "groups" in r else r["entrants"])
+             for r in export["records"] if r["kind"] == "entrants"}
     rounds = [r for r in export["records"] if r["kind"] == "round"]
     assert len(rounds) >= 3
     b = page(browser, static_site)
@@ -81,11 +86,24 @@ def random_record(rng):
         pool = {"from": a, "kind": "range", "removed": removed, "to": b}
         size = b - a + 1
     else:
-        entrants = ["%s %d" % (rng.choice(["Ann", "李雷", "Zoë", 'O"Neil', "a\\b", "tab\there", "Ω"]), i)
-                    for i in range(rng.randint(2, 60))]
-        size = len(entrants)
+        names = ["%s %d" % (rng.choice(["Ann", "李雷", "Zoë", 'O"Neil', "a\\b", "tab\there", "Ω"]), i)
+                 for i in range(rng.randint(2, 60))]
+        size = len(names)
         removed = sorted({rng.randrange(size) for _ in range(rng.randint(0, min(4, size - 2)))})
-        pool = {"count": size, "entrants": fr.sha(fr.canon(entrants)), "kind": "list", "removed": removed}
+        entrants = {"kind": "entrants", "entrants": names}
+        if rng.random() < 0.5:  # a weighted list (FAIRNESS §5), sometimes with a group filter
+            entrants["tickets"] = [rng.choice([1, 1, 2, 3, 10, 10**6]) for _ in names]
+            entrants["tickets"][0] = 2
+        pool = {"count": size, "entrants": fr.entrants_hash(entrants), "kind": "list", "removed": removed}
+        if "tickets" in entrants and rng.random() < 0.5:
+            groups = [rng.choice(["", "IT", "Sales", "研发"]) for _ in names]
+            groups[next(i for i in range(size) if i not in removed)] = "IT"  # someone stays eligible
+            entrants["groups"] = groups
+            removed = sorted(set(removed) | {i for i, g in enumerate(groups) if g not in ("IT", "研发")})
+            pool = {"count": size, "entrants": fr.entrants_hash(entrants), "kind": "list",
+                    "onlyGroups": ["IT", "研发"], "removed": removed}
+        if "tickets" not in entrants:
+            entrants = names
     contributions = sorted({"%032x" % rng.getrandbits(128) for _ in range(rng.randint(0, 8))})
     audience = rng.choice([None, "7", "31415926535897932384626433832795"])
     entropy = fr.entropy_digest(contributions, audience)
@@ -93,11 +111,16 @@ def random_record(rng):
     k = rng.randint(1, min(n, 8))
     pool_hash = fr.sha(fr.canon(pool))
     rnd = rng.randint(1, 500)
-    _, element = fr.eligible(pool, {pool.get("entrants"): entrants})
-    winners = [element(p) for p in fr.positions(seed, rnd, pool_hash, entropy, n, k)]
+    lst = entrants if isinstance(entrants, dict) else {"entrants": entrants}
+    _, element, _ = fr.eligible(pool, {pool.get("entrants"): lst})
+    if isinstance(entrants, dict):
+        weights = [entrants["tickets"][i] for i in fr.left_in(pool)]
+        winners = [element(p) for p in fr.weighted_positions(seed, rnd, pool_hash, entropy, weights, k)]
+    else:
+        winners = [element(p) for p in fr.positions(seed, rnd, pool_hash, entropy, n, k)]
     record = {"v": 1, "kind": "round", "index": rng.randint(1, 999), "at": 1764455400123, "prev": "0" * 64,
               "round": rnd, "prize": rng.choice([None, "一等奖", "3rd prize"]), "prizeIndex": None,
-              "algorithm": fr.ALG, "pool": pool, "poolHash": pool_hash, "eligible": n, "repeats": False,
+              "algorithm": fr.WALG if isinstance(entrants, dict) else fr.ALG, "pool": pool, "poolHash": pool_hash, "eligible": n, "repeats": False,
               "contributions": contributions, "audience": audience, "entropy": entropy,
               "commitment": fr.sha(seed), "seed": seed.hex(), "winners": winners, "replaces": None}
     record["hash"] = fr.sha(fr.canon(record))

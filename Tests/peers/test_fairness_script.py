@@ -142,3 +142,84 @@ def test_tombola_verify_agrees_on_tampered_exports(export, tmp_path, index):
     assert result.returncode == 1, tamper.__name__ + "\n" + result.stdout
     clean = subprocess.run([binary, "verify", str(FIXTURE)], capture_output=True, text=True, timeout=60)
     assert clean.returncode == 0, clean.stdout
+
+
+POOLS = pathlib.Path(__file__).with_name("fixtures") / "sample-export-pools.json"
+
+
+def pools_tampers():
+    def entrants_of(d):
+        return next(r for r in d["records"] if r["kind"] == "entrants")
+
+    def more_tickets_rehashed(d):
+        # Ann gets more tickets; the list hash and the record hash are fixed up, the pool is not.
+        e = entrants_of(d)
+        e["tickets"][0] += 10
+        extra = {k: e[k] for k in ("tickets", "groups")}
+        e["entrantsHash"] = hashlib.sha256(json.dumps(dict(names=e["entrants"], **extra), sort_keys=True,
+                                                      separators=(",", ":"), ensure_ascii=False).encode()).hexdigest()
+        rehash(e)
+
+    def regrouped_rehashed(d):
+        e = entrants_of(d)
+        e["groups"][0] = "IT"  # Ann would now be eligible for the IT prize
+        rehash(e)
+
+    def unweighted_label_rehashed(d):
+        r = next(r for r in d["records"] if r["kind"] == "round")
+        r["algorithm"] = "tombola-hmac-sha256-v1"
+        rehash(r)
+
+    def ineligible_left_in_rehashed(d):
+        r = next(r for r in d["records"] if r["kind"] == "round")
+        r["pool"]["removed"].remove(0)  # Ann (Sales) left in the IT prize's pool
+        r["eligible"] += 1
+        r["poolHash"] = hashlib.sha256(json.dumps(r["pool"], sort_keys=True, separators=(",", ":"),
+                                                  ensure_ascii=False).encode()).hexdigest()
+        rehash(r)
+
+    return [more_tickets_rehashed, regrouped_rehashed, unweighted_label_rehashed, ineligible_left_in_rehashed]
+
+
+def test_pools_fixture_is_what_the_engine_produces_now():
+    binary = tombola_binary()
+    expected = POOLS.read_text(encoding="utf-8").strip()
+    if binary is None:
+        data = json.loads(expected)
+        assert json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False) == expected
+        return
+    produced = subprocess.run([binary, "verify", "--sample-export", "pools"], capture_output=True, text=True, timeout=60, check=True)
+    assert produced.stdout.strip() == expected
+
+
+def test_script_and_tombola_verify_check_weighted_and_group_rounds(script, tmp_path):
+    data = json.loads(POOLS.read_text(encoding="utf-8"))
+    rounds = [r for r in data["records"] if r["kind"] == "round"]
+    assert all(r["algorithm"] == "tombola-hmac-sha256-weighted-v1" for r in rounds)
+    assert any("onlyGroups" in r["pool"] for r in rounds) and any("exceptGroups" in r["pool"] for r in rounds)
+    result = run(script, data, tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert sum(1 for line in result.stdout.splitlines() if re.match(r"#\d+ round \d+: OK$", line)) == len(rounds)
+    binary = tombola_binary()
+    if binary is None:
+        pytest.fail("build tombola first (swift build --product tombola) or set TOMBOLA_BIN")
+    clean = subprocess.run([binary, "verify", str(POOLS)], capture_output=True, text=True, timeout=60)
+    assert clean.returncode == 0, clean.stdout
+
+
+@pytest.mark.parametrize("index", range(4))
+def test_script_and_tombola_verify_reject_tampered_pools(script, tmp_path, index):
+    tamper = pools_tampers()[index]
+    data = json.loads(POOLS.read_text(encoding="utf-8"))
+    tamper(data)
+    result = run(script, data, tmp_path)
+    assert result.returncode == 1 and "FAIL" in result.stdout, tamper.__name__ + "\n" + result.stdout
+    binary = tombola_binary()
+    if binary is None:
+        pytest.fail("build tombola first (swift build --product tombola) or set TOMBOLA_BIN")
+    path = tmp_path / "tampered.json"
+    path.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+    swift = subprocess.run([binary, "verify", str(path)], capture_output=True, text=True, timeout=60)
+    assert swift.returncode == 1, tamper.__name__ + "\n" + swift.stdout
+    failed = lambda text: sorted(line.split(":")[0] for line in text.splitlines() if ": FAIL" in line)
+    assert failed(result.stdout) == failed(swift.stdout), tamper.__name__

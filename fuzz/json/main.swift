@@ -64,17 +64,82 @@ private func runDraw(_ config: DrawConfig) {
     switch config.pool {
     case .range(let from, let to):
         for case .number(let n) in winners { precondition(n >= min(from, to) && n <= max(from, to), "winner outside the range") }
-    case .list:
+    case .list, .entries:
         for winner in winners { if case .number = winner { preconditionFailure("number drawn from a list") } }
+    }
+    // Winners of a prize limited to groups belong to them (weighted or not).
+    if case .entries(let entrants) = draw.config.pool, let index = draw.board.last?.prizeIndex {
+        let prize = draw.config.prizes[index]
+        for winner in winners {
+            let group = entrants.first { DrawValue.name($0.name) == winner }?.group ?? ""
+            precondition(ValidatedConfig.isEligible(group: group, for: prize), "a winner outside the prize's groups")
+        }
+    }
+    // Every record the engine wrote rechecks (docs/FAIRNESS.md §7).
+    var chain = [DrawRecord]()
+    if var fresh = try? Draw(config: config) {
+        if let commit = try? fresh.prepareCommitment(seed: seed, at: 1) { chain.append(commit) }
+        if (try? fresh.start(contributions: [], audience: "42", at: 2)) != nil,
+           let more = try? fresh.stop(at: 3, nextSeed: Seed(bytes: Array(repeating: 9, count: 32))!) {
+            chain += more
+            precondition(RoundVerifier.verify(records: chain.map(\.json)).passed, "the engine's own round does not verify")
+        }
     }
     _ = try? draw.reveal()
     _ = try? draw.configure(config)
 }
 
+#if APP_IMPORT
+/// The spreadsheet import on the same bytes: fed whole and split at an input-chosen point, the
+/// same rows or the same error; rows within the limits; and what the preview accepts, the
+/// engine accepts (two or more entrants make a valid detailed list).
+private func checkImport(_ bytes: [UInt8]) {
+    func parse(_ cut: Int?) -> Result<[SpreadsheetParser.Row], ImportError> {
+        var parser = SpreadsheetParser()
+        do {
+            var rows = [SpreadsheetParser.Row]()
+            if let cut {
+                rows += try parser.feed(bytes[..<cut])
+                rows += try parser.feed(bytes[cut...])
+            } else {
+                rows += try parser.feed(bytes)
+            }
+            return .success(rows + (try parser.finish()))
+        } catch {
+            return .failure(error)
+        }
+    }
+    let whole = parse(nil)
+    let cut = bytes.isEmpty ? 0 : Int(bytes[0]) % (bytes.count + 1)
+    switch (whole, parse(cut)) {
+    case (.success(let a), .success(let b)): precondition(a == b, "split at \(cut) changes the rows")
+    case (.failure(let a), .failure(let b)): precondition(a == b, "split at \(cut) changes the error")
+    default: preconditionFailure("split at \(cut) changes the outcome")
+    }
+    if case .success(let rows) = whole {
+        for row in rows {
+            precondition(row.fields.count <= ImportLimits.maxColumns && row.fields.allSatisfy { $0.count <= ImportLimits.maxFieldBytes },
+                         "a row beyond the limits")
+        }
+    }
+    for policy in [EntrantImport.DuplicatePolicy.reject, .merge] {
+        guard let preview = try? EntrantImport.preview(of: bytes, duplicates: policy), preview.entrants.count >= 2 else { continue }
+        do {
+            _ = try Draw(config: DrawConfig(pool: .entries(preview.entrants)))
+        } catch {
+            preconditionFailure("the engine refuses a previewed list: \(error.code)")
+        }
+    }
+}
+#endif
+
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
     checkJSONValue(bytes)
+    #if APP_IMPORT
+    checkImport(bytes)
+    #endif
     let blob = Data(bytes)
     _ = try? JSONSerialization.jsonObject(with: blob, options: [.fragmentsAllowed])
     let decoder = JSONDecoder()

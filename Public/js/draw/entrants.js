@@ -50,3 +50,8 @@ export function parseCSV(text) {
   if (named >= 0) { column = named; start = 1; }
   return rows.slice(start).map((r) => (r[column] ?? '').trim()).filter((s) => s !== '').slice(0, 100000);
 }
+
+/** Group names typed as "IT, Sales; 研发": split at commas/semicolons, trimmed, distinct. */
+export function groupList(text) {
+  return [...new Set(parseList(text, /[,;，；]/))];
+}

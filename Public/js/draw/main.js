@@ -43,6 +43,20 @@ view.bindVoid(({ round, winner, reason }) => {
   state.voidReasons.set(`${round}|${winnerText(winner)}`, reason);
   command('void', { round, winner, reason });
 });
+view.bindImport(async (bytes, merge) => {
+  // The server's spreadsheet preview (POST /api/draws/<code>/import); nothing is saved.
+  try {
+    const response = await fetch(`/api/draws/${encodeURIComponent(code)}/import${merge ? '?duplicates=merge' : ''}`, {
+      method: 'POST', body: bytes, headers: { Authorization: `Bearer ${hostKey ?? ''}`, 'Content-Type': 'text/csv; charset=utf-8' },
+    });
+    const json = await response.json().catch(() => null);
+    if (response.status === 413) return { error: { code: 'import_too_large' } };
+    if (!response.ok) return { error: json?.error ?? { code: 'network' } };
+    return { preview: json };
+  } catch {
+    return { error: { code: 'network' } };
+  }
+});
 let configureSeq = null;
 view.bindSettings((config) => { configureSeq = command('configure', { config }); });
 

@@ -1,9 +1,9 @@
 // Owns the host/viewer page's DOM.
 
 import { $, $$, copyText, el, isTyping, replaceChildren, setText, show } from '../lib/dom.js';
-import { t } from '../lib/i18n.js';
+import { errorText, t } from '../lib/i18n.js';
 import { Stage, boardSignature, renderHistory, renderWinners, valueText } from '../lib/board.js';
-import { parseCSV, parseList } from './entrants.js';
+import { groupList, parseList } from './entrants.js';
 
 const MAX_RANGE = 1e12;
 
@@ -32,6 +32,11 @@ export class DrawView {
     this.voidDialog = $('[data-void-dialog]', root);
     this.links = $('[data-links]', root);
     this.formDirty = false;
+    /** Entrant objects (tickets, group, id) of a detailed list, while the names box still shows them. */
+    this.detailed = null;
+    this.detailedText = '';
+    this.onImport = null;
+    this.importResult = null;
     this.onVoid = null;
     this.toastTimer = 0;
     this.wireForm();
@@ -124,12 +129,69 @@ export class DrawView {
     $('[data-csv]', this.form).addEventListener('change', async (event) => {
       const file = event.target.files?.[0];
       if (!file) return;
-      const names = parseCSV(await file.text());
-      $('[data-entrants]', this.form).value = names.join('\n');
-      this.formDirty = true;
-      this.updateFormShape();
-      this.toast(t('host.pool.csv.loaded', { n: names.length, file: file.name }));
+      await this.previewImport(new Uint8Array(await file.arrayBuffer()), file.name);
+      event.target.value = '';
     });
+    $('[data-import-paste]', this.form).addEventListener('click', () => {
+      this.previewImport(new TextEncoder().encode($('[data-entrants]', this.form).value), null);
+    });
+    $('[data-import-use]', this.form).addEventListener('click', () => this.useImport());
+  }
+
+  /** `handler(bytes, merge)` resolves to { preview } or { error: { code, line } } (the REST preview). */
+  bindImport(handler) {
+    this.onImport = handler;
+  }
+
+  async previewImport(bytes, fileName) {
+    if (!this.onImport) return;
+    const outcome = await this.onImport(bytes, $('[data-import-merge]', this.form).checked);
+    const panel = $('[data-import-preview]', this.form);
+    if (outcome.error) {
+      this.importResult = null;
+      show(panel, false);
+      const line = outcome.error.line ? ` (${t('host.import.line', { line: outcome.error.line })})` : '';
+      this.toast(errorText(outcome.error.code) + line);
+      return;
+    }
+    const p = outcome.preview;
+    this.importResult = { entrants: p.entrants, fileName };
+    setText($('[data-import-summary]', panel), t('host.import.summary', {
+      n: p.count, tickets: p.tickets, rejected: p.rejectedCount, duplicates: p.duplicates.length,
+    }));
+    const head = el('tr', {}, ...['name', 'tickets', 'group', 'id'].map((c) => el('th', { text: t(`host.import.col.${c}`) })));
+    const rows = p.first.map((e) => el('tr', {}, el('td', { text: e.name }), el('td', { text: String(e.tickets) }),
+      el('td', { text: e.group ?? '' }), el('td', { text: e.id ?? '' })));
+    replaceChildren($('[data-import-rows]', panel), head, ...rows);
+    const problems = [
+      ...p.rejected.map((r) => t('host.import.rejected', { line: r.line, reason: t(`host.import.reason.${r.reason}`) })),
+      ...p.duplicates.map((d) => t('host.import.duplicate', { name: d.name, lines: d.lines.join(', ') })),
+    ];
+    replaceChildren($('[data-import-problems]', panel), ...problems.map((text) => el('li', { text })));
+    show($('[data-import-use]', panel), p.count >= 2);
+    show(panel, true);
+  }
+
+  useImport() {
+    const result = this.importResult;
+    if (!result) return;
+    const entrants = result.entrants;
+    const detailed = entrants.some((e) => e.tickets !== 1 || e.group || e.id);
+    $('[data-entrants]', this.form).value = entrants.map((e) => e.name).join('\n');
+    this.setDetailed(detailed ? entrants : null);
+    show($('[data-import-preview]', this.form), false);
+    this.importResult = null;
+    this.formDirty = true;
+    this.updateFormShape();
+    if (result.fileName) this.toast(t('host.pool.csv.loaded', { n: entrants.length, file: result.fileName }));
+  }
+
+  setDetailed(entrants) {
+    this.detailed = entrants;
+    this.detailedText = $('[data-entrants]', this.form).value;
+    const note = $('[data-detailed-note]', this.form);
+    show(note, Boolean(entrants));
+    if (entrants) setText(note, t('host.import.detailed', { n: entrants.length }));
   }
 
   poolKind() {
@@ -141,7 +203,9 @@ export class DrawView {
     show($('[data-range-fields]', this.form), !list);
     show($('[data-list-fields]', this.form), list);
     if (list) {
-      const count = parseList($('[data-entrants]', this.form).value).length;
+      const text = $('[data-entrants]', this.form).value;
+      if (this.detailed && text !== this.detailedText) this.setDetailed(null);  // edited: a plain list again
+      const count = parseList(text).length;
       setText($('[data-entrant-count]', this.form), t('host.pool.count', { n: count }));
     }
     const rows = $$('[data-prize-name]', this.prizeRows);
@@ -158,6 +222,10 @@ export class DrawView {
         el('input', { attrs: { type: 'text', maxlength: 100, value: prize.name ?? '' }, data: { prizeName: '' } })),
       el('label', { class: 'field' }, el('span', { text: t('host.prizes.count') }),
         el('input', { attrs: { type: 'number', min: 1, max: 100000, step: 1, value: prize.count ?? 1 }, data: { prizeCount: '' } })),
+      el('label', { class: 'field' }, el('span', { text: t('host.prizes.only') }),
+        el('input', { attrs: { type: 'text', value: (prize.onlyGroups ?? []).join(', ') }, data: { prizeOnly: '' } })),
+      el('label', { class: 'field' }, el('span', { text: t('host.prizes.except') }),
+        el('input', { attrs: { type: 'text', value: (prize.exceptGroups ?? []).join(', ') }, data: { prizeExcept: '' } })),
       el('button', {
         class: 'btn btn-small', text: '✕',
         attrs: { type: 'button', 'aria-label': t('host.prizes.remove', { n: index }) },
@@ -179,7 +247,9 @@ export class DrawView {
       $('[data-from]', this.form).value = pool.from ?? 1;
       $('[data-to]', this.form).value = pool.to ?? 500;
     } else if (Array.isArray(pool.entrants)) {
-      $('[data-entrants]', this.form).value = pool.entrants.join('\n');
+      const objects = pool.entrants.some((e) => typeof e === 'object' && e !== null);
+      $('[data-entrants]', this.form).value = pool.entrants.map((e) => (typeof e === 'string' ? e : e.name)).join('\n');
+      this.setDetailed(objects ? pool.entrants.map((e) => (typeof e === 'string' ? { name: e, tickets: 1 } : e)) : null);
     }
     $('[data-exclude]', this.form).value = (config.exclude ?? []).join('\n');
     $('[data-perstop]', this.form).value = config.perStop === 'all' ? 1 : config.perStop ?? 1;
@@ -207,12 +277,19 @@ export class DrawView {
     } else {
       const entrants = parseList($('[data-entrants]', this.form).value);
       if (entrants.length < 2) return { error: t('host.invalid.list') };
-      pool = { kind: 'list', entrants };
+      pool = { kind: 'list', entrants: this.detailed ?? entrants };
     }
     const perStop = Number($('[data-perstop]', this.form).value);
     if (!Number.isInteger(perStop) || perStop < 1) return { error: t('host.invalid.perstop') };
     const prizes = $$('.prize-row', this.prizeRows)
-      .map((row) => ({ name: $('[data-prize-name]', row).value.trim(), count: Number($('[data-prize-count]', row).value) }))
+      .map((row) => {
+        const prize = { name: $('[data-prize-name]', row).value.trim(), count: Number($('[data-prize-count]', row).value) };
+        const only = groupList($('[data-prize-only]', row).value);
+        const except = groupList($('[data-prize-except]', row).value);
+        if (only.length) prize.onlyGroups = only;
+        if (except.length) prize.exceptGroups = except;
+        return prize;
+      })
       .filter((p) => p.name !== '');
     if (prizes.some((p) => !Number.isInteger(p.count) || p.count < 1)) return { error: t('err.invalid_prize') };
     const prize = prizes.length ? Math.min(Number(this.prizeCurrent.value) || 0, prizes.length - 1) : 0;

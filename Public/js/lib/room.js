@@ -252,7 +252,8 @@ export class DrawRoom extends EventTarget {
         stored = records.find((r) => r.hash === result.hash);
       }
       if (stored) record = { ...stored, type: 'result' };
-      if (needsList) entrants = records.find((r) => r.kind === 'entrants' && r.entrantsHash === result.pool.entrants)?.entrants ?? null;
+      // The whole record: a detailed list's tickets and groups are part of its hash.
+      if (needsList) entrants = records.find((r) => r.kind === 'entrants' && r.entrantsHash === result.pool.entrants) ?? null;
     }
     // A replacement uses the commitment pending at the void, not the round's first one.
     const published = result.replaces ? null : this.announced.get(result.round) ?? null;

@@ -1,12 +1,14 @@
-// Rechecks a revealed round exactly as docs/FAIRNESS.md (tombola-hmac-sha256-v1)
-// specifies: seed ↔ commitment, canonical pool ↔ poolHash, contributions ↔
-// entropy digest, and the winners recomputed by HMAC-SHA-256 in counter mode,
-// rejection sampling and a sparse partial Fisher–Yates. Verification only: the
-// page never draws anything itself.
+// Rechecks a revealed round exactly as docs/FAIRNESS.md (tombola-hmac-sha256-v1
+// and -weighted-v1) specifies: seed ↔ commitment, canonical pool ↔ poolHash,
+// contributions ↔ entropy digest, and the winners recomputed by HMAC-SHA-256 in
+// counter mode, rejection sampling and a sparse partial Fisher–Yates (or, for a
+// weighted list, a pick over the tickets). Verification only: the page never
+// draws anything itself.
 
 import { concatBytes, fromHex, hmacSha256, sha256, toBytes, toHex } from './sha256.js';
 
 export const ALGORITHM = 'tombola-hmac-sha256-v1';
+export const WEIGHTED_ALGORITHM = 'tombola-hmac-sha256-weighted-v1';
 const TWO_64 = 1n << 64n;
 
 /** Canonical JSON (FAIRNESS §2): sorted keys, no whitespace, JSON.stringify escaping. */
@@ -41,8 +43,8 @@ export function entropyDigest(contributions, audience) {
 }
 
 /** The word stream of §5: four big-endian u64 per HMAC block. */
-function* words(seed, round, poolHash, entropy) {
-  const prefix = concatBytes(toBytes(ALGORITHM), new Uint8Array([0]), u64be(round), fromHex(poolHash), fromHex(entropy));
+function* words(seed, round, poolHash, entropy, algorithm = ALGORITHM) {
+  const prefix = concatBytes(toBytes(algorithm), new Uint8Array([0]), u64be(round), fromHex(poolHash), fromHex(entropy));
   for (let c = 0; ; c++) {
     const block = hmacSha256(seed, concatBytes(prefix, u64be(c)));
     for (let i = 0; i < 32; i += 8) {
@@ -60,6 +62,36 @@ function uniform(stream, m) {
     const w = stream.next().value;
     if (w < limit) return Number(w % bm);
   }
+}
+
+/**
+ * Eligible positions drawn for a weighted list (§5, "Weighted lists"): t = uniform(W)
+ * over the tickets still in the round, the position whose ticket interval holds t.
+ * `weights[p]` are the tickets of eligible position p (W ≤ 10^11 < 2^53).
+ */
+export function drawWeightedPositions(seedHex, round, poolHash, entropy, weights, k) {
+  const stream = words(fromHex(seedHex), round, poolHash, entropy, WEIGHTED_ALGORITHM);
+  const n = weights.length;
+  const tree = [0, ...weights];
+  for (let i = 1; i <= n; i++) {
+    const parent = i + (i & -i);
+    if (parent <= n) tree[parent] += tree[i];
+  }
+  let total = weights.reduce((a, b) => a + b, 0);
+  let top = 1;
+  while (top * 2 <= n) top *= 2;
+  const out = [];
+  for (let i = 0; i < k; i++) {
+    let t = uniform(stream, total);
+    let p = 0;
+    for (let step = top; step > 0; step >>= 1) {
+      if (p + step <= n && tree[p + step] <= t) { p += step; t -= tree[p]; }
+    }
+    out.push(p);
+    total -= weights[p];
+    for (let j = p + 1; j <= n; j += j & -j) tree[j] -= weights[p];
+  }
+  return out;
 }
 
 /** Eligible positions drawn for a round (§5), in draw order. */
@@ -111,9 +143,34 @@ export function eligibleOf(pool, entrants) {
   return { n: size - idx.length, element: (p) => base(p + bisectRight(gaps, p)) };
 }
 
-/** SHA-256 hex of the canonical entrant list (the pool's `entrants` field). */
-export function entrantsHash(names) {
-  return toHex(sha256(canon(names)));
+/**
+ * A list as the hash sees it (§3): from an array of names, of entrant objects
+ * {name, tickets, group} (the config of a detailed list) or an `entrants` record.
+ * Returns { names, tickets?, groups? }.
+ */
+export function listOf(source) {
+  if (source && !Array.isArray(source) && Array.isArray(source.entrants)) {
+    const out = { names: source.entrants };
+    if (Array.isArray(source.tickets)) out.tickets = source.tickets;
+    if (Array.isArray(source.groups)) out.groups = source.groups;
+    return out;
+  }
+  if (!Array.isArray(source)) return { names: [] };
+  if (source.every((e) => typeof e === 'string')) return { names: source };
+  const names = source.map((e) => (typeof e === 'string' ? e : e.name));
+  const tickets = source.map((e) => (typeof e === 'object' && Number.isInteger(e.tickets) ? e.tickets : 1));
+  const groups = source.map((e) => (typeof e === 'object' && typeof e.group === 'string' ? e.group : ''));
+  const out = { names };
+  if (tickets.some((t) => t !== 1)) out.tickets = tickets;
+  if (groups.some((g) => g !== '')) out.groups = groups;
+  return out;
+}
+
+/** SHA-256 hex of the canonical entrant list (the pool's `entrants` field); see listOf. */
+export function entrantsHash(source) {
+  const list = listOf(source);
+  if (!list.tickets && !list.groups) return toHex(sha256(canon(list.names)));
+  return toHex(sha256(canon(list)));
 }
 
 /**
@@ -124,7 +181,7 @@ export function entrantsHash(names) {
  */
 export function verifyRound(record, { entrants = null, published = null } = {}) {
   try {
-    if (record.algorithm !== ALGORITHM) return { ok: false, reason: 'unknown algorithm' };
+    if (record.algorithm !== ALGORITHM && record.algorithm !== WEIGHTED_ALGORITHM) return { ok: false, reason: 'unknown algorithm' };
     if (toHex(sha256(fromHex(record.seed))) !== record.commitment) return { ok: false, reason: 'seed does not match commitment' };
     if (fromHex(record.seed).length !== 32) return { ok: false, reason: 'seed length' };
     if (published && published !== record.commitment) return { ok: false, reason: 'commitment differs from the one announced' };
@@ -138,10 +195,26 @@ export function verifyRound(record, { entrants = null, published = null } = {}) 
     if (record.pool.kind === 'list' && entrantsHash(entrants ?? []) !== record.pool.entrants) {
       return { ok: false, reason: 'entrant list unavailable' };
     }
-    const { n, element } = eligibleOf(record.pool, entrants);
+    const list = record.pool.kind === 'list' ? listOf(entrants) : null;
+    const { n, element } = eligibleOf(record.pool, list ? list.names : null);
     const k = record.winners.length;
     if (n !== record.eligible || k < 1 || k > n) return { ok: false, reason: 'eligible count' };
-    const got = drawPositions(record.seed, record.round, record.poolHash, record.entropy, n, k).map(element);
+    const weighted = Boolean(list && list.tickets);
+    if (record.algorithm !== (weighted ? WEIGHTED_ALGORITHM : ALGORITHM)) return { ok: false, reason: 'algorithm does not fit the pool' };
+    const gone = new Set(record.pool.removed ?? []);
+    const left = list ? list.names.map((_, i) => i).filter((i) => !gone.has(i)) : [];
+    const only = record.pool.onlyGroups ?? [];
+    const except = record.pool.exceptGroups ?? [];
+    if (only.length || except.length) {
+      for (const i of left) {
+        const g = list.groups ? list.groups[i] : '';
+        if ((only.length && !only.includes(g)) || except.includes(g)) return { ok: false, reason: 'ineligible group in pool' };
+      }
+    }
+    const positions = weighted
+      ? drawWeightedPositions(record.seed, record.round, record.poolHash, record.entropy, left.map((i) => list.tickets[i]), k)
+      : drawPositions(record.seed, record.round, record.poolHash, record.entropy, n, k);
+    const got = positions.map(element);
     for (let i = 0; i < k; i++) {
       if (got[i] !== record.winners[i]) return { ok: false, reason: `winners differ: recomputed ${JSON.stringify(got)}` };
     }

@@ -54,6 +54,12 @@ enum DrawAPI {
         case (2, "config"):
             guard method == "PUT" else { return responder.respond(APIError.methodNotAllowed(allow: ["PUT"])) }
             command("configure", request, room: room, responder: responder, service: service)
+        case (2, "import"):
+            guard method == "POST" else { return responder.respond(APIError.methodNotAllowed(allow: ["POST"])) }
+            if let refusal = refusal(request, responder: responder, service: service, check: room.isHostKey) {
+                return responder.respond(refusal)
+            }
+            responder.respond(EntrantImportAPI.preview(request))
         case (2, let name?) where ["start", "stop", "clear", "void"].contains(name):
             guard method == "POST" else { return responder.respond(APIError.methodNotAllowed(allow: ["POST"])) }
             command(name, request, room: room, responder: responder, service: service)

@@ -46,5 +46,17 @@ enum DrawErrorText {
         "already_voided": "That winner was voided already.",
         "bad_reason": "A reason must be 1 to 200 characters without control characters.",
         "corrupt_history": "The stored history of this draw is damaged.",
+        "duplicate_entrant": "A name or id appears twice in the list; merge the rows (add up their tickets) first.",
+        "bad_tickets": "Tickets must be a whole number from 1 to 1,000,000.",
+        "bad_group": "A group must be 1 to 100 bytes without control characters (at most 100 per prize, and only for a list).",
+        "none_eligible": "Nobody left in the pool may win this prize (its groups).",
+        // Spreadsheet import (the whole import is refused; `line` says where)
+        "import_too_large": "The import is larger than the server accepts.",
+        "import_field_too_large": "A cell is longer than 1,000 bytes.",
+        "import_too_many_columns": "A row has more than 100 columns.",
+        "import_too_many_rows": "The import has more than 100,000 rows.",
+        "import_bad_encoding": "The file is not UTF-8 text; save it as CSV UTF-8.",
+        "import_unterminated_quote": "A quoted cell is never closed.",
+        "import_empty": "The import holds no rows.",
     ]
 }
