@@ -117,7 +117,7 @@ extension DrawRoom {
                     draw = candidate
                     metrics.rounds.increment()
                     frozenMembers = contributions.members
-                    let result = draw.lastResult?.resultMessage()
+                    let result = draw.lastResult?.resultMessage(voidReason: reason)
                     succeed(job, CommandReply(ack: ack(job), result: result))
                     if let result { broadcast(result) }
                     if let commit = draw.commit { broadcast(commit.message) }
