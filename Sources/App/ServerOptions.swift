@@ -140,6 +140,7 @@ public enum ServerOptions {
         Usage: tombola [options]
                tombola calc KEYS…
                tombola verify FILE
+               tombola host-link CODE [--data DIR] [--host ADDR] [--port N]
 
         Serves the Tombola raffle and calculator. Every option can also be set with the
         environment variable shown.

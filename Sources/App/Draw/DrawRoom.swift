@@ -44,7 +44,7 @@ final class DrawRoom: @unchecked Sendable {
     let code: String
     let loop: EventLoop
     let group = BroadcastGroup()
-    let hostKeyHash: String
+    let hostKeyHash: HostKeyHash
     let storage: StorageQueue
     let limiter: AuthRateLimiter
     let settings: DrawRoomSettings
@@ -95,7 +95,7 @@ final class DrawRoom: @unchecked Sendable {
         self.audit = audit
         self.metrics = metrics
         self.draw = draw
-        self.hostKeyHash = hostKeyHash
+        self.hostKeyHash = HostKeyHash(hostKeyHash)
         self.loop = loop
         self.storage = storage
         self.limiter = limiter
@@ -105,7 +105,7 @@ final class DrawRoom: @unchecked Sendable {
 
     /// Whether `key` is this draw's host key (constant-time on the digests). From any thread.
     func isHostKey(_ key: String) -> Bool {
-        DrawKeys.matches(key, storedHash: hostKeyHash)
+        hostKeyHash.matches(key)
     }
 
     // MARK: Pages (from any thread)
