@@ -68,7 +68,7 @@ import Testing
         ("neg 0 . 5", "-0.5"),
         ("0 neg 7", "-7"),
         ("0 . neg neg 5", "0.5"),
-        ("0 . neg back", "-0"),
+        ("0 . neg back", "0"),
         ("0 neg back", "0"),
         ("12 CE neg 5", "-5"),
         ("5 neg", "-5"),
