@@ -135,6 +135,10 @@ public struct Calculator: Sendable {
                 entry?.toggleSign()
             } else if !current.isZero {
                 try apply(.negate)
+            } else if showsUntypedZero {
+                // A zero nobody computed (start, `C`, `CE`, `MR`): begin a negative entry.
+                try startTyping()
+                entry?.toggleSign()
             }
         case .backspace:
             entry?.removeLast()
@@ -207,6 +211,14 @@ public struct Calculator: Sendable {
         operandText = nil
         operandEntered = true
         operandIsGroup = false
+    }
+
+    /// Whether the display shows a zero that is no result: the start, after `C` or `CE`, or a
+    /// zero put in place of the entry (`MR`, `recall:<n>`). `neg` there starts typing `-0`;
+    /// on a computed zero (`=`, an operator, a function, `%`) it does nothing.
+    private var showsUntypedZero: Bool {
+        entry == nil && current.isZero && operandText == nil && finishedExpression == nil
+            && (operandEntered || (values.isEmpty && pending.isEmpty))
     }
 
     mutating func setOperand(_ value: CalcNumber, text: ExpressionText? = nil) {

@@ -1,7 +1,7 @@
 /// Turns values into the protocol's display strings.
 ///
-/// The value is correctly rounded to 16 significant digits (ties to even on the
-/// exact value), trailing zeros are removed, and the notation is plain when the
+/// The value is correctly rounded to 16 significant digits (a tie on the exact value
+/// rounds half away from zero, as hand calculators do), trailing zeros are removed, and the notation is plain when the
 /// rounded value satisfies 1e-9 ≤ |x| < 1e16, else `d.ddde±N` (`1.5e+16`, `2.5e-12`).
 /// No digit grouping; never `-0`.
 enum DecimalFormatter {

@@ -71,12 +71,12 @@ struct Entry: Sendable, Equatable {
         if exponentDigits == nil { exponentDigits = "0" }
     }
 
-    /// `neg` while typing: flips the exponent's sign after `EE`, else the mantissa's
-    /// (never making a zero negative).
+    /// `neg` while typing: flips the exponent's sign after `EE`, else the mantissa's, even
+    /// while its value is still zero (`0 . neg 5` types `-0.5`, as a phone calculator does).
     mutating func toggleSign() {
         if exponentDigits != nil {
             exponentNegative.toggle()
-        } else if !isZero {
+        } else {
             negative.toggle()
         }
     }

@@ -150,7 +150,7 @@ final class GMPRational: @unchecked Sendable {
         }
     }
 
-    /// The integer nearest to `self * 10^shift`, ties to even, as decimal digits of
+    /// The integer nearest to `self * 10^shift`, ties away from zero, as decimal digits of
     /// its magnitude.
     func roundedDigits(shiftingBy shift: Int) -> String {
         let scaled = shift == 0 ? self.abs() : self.abs().multiplying(.powerOfTen(shift))
@@ -158,10 +158,9 @@ final class GMPRational: @unchecked Sendable {
         let q = parts.num
         let r = parts.den
         __gmpz_fdiv_qr(q, r, scaled.num, scaled.den)
-        // Compare 2r with the denominator: above half rounds up, exactly half rounds to even.
+        // Compare 2r with the denominator: half or more rounds up (ties away from zero, on |x|).
         __gmpz_mul_2exp(r, r, 1)
-        let half = __gmpz_cmp(r, scaled.den)
-        if half > 0 || (half == 0 && __gmpz_tstbit(q, 0) == 1) {
+        if __gmpz_cmp(r, scaled.den) >= 0 {
             __gmpz_add_ui(q, q, 1)
         }
         return Self.string(q)

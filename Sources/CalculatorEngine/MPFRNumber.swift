@@ -65,11 +65,22 @@ final class MPFRNumber: @unchecked Sendable {
     /// The exact value of this binary number as a rational.
     var exactRational: GMPRational { .make { mpfr_get_q($0, raw) } }
 
-    /// The value rounded to nearest (ties to even) with `digits` significant decimal
+    /// The value rounded to nearest (ties away from zero) with `digits` significant decimal
     /// digits: the digit string and the exponent of its first digit (x = d.ddd × 10^e).
     func roundedDigits(_ digits: Int) -> (digits: String, exponent: Int) {
+        // MPFR's round-to-nearest breaks ties to even and mpfr_get_str has no ties-away mode.
+        // A tie is a value with exactly digits + 1 significant digits, the last one 5: then
+        // truncating and rounding away from zero to digits + 1 digits agree.
+        let truncated = decimalDigits(digits + 1, MPFR_RNDZ)
+        if truncated.digits.last == "5", decimalDigits(digits + 1, MPFR_RNDA) == truncated {
+            return decimalDigits(digits, MPFR_RNDA)
+        }
+        return decimalDigits(digits, MPFR_RNDN)
+    }
+
+    private func decimalDigits(_ digits: Int, _ mode: mpfr_rnd_t) -> (digits: String, exponent: Int) {
         var exponent: mpfr_exp_t = 0
-        guard let text = mpfr_get_str(nil, &exponent, 10, digits, raw, MPFR_RNDN) else { return ("0", 0) }
+        guard let text = mpfr_get_str(nil, &exponent, 10, digits, raw, mode) else { return ("0", 0) }
         defer { mpfr_free_str(text) }
         var string = String(cString: text)
         if string.hasPrefix("-") { string.removeFirst() }

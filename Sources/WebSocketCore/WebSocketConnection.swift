@@ -97,8 +97,29 @@ public struct WebSocketConnection {
 
     // MARK: Input
 
-    /// Feeds bytes read from the socket.
+    /// Feeds bytes read from the socket and handles every complete frame in them.
+    ///
+    /// The actions of all frames come back at once, so an answer the owner gives to a message
+    /// goes out after whatever later frames of the same read caused (a failure's close frame).
+    /// An owner that answers messages uses `receiveMessage(_:now:)` instead.
     public mutating func receive(_ bytes: some Sequence<UInt8>, now: ContinuousClock.Instant) -> [Action] {
+        var actions = receiveMessage(bytes, now: now)
+        while hasUnhandledFrames { actions += receiveMessage(EmptyCollection<UInt8>(), now: now) }
+        return actions
+    }
+
+    /// Whether `receiveMessage` stopped after a message with bytes still buffered: call it
+    /// again (with no new bytes) once that message's actions are executed.
+    public private(set) var hasUnhandledFrames = false
+
+    /// Feeds bytes read from the socket and handles frames up to the first complete message
+    /// (its `deliverText`/`deliverBinary` ends the actions); `hasUnhandledFrames` then says
+    /// whether to call again with no new bytes. The owner answers each message before the
+    /// following frames are handled, so a valid message followed by an invalid frame in one
+    /// read is answered (echoed, applied) before the connection fails: the strict order
+    /// Autobahn|Testsuite checks (cases 3.2, 4.1.3, 5.15, …).
+    public mutating func receiveMessage(_ bytes: some Sequence<UInt8>, now: ContinuousClock.Instant) -> [Action] {
+        hasUnhandledFrames = false
         guard state != .closed else { return [] }
         lastReceived = now
         parser.append(bytes)
@@ -109,7 +130,10 @@ public struct WebSocketConnection {
                     try validatePartialText()
                     break
                 }
-                try handle(frame, now: now, into: &actions)
+                if try handle(frame, now: now, into: &actions) {
+                    hasUnhandledFrames = state != .closed
+                    break
+                }
             } catch {
                 fail(error, into: &actions)
             }
@@ -117,11 +141,12 @@ public struct WebSocketConnection {
         return actions
     }
 
+    /// Handles one frame; returns whether it completed a message.
     private mutating func handle(_ frame: WebSocketFrame, now: ContinuousClock.Instant,
-                                 into actions: inout [Action]) throws(WebSocketProtocolError) {
+                                 into actions: inout [Action]) throws(WebSocketProtocolError) -> Bool {
         switch frame.opcode {
         case .ping:
-            guard state == .open else { return }
+            guard state == .open else { return false }
             actions.append(.write(encode(.pong, payload: frame.payload)))
             actions.append(.deliverPing(frame.payload))
         case .pong:
@@ -135,8 +160,12 @@ public struct WebSocketConnection {
                 if validatedFramePrefix == 0 { utf8 = UTF8Validator() }
             }
             try appendToMessage(frame.payload, fin: frame.fin)
-            if frame.fin { finishMessage(into: &actions) }
+            if frame.fin {
+                finishMessage(into: &actions)
+                return true
+            }
         }
+        return false
     }
 
     private mutating func appendToMessage(_ payload: [UInt8], fin: Bool) throws(WebSocketProtocolError) {

@@ -100,8 +100,9 @@ enum ServerCommand {
         shown.adminKey = draws.adminKey
         var note = ""
         if draw.hostKey == nil {
-            note = "  The host key of draw \(draw.code) was printed when it was created (only its hash is stored);\n"
-                + "  to set a new one, restart with --host-key KEY.\n"
+            note = "  The host key of draw \(draw.code) was printed when it was created (only its hash is stored).\n"
+                + "  Lost the host link? Run `tombola host-link \(draw.code)` (with the same --data) for a new one;\n"
+                + "  it works at once, no restart needed.\n"
         } else if draw.keyReset {
             note = "  The host key of draw \(draw.code) was replaced by --host-key.\n"
         }
@@ -111,12 +112,12 @@ enum ServerCommand {
     }
 
     /// Unbuffered, so lines from the loops' access log and from here never interleave.
-    private static func emit(_ text: String, to fd: Int32) {
+    static func emit(_ text: String, to fd: Int32) {
         var bytes = Array(text.utf8)
         bytes.withUnsafeMutableBytes { raw in _ = write(fd, raw.baseAddress, raw.count) }
     }
 
-    private static func environment() -> [String: String] {
+    static func environment() -> [String: String] {
         var result: [String: String] = [:]
         var cursor = environ
         while let entry = cursor.pointee {

@@ -4,7 +4,8 @@ import Glibc
 import App
 
 // `tombola calc …`, `tombola verify FILE` and `tombola import FILE` are command-line faces of the
-// engines; `tombola backup`/`restore` copy the database; anything else starts the server.
+// engines; `tombola backup`/`restore` copy the database; `tombola host-link CODE` issues a new
+// host key; anything else starts the server.
 let arguments = Array(CommandLine.arguments.dropFirst())
 switch arguments.first {
 case "calc":
@@ -17,6 +18,8 @@ case "restore":
     exit(BackupCommand.run(Array(arguments.dropFirst()), restore: true))
 case "import":
     exit(ImportCommand.run(Array(arguments.dropFirst())))
+case "host-link":
+    exit(HostLinkCommand.run(Array(arguments.dropFirst())))
 default:
     exit(ServerCommand.run(arguments))
 }

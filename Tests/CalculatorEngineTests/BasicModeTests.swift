@@ -59,8 +59,18 @@ import Testing
         ("1 . . 5", "1.5"),
         ("12345678901234567", "1234567890123456"),
         ("0.12345678901234567", "0.1234567890123456"),
-        ("neg", "0"),
-        ("0.0 neg", "0.0"),
+        ("neg", "-0"),
+        ("0.0 neg", "-0.0"),
+        ("0 neg", "-0"),
+        ("0 . neg", "-0."),
+        ("0.00 neg", "-0.00"),
+        ("0 . neg 5", "-0.5"),
+        ("neg 0 . 5", "-0.5"),
+        ("0 neg 7", "-7"),
+        ("0 . neg neg 5", "0.5"),
+        ("0 . neg back", "0"),
+        ("0 neg back", "0"),
+        ("12 CE neg 5", "-5"),
         ("5 neg", "-5"),
         ("5 neg neg", "5"),
         ("123 back", "12"),
@@ -83,6 +93,34 @@ import Testing
     @Test(arguments: entry)
     func entryShowsWhatWasTyped(keys: String, expected: String) {
         #expect(KeySequence.shown(keys) == expected)
+    }
+
+    static let signOfAZeroEntry: [(String, String)] = [
+        ("0 . neg 5 =", "-0.5"),
+        ("neg 0 . 5 =", "-0.5"),
+        ("0.00 neg 1 =", "-0.001"),
+        ("0 . neg 5 + 1 =", "0.5"),
+        ("3 + 0 . neg 5 =", "2.5"),
+        ("3 * 0.0 neg 2 =", "-0.06"),
+        ("2 + 5 CE neg 3 =", "-1"),
+        ("C neg 4 =", "-4"),
+        ("0 neg =", "0"),
+        ("0 . neg =", "0"),
+        ("neg =", "0"),
+    ]
+
+    @Test(arguments: signOfAZeroEntry)
+    func negateFlipsTheSignOfAnEntryThatIsStillZero(keys: String, expected: String) {
+        #expect(KeySequence.shown(keys) == expected)
+    }
+
+    static let computedZeros = ["5 - 5 = neg", "3 - 3 + neg", "0 sqrt neg", "0 % neg", "5 + 5 - 10 = neg neg"]
+
+    @Test(arguments: computedZeros)
+    func negateOnAComputedZeroDoesNothing(keys: String) {
+        #expect(KeySequence.shown(keys) == "0")
+        // and leaves no sign behind for the next number
+        #expect(KeySequence.shown(keys + " 7") == "7")
     }
 
     @Test func negateOnAResultNegatesIt() {

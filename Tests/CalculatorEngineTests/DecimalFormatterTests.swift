@@ -46,7 +46,7 @@ import Testing
     }
 
     @Test func neverShowsNegativeZero() {
-        for keys in ["0 neg", "5 neg + 5 =", "0 neg * 3 =", "1 neg * 0 =", "pi neg sin"] {
+        for keys in ["0 neg =", "5 neg + 5 =", "0 neg * 3 =", "1 neg * 0 =", "pi neg sin", "0 . neg 0 =", "neg 0 M+ MR"] {
             #expect(KeySequence.shown(keys, mode: .scientific) == "0", "\(keys)")
         }
     }

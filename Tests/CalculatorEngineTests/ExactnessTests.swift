@@ -87,11 +87,32 @@ import Testing
         #expect(KeySequence.shown(keys, mode: .scientific, angle: .degrees) == expected)
     }
 
-    @Test func roundingIsHalfEvenOnTheExactValue() {
-        // 1234567890123454.5 and …55.5 are exact ties at 16 digits.
-        #expect(KeySequence.shown("1234567890123454 + 0.5 =") == "1234567890123454")
-        #expect(KeySequence.shown("1234567890123455 + 0.5 =") == "1234567890123456")
-        #expect(KeySequence.shown("1234567890123454 + 0.5000001 =") == "1234567890123455")
+    static let ties: [(String, String)] = [
+        // 4999999999999998.5, 1234567890123454.5 and …55.5 are exact ties at 16 digits.
+        ("9999999999999997 / 2 =", "4999999999999999"),
+        ("9999999999999997 neg / 2 =", "-4999999999999999"),
+        ("1234567890123454 + 0.5 =", "1234567890123455"),
+        ("1234567890123455 + 0.5 =", "1234567890123456"),
+        ("1234567890123454 neg - 0.5 =", "-1234567890123455"),
+        ("0.1234567890123454 + 5 EE 17 neg =", "0.1234567890123455"),
+        ("1234567890123454 + 0.4999999 =", "1234567890123454"),
+        ("1234567890123454 + 0.5000001 =", "1234567890123455"),
+        ("2469135780246917 * 5 EE 16 =", "1.234567890123459e+32"),
+    ]
+
+    @Test(arguments: ties)
+    func aTieRoundsHalfAwayFromZero(keys: String, expected: String) {
+        #expect(KeySequence.shown(keys) == expected)
+    }
+
+    @Test func aTieOfAnInexactValueRoundsHalfAwayFromZero() {
+        // 2469135780246909 / 2 is 1234567890123454.5: a binary value that is exactly a tie.
+        let tie = MPFRNumber.from(.fraction(numerator: "2469135780246909", denominator: "2"))
+        #expect(DecimalFormatter.string(for: CalcNumber(approximate: tie)) == "1234567890123455")
+        let negativeTie = MPFRNumber.from(.fraction(numerator: "-2469135780246909", denominator: "2"))
+        #expect(DecimalFormatter.string(for: CalcNumber(approximate: negativeTie)) == "-1234567890123455")
+        let belowTie = MPFRNumber.from(.fraction(numerator: "4938271560493817", denominator: "4"))
+        #expect(DecimalFormatter.string(for: CalcNumber(approximate: belowTie)) == "1234567890123454")
     }
 
     @Test func roundingCanCarryIntoANewDigit() {

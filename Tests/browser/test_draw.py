@@ -153,6 +153,9 @@ def test_clear_asks_for_confirmation_before_clearing_the_board(server, browser):
 def test_void_draws_a_replacement_and_keeps_the_voided_winner_marked(server, browser):
     host = open_host(browser, server)
     result = run_round(host)
+    # pages that watch live (no reload) must show the reason the host typed
+    viewer = open_page(browser(), server.url("/watch/%s" % server.code))
+    screen = open_page(browser(1280, 720), server.url("/screen/%s" % server.code))
     first = str(result["winners"][0])
     button = host.find_element(By.CSS_SELECTOR, "[data-winners] .winner-void")
     host.execute_script("arguments[0].scrollIntoView({block: 'center'})", button)
@@ -164,6 +167,10 @@ def test_void_draws_a_replacement_and_keeps_the_voided_winner_marked(server, bro
     voided = host.find_elements(By.CSS_SELECTOR, "[data-winners] .is-voided .winner-value")
     assert [v.text.replace(",", "") for v in voided] == [first]
     host.wait_js("Array.from(window.tombola.state.verification.values()).every(v => v.state === 'ok')", 10)
+    for page in (viewer, screen):
+        page.wait_js("window.tombola.state.rounds.some(e => e.voided.some(v => v.reason === 'not present'))", 15)
+        page.wait_js("document.body.innerText.includes('not present')", 5)
+        page.wait_js("Array.from(window.tombola.state.verification.values()).every(v => v.state === 'ok')", 10)
 
 
 def test_host_controls_are_hidden_without_the_key(server, browser):

@@ -351,23 +351,40 @@ BINARY = {"+": (1, False, add), "-": (1, False, sub), "*": (2, False, mul), "/":
 
 # ---------------------------------------------------------------- display
 
+def decimal_exponent(a):
+    """floor(log10(a)) of a positive Fraction."""
+    e = len(str(a.numerator)) - len(str(a.denominator))
+    while a < Fraction(10) ** e:
+        e -= 1
+    while a >= Fraction(10) ** (e + 1):
+        e += 1
+    return e
+
+
+def is_tie(x):
+    """Whether x lies exactly halfway between two 16-significant-digit values."""
+    if not is_exact(x):
+        x = mpf_to_fraction(x)
+    if x == 0:
+        return False
+    a = abs(x)
+    scaled = a * Fraction(10) ** (15 - decimal_exponent(a))
+    return scaled - scaled.numerator // scaled.denominator == Fraction(1, 2)
+
+
 def format_value(x):
-    """16 significant digits, ties to even, plain for 1e-9 ≤ |x| < 1e16."""
+    """16 significant digits, a tie rounds half away from zero, plain for 1e-9 ≤ |x| < 1e16."""
     if not is_exact(x):
         x = mpf_to_fraction(x)
     if x == 0:
         return "0"
     negative = x < 0
     a = abs(x)
-    e = len(str(a.numerator)) - len(str(a.denominator))
-    while a < Fraction(10) ** e:
-        e -= 1
-    while a >= Fraction(10) ** (e + 1):
-        e += 1
+    e = decimal_exponent(a)
     scaled = a * Fraction(10) ** (15 - e)
     n = scaled.numerator // scaled.denominator
     rest = scaled - n
-    if rest > Fraction(1, 2) or (rest == Fraction(1, 2) and n % 2 == 1):
+    if rest >= Fraction(1, 2):  # on the magnitude: half away from zero
         n += 1
     if n == 10 ** 16:
         n //= 10

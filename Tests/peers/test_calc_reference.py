@@ -65,6 +65,47 @@ def gen_number(rng):
     return keys + exponent_keys, value * Fraction(10) ** exponent
 
 
+def gen_zero_entry_negated(rng):
+    """Keys that negate an entry while its value is still zero (`0 . neg 5`, `0.00 neg 1 2`,
+    `0 neg 7`) and the value they type: the sign stays on the digits that follow."""
+    head = rng.choice([["0"], ["0", "."], ["."], ["0", ".", "0"], ["0", ".", "0", "0"]])
+    negations = rng.choice([1, 1, 1, 2, 3])
+    tail = [rng.choice("0123456789") for _ in range(rng.randint(0, 6))]
+    if "." not in head and rng.random() < 0.5:
+        tail += ["."] + [rng.choice("0123456789") for _ in range(rng.randint(1, 4))]
+    text = "".join(head + tail)
+    value = Fraction(text if text[0] != "." else "0" + text)
+    if negations % 2:
+        value = -value
+    return head + ["neg"] * negations + tail, value
+
+
+def gen_tie(rng):
+    """Tokens whose exact value lies halfway between two 16-digit displays (`9999999999999997 / 2`),
+    positive or negative, at different scales."""
+    tokens = []
+    form = rng.randrange(3)
+    a = rng.randrange(2 * 10 ** 15 + 1, 10 ** 16, 2)  # odd, so a / 2 ends in .5 after 16 digits
+    a_keys, a_value = list(str(a)), Fraction(a)
+    if rng.random() < 0.5:
+        a_keys, a_value = a_keys + ["neg"], -a_value
+    if form == 0:
+        divisor = rng.choice(["2", "20", "0.2", "200"])
+        tokens += [("num", a_value, a_keys), ("op", "/"), ("num", Fraction(divisor), list(divisor))]
+    elif form == 1:
+        b = rng.randrange(10 ** 15, 10 ** 16)
+        op = "+" if a_value > 0 else "-"  # b + 0.5 or -b - 0.5
+        b_value = Fraction(b) if a_value > 0 else -Fraction(b)
+        b_keys = list(str(b)) + ([] if a_value > 0 else ["neg"])
+        tokens += [("num", b_value, b_keys), ("op", op), ("num", Fraction(1, 2), ["0", ".", "5"])]
+    else:
+        tokens += [("num", a_value, a_keys), ("op", "*"), ("num", Fraction(5), ["5"])]
+    if rng.random() < 0.3:
+        k = rng.randint(1, 30)
+        tokens += [("op", "*"), ("num", Fraction(10) ** -k, ["1", "EE"] + list(str(k)) + ["neg"])]
+    return tokens
+
+
 FUNCTIONS = ["sqrt", "sq", "inv", "sin", "cos", "tan", "asin", "acos", "atan", "ln", "log",
              "exp", "pow10", "cube", "cbrt", "fact", "abs", "neg"]
 OPERATORS = ["+"] * 6 + ["-"] * 6 + ["*"] * 6 + ["/"] * 5 + ["^"] * 2 + ["mod"] * 2 + ["root"]
@@ -78,6 +119,9 @@ def gen_term(rng, depth, tokens):
         tokens.append(("rp",))
     elif r < 0.22:
         tokens.append(("const", rng.choice(["pi", "e"])))
+    elif r < 0.3:
+        keys, value = gen_zero_entry_negated(rng)
+        tokens.append(("num", value, keys))
     else:
         keys, value = gen_number(rng)
         if value == 0 and "neg" in keys:
@@ -191,7 +235,10 @@ def scientific_cases(rng, count):
     cases = []
     for _ in range(count):
         tokens = []
-        gen_expr(rng, 0, tokens)
+        if rng.random() < 0.15:
+            tokens += gen_tie(rng)
+        else:
+            gen_expr(rng, 0, tokens)
         tokens.append(("eq",))
         cases.append(tokens)
     return cases
@@ -201,7 +248,7 @@ def check_scientific(degrees, seed, count):
     rng = random.Random(seed)
     cases = scientific_cases(rng, count)
     sequences, expected = [], []
-    skipped = 0
+    skipped = ties = zero_negations = 0
     for tokens in cases:
         outcome = expected_for(tokens, degrees)
         if outcome is None:
@@ -211,25 +258,51 @@ def check_scientific(degrees, seed, count):
         keys = [key for token in tokens[:used] for key in keys_of(token)]
         sequences.append(keys)
         expected.append(display)
+        ties += used == len(tokens) and tie_result(tokens, degrees)
+        zero_negations += any(negates_a_zero_entry(keys_of(t)) for t in tokens[:used] if t[0] == "num")
     got = run_batch(sequences, "scientific", degrees)
     mismatches = [(" ".join(k), e, g) for k, e, g in zip(sequences, expected, got) if e != g]
     errors = sum(1 for e in expected if not e[0].isdigit() and not e.startswith("-"))
-    print(f"seed={seed} degrees={degrees}: {len(sequences)} checked ({errors} error results), "
-          f"{skipped} ill-conditioned skipped, {len(mismatches)} mismatches")
+    print(f"seed={seed} degrees={degrees}: {len(sequences)} checked ({errors} error results, {ties} ties, "
+          f"{zero_negations} with a negated zero entry), {skipped} ill-conditioned skipped, "
+          f"{len(mismatches)} mismatches")
     for line in mismatches[:20]:
         print("  MISMATCH", line)
-    return len(sequences), mismatches
+    return len(sequences), ties, zero_negations, mismatches
+
+
+def tie_result(tokens, degrees):
+    """Whether the exact result of a whole case lies halfway between two 16-digit displays."""
+    with mpmath.workdps(60):
+        outcome = evaluate(tokens, degrees)
+    return outcome[0] == "value" and ref.is_exact(outcome[1]) and ref.is_tie(outcome[1])
+
+
+def negates_a_zero_entry(keys):
+    """Whether `neg` is pressed while the typed number is still zero (`0 . neg 5`)."""
+    typed = ""
+    for key in keys:
+        if key == "EE":
+            return False
+        if key == "neg" and typed and set(typed) <= {"0", "."}:
+            return True
+        if key != "neg":
+            typed += key
+    return False
 
 
 def test_scientific_radians_sequences_match_reference():
-    checked, mismatches = check_scientific(False, SEED, COUNT)
+    checked, ties, zero_negations, mismatches = check_scientific(False, SEED, COUNT)
     assert checked > COUNT * 0.9
+    # the situations a regression would hide in come up often
+    assert ties > COUNT * 0.1 and zero_negations > COUNT * 0.05
     assert not mismatches, f"seed {SEED}: {mismatches[:5]}"
 
 
 def test_scientific_degrees_sequences_match_reference():
-    checked, mismatches = check_scientific(True, SEED + 1, COUNT // 2)
+    checked, ties, zero_negations, mismatches = check_scientific(True, SEED + 1, COUNT // 2)
     assert checked > COUNT // 2 * 0.9
+    assert ties > COUNT // 2 * 0.1 and zero_negations > COUNT // 2 * 0.05
     assert not mismatches, f"seed {SEED + 1}: {mismatches[:5]}"
 
 
@@ -240,6 +313,7 @@ class BasicModel:
 
     def __init__(self):
         self.memory = None
+        self.zero_negations = 0  # how often neg met a zero that had not been computed
         self.reset()
 
     def reset(self):
@@ -251,6 +325,9 @@ class BasicModel:
         self.entered = False
         self.repeat = None
         self.finished = False
+        # whether the shown value was computed (=, an operator, a function, %, neg): a zero
+        # that was computed ignores neg; one that was not (start, C, CE, MR) starts "-0"
+        self.computed = False
 
     def commit(self):
         if self.entry is not None:
@@ -265,16 +342,18 @@ class BasicModel:
             self.finished = False
             self.entry = [False, "0", None]
             self.entered = True
+            self.computed = False
 
     def digits(self):
         negative, integer, fraction = self.entry
         return (0 if integer == "0" else len(integer)) + len(fraction or "")
 
-    def set_operand(self, value):
+    def set_operand(self, value, computed=True):
         self.finished = False
         self.entry = None
         self.current = value
         self.entered = True
+        self.computed = computed
 
     def press(self, key):
         if self.error is not None:
@@ -309,10 +388,16 @@ class BasicModel:
                 self.entry[2] = ""
         elif key == "neg":
             if self.entry is not None:
-                if Fraction(self.entry[1] + "." + (self.entry[2] or "0")) != 0:
-                    self.entry[0] = not self.entry[0]
+                # flips the sign of the entry even while its value is still zero (0 . neg 5)
+                if Fraction(self.entry[1] + "." + (self.entry[2] or "0")) == 0:
+                    self.zero_negations += 1
+                self.entry[0] = not self.entry[0]
             elif self.current != 0:
                 self.set_operand(-self.current)
+            elif not self.computed and (self.entered or self.op is None):
+                self.zero_negations += 1
+                self.start_typing()
+                self.entry[0] = True
         elif key == "back":
             if self.entry is not None:
                 negative, integer, fraction = self.entry
@@ -329,6 +414,7 @@ class BasicModel:
             self.current = Fraction(0)
             self.entered = True
             self.finished = False
+            self.computed = False
         elif key in "+-*/":
             self.finished = False
             if not self.entered and self.op is not None:
@@ -340,6 +426,7 @@ class BasicModel:
             self.left = self.current
             self.op = key
             self.entered = False
+            self.computed = True
         elif key == "=":
             if self.op is not None:
                 value = self.commit()
@@ -354,6 +441,7 @@ class BasicModel:
                 self.commit()
             self.finished = True
             self.entered = True
+            self.computed = True
         elif key == "%":
             y = self.commit()
             if self.op in ("+", "-"):
@@ -372,7 +460,7 @@ class BasicModel:
             self.memory = ref.sub(self.memory if self.memory is not None else Fraction(0), self.commit())
         elif key == "MR":
             if self.memory is not None:
-                self.set_operand(self.memory)
+                self.set_operand(self.memory, computed=False)
         elif key == "MC":
             self.memory = None
 
@@ -389,12 +477,13 @@ BASIC_KEYS = (list("0123456789") * 4 + ["."] * 3 + ["+", "-", "*", "/"] * 4 + ["
               + ["neg", "back", "C", "CE", "%", "sq", "inv", "sqrt", "MS", "MR", "M+", "M-", "MC"])
 
 
-def test_basic_sequences_match_an_independent_model():
-    rng = random.Random(SEED + 2)
+def check_basic(seed, sequences_from):
+    """Runs the keys of `sequences_from(rng)` through the model and the engine; returns the
+    number checked, how many end on a tie, how many negate a zero entry, and the mismatches."""
+    rng = random.Random(seed)
     sequences, expected = [], []
-    skipped = 0
-    for _ in range(COUNT):
-        keys = [rng.choice(BASIC_KEYS) for _ in range(rng.randint(3, 30))]
+    skipped = ties = zero_negations = 0
+    for keys in sequences_from(rng):
         shown = []
         for dps in (60, 90):
             with mpmath.workdps(dps):
@@ -407,9 +496,63 @@ def test_basic_sequences_match_an_independent_model():
             continue
         sequences.append(keys)
         expected.append(shown[0])
+        ties += model.entry is None and model.error is None and ref.is_tie(model.current)
+        zero_negations += model.zero_negations > 0
     got = run_batch(sequences, "basic")
     mismatches = [(" ".join(k), e, g) for k, e, g in zip(sequences, expected, got) if e != g]
-    print(f"basic seed={SEED + 2}: {len(sequences)} checked, {skipped} skipped, {len(mismatches)} mismatches")
+    print(f"basic seed={seed}: {len(sequences)} checked ({ties} ending on a tie, {zero_negations} "
+          f"negating a zero entry), {skipped} skipped, {len(mismatches)} mismatches")
     for line in mismatches[:20]:
         print("  MISMATCH", line)
+    return len(sequences), ties, zero_negations, mismatches
+
+
+def random_basic_keys(rng):
+    for _ in range(COUNT):
+        yield [rng.choice(BASIC_KEYS) for _ in range(rng.randint(3, 30))]
+
+
+def test_basic_sequences_match_an_independent_model():
+    checked, _, _, mismatches = check_basic(SEED + 2, random_basic_keys)
+    assert checked > COUNT * 0.9
     assert not mismatches, f"seed {SEED + 2}: {mismatches[:5]}"
+
+
+def basic_tie_keys(rng):
+    """`A / 2 =` for an odd 16-digit A (and -A, A × 5, B + 0.5, …): results exactly halfway."""
+    a = str(rng.randrange(2 * 10 ** 15 + 1, 10 ** 16, 2))
+    sign = ["neg"] if rng.random() < 0.5 else []
+    return rng.choice([
+        list(a) + sign + ["/", "2", "="],
+        list(a) + sign + ["*", "5", "="],
+        list(a) + sign + ["/", "2", "0", "="],
+        list(a) + ["/", "2", "="] + sign,
+        list(str(rng.randrange(10 ** 15, 10 ** 16))) + sign + [rng.choice("+-"), "0", ".", "5", "="],
+        list(a) + sign + ["/", "2", "0", "0", "=", "="],
+    ])
+
+
+def basic_zero_entry_keys(rng):
+    """An entry negated while still zero (`0 . neg 5`, `neg 0 . 5`, `CE neg 3`)."""
+    head = rng.choice([["0"], ["0", "."], ["."], ["0", ".", "0", "0"], [], ["CE"], ["C"], ["MR"]])
+    tail = [rng.choice("0123456789.") for _ in range(rng.randint(0, 5))]
+    return head + ["neg"] * rng.choice([1, 1, 2, 3]) + tail
+
+
+def structured_basic_keys(rng):
+    for _ in range(COUNT):
+        prefix = [rng.choice(BASIC_KEYS) for _ in range(rng.randint(0, 6))]
+        suffix = [rng.choice(BASIC_KEYS) for _ in range(rng.randint(0, 6))]
+        if rng.random() < 0.5:
+            # after `=` the tie starts a calculation of its own; most cases end on it
+            yield prefix + ["="] + basic_tie_keys(rng) + (suffix if rng.random() < 0.3 else [])
+        else:
+            yield prefix + basic_zero_entry_keys(rng) + suffix + (["="] if rng.random() < 0.5 else [])
+
+
+def test_ties_and_negated_zero_entries_match_an_independent_model():
+    checked, ties, zero_negations, mismatches = check_basic(SEED + 3, structured_basic_keys)
+    assert checked > COUNT * 0.9
+    # the situations a regression would hide in come up often
+    assert ties > COUNT * 0.1 and zero_negations > COUNT * 0.2
+    assert not mismatches, f"seed {SEED + 3}: {mismatches[:5]}"

@@ -7,6 +7,7 @@ const STORAGE_KEY = 'tombola.lang';
 const en = {
   'app.name': 'Tombola',
   'nav.home': 'Tombola home',
+  'host.bar': 'Start and stop',
   'lang.label': 'Language',
   'conn.online': 'Online',
   'conn.connecting': 'Connecting…',
@@ -294,6 +295,7 @@ const en = {
 const zh = {
   'app.name': 'Tombola',
   'nav.home': 'Tombola 首页',
+  'host.bar': '开始与停止',
   'lang.label': '语言',
   'conn.online': '在线',
   'conn.connecting': '正在连接…',

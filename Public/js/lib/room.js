@@ -196,7 +196,8 @@ export class DrawRoom extends EventTarget {
       const i = entry.winners.findIndex((w) => sameWinner(w, result.replaces.winner));
       if (i >= 0) entry.winners.splice(i, 1);
       if (!entry.voided.some((v) => sameWinner(v.winner, result.replaces.winner))) {
-        const reason = this.voidReasons.get(`${result.round}|${winnerText(result.replaces.winner)}`) ?? null;
+        const reason = result.voidReason
+          ?? this.voidReasons.get(`${result.round}|${winnerText(result.replaces.winner)}`) ?? null;
         entry.voided.push({ winner: result.replaces.winner, reason });
       }
     }

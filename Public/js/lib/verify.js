@@ -220,7 +220,7 @@ export function verifyRound(record, { entrants = null, published = null } = {}) 
     }
     if (typeof record.hash === 'string') {
       const body = { ...record };
-      delete body.hash; delete body.type; delete body.contributors;
+      delete body.hash; delete body.type; delete body.contributors; delete body.voidReason;
       if (toHex(sha256(canon(body))) !== record.hash) return { ok: false, reason: 'record hash' };
     }
     return { ok: true };

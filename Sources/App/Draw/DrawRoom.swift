@@ -28,13 +28,13 @@ struct CommandFailure: Error, Sendable, Equatable {
 /// to `store`, replies to callers. Pages on other loops reach it through the methods below,
 /// which hop to `loop`.
 ///
-/// `@unchecked Sendable`: `code`, `loop`, `group`, `store`, `limiter`, `hostKeyHash`,
-/// `metrics` are immutable; every other stored property is used only on `loop`.
+/// `@unchecked Sendable`: `code`, `loop`, `group`, `store`, `limiter`, `metrics` are
+/// immutable, `hostKeyHash` guards itself; every other stored property is used only on `loop`.
 final class DrawRoom: @unchecked Sendable {
     let code: String
     let loop: EventLoop
     let group = BroadcastGroup()
-    let hostKeyHash: String
+    let hostKeyHash: HostKeyHash
     private let store: any DrawRecordStore
     private let limiter: AuthRateLimiter
     private let metrics: DrawMetrics
@@ -50,7 +50,7 @@ final class DrawRoom: @unchecked Sendable {
     init(code: String, draw: Draw, hostKeyHash: String, loop: EventLoop, store: any DrawRecordStore,
          limiter: AuthRateLimiter, settings: DrawRoomSettings, metrics: DrawMetrics) {
         self.code = code
-        self.hostKeyHash = hostKeyHash
+        self.hostKeyHash = HostKeyHash(hostKeyHash)
         self.loop = loop
         self.store = store
         self.limiter = limiter
@@ -60,7 +60,7 @@ final class DrawRoom: @unchecked Sendable {
 
     /// Whether `key` is this draw's host key (constant-time on the digests). From any thread.
     func isHostKey(_ key: String) -> Bool {
-        DrawKeys.matches(key, storedHash: hostKeyHash)
+        hostKeyHash.matches(key)
     }
 
     // MARK: Pages and callers (from any thread)
@@ -112,7 +112,7 @@ final class DrawRoom: @unchecked Sendable {
 
     // MARK: Performing actions (on the loop)
 
-    private func apply(_ event: DrawRoomState.Event) {
+    func apply(_ event: DrawRoomState.Event) {
         let now = DrawRoomState.Time(instant: .now, wallMilliseconds: WallClock.unixMilliseconds())
         let actions = state.handle(event, at: now, using: &random)
         for action in actions { perform(action, now: now) }

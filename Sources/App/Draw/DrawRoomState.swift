@@ -48,6 +48,8 @@ struct DrawRoomState {
         case stored(Result<Void, StoreFailure>)
         /// After `.resynchronize`: the draw rebuilt from the store, or nil when memory matched it.
         case resynchronized(Draw?)
+        /// The stored host key changed (`tombola host-link`): hosts authenticated with the old one become viewers.
+        case hostKeyChanged
         case shutdown
     }
 
@@ -109,7 +111,7 @@ struct DrawRoomState {
             case clear
             case configure(text: String, duplicates: [String])
             /// `voided`: the `void` message, so every page learns the reason.
-            case void(contributors: Set<UInt64>, voided: JSONValue?)
+            case void(contributors: Set<UInt64>, voided: JSONValue?, reason: String)
         }
 
         let job: Job
@@ -186,6 +188,12 @@ struct DrawRoomState {
                 for id in members.keys { actions.append(.send(stateText(for: id), to: id)) }
             }
             pump(at: time, using: &random, &actions)
+        case .hostKeyChanged:
+            let viewer = JSONValue.object(["type": .string("role"), "role": .string("viewer")]).canonicalString
+            for (id, member) in members where member.isHost {
+                members[id]?.isHost = false
+                actions.append(.send(viewer, to: id))
+            }
         case .shutdown:
             motion = nil
             viewerTimerArmed = false
@@ -318,7 +326,8 @@ struct DrawRoomState {
                 let entry = AuditEntry(actor: "host", action: "void", detail: .object([
                     "round": .int(Int64(round)), "winner": winner.json, "reason": .string(reason)]))
                 write(RecordBatch(command: job.command.name, records: records, audit: entry), job: job, candidate: candidate,
-                      then: .void(contributors: contributions.members, voided: records.first?.voidMessage()), &actions)
+                      then: .void(contributors: contributions.members, voided: records.first?.voidMessage(),
+                                  reason: reason), &actions)
             }
         } catch {
             actions.append(.count(.refusedCommands))
@@ -373,10 +382,10 @@ struct DrawRoomState {
                 // One shared frame for every page (a 100,000-name list is encoded once, not per page).
                 actions.append(.broadcast(configMessageText(), stream: .reliable))
                 if let commit = draw.commit { broadcast(commit.message, &actions) }
-            case .void(let contributors, let voided):
+            case .void(let contributors, let voided, let reason):
                 actions.append(.count(.rounds))
                 frozenMembers = contributors
-                let result = draw.lastResult?.resultMessage()
+                let result = draw.lastResult?.resultMessage(voidReason: reason)
                 succeed(job, CommandReply(ack: ack(job), result: result), &actions)
                 if let voided { broadcast(voided, &actions) }
                 if let result { broadcast(result, &actions) }

@@ -20,6 +20,8 @@ public enum DrawRoutes {
                 room.group.join(session)
                 let handle = session.handle
                 session.onText = { text in room.received(text, from: handle.id) }
+                // Draw messages are JSON text frames; a binary one is answered, not dropped.
+                session.onBinary = { _ in handle.send(text: DrawRoomState.errorText("bad_json", seq: nil)) }
                 session.onClose = { room.leave(handle.id) }
                 room.join(handle, remote: session.clientAddress)
             }

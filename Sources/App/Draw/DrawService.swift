@@ -33,6 +33,7 @@ public final class DrawService: Sendable {
     let metrics: DrawMetrics
     private let group: EventLoopGroup
     private let rooms: Lock<[String: DrawRoom]>
+    private let hostKeyWatch: HostKeyWatch
     private let base = Lock<String>("http://localhost:8080")
 
     public static let version = "1.0.0"
@@ -127,6 +128,8 @@ public final class DrawService: Sendable {
                                        settings: settings, metrics: metrics)
         }
         self.rooms = Lock(rooms)
+        hostKeyWatch = HostKeyWatch(loop: loop, storage: storage) { [rooms = self.rooms] in rooms.withLock { $0 } }
+        hostKeyWatch.start()
         registry.gauge("tombola_draw_rooms", help: "Draws this server holds.") { [weak self] in
             Double(self?.rooms.withLock { $0.count } ?? 0)
         }
@@ -207,6 +210,7 @@ public final class DrawService: Sendable {
 
     /// Stops ticks and the draw loop, then closes the store (after its queued writes).
     public func shutdown() {
+        hostKeyWatch.stop()
         for room in rooms.withLock({ Array($0.values) }) { room.shutdown() }
         group.shutdown()
         storage.close()

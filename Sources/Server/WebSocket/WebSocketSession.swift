@@ -248,7 +248,12 @@ public final class WebSocketSession: ConnectionHandler, GracefulShutdownHandling
     // MARK: ConnectionHandler
 
     public func received(_ bytes: UnsafeRawBufferPointer, on connection: TCPConnection) {
-        perform(codec.receive(bytes, now: .now))
+        // A message at a time, each answered before the next frame is handled: a valid message
+        // followed by an invalid frame in the same read is echoed/applied before the failure.
+        perform(codec.receiveMessage(bytes, now: .now))
+        while codec.hasUnhandledFrames, !isClosed {
+            perform(codec.receiveMessage(EmptyCollection<UInt8>(), now: .now))
+        }
         // Pongs (which the codec writes by itself) and echoes must not pile up for a client
         // that sends but never reads: stop reading it until its queue drains.
         if !closing && connection.pendingOutboundBytes > configuration.reliableHardLimit {

@@ -1,0 +1,62 @@
+import Posix
+import Storage
+import Synchronization
+
+/// Brings host keys that another process stored while the server runs (`tombola host-link`)
+/// into the rooms, so a new host link works at once and the old one stops working. Once a
+/// second it asks SQLite whether another connection committed (`PRAGMA data_version`, a tiny
+/// read on the storage thread) and only then reads the draws' host key hashes.
+///
+/// `@unchecked Sendable`: `version` and `timer` are used only on `loop`; `stopped` is atomic.
+final class HostKeyWatch: @unchecked Sendable {
+    private let loop: EventLoop
+    private let storage: StorageQueue
+    private let interval: Duration
+    private let rooms: @Sendable () -> [String: DrawRoom]
+    private let stopped = Atomic<Bool>(false)
+    private var version: Int?
+    private var timer: ScheduledTimer?
+
+    init(loop: EventLoop, storage: StorageQueue, interval: Duration = .seconds(1),
+         rooms: @escaping @Sendable () -> [String: DrawRoom]) {
+        self.loop = loop
+        self.storage = storage
+        self.interval = interval
+        self.rooms = rooms
+    }
+
+    func start() {
+        loop.execute { [self] in schedule() }
+    }
+
+    /// From any thread; the next check does nothing.
+    func stop() {
+        stopped.store(true, ordering: .relaxed)
+    }
+
+    private func schedule() {
+        guard !stopped.load(ordering: .relaxed) else { return }
+        timer = loop.scheduleTimer(after: interval) { [self] in check() }
+    }
+
+    private func check() {
+        guard !stopped.load(ordering: .relaxed) else { return }
+        let known = version
+        storage.async({ database -> (version: Int, hashes: [String: String]?) in
+            let now = try database.dataVersion()
+            // The first look reads the hashes too: a key stored since start-up read them counts.
+            return (now, known == now ? nil : try database.loadHostKeyHashes())
+        }, completion: { [self] result in
+            loop.execute { [self] in
+                if case .success(let seen) = result {
+                    version = seen.version
+                    if let hashes = seen.hashes {
+                        let rooms = rooms()
+                        for (code, hash) in hashes { rooms[code]?.hostKeyChanged(to: hash) }
+                    }
+                }
+                schedule()
+            }
+        })
+    }
+}

@@ -1,0 +1,47 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import App
+
+/// `tombola host-link CODE [--data DIR] [--host ADDR] [--port N]`: issues a new host key for a
+/// draw whose host link was lost and prints the new link (the one other place a key is
+/// printed, for the operator at the machine that holds the data). The old key stops working;
+/// a running server on the same data takes the new one within a second. The options (and
+/// their TOMBOLA_* variables) are the server's: `--data` finds the draws, `--host`/`--port`
+/// build the link. Exit codes: 0 done, 1 failed, 2 bad usage.
+enum HostLinkCommand {
+    static let usage = "usage: tombola host-link CODE [--data DIR] [--host ADDR] [--port N]"
+
+    static func run(_ arguments: [String]) -> Int32 {
+        guard let code = arguments.first, !code.hasPrefix("-") else {
+            ServerCommand.emit(usage + "\n", to: 2)
+            return 2
+        }
+        let configuration: AppConfiguration
+        do {
+            guard case .run(let parsed) = try ServerOptions.parse(Array(arguments.dropFirst()), environment: ServerCommand.environment()) else {
+                ServerCommand.emit(usage + "\n", to: 1)
+                return 0
+            }
+            configuration = parsed
+        } catch {
+            ServerCommand.emit("tombola host-link: \(error.message)\n\(usage)\n", to: 2)
+            return 2
+        }
+        let issued: (code: String, key: String)
+        do {
+            issued = try HostLink.issue(code: code, dataDirectory: configuration.dataDirectory)
+        } catch {
+            ServerCommand.emit("tombola host-link: \(error)\n", to: 2)
+            return 1
+        }
+        let base = DrawService.baseURL(configuration: configuration, port: configuration.port)
+        ServerCommand.emit("""
+            New host link for draw \(issued.code) (keep it secret; the old host link no longer works):
+              \(base)/draw/\(issued.code)#key=\(issued.key)
+            A running server takes the new key within a second; pages still open with the old key become viewers.
+
+            """, to: 1)
+        return 0
+    }
+}

@@ -1,0 +1,41 @@
+"""An axe-core audit (PyPI axe-selenium-python, which ships axe-core) of every page in
+both languages: any violation fails, whatever its impact."""
+
+import os
+
+import pytest
+from axe_selenium_python import Axe
+
+from test_pages import load, pages
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+PUBLIC = os.path.join(HERE, "..", "..", "Public")
+
+# Which page each HTML file of Public/ is audited as, so a page a later change adds cannot
+# slip past the audit: the check below fails until it is listed here and in pages().
+AUDITED_FILES = {"index.html": "index", "calc.html": "calc", "draw.html": "host", "screen.html": "screen",
+                 "watch.html": "watch"}
+
+
+def test_every_page_of_public_is_audited(server):
+    files = sorted(f for f in os.listdir(PUBLIC) if f.endswith(".html"))
+    assert files == sorted(AUDITED_FILES), "add new pages to AUDITED_FILES and test_pages.pages()"
+    assert set(AUDITED_FILES.values()) <= set(pages(server))
+
+
+@pytest.mark.parametrize("lang", ["en-US", "zh-CN"])
+def test_pages_have_no_axe_violations(server, browser, lang):
+    b = browser(390, 844, lang)
+    found = {}
+    for name, url in pages(server).items():
+        load(b, url)
+        if name == "host":
+            # the settings panel holds most of the host's controls
+            b.js("document.querySelector('[data-settings-panel]').open = true")
+        axe = Axe(b.driver)
+        axe.inject()
+        results = axe.run()
+        if results["violations"]:
+            found[name] = axe.report(results["violations"])
+        assert results["passes"], "%s: axe checked nothing" % name
+    assert not found, "\n".join("%s (%s):\n%s" % (name, lang, text) for name, text in found.items())
