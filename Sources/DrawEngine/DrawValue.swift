@@ -1,3 +1,5 @@
+import JSON
+
 /// One entrant: a number of a range pool or a name of a list pool.
 ///
 /// Names compare as UTF-8 bytes (no Unicode normalization), as docs/FAIRNESS.md §2 says.

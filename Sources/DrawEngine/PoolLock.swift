@@ -1,3 +1,5 @@
+import JSON
+
 /// The pool object of docs/FAIRNESS.md §3 (what `poolHash` covers) and its eligible array.
 public enum PoolSpec: Sendable, Equatable {
     /// `removed` holds values inside from…to, sorted and distinct.

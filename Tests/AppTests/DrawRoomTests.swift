@@ -1,9 +1,10 @@
+@testable import App
 import DrawEngine
 import Glibc
+import JSON
 import Posix
 import Testing
 import WebSocketClient
-@testable import App
 
 extension DrawTestServer {
     func connect(code: String = DrawTestServer.code) throws -> WebSocketClient {

@@ -1,5 +1,6 @@
 import DrawEngine
 import HTTPCore
+import JSON
 
 /// API errors as HTTP: status + `{"error":{"code","message"}}` (codes are the protocol's).
 enum APIError {

@@ -1,5 +1,6 @@
 import DrawEngine
 import HTTPCore
+import JSON
 import Storage
 
 /// The REST face of the draw rooms (docs/openapi.yaml). Commands go through the same

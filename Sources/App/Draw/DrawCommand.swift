@@ -1,5 +1,6 @@
 import DrawEngine
 import Foundation
+import JSON
 
 /// A host command, as the WebSocket `start`/`stop`/`clear`/`configure`/`void` messages and
 /// the REST calls carry it. Both parse through here, so both validate the same way.

@@ -1,9 +1,12 @@
-/// The draw parts of protocol messages (docs/PROTOCOL.md), built from engine values so the
-/// App does not re-spell field names.
+import DrawEngine
+import JSON
+
+/// The draw parts of protocol messages (docs/PROTOCOL.md), built from engine values here,
+/// where the protocol lives, so the engine stays free of wire formats.
 extension DrawRecord {
     /// The `result` message for a round record: the record plus `type` and `contributors`;
     /// `contributions` is left out when there are more than `contributionLimit`.
-    public func resultMessage(contributionLimit: Int = 256) -> JSONValue? {
+    func resultMessage(contributionLimit: Int = 256) -> JSONValue? {
         guard case .round(let round) = body, case .object(var members) = json else { return nil }
         members["type"] = .string("result")
         members["contributors"] = .int(Int64(round.contributions.count))
@@ -14,7 +17,7 @@ extension DrawRecord {
 
 extension BoardRound {
     /// `{"round","prize","winners","voided":[{"winner","reason"}]}` as in `state.rounds`.
-    public var json: JSONValue {
+    var json: JSONValue {
         .object([
             "round": .int(Int64(round)),
             "prize": prize.map { .string($0) } ?? .null,
@@ -26,7 +29,7 @@ extension BoardRound {
 
 extension PendingCommit {
     /// The `commit` message.
-    public var message: JSONValue {
+    var message: JSONValue {
         .object(["type": .string("commit"), "round": .int(Int64(round)), "commitment": .string(commitment), "poolHash": .string(poolHash)])
     }
 }
