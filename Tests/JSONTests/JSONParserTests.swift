@@ -24,9 +24,8 @@ import Testing
         "'a'", "NaN", #"{a:1}"#,
     ])
     func rejectsMalformedJSON(_ text: String) {
-        #expect(throws: JSONParseError.Reason.malformed) {
-            do { _ = try JSONValue.parse(text) } catch { throw error.reason }
-        }
+        let error = #expect(throws: JSONParseError.self) { try JSONValue.parse(text) }
+        #expect(error?.reason == .malformed)
     }
 
     @Test func refusesInvalidUTF8InsideAString() {
