@@ -1,5 +1,5 @@
 /// A prize tier: `count` winners labelled `name` ("3rd prize", "一等奖").
-public struct Prize: Codable, Sendable, Equatable {
+public struct Prize: Sendable, Equatable {
     public var name: String
     public var count: Int
 
@@ -61,85 +61,4 @@ public enum DrawLimits {
     public static let maxPrizeNameLength = 100
     public static let maxReasonLength = 200
     public static let maxAudienceDigits = 32
-}
-
-extension PerStop: Codable {
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.singleValueContainer()
-        if let count = try? container.decode(Int.self) {
-            self = .count(count)
-        } else if try container.decode(String.self) == "all" {
-            self = .all
-        } else {
-            throw DecodingError.dataCorruptedError(in: container, debugDescription: "perStop is a number or \"all\"")
-        }
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        switch self {
-        case .count(let n): try container.encode(n)
-        case .all: try container.encode("all")
-        }
-    }
-}
-
-extension PoolConfig: Codable {
-    private enum Keys: String, CodingKey { case kind, from, to, entrants, text }
-
-    /// `{"kind":"range","from":1,"to":500}`, `{"kind":"list","entrants":[…]}` or `{"kind":"list","text":"…"}`.
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: Keys.self)
-        switch try container.decode(String.self, forKey: .kind) {
-        case "range":
-            self = .range(from: try container.decode(Int64.self, forKey: .from), to: try container.decode(Int64.self, forKey: .to))
-        case "list":
-            if let entrants = try container.decodeIfPresent([String].self, forKey: .entrants) {
-                self = .list(entrants)
-            } else {
-                self = .list([try container.decode(String.self, forKey: .text)])
-            }
-        default:
-            throw DecodingError.dataCorruptedError(forKey: .kind, in: container, debugDescription: "kind is range or list")
-        }
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: Keys.self)
-        switch self {
-        case .range(let from, let to):
-            try container.encode("range", forKey: .kind)
-            try container.encode(from, forKey: .from)
-            try container.encode(to, forKey: .to)
-        case .list(let names):
-            try container.encode("list", forKey: .kind)
-            try container.encode(names, forKey: .entrants)
-        }
-    }
-}
-
-extension DrawConfig: Codable {
-    private enum Keys: String, CodingKey { case pool, exclude, perStop, repeats, prizes, prize }
-
-    /// Missing keys take the defaults of `DrawConfig.standard`.
-    public init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: Keys.self)
-        self.init(
-            pool: try c.decodeIfPresent(PoolConfig.self, forKey: .pool) ?? .range(from: 1, to: 500),
-            exclude: try c.decodeIfPresent([DrawValue].self, forKey: .exclude) ?? [],
-            perStop: try c.decodeIfPresent(PerStop.self, forKey: .perStop) ?? .count(1),
-            repeats: try c.decodeIfPresent(Bool.self, forKey: .repeats) ?? false,
-            prizes: try c.decodeIfPresent([Prize].self, forKey: .prizes) ?? [],
-            prize: try c.decodeIfPresent(Int.self, forKey: .prize) ?? 0)
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: Keys.self)
-        try c.encode(pool, forKey: .pool)
-        try c.encode(exclude, forKey: .exclude)
-        try c.encode(perStop, forKey: .perStop)
-        try c.encode(repeats, forKey: .repeats)
-        try c.encode(prizes, forKey: .prizes)
-        try c.encode(prize, forKey: .prize)
-    }
 }

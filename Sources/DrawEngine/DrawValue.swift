@@ -48,22 +48,3 @@ extension DrawValue: Hashable {
         }
     }
 }
-
-extension DrawValue: Codable {
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.singleValueContainer()
-        if let number = try? container.decode(Int64.self) {
-            self = .number(number)
-        } else {
-            self = .name(try container.decode(String.self))
-        }
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        switch self {
-        case .number(let n): try container.encode(n)
-        case .name(let s): try container.encode(s)
-        }
-    }
-}

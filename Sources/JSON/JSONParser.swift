@@ -25,18 +25,19 @@ extension JSONValue {
     public static func parse(_ text: String, maxDepth: Int = defaultMaxDepth) throws(JSONParseError) -> JSONValue {
         var text = text
         return try text.withUTF8 { buffer in
-            Result { () throws(JSONParseError) in try parse(buffer, maxDepth: maxDepth) }
+            Result { () throws(JSONParseError) in try parse(validUTF8: buffer, maxDepth: maxDepth) }
         }.get()
     }
 
-    /// Parses UTF-8 bytes; invalid UTF-8 inside a string is an error.
+    /// Parses UTF-8 bytes; bytes that are not UTF-8 are an error.
     public static func parse(_ bytes: [UInt8], maxDepth: Int = defaultMaxDepth) throws(JSONParseError) -> JSONValue {
-        try bytes.withUnsafeBufferPointer { buffer in
-            Result { () throws(JSONParseError) in try parse(buffer, maxDepth: maxDepth) }
-        }.get()
+        // Validated once here, so the reader can make strings without checking each again.
+        guard let text = String(validating: bytes, as: UTF8.self) else { throw JSONParseError(.malformed, offset: 0) }
+        return try parse(text, maxDepth: maxDepth)
     }
 
-    public static func parse(_ buffer: UnsafeBufferPointer<UInt8>, maxDepth: Int = defaultMaxDepth) throws(JSONParseError) -> JSONValue {
+    /// `buffer` must be valid UTF-8 (a String's storage).
+    private static func parse(validUTF8 buffer: UnsafeBufferPointer<UInt8>, maxDepth: Int) throws(JSONParseError) -> JSONValue {
         var parser = JSONParser(bytes: buffer, maxDepth: maxDepth)
         parser.skipWhitespace()
         let value = try parser.value(depth: 0)
@@ -46,7 +47,7 @@ extension JSONValue {
     }
 }
 
-/// A strict one-pass reader over UTF-8 bytes. Integers without fraction or exponent that fit
+/// A strict one-pass reader over valid UTF-8 bytes. Integers without fraction or exponent that fit
 /// Int64 stay exact (`.int`), so `1` and `1.0` stay apart; duplicate object keys: the last
 /// one wins.
 private struct JSONParser {
@@ -133,9 +134,7 @@ private struct JSONParser {
         while index < bytes.count {
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") {
-                guard let text = String(validating: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self) else {
-                    throw fail()
-                }
+                let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
                 index += 1
                 return text
             }
@@ -149,8 +148,7 @@ private struct JSONParser {
             index += 1
             switch byte {
             case UInt8(ascii: "\""):
-                guard let text = String(validating: scalars, as: UTF8.self) else { throw fail() }
-                return text
+                return String(decoding: scalars, as: UTF8.self)
             case UInt8(ascii: "\\"):
                 guard index < bytes.count else { throw fail() }
                 let escape = bytes[index]

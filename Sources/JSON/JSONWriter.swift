@@ -46,7 +46,8 @@ public struct JSONWriter {
         if needsComma { bytes.append(UInt8(ascii: ",")) }
         bytes.append(UInt8(ascii: "\""))
         name.withUTF8Buffer { bytes.append(contentsOf: $0) }
-        bytes.append(contentsOf: [UInt8(ascii: "\""), UInt8(ascii: ":")])
+        bytes.append(UInt8(ascii: "\""))
+        bytes.append(UInt8(ascii: ":"))
         needsComma = false
     }
 
@@ -117,22 +118,38 @@ public struct JSONWriter {
     /// `\b \f \n \r \t` by name, other control characters as `\u00xx`, everything else as UTF-8.
     public static func appendString(_ string: String, to out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
-        for byte in string.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): out += [0x5c, 0x22]
-            case 0x5c: out += [0x5c, 0x5c]
-            case 0x08: out += [0x5c, UInt8(ascii: "b")]
-            case 0x0c: out += [0x5c, UInt8(ascii: "f")]
-            case 0x0a: out += [0x5c, UInt8(ascii: "n")]
-            case 0x0d: out += [0x5c, UInt8(ascii: "r")]
-            case 0x09: out += [0x5c, UInt8(ascii: "t")]
-            case 0x00..<0x20:
-                out += Array("\\u00".utf8)
-                out.append(hexDigits[Int(byte >> 4)])
-                out.append(hexDigits[Int(byte & 0x0f)])
-            default: out.append(byte)
+        var string = string
+        // Native strings are contiguous UTF-8: copy runs that need no escape in one go.
+        string.withUTF8 { utf8 in
+            var runStart = 0
+            for index in 0..<utf8.count {
+                let byte = utf8[index]
+                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == 0x5c else { continue }
+                out.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<index]))
+                appendEscape(byte, to: &out)
+                runStart = index + 1
             }
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<utf8.count]))
         }
         out.append(UInt8(ascii: "\""))
+    }
+
+    private static func appendEscape(_ byte: UInt8, to out: inout [UInt8]) {
+        out.append(0x5c)
+        switch byte {
+        case UInt8(ascii: "\""): out.append(UInt8(ascii: "\""))
+        case 0x5c: out.append(0x5c)
+        case 0x08: out.append(UInt8(ascii: "b"))
+        case 0x0c: out.append(UInt8(ascii: "f"))
+        case 0x0a: out.append(UInt8(ascii: "n"))
+        case 0x0d: out.append(UInt8(ascii: "r"))
+        case 0x09: out.append(UInt8(ascii: "t"))
+        default:
+            out.append(UInt8(ascii: "u"))
+            out.append(UInt8(ascii: "0"))
+            out.append(UInt8(ascii: "0"))
+            out.append(hexDigits[Int(byte >> 4)])
+            out.append(hexDigits[Int(byte & 0x0f)])
+        }
     }
 }

@@ -1,0 +1,158 @@
+import JSON
+
+/// Why a settings object could not be read: the field, as a path (`pool.kind`,
+/// `prizes.Index 0.name`; array elements are named `Index n`).
+public struct DrawConfigDecodingError: Error, Equatable, Sendable {
+    public let path: String
+
+    public init(path: String) { self.path = path }
+
+    init(_ path: [String]) { self.path = path.joined(separator: ".") }
+}
+
+extension DrawConfig {
+    /// `{"pool":…,"exclude":[…],"perStop":n|"all","repeats":b,"prizes":[{"name","count"}],"prize":n}`
+    /// (docs/PROTOCOL.md). Missing or null keys take the defaults of `DrawConfig.standard`;
+    /// unknown keys are ignored.
+    public init(json: JSONValue) throws(DrawConfigDecodingError) {
+        var reader = FieldReader()
+        let members = try reader.object(json)
+        self.init(
+            pool: try reader.optional(members, "pool") { (value, reader) throws(DrawConfigDecodingError) in try PoolConfig(value, &reader) }
+                ?? .range(from: 1, to: 500),
+            exclude: try reader.optional(members, "exclude") { (value, reader) throws(DrawConfigDecodingError) in
+                try reader.array(value) { (element, reader) throws(DrawConfigDecodingError) in
+                    if let number = FieldReader.integer(element) { return DrawValue.number(number) }
+                    return .name(try reader.string(element))
+                }
+            } ?? [],
+            perStop: try reader.optional(members, "perStop") { (value, reader) throws(DrawConfigDecodingError) in
+                if let count = FieldReader.integer(value) { return PerStop.count(Int(count)) }
+                guard try reader.string(value) == "all" else { throw reader.failure() }
+                return .all
+            } ?? .count(1),
+            repeats: try reader.optional(members, "repeats") { (value, reader) throws(DrawConfigDecodingError) in try reader.bool(value) } ?? false,
+            prizes: try reader.optional(members, "prizes") { (value, reader) throws(DrawConfigDecodingError) in
+                try reader.array(value) { (element, reader) throws(DrawConfigDecodingError) in
+                    let prize = try reader.object(element)
+                    return Prize(name: try reader.required(prize, "name") { (v, r) throws(DrawConfigDecodingError) in try r.string(v) },
+                                 count: Int(try reader.required(prize, "count") { (v, r) throws(DrawConfigDecodingError) in try r.integer(v) }))
+                }
+            } ?? [],
+            prize: Int(try reader.optional(members, "prize") { (value, reader) throws(DrawConfigDecodingError) in try reader.integer(value) } ?? 0))
+    }
+
+    /// The settings with every key, as stored and as `state.config` carries them (canonical
+    /// form: sorted keys).
+    public var json: JSONValue {
+        let poolJSON: JSONValue
+        switch pool {
+        case .range(let from, let to): poolJSON = .object(["kind": .string("range"), "from": .int(from), "to": .int(to)])
+        case .list(let names): poolJSON = .object(["kind": .string("list"), "entrants": .array(names.map { .string($0) })])
+        }
+        let perStopJSON: JSONValue
+        switch perStop {
+        case .count(let count): perStopJSON = .int(Int64(count))
+        case .all: perStopJSON = .string("all")
+        }
+        return .object([
+            "pool": poolJSON,
+            "exclude": .array(exclude.map(\.json)),
+            "perStop": perStopJSON,
+            "repeats": .bool(repeats),
+            "prizes": .array(prizes.map { .object(["name": .string($0.name), "count": .int(Int64($0.count))]) }),
+            "prize": .int(Int64(prize)),
+        ])
+    }
+}
+
+extension PoolConfig {
+    /// `{"kind":"range","from":1,"to":500}`, `{"kind":"list","entrants":[…]}` or `{"kind":"list","text":"…"}`.
+    fileprivate init(_ json: JSONValue, _ reader: inout FieldReader) throws(DrawConfigDecodingError) {
+        let members = try reader.object(json)
+        let kind = try reader.required(members, "kind") { (v, r) throws(DrawConfigDecodingError) in try r.string(v) }
+        switch kind {
+        case "range":
+            self = .range(from: try reader.required(members, "from") { (v, r) throws(DrawConfigDecodingError) in try r.integer(v) },
+                          to: try reader.required(members, "to") { (v, r) throws(DrawConfigDecodingError) in try r.integer(v) })
+        case "list":
+            if let entrants = try reader.optional(members, "entrants", { (value, reader) throws(DrawConfigDecodingError) in
+                try reader.array(value) { (element, reader) throws(DrawConfigDecodingError) in try reader.string(element) }
+            }) {
+                self = .list(entrants)
+            } else {
+                self = .list([try reader.required(members, "text") { (v, r) throws(DrawConfigDecodingError) in try r.string(v) }])
+            }
+        default:
+            reader.path.append("kind")
+            throw reader.failure()
+        }
+    }
+}
+
+/// Reads typed fields out of JSON values, keeping the path of the field being read.
+private struct FieldReader {
+    var path: [String] = []
+
+    func failure() -> DrawConfigDecodingError { DrawConfigDecodingError(path) }
+
+    func object(_ value: JSONValue) throws(DrawConfigDecodingError) -> [String: JSONValue] {
+        guard case .object(let members) = value else { throw failure() }
+        return members
+    }
+
+    func string(_ value: JSONValue) throws(DrawConfigDecodingError) -> String {
+        guard case .string(let text) = value else { throw failure() }
+        return text
+    }
+
+    func bool(_ value: JSONValue) throws(DrawConfigDecodingError) -> Bool {
+        guard case .bool(let flag) = value else { throw failure() }
+        return flag
+    }
+
+    func integer(_ value: JSONValue) throws(DrawConfigDecodingError) -> Int64 {
+        guard let number = Self.integer(value) else { throw failure() }
+        return number
+    }
+
+    /// An integer, also when written with a zero fraction (`5.0`).
+    static func integer(_ value: JSONValue) -> Int64? {
+        switch value {
+        case .int(let number): return number
+        case .double(let number): return Int64(exactly: number)
+        default: return nil
+        }
+    }
+
+    mutating func array<T>(_ value: JSONValue, _ element: (JSONValue, inout FieldReader) throws(DrawConfigDecodingError) -> T) throws(DrawConfigDecodingError) -> [T] {
+        guard case .array(let items) = value else { throw failure() }
+        var out: [T] = []
+        out.reserveCapacity(items.count)
+        for (index, item) in items.enumerated() {
+            path.append("Index \(index)")
+            out.append(try element(item, &self))
+            path.removeLast()
+        }
+        return out
+    }
+
+    /// The field `key`, or nil when it is missing or null.
+    mutating func optional<T>(_ members: [String: JSONValue], _ key: String,
+                              _ read: (JSONValue, inout FieldReader) throws(DrawConfigDecodingError) -> T) throws(DrawConfigDecodingError) -> T? {
+        guard let value = members[key], !value.isNull else { return nil }
+        path.append(key)
+        let result = try read(value, &self)
+        path.removeLast()
+        return result
+    }
+
+    mutating func required<T>(_ members: [String: JSONValue], _ key: String,
+                              _ read: (JSONValue, inout FieldReader) throws(DrawConfigDecodingError) -> T) throws(DrawConfigDecodingError) -> T {
+        path.append(key)
+        guard let value = members[key], !value.isNull else { throw failure() }
+        let result = try read(value, &self)
+        path.removeLast()
+        return result
+    }
+}
