@@ -1,9 +1,10 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-/// Dependencies point inward: engines import only their C libraries; HTTPCore and
-/// WebSocketCore never touch sockets; only Posix touches epoll; only Storage touches
-/// SQLite; only App wires things together.
+/// Dependencies point inward: engines import only their C libraries, JSON and Crypto;
+/// HTTPCore and WebSocketCore never touch sockets; only Posix touches sockets and epoll; only
+/// Storage touches SQLite; only Crypto calls libcrypto; only App wires things together.
+/// Every `import` of a target is declared here, so this is the real graph.
 let package = Package(
     name: "Tombola",
     platforms: [.macOS(.v14)],
@@ -23,40 +24,49 @@ let package = Package(
 
         // Pure modules.
         .target(name: "Locking"),
+        .target(name: "JSON"),
+        .target(name: "Crypto", dependencies: ["CCrypto"]),
         .target(name: "Compression", dependencies: ["CZlib"]),
         .target(name: "CalculatorEngine", dependencies: ["CGMP", "CMPFR"]),
-        .target(name: "DrawEngine", dependencies: ["CCrypto"]),
+        .target(name: "DrawEngine", dependencies: ["JSON", "Crypto"]),
         .target(name: "HTTPCore"),
-        .target(name: "WebSocketCore", dependencies: ["CCrypto", "Compression", "Locking"]),
+        .target(name: "WebSocketCore", dependencies: ["Crypto", "Compression", "Locking"]),
 
         // I/O.
         .target(name: "Posix", dependencies: ["CLinux", "Locking"]),
         .target(name: "Storage", dependencies: ["CSQLite"]),
-        .target(name: "WebSocketClient", dependencies: ["WebSocketCore"]),
+        .target(name: "WebSocketClient", dependencies: ["Posix", "WebSocketCore"]),
 
         // A generic HTTP/WebSocket server: knows no draw or calculator.
         .target(name: "Server", dependencies: [
-            "CLinux", "CCrypto", "Locking", "Posix", "HTTPCore", "WebSocketCore", "Compression", "DrawEngine",
+            "CLinux", "Crypto", "Locking", "Posix", "HTTPCore", "WebSocketCore", "Compression", "JSON",
         ]),
 
         // Wiring and executables.
         .target(name: "App", dependencies: [
-            "Server", "Locking", "Posix", "HTTPCore", "WebSocketCore", "Compression", "Storage",
-            "CalculatorEngine", "DrawEngine", "CQREncode", "CCrypto", "CLinux",
+            "Server", "Locking", "Posix", "HTTPCore", "WebSocketCore", "Compression", "Storage", "JSON", "Crypto",
+            "CalculatorEngine", "DrawEngine", "CQREncode", "CLinux",
         ]),
-        .executableTarget(name: "tombola", dependencies: ["App", "Server", "CalculatorEngine", "DrawEngine", "Storage"]),
-        .executableTarget(name: "tombola-bench", dependencies: ["WebSocketClient", "Posix", "WebSocketCore", "HTTPCore", "CLinux"]),
+        .executableTarget(name: "tombola", dependencies: ["App", "Server", "CalculatorEngine", "DrawEngine", "Storage", "JSON"]),
+        .executableTarget(name: "tombola-bench", dependencies: ["WebSocketClient", "Posix", "WebSocketCore", "CLinux"]),
 
         // Tests mirror Sources.
+        .testTarget(name: "LockingTests", dependencies: ["Locking"]),
+        .testTarget(name: "JSONTests", dependencies: ["JSON"]),
+        .testTarget(name: "CryptoTests", dependencies: ["Crypto"]),
+        .testTarget(name: "CompressionTests", dependencies: ["Compression"]),
         .testTarget(name: "CalculatorEngineTests", dependencies: ["CalculatorEngine"]),
-        .testTarget(name: "DrawEngineTests", dependencies: ["DrawEngine"]),
+        .testTarget(name: "DrawEngineTests", dependencies: ["DrawEngine", "JSON"]),
         .testTarget(name: "HTTPCoreTests", dependencies: ["HTTPCore"]),
         .testTarget(name: "WebSocketCoreTests", dependencies: ["WebSocketCore", "Compression"]),
         .testTarget(name: "WebSocketClientTests", dependencies: ["WebSocketClient", "WebSocketCore"]),
         .testTarget(name: "PosixTests", dependencies: ["Posix", "Locking"]),
         .testTarget(name: "StorageTests", dependencies: ["Storage", "Locking"]),
-        .testTarget(name: "BenchTests", dependencies: ["tombola-bench", "App", "Server", "Posix", "WebSocketCore"]),
-        .testTarget(name: "AppTests", dependencies: ["App", "Server", "WebSocketClient", "Posix", "HTTPCore", "WebSocketCore", "DrawEngine", "Storage", "Locking"]),
+        .testTarget(name: "BenchTests", dependencies: ["tombola-bench", "App", "Server"]),
+        .testTarget(name: "AppTests", dependencies: [
+            "App", "Server", "WebSocketClient", "Posix", "HTTPCore", "WebSocketCore", "CalculatorEngine", "DrawEngine", "JSON",
+            "Storage", "Locking",
+        ]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,6 +1,7 @@
 import Server
 import DrawEngine
 import HTTPCore
+import JSON
 
 /// API errors as HTTP: status + `{"error":{"code","message"}}` (codes are the protocol's).
 enum APIError {

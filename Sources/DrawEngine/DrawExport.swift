@@ -1,3 +1,5 @@
+import JSON
+
 /// The export of docs/FAIRNESS.md §9: `{"algorithm","code","format","records":[…]}`.
 public enum DrawExport {
     public static let format = "tombola-export-v1"

@@ -1,3 +1,5 @@
+import JSON
+
 /// Why a commitment was published (docs/FAIRNESS.md §8).
 public enum CommitReason: String, Sendable {
     case open, next, restart

@@ -1,3 +1,5 @@
+import JSON
+
 /// One entrant: a number of a range pool or a name of a list pool.
 ///
 /// Names compare as UTF-8 bytes (no Unicode normalization), as docs/FAIRNESS.md §2 says.
@@ -43,25 +45,6 @@ extension DrawValue: Hashable {
         case .name(let s):
             hasher.combine(1 as UInt8)
             for byte in s.utf8 { hasher.combine(byte) }
-        }
-    }
-}
-
-extension DrawValue: Codable {
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.singleValueContainer()
-        if let number = try? container.decode(Int64.self) {
-            self = .number(number)
-        } else {
-            self = .name(try container.decode(String.self))
-        }
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        switch self {
-        case .number(let n): try container.encode(n)
-        case .name(let s): try container.encode(s)
         }
     }
 }

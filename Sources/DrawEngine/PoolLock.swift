@@ -1,3 +1,5 @@
+import JSON
+
 /// The groups a round's prize is limited to (`onlyGroups`, empty: all) or closed to (`exceptGroups`),
 /// sorted bytewise; in the pool object only when the prize has them (docs/FAIRNESS.md §3).
 public struct GroupFilter: Sendable, Equatable {

@@ -1,3 +1,5 @@
+import JSON
+
 /// The outcome of rechecking one record.
 public struct RecordCheck: Sendable, Equatable {
     public let index: Int

@@ -1,3 +1,5 @@
+import JSON
+
 /// A config that passed validation, with what the lock needs precomputed.
 struct ValidatedConfig: Sendable {
     /// Normalized: list names trimmed and distinct, exclusions as the pool's values.

@@ -1,6 +1,6 @@
 import CLinux
 import Glibc
-import DrawEngine
+import JSON
 import HTTPCore
 
 /// One line per request on standard output:

@@ -1,4 +1,4 @@
-import DrawEngine
+import JSON
 import Glibc
 import Synchronization
 

@@ -1,4 +1,4 @@
-import CCrypto
+import Crypto
 import Compression
 import HTTPCore
 
@@ -72,18 +72,5 @@ struct StaticFile: Sendable {
         return false
     }
 
-    static func sha256Hex(_ bytes: [UInt8]) -> String {
-        var digest = [UInt8](repeating: 0, count: Int(SHA256_DIGEST_LENGTH))
-        bytes.withUnsafeBufferPointer { input in
-            _ = SHA256(input.baseAddress, input.count, &digest)
-        }
-        let hex = Array("0123456789abcdef".utf8)
-        var out: [UInt8] = []
-        out.reserveCapacity(64)
-        for byte in digest {
-            out.append(hex[Int(byte >> 4)])
-            out.append(hex[Int(byte & 15)])
-        }
-        return String(decoding: out, as: UTF8.self)
-    }
+    static func sha256Hex(_ bytes: [UInt8]) -> String { SHA256.hexDigest(bytes) }
 }

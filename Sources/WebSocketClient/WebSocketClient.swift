@@ -1,4 +1,5 @@
 import Glibc
+import Posix
 import WebSocketCore
 
 /// A small blocking WebSocket client over a plain TCP socket, for tests and the benchmark.
@@ -32,12 +33,12 @@ public final class WebSocketClient {
     public let deflate: PerMessageDeflateParameters?
     public let subprotocol: String?
 
-    private let socket: TCPSocket
+    private let socket: BlockingSocket
     private var connection: WebSocketConnection
     private var pending: [Message] = []
     private var socketClosed = false
 
-    private init(socket: TCPSocket, outcome: WebSocketClientHandshake.Outcome, leftover: [UInt8]) {
+    private init(socket: BlockingSocket, outcome: WebSocketClientHandshake.Outcome, leftover: [UInt8]) {
         self.socket = socket
         response = outcome.response
         deflate = outcome.deflate
@@ -57,7 +58,7 @@ public final class WebSocketClient {
         deflate: Bool = false, subprotocols: [String] = [], timeout: Duration = .seconds(5)
     ) throws(ClientError) -> WebSocketClient {
         let deadline = ContinuousClock.now + timeout
-        let socket = try TCPSocket.connect(host: host, port: port, deadline: deadline)
+        let socket = try BlockingSocket.open(host: host, port: port, deadline: deadline)
         do {
             var nonce = [UInt8](repeating: 0, count: 16)
             var rng = SystemRandomNumberGenerator()
@@ -89,7 +90,7 @@ public final class WebSocketClient {
         host: String, port: Int, request: [UInt8], timeout: Duration = .seconds(5)
     ) throws(ClientError) -> WebSocketClientHandshake.Response {
         let deadline = ContinuousClock.now + timeout
-        let socket = try TCPSocket.connect(host: host, port: port, deadline: deadline)
+        let socket = try BlockingSocket.open(host: host, port: port, deadline: deadline)
         defer { socket.close() }
         try socket.write(request, deadline: deadline)
         var received: [UInt8] = []
@@ -179,6 +180,33 @@ public final class WebSocketClient {
             case .deliverClose(let code, let reason): pending.append(.close(code: code?.rawValue, reason: reason))
             case .closeAfterWrite, .closeNow: break  // the server closes TCP first (RFC 6455 §7.1.1)
             }
+        }
+    }
+}
+
+/// The client's view of Posix's socket: its errors as `ClientError`, a reset as end of stream.
+private extension BlockingSocket {
+    static func open(host: String, port: Int, deadline: ContinuousClock.Instant) throws(WebSocketClient.ClientError) -> BlockingSocket {
+        do {
+            return try BlockingSocket(host: host, port: port, deadline: deadline)
+        } catch {
+            if error.code == ETIMEDOUT { throw .timedOut }
+            if error.call.hasPrefix("inet_pton") { throw .resolveFailed(host: host) }
+            throw .connectFailed(errno: error.code)
+        }
+    }
+
+    func write(_ bytes: [UInt8], deadline: ContinuousClock.Instant) throws(WebSocketClient.ClientError) {
+        do { try send(bytes, deadline: deadline) } catch { throw error.code == ETIMEDOUT ? .timedOut : .socketError(errno: error.code) }
+    }
+
+    /// Up to 64 KiB; empty when the peer closed (or reset).
+    func read(deadline: ContinuousClock.Instant) throws(WebSocketClient.ClientError) -> [UInt8] {
+        do {
+            return try receive(deadline: deadline)
+        } catch {
+            if error.code == ECONNRESET { return [] }
+            throw error.code == ETIMEDOUT ? .timedOut : .socketError(errno: error.code)
         }
     }
 }

@@ -1,4 +1,4 @@
-import CCrypto
+import Crypto
 
 /// Server-side opening handshake (RFC 6455 §4.2), independent of any HTTP library: give it
 /// the request method, version and a header lookup, get back the response to send.
@@ -65,11 +65,7 @@ public enum WebSocketHandshake {
 
     /// `Sec-WebSocket-Accept` for a key: base64(SHA-1(key + GUID)) (RFC 6455 §4.2.2).
     public static func acceptValue(forKey key: String) -> String {
-        let input = Array((key + guid).utf8)
-        var digest = [UInt8](repeating: 0, count: Int(SHA_DIGEST_LENGTH))
-        _ = input.withUnsafeBufferPointer { inBuf in
-            digest.withUnsafeMutableBufferPointer { SHA1(inBuf.baseAddress, inBuf.count, $0.baseAddress) }
-        }
+        let digest = SHA1.hash(Array((key + guid).utf8))
         return Base64.encode(digest)
     }
 

@@ -4,6 +4,7 @@ import Glibc
 import App
 import Server
 import DrawEngine
+import JSON
 import Foundation
 import Storage
 

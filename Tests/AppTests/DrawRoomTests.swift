@@ -1,9 +1,10 @@
+@testable import App
 import DrawEngine
 import Glibc
+import JSON
 import Posix
 import Testing
 import WebSocketClient
-@testable import App
 @testable import Server
 
 extension DrawTestServer {

@@ -1,8 +1,9 @@
+@testable import App
 import DrawEngine
 import Glibc
 import HTTPCore
+import JSON
 import Posix
-@testable import App
 @testable import Server
 
 /// A server with the draw routes on 127.0.0.1 port 0 and its own temporary data directory.

@@ -11,7 +11,12 @@ import Testing
         let viewBox = try #require(svg.firstRange(of: "viewBox=\"0 0 "))
         let side = Int(svg[viewBox.upperBound...].prefix { $0.isNumber })!
         #expect(side >= 29 + 8)
-        #expect(svg.contains("h"))
+        // The three finder patterns (ISO/IEC 18004 §6.3.3) are drawn: each has an edge of exactly
+        // 7 dark modules, framed by its light separator, at the top-left, top-right and bottom-left.
+        let width = side - 8
+        #expect(svg.contains("M4 4h7v1h-7z"))
+        #expect(svg.contains("M\(4 + width - 7) 4h7v1h-7z"))
+        #expect(svg.contains("M4 \(4 + width - 1)h7v1h-7z"))
     }
 
     @Test func sameTextGivesSameSymbolAndOtherTextDiffers() {

@@ -1,5 +1,6 @@
-import Testing
 @testable import DrawEngine
+import JSON
+import Testing
 
 @Suite struct ChainTests {
     @Test func sampleExportVerifies() throws {

@@ -1,5 +1,6 @@
-import Testing
 @testable import DrawEngine
+import JSON
+import Testing
 
 /// Expected values were computed by the Python script in docs/FAIRNESS.md §12 (hashlib/hmac),
 /// an implementation independent of this module.

@@ -1,4 +1,5 @@
 import Server
+import JSON
 import CalculatorEngine
 import HTTPCore
 
@@ -42,9 +43,9 @@ enum CalcAPI {
     }
 
     static func decode(_ body: [UInt8]) throws(Failure) -> Request {
-        let json: CalcJSON
+        let json: JSONValue
         do {
-            json = try CalcJSONReader.parse(body)
+            json = try CalcJSON.parse(body)
         } catch {
             throw Failure(error: .badJSON)
         }
@@ -58,7 +59,7 @@ enum CalcAPI {
         var keys: [CalculatorKey] = []
         keys.reserveCapacity(elements.count)
         for (index, element) in elements.enumerated() {
-            guard let wire = element.string else {
+            guard let wire = element.stringValue else {
                 throw Failure(error: .badRequest("keys[\(index)] must be a string"), index: index)
             }
             guard let key = CalculatorKeyWire.key(for: wire) else { throw Failure(error: .unknownKey(wire), index: index) }
@@ -66,14 +67,14 @@ enum CalcAPI {
         }
         var mode = CalculatorMode.basic
         if let field = json["mode"] {
-            guard let wire = field.string, let parsed = CalculatorKeyWire.mode(for: wire) else {
+            guard let wire = field.stringValue, let parsed = CalculatorKeyWire.mode(for: wire) else {
                 throw Failure(error: .badRequest("\"mode\" must be \"basic\" or \"scientific\""))
             }
             mode = parsed
         }
         var angle = AngleUnit.radians
         if let field = json["angle"] {
-            guard let wire = field.string, let parsed = CalculatorKeyWire.angle(for: wire) else {
+            guard let wire = field.stringValue, let parsed = CalculatorKeyWire.angle(for: wire) else {
                 throw Failure(error: .badRequest("\"angle\" must be \"deg\" or \"rad\""))
             }
             angle = parsed

@@ -1,6 +1,7 @@
 import Server
 import DrawEngine
 import HTTPCore
+import JSON
 import Storage
 
 /// The REST face of the draw rooms (docs/openapi.yaml). Commands go through the same

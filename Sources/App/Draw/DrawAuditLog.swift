@@ -1,5 +1,6 @@
 import Server
 import DrawEngine
+import JSON
 import Storage
 
 /// One entry for the audit log: who did what to a draw (never a key or other secret).

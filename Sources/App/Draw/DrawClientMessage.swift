@@ -1,6 +1,6 @@
 import Server
 import DrawEngine
-import Foundation
+import JSON
 
 /// A host command, as the WebSocket `start`/`stop`/`clear`/`configure`/`void` messages and
 /// the REST calls carry it. Both parse through here, so both validate the same way.
@@ -95,22 +95,10 @@ enum DrawMessageParser {
     static func drawConfig(_ json: JSONValue) throws(MessageError) -> DrawConfig {
         guard json.objectValue != nil else { throw .badField("config") }
         do {
-            return try JSONDecoder().decode(DrawConfig.self, from: Data(json.canonicalBytes))
-        } catch let error as DecodingError {
-            throw .badField("config." + Self.path(of: error))
+            return try DrawConfig(json: json)
         } catch {
-            throw .badField("config")
+            throw .badField("config." + error.path)
         }
-    }
-
-    private static func path(of error: DecodingError) -> String {
-        let context: DecodingError.Context
-        switch error {
-        case .typeMismatch(_, let c), .valueNotFound(_, let c), .dataCorrupted(let c): context = c
-        case .keyNotFound(let key, let c): return (c.codingPath + [key]).map(\.stringValue).joined(separator: ".")
-        @unknown default: return ""
-        }
-        return context.codingPath.map(\.stringValue).joined(separator: ".")
     }
 
     private static func audience(_ json: JSONValue) throws(MessageError) -> String? {

@@ -1,5 +1,5 @@
+import Crypto
 import Server
-import CCrypto
 
 /// Public draw codes and secret keys: how they are made, stored (as SHA-256 only) and checked.
 enum DrawKeys {
@@ -52,9 +52,7 @@ enum DrawKeys {
         sha256Hex(Array(key.utf8))
     }
 
-    static func sha256Hex(_ bytes: [UInt8]) -> String {
-        hexDigits(sha256(bytes))
-    }
+    static func sha256Hex(_ bytes: [UInt8]) -> String { SHA256.hexDigest(bytes) }
 
     /// Whether `key` hashes to `storedHash`, comparing the digests in constant time.
     static func matches(_ key: String, storedHash: String) -> Bool {
@@ -64,26 +62,5 @@ enum DrawKeys {
         var difference: UInt8 = 0
         for index in 0..<candidate.count { difference |= candidate[index] ^ stored[index] }
         return difference == 0
-    }
-
-    static func sha256(_ bytes: [UInt8]) -> [UInt8] {
-        var digest = [UInt8](repeating: 0, count: Int(SHA256_DIGEST_LENGTH))
-        bytes.withUnsafeBufferPointer { input in
-            digest.withUnsafeMutableBufferPointer { output in
-                _ = SHA256(input.baseAddress, input.count, output.baseAddress)
-            }
-        }
-        return digest
-    }
-
-    private static func hexDigits(_ bytes: [UInt8]) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var out = [UInt8]()
-        out.reserveCapacity(bytes.count * 2)
-        for byte in bytes {
-            out.append(digits[Int(byte >> 4)])
-            out.append(digits[Int(byte & 15)])
-        }
-        return String(decoding: out, as: UTF8.self)
     }
 }

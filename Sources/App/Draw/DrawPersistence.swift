@@ -1,6 +1,6 @@
 import Server
 import DrawEngine
-import Foundation
+import JSON
 import Posix
 import Storage
 
@@ -37,13 +37,12 @@ enum DrawPersistence {
     static var now: Int64 { Int64(WallClock.unixMilliseconds()) }
 
     static func encode(_ config: DrawConfig) -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return (try? encoder.encode(config)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+        config.json.canonicalString
     }
 
     static func decode(_ text: String) -> DrawConfig? {
-        try? JSONDecoder().decode(DrawConfig.self, from: Data(text.utf8))
+        guard let json = try? JSONValue.parse(text) else { return nil }
+        return try? DrawConfig(json: json)
     }
 
     /// A stored draw rebuilt: its settings and records, idle, without a pending commitment.

@@ -1,4 +1,5 @@
 import DrawEngine
+import JSON
 import Posix
 import Server
 

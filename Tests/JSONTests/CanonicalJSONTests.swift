@@ -1,5 +1,5 @@
 import Testing
-@testable import DrawEngine
+import JSON
 
 @Suite struct CanonicalJSONTests {
     @Test func sortsKeysAndEscapesLikeJSONStringify() throws {

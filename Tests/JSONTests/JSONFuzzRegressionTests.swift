@@ -1,5 +1,5 @@
 import Testing
-import DrawEngine
+import JSON
 
 /// Inputs the libFuzzer `json` target (fuzz/json) found, kept as regression tests.
 @Suite struct JSONFuzzRegressionTests {

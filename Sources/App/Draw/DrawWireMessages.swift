@@ -1,11 +1,14 @@
-/// The draw parts of protocol messages (docs/PROTOCOL.md), built from engine values so the
-/// App does not re-spell field names.
+import DrawEngine
+import JSON
+
+/// The draw parts of protocol messages (docs/PROTOCOL.md), built from engine values here,
+/// where the protocol lives, so the engine stays free of wire formats.
 extension DrawRecord {
     /// The `result` message for a round record: the record plus `type` and `contributors`;
     /// `contributions` is left out when there are more than `contributionLimit`. A no-show
     /// replacement also carries `voidReason`, the reason of the void it answers (which lives in
     /// the void record, not in this one), so live pages show it without reloading.
-    public func resultMessage(contributionLimit: Int = 256, voidReason: String? = nil) -> JSONValue? {
+    func resultMessage(contributionLimit: Int = 256, voidReason: String? = nil) -> JSONValue? {
         guard case .round(let round) = body, case .object(var members) = json else { return nil }
         members["type"] = .string("result")
         members["contributors"] = .int(Int64(round.contributions.count))
@@ -18,7 +21,7 @@ extension DrawRecord {
 extension DrawRecord {
     /// The `void` message for a `void` record: `{"type":"void","round","winner","reason"}`, sent
     /// before the replacement's `result` so every page can show why the winner was voided.
-    public func voidMessage() -> JSONValue? {
+    func voidMessage() -> JSONValue? {
         guard case .void(let round, let winner, let reason) = body else { return nil }
         return .object(["type": .string("void"), "round": .int(Int64(round)), "winner": winner.json, "reason": .string(reason)])
     }
@@ -26,7 +29,7 @@ extension DrawRecord {
 
 extension BoardRound {
     /// `{"round","prize","winners","voided":[{"winner","reason"}]}` as in `state.rounds`.
-    public var json: JSONValue {
+    var json: JSONValue {
         .object([
             "round": .int(Int64(round)),
             "prize": prize.map { .string($0) } ?? .null,
@@ -39,7 +42,7 @@ extension BoardRound {
 extension PendingCommit {
     /// The `commit` message: the commitment and pool lock of the next round, what is left, and
     /// what that round will draw (`plan`), so every page announces the right prize from now on.
-    public var message: JSONValue {
+    var message: JSONValue {
         .object([
             "type": .string("commit"), "round": .int(Int64(round)), "commitment": .string(commitment),
             "poolHash": .string(poolHash), "remaining": .int(Int64(clamping: remaining)), "exhausted": .bool(remaining == 0),
@@ -51,7 +54,7 @@ extension PendingCommit {
 
 extension RoundPlan {
     /// `{"round","prize","prizeIndex","count","perStop","cut","prizeLeft"}` as in `state.plan` and `commit.plan`.
-    public var json: JSONValue {
+    var json: JSONValue {
         let asked: JSONValue = if case .count(let n) = perStop { .int(Int64(n)) } else { .string("all") }
         return .object([
             "round": .int(Int64(round)),

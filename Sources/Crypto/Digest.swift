@@ -1,0 +1,67 @@
+import CCrypto
+
+/// SHA-1 (FIPS 180-4). Only for protocols that name it (RFC 6455 §4.2.2), never for secrets.
+public enum SHA1 {
+    public static let byteCount = 20
+
+    public static func hash(_ bytes: [UInt8]) -> [UInt8] {
+        var digest = [UInt8](repeating: 0, count: byteCount)
+        bytes.withUnsafeBufferPointer { input in
+            digest.withUnsafeMutableBufferPointer { output in
+                _ = CCrypto.SHA1(input.baseAddress, input.count, output.baseAddress)
+            }
+        }
+        return digest
+    }
+}
+
+/// SHA-256 (FIPS 180-4).
+public enum SHA256 {
+    public static let byteCount = 32
+
+    public static func hash(_ bytes: [UInt8]) -> [UInt8] {
+        var digest = [UInt8](repeating: 0, count: byteCount)
+        bytes.withUnsafeBufferPointer { input in
+            digest.withUnsafeMutableBufferPointer { output in
+                _ = CCrypto.SHA256(input.baseAddress, input.count, output.baseAddress)
+            }
+        }
+        return digest
+    }
+
+    /// The digest as 64 lower-case hex digits.
+    public static func hexDigest(_ bytes: [UInt8]) -> String {
+        lowercaseHex(hash(bytes))
+    }
+}
+
+/// HMAC (RFC 2104) over SHA-256.
+public enum HMACSHA256 {
+    public static func authenticationCode(key: [UInt8], message: [UInt8]) -> [UInt8] {
+        var digest = [UInt8](repeating: 0, count: SHA256.byteCount)
+        var length: UInt32 = 0
+        key.withUnsafeBufferPointer { keyBytes in
+            message.withUnsafeBufferPointer { input in
+                digest.withUnsafeMutableBufferPointer { output in
+                    _ = CCrypto.HMAC(
+                        EVP_sha256(), keyBytes.baseAddress, Int32(keyBytes.count),
+                        input.baseAddress, input.count, output.baseAddress, &length)
+                }
+            }
+        }
+        precondition(length == UInt32(SHA256.byteCount), "HMAC-SHA-256 returned \(length) bytes")
+        return digest
+    }
+}
+
+/// Lower-case hex, two digits a byte.
+public func lowercaseHex(_ bytes: [UInt8]) -> String {
+    let digits = Array("0123456789abcdef".utf8)
+    var out = [UInt8]()
+    out.reserveCapacity(bytes.count * 2)
+    for byte in bytes {
+        out.append(digits[Int(byte >> 4)])
+        out.append(digits[Int(byte & 15)])
+    }
+    return String(decoding: out, as: UTF8.self)
+}

@@ -1,0 +1,211 @@
+import JSON
+
+/// Why a settings object could not be read: the field, as a path (`pool.kind`,
+/// `prizes.Index 0.name`; array elements are named `Index n`).
+public struct DrawConfigDecodingError: Error, Equatable, Sendable {
+    public let path: String
+
+    public init(path: String) { self.path = path }
+
+    init(_ path: [FieldReader.Component]) {
+        self.path = path.map { component in
+            switch component {
+            case .key(let key): key
+            case .index(let index): "Index \(index)"
+            }
+        }.joined(separator: ".")
+    }
+}
+
+extension DrawConfig {
+    /// `{"pool":…,"exclude":[…],"perStop":n|"all","repeats":b,"prizes":[{"name","count"}],"prize":n}`
+    /// (docs/PROTOCOL.md). Missing or null keys take the defaults of `DrawConfig.standard`;
+    /// unknown keys are ignored.
+    public init(json: JSONValue) throws(DrawConfigDecodingError) {
+        var reader = FieldReader()
+        let members = try reader.object(json)
+        self.init(
+            pool: try reader.optional(members, "pool") { (value, reader) throws(DrawConfigDecodingError) in try PoolConfig(value, &reader) }
+                ?? .range(from: 1, to: 500),
+            exclude: try reader.optional(members, "exclude") { (value, reader) throws(DrawConfigDecodingError) in
+                try reader.array(value) { (element, reader) throws(DrawConfigDecodingError) in
+                    if let number = FieldReader.integer(element) { return DrawValue.number(number) }
+                    return .name(try reader.string(element))
+                }
+            } ?? [],
+            perStop: try reader.optional(members, "perStop") { (value, reader) throws(DrawConfigDecodingError) in
+                if let count = FieldReader.integer(value) { return PerStop.count(Int(count)) }
+                guard try reader.string(value) == "all" else { throw reader.failure() }
+                return .all
+            } ?? .count(1),
+            repeats: try reader.optional(members, "repeats") { (value, reader) throws(DrawConfigDecodingError) in try reader.bool(value) } ?? false,
+            prizes: try reader.optional(members, "prizes") { (value, reader) throws(DrawConfigDecodingError) in
+                try reader.array(value) { (element, reader) throws(DrawConfigDecodingError) in
+                    let prize = try reader.object(element)
+                    return Prize(name: try reader.required(prize, "name") { (v, r) throws(DrawConfigDecodingError) in try r.string(v) },
+                                 count: Int(try reader.required(prize, "count") { (v, r) throws(DrawConfigDecodingError) in try r.integer(v) }),
+                                 onlyGroups: try reader.optional(prize, "onlyGroups") { (v, r) throws(DrawConfigDecodingError) in try r.strings(v) },
+                                 exceptGroups: try reader.optional(prize, "exceptGroups") { (v, r) throws(DrawConfigDecodingError) in try r.strings(v) })
+                }
+            } ?? [],
+            prize: Int(try reader.optional(members, "prize") { (value, reader) throws(DrawConfigDecodingError) in try reader.integer(value) } ?? 0))
+    }
+
+    /// The settings with every key, as stored and as `state.config` carries them (canonical
+    /// form: sorted keys).
+    public var json: JSONValue {
+        let poolJSON: JSONValue
+        switch pool {
+        case .range(let from, let to): poolJSON = .object(["kind": .string("range"), "from": .int(from), "to": .int(to)])
+        case .list(let names): poolJSON = .object(["kind": .string("list"), "entrants": .array(names.map { .string($0) })])
+        case .entries(let entrants): poolJSON = .object(["kind": .string("list"), "entrants": .array(entrants.map(\.json))])
+        }
+        let perStopJSON: JSONValue
+        switch perStop {
+        case .count(let count): perStopJSON = .int(Int64(count))
+        case .all: perStopJSON = .string("all")
+        }
+        return .object([
+            "pool": poolJSON,
+            "exclude": .array(exclude.map(\.json)),
+            "perStop": perStopJSON,
+            "repeats": .bool(repeats),
+            "prizes": .array(prizes.map(\.json)),
+            "prize": .int(Int64(prize)),
+        ])
+    }
+}
+
+extension PoolConfig {
+    /// `{"kind":"range","from":1,"to":500}`, `{"kind":"list","entrants":[…]}` or `{"kind":"list","text":"…"}`.
+    fileprivate init(_ json: JSONValue, _ reader: inout FieldReader) throws(DrawConfigDecodingError) {
+        let members = try reader.object(json)
+        let kind = try reader.required(members, "kind") { (v, r) throws(DrawConfigDecodingError) in try r.string(v) }
+        switch kind {
+        case "range":
+            self = .range(from: try reader.required(members, "from") { (v, r) throws(DrawConfigDecodingError) in try r.integer(v) },
+                          to: try reader.required(members, "to") { (v, r) throws(DrawConfigDecodingError) in try r.integer(v) })
+        case "list":
+            // Names, or objects `{"name","id","tickets","group"}` (then a detailed list, `.entries`).
+            if let entrants = try reader.optional(members, "entrants", { (value, reader) throws(DrawConfigDecodingError) in
+                try reader.array(value) { (element, reader) throws(DrawConfigDecodingError) -> (Entrant, detailed: Bool) in
+                    if case .string(let name) = element { return (Entrant(name: name), false) }
+                    return (try Entrant(element, &reader), true)
+                }
+            }) {
+                self = entrants.contains(where: \.detailed) ? .entries(entrants.map(\.0)) : .list(entrants.map(\.0.name))
+            } else {
+                self = .list([try reader.required(members, "text") { (v, r) throws(DrawConfigDecodingError) in try r.string(v) }])
+            }
+        default:
+            reader.path.append(.key("kind"))
+            throw reader.failure()
+        }
+    }
+}
+
+extension Entrant {
+    /// `{"name":"Ann","id":"E17","tickets":3,"group":"Sales"}`; only `name` is required.
+    fileprivate init(_ json: JSONValue, _ reader: inout FieldReader) throws(DrawConfigDecodingError) {
+        let members = try reader.object(json)
+        self.init(name: try reader.required(members, "name") { (v, r) throws(DrawConfigDecodingError) in try r.string(v) },
+                  id: try reader.optional(members, "id") { (v, r) throws(DrawConfigDecodingError) in try r.string(v) },
+                  tickets: Int(try reader.optional(members, "tickets") { (v, r) throws(DrawConfigDecodingError) in try r.integer(v) } ?? 1),
+                  group: try reader.optional(members, "group") { (v, r) throws(DrawConfigDecodingError) in try r.string(v) })
+    }
+
+    /// As stored: `name` and `tickets` always, `id` and `group` when present.
+    var json: JSONValue {
+        var members: [String: JSONValue] = ["name": .string(name), "tickets": .int(Int64(tickets))]
+        if let id { members["id"] = .string(id) }
+        if let group { members["group"] = .string(group) }
+        return .object(members)
+    }
+}
+
+extension Prize {
+    /// `{"name","count"}`, with `onlyGroups`/`exceptGroups` when set.
+    var json: JSONValue {
+        var members: [String: JSONValue] = ["name": .string(name), "count": .int(Int64(count))]
+        if let onlyGroups { members["onlyGroups"] = .array(onlyGroups.map { .string($0) }) }
+        if let exceptGroups { members["exceptGroups"] = .array(exceptGroups.map { .string($0) }) }
+        return .object(members)
+    }
+}
+
+/// Reads typed fields out of JSON values, keeping the path of the field being read (text is
+/// made only on failure: a list of 100,000 entrants must not make 100,000 path strings).
+struct FieldReader {
+    enum Component {
+        case key(String)
+        case index(Int)
+    }
+
+    var path: [Component] = []
+
+    func failure() -> DrawConfigDecodingError { DrawConfigDecodingError(path) }
+
+    func object(_ value: JSONValue) throws(DrawConfigDecodingError) -> [String: JSONValue] {
+        guard case .object(let members) = value else { throw failure() }
+        return members
+    }
+
+    func string(_ value: JSONValue) throws(DrawConfigDecodingError) -> String {
+        guard case .string(let text) = value else { throw failure() }
+        return text
+    }
+
+    mutating func strings(_ value: JSONValue) throws(DrawConfigDecodingError) -> [String] {
+        try array(value) { (element, reader) throws(DrawConfigDecodingError) in try reader.string(element) }
+    }
+
+    func bool(_ value: JSONValue) throws(DrawConfigDecodingError) -> Bool {
+        guard case .bool(let flag) = value else { throw failure() }
+        return flag
+    }
+
+    func integer(_ value: JSONValue) throws(DrawConfigDecodingError) -> Int64 {
+        guard let number = Self.integer(value) else { throw failure() }
+        return number
+    }
+
+    /// An integer, also when written with a zero fraction (`5.0`).
+    static func integer(_ value: JSONValue) -> Int64? {
+        switch value {
+        case .int(let number): return number
+        case .double(let number): return Int64(exactly: number)
+        default: return nil
+        }
+    }
+
+    mutating func array<T>(_ value: JSONValue, _ element: (JSONValue, inout FieldReader) throws(DrawConfigDecodingError) -> T) throws(DrawConfigDecodingError) -> [T] {
+        guard case .array(let items) = value else { throw failure() }
+        var out: [T] = []
+        out.reserveCapacity(items.count)
+        for (index, item) in items.enumerated() {
+            path.append(.index(index))
+            out.append(try element(item, &self))
+            path.removeLast()
+        }
+        return out
+    }
+
+    /// The field `key`, or nil when it is missing or null.
+    mutating func optional<T>(_ members: [String: JSONValue], _ key: String,
+                              _ read: (JSONValue, inout FieldReader) throws(DrawConfigDecodingError) -> T) throws(DrawConfigDecodingError) -> T? {
+        guard let value = members[key], !value.isNull else { return nil }
+        path.append(.key(key))
+        let result = try read(value, &self)
+        path.removeLast()
+        return result
+    }
+
+    mutating func required<T>(_ members: [String: JSONValue], _ key: String,
+                              _ read: (JSONValue, inout FieldReader) throws(DrawConfigDecodingError) -> T) throws(DrawConfigDecodingError) -> T {
+        path.append(.key(key))
+        guard let value = members[key], !value.isNull else { throw failure() }
+        let result = try read(value, &self)
+        path.removeLast()
+        return result
+    }
+}
