@@ -272,7 +272,7 @@ struct DrawAPITests {
         #expect(limited.status == 429)
         #expect(limited.errorCode == "rate_limited")
         #expect(Int(limited.headers["Retry-After"] ?? "") ?? 0 >= 1)
-        usleep(2_100_000)
+        usleep(2_100_000)  // the subject: a token comes back after the 2 s refill
         #expect(try server.command("start").status == 200)
     }
 

@@ -65,6 +65,17 @@ final class DrawTestServer {
         removeTree(publicDirectory)
     }
 
+}
+
+/// A server with the draw routes on 127.0.0.1: in this process (`DrawTestServer`) or a child
+/// process of its own (`ChildServer`, for tests that measure the server).
+protocol DrawEndpoint: AnyObject {
+    var port: Int { get }
+}
+
+extension DrawTestServer: DrawEndpoint {}
+
+extension DrawEndpoint {
     // MARK: HTTP
 
     /// One request on a fresh connection.

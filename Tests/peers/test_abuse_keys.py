@@ -116,7 +116,7 @@ def test_keys_never_reach_logs_metrics_error_bodies_or_disk():
             ws.send(json.dumps({"type": "start", "seq": 1}))
             reply()
         public_bodies.extend(frame.encode() for frame in frames)
-        time.sleep(AUTH_REFILL_SECONDS + 0.5)
+        time.sleep(AUTH_REFILL_SECONDS + 0.5)  # the subject, as above: the bucket refills
         status, created = server.request("POST", "/api/draws", "{}", bearer(admin_key))
         assert status == 201, created
         new_key = json.loads(created)["hostKey"]
