@@ -81,7 +81,8 @@ extension DrawEndpoint {
     /// One request on a fresh connection.
     func request(_ method: String, _ path: String, key: String? = nil, body: String? = nil,
                  headers: [String] = []) throws -> RawResponse {
-        let socket = try BlockingSocket(host: "127.0.0.1", port: port, timeout: .seconds(10))
+        // Long enough for a debug server on a loaded machine to parse a 1 MiB body; only a hang waits it out.
+        let socket = try BlockingSocket(host: "127.0.0.1", port: port, timeout: .seconds(60))
         var head = "\(method) \(path) HTTP/1.1\r\nHost: test\r\n"
         if let key { head += "Authorization: Bearer \(key)\r\n" }
         for header in headers { head += header + "\r\n" }
