@@ -112,6 +112,8 @@ final class ChildServer: DrawEndpoint {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, log, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        // Nothing else of the test process's: a pipe another suite waits on must not stay open in the server.
+        if let closeFrom = closeFrom { _ = closeFrom(&actions, 3) }
         // The test process may block signals on its threads; the server must start with none blocked.
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
@@ -143,6 +145,16 @@ final class ChildServer: DrawEndpoint {
         guard result == 0 else { throw TestFailure("posix_spawn \(executable): \(String(cString: strerror(result)))") }
         return pid
     }
+
+    private typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+
+    /// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34+), looked up at run time (the
+    /// Glibc module does not declare it).
+    private static let closeFrom: CloseFrom? = {
+        guard let process = dlopen(nil, RTLD_LAZY),
+              let symbol = dlsym(process, "posix_spawn_file_actions_addclosefrom_np") else { return nil }
+        return unsafeBitCast(symbol, to: CloseFrom.self)
+    }()
 
     /// The port in the banner's `Home:` line, once the whole banner is written.
     private static func port(inBanner text: String) -> Int? {
