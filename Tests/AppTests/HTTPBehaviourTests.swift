@@ -37,7 +37,7 @@ import Testing
         var router = Router()
         router.handle("/slow") { _, responder in
             // Answer from another thread, later than the requests behind it (the delay is the subject).
-            Thread.detach { usleep(150_000); responder.respond(.text(.ok, "slow")) }
+            Thread.detach { usleep(150_000); responder.respond(.text(.ok, "slow")) }  // the subject
         }
         router.handle("/fast") { _, responder in responder.respond(.text(.ok, "fast")) }
         let server = try TestServer(router: router)

@@ -16,7 +16,7 @@ import Testing
         // would come while we trickle; 10 s of trickling is the guard against that.
         while socket.unreadByteCount == 0 && millisecondsSince(start) < 10_000 {
             try? socket.send("X-Slow: 1\r\n")
-            usleep(100_000)
+            usleep(100_000)  // the trickle's pace (the subject)
         }
         var reader = ResponseReader(socket: socket)
         let response = try reader.next()
@@ -136,7 +136,7 @@ final class Recorder: Sendable {
     func wait(seconds: Int) -> Bool {
         for _ in 0..<(seconds * 100) {
             if marked.load(ordering: .acquiring) { return true }
-            usleep(10_000)
+            usleep(10_000)  // poll interval
         }
         return false
     }

@@ -16,7 +16,7 @@ final class Recorder<Value: Sendable>: Sendable {
         while true {
             let snapshot = all
             if predicate(snapshot) || MonotonicClock.nanoseconds() > deadline { return snapshot }
-            usleep(1000)
+            usleep(1000)  // poll interval
         }
     }
 }
@@ -26,7 +26,7 @@ func waitUntil(timeout: Duration = .seconds(5), _ condition: () throws -> Bool) 
     let deadline = ContinuousClock.now + timeout
     while ContinuousClock.now < deadline {
         if try condition() { return true }
-        usleep(1000)
+        usleep(1000)  // poll interval
     }
     return try condition()
 }
