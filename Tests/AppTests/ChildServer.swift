@@ -62,6 +62,16 @@ final class ChildServer: DrawEndpoint {
     }
 
     /// A plain TCP connection (`connect()` opens a WebSocket to the draw room).
+    /// The child's CPU time so far (user + system, /proc/PID/stat fields 14 and 15), in seconds:
+    /// unlike wall time, waiting for a core on a busy machine does not count.
+    func cpuSeconds() -> Double {
+        let stat = Self.read("/proc/\(pid)/stat")
+        guard let close = stat.lastIndex(of: ")") else { return 0 }
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return 0 }
+        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
     func socket() throws -> BlockingSocket {
         try BlockingSocket(host: "127.0.0.1", port: port, timeout: .seconds(5))
     }
