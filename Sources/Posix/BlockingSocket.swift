@@ -143,6 +143,14 @@ public final class BlockingSocket {
         }
     }
 
+    /// Bytes that have arrived and are not yet read (`FIONREAD`): lets a test wait for the
+    /// peer's answer to be here without reading it.
+    public var unreadByteCount: Int {
+        var count: Int32 = 0
+        guard fd >= 0, ioctl(fd, UInt(FIONREAD), &count) == 0 else { return 0 }
+        return Int(count)
+    }
+
     /// Half-closes: the peer reads end of stream, we can still receive.
     public func shutdownWrite() {
         shutdown(fd, Int32(SHUT_WR))

@@ -4,28 +4,10 @@ import Posix
 @testable import App
 @testable import Server
 
-/// Helpers for the abuse tests: process memory, descriptor limits and a normal client's
-/// latency measured while an attack runs.
+/// Helpers for the abuse tests: descriptor limits and a normal client's latency measured
+/// while an attack runs. The server under attack is a `ChildServer`, so its memory and
+/// latency are its own, not those of the suites running beside it in the test process.
 enum Abuse {
-    /// The process's memory in bytes: the resident set (`VmRSS` of /proc/self/status) after
-    /// handing freed heap back to the kernel, so a return to baseline is visible. Under a
-    /// sanitizer, whose quarantine and shadow memory dwarf the heap, the live heap bytes its
-    /// allocator reports instead.
-    static func residentBytes() -> Int {
-        if let allocatedBytes = sanitizerAllocatedBytes { return allocatedBytes() }
-        _ = trimHeap()
-        let fd = open("/proc/self/status", O_RDONLY)
-        guard fd >= 0 else { return 0 }
-        defer { close(fd) }
-        var buffer = [UInt8](repeating: 0, count: 8192)
-        let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-        guard count > 0 else { return 0 }
-        let text = String(decoding: buffer[0..<count], as: UTF8.self)
-        guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }) else { return 0 }
-        let kilobytes = line.split(separator: " ").compactMap { Int($0) }.first ?? 0
-        return kilobytes * 1024
-    }
-
     private typealias Counter = @convention(c) () -> Int
 
     /// `__sanitizer_get_current_allocated_bytes` when ASan or TSan is linked in.
@@ -41,12 +23,9 @@ enum Abuse {
     /// Time budgets grow this much under a sanitizer.
     static var slowdown: Double { isSanitized ? 4 : 1 }
 
-    /// glibc's `malloc_trim(0)`, looked up at run time (the Glibc module does not import malloc.h).
-    private static func trimHeap() -> Int32 {
-        guard let process = dlopen(nil, RTLD_LAZY), let symbol = dlsym(process, "malloc_trim") else { return 0 }
-        typealias Trim = @convention(c) (Int) -> Int32
-        return unsafeBitCast(symbol, to: Trim.self)(0)
-    }
+    /// Memory budgets grow this much under a sanitizer (the child is sanitized too: shadow
+    /// memory and redzones come with every allocation).
+    static var memoryFactor: Int { isSanitized ? 4 : 1 }
 
     /// Raises the soft descriptor limit to at least `count` (up to the hard limit); returns the new soft limit.
     @discardableResult
@@ -64,7 +43,7 @@ enum Abuse {
     private static var RLIMIT_NOFILE_VALUE: __rlimit_resource_t { __rlimit_resource_t(RLIMIT_NOFILE.rawValue) }
 
     /// The slowest of `count` normal requests, each on a fresh connection, in milliseconds.
-    static func worstLatency(of server: TestServer, path: String = "/", count: Int = 5) throws -> Double {
+    static func worstLatency(of server: ChildServer, path: String = "/", count: Int = 5) throws -> Double {
         var worst = 0.0
         for _ in 0..<count {
             let start = MonotonicClock.nanoseconds()
@@ -76,8 +55,15 @@ enum Abuse {
     }
 
     /// `tombola_http_open_connections` from /metrics, minus the probe's own connection.
+    static func openConnections(of server: ChildServer) throws -> Int {
+        try openConnections(inMetrics: server.get("/metrics").text)
+    }
+
     static func openConnections(of server: TestServer) throws -> Int {
-        let text = try server.get("/metrics").text
+        try openConnections(inMetrics: server.get("/metrics").text)
+    }
+
+    private static func openConnections(inMetrics text: String) throws -> Int {
         guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix("tombola_http_open_connections ") }),
               let value = Double(line.split(separator: " ").last ?? "") else {
             throw ReaderError(description: "no open-connections gauge")
@@ -85,14 +71,9 @@ enum Abuse {
         return Int(value) - 1
     }
 
-    /// Polls `condition` every 20 ms until it holds or `timeout` passes; returns whether it held.
+    /// `waitUntil` (WebSocketTestSupport.swift) under the name these tests read best with.
     static func eventually(within timeout: Duration, _ condition: () throws -> Bool) rethrows -> Bool {
-        let deadline = MonotonicClock.nanoseconds() + timeout.nanosecondsValue
-        while MonotonicClock.nanoseconds() < deadline {
-            if try condition() { return true }
-            usleep(20_000)
-        }
-        return try condition()
+        try waitUntil(timeout: timeout, condition)
     }
 
     static let mebibyte = 1 << 20

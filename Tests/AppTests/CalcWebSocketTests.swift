@@ -63,8 +63,8 @@ import Posix
         #expect(try client.type("6 * 7 =")["display"] as? String == "42")
         #expect(try Abuse.openConnections(of: server) == 1)
         client.close()
-        #expect(try Abuse.eventually(within: .seconds(3)) { try Abuse.openConnections(of: server) == 0 })
-        #expect(Abuse.eventually(within: .seconds(3)) { registeredCount(on: interactive) == before })
+        #expect(try Abuse.eventually(within: .seconds(10)) { try Abuse.openConnections(of: server) == 0 })
+        #expect(Abuse.eventually(within: .seconds(10)) { registeredCount(on: interactive) == before })
     }
 
     /// Sockets registered with `loop`, read on the loop itself.

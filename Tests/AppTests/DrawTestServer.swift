@@ -67,12 +67,25 @@ final class DrawTestServer {
         removeTree(publicDirectory)
     }
 
+}
+
+/// A server with the draw routes on 127.0.0.1: in this process (`DrawTestServer`) or a child
+/// process of its own (`ChildServer`, for tests that measure the server).
+protocol DrawEndpoint: AnyObject {
+    var port: Int { get }
+}
+
+extension DrawTestServer: DrawEndpoint {}
+
+extension DrawEndpoint {
     // MARK: HTTP
 
     /// One request on a fresh connection.
     func request(_ method: String, _ path: String, key: String? = nil, body: String? = nil,
                  headers: [String] = []) throws -> RawResponse {
-        let socket = try BlockingSocket(host: "127.0.0.1", port: port, timeout: .seconds(10))
+        // Long enough for a debug server on a loaded machine to parse a 1 MiB body (41 s were
+        // seen with a load average of 30); only a hang waits it out.
+        let socket = try BlockingSocket(host: "127.0.0.1", port: port, timeout: .seconds(120))
         var head = "\(method) \(path) HTTP/1.1\r\nHost: test\r\n"
         if let key { head += "Authorization: Bearer \(key)\r\n" }
         for header in headers { head += header + "\r\n" }

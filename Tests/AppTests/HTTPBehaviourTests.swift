@@ -37,8 +37,8 @@ import Testing
     @Test func pipelinedRequestsAreAnsweredInOrderEvenWhenAnEarlierOneIsSlow() throws {
         var router = Router()
         router.handle("/slow") { _, responder in
-            // Answer from another thread, later than the requests behind it.
-            Thread.detach { usleep(150_000); responder.respond(.text(.ok, "slow")) }
+            // Answer from another thread, later than the requests behind it (the delay is the subject).
+            Thread.detach { usleep(150_000); responder.respond(.text(.ok, "slow")) }  // the subject
         }
         router.handle("/fast") { _, responder in responder.respond(.text(.ok, "fast")) }
         let server = try TestServer(router: router)

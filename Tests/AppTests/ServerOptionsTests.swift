@@ -27,7 +27,7 @@ import Testing
             "--port", "9000", "--host", "127.0.0.1", "--data", "/d", "--public=/p", "--default-draw", "main",
             "--host-key", "hk", "--admin-key", "ak", "--tick-hz", "30", "--access-log", "--echo-endpoint",
             "--allow-origin", "https://a.example", "--allow-origin", "https://b.example", "--max-connections", "5", "--loops", "3",
-            "--no-io-uring",
+            "--no-io-uring", "--header-timeout", "3", "--idle-timeout=7",
         ])
         #expect(c.port == 9000 && c.host == "127.0.0.1" && c.dataDirectory == "/d" && c.publicDirectory == "/p")
         #expect(c.defaultDrawCode == "main" && c.hostKey == "hk" && c.adminKey == "ak" && c.tickHz == 30)
@@ -35,6 +35,7 @@ import Testing
         #expect(c.allowedOrigins == ["https://a.example", "https://b.example"])
         #expect(c.maxConnections == 5 && c.loopCount == 3)
         #expect(!c.ioUring)
+        #expect(c.headerTimeout == .seconds(3) && c.idleTimeout == .seconds(7))
     }
 
     @Test func environmentSetsValuesAndFlagsWin() throws {
@@ -53,6 +54,7 @@ import Testing
         (["--bogus"], "unknown option '--bogus'"),
         (["serve"], "unexpected argument 'serve'"),
         (["--tick-hz", "0"], "--tick-hz must be a whole number from 1 to 120, not '0'"),
+        (["--header-timeout", "0"], "--header-timeout must be a whole number from 1 to 3600, not '0'"),
         (["--access-log=maybe"], "--access-log takes no value"),
         (["--host", ""], "--host needs a non-empty value"),
         (["--trusted-proxy", "10.0.0.0/33"],

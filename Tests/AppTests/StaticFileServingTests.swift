@@ -130,12 +130,7 @@ import Testing
         defer { server.stop() }
         #expect(try server.get("/new.txt").status == 404)
         try writeFile(server.publicDirectory + "/new.txt", "fresh")
-        var status = 0
-        for _ in 0..<40 where status != 200 {
-            usleep(100_000)
-            status = try server.get("/new.txt").status
-        }
-        #expect(status == 200)
+        #expect(try waitUntil(timeout: .seconds(10)) { try server.get("/new.txt").status == 200 })
     }
 
     @Test func startFailsClearlyWithoutAPublicDirectory() {

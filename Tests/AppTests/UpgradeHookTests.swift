@@ -77,11 +77,6 @@ final class ShoutingHandler: ConnectionHandler {
         #expect(try reader.next().status == 101)
         #expect(try server.get("/").status == 503)
         socket.close()
-        var status = 0
-        for _ in 0..<50 where status != 200 {
-            usleep(20_000)
-            status = try server.get("/").status
-        }
-        #expect(status == 200)
+        #expect(try waitUntil { try server.get("/").status == 200 })
     }
 }

@@ -75,7 +75,7 @@ func waitUntil(timeout: Duration = .seconds(5), _ condition: () throws -> Bool) 
     let deadline = ContinuousClock.now + timeout
     while ContinuousClock.now < deadline {
         if try condition() { return true }
-        usleep(5_000)
+        usleep(5_000)  // poll interval
     }
     return try condition()
 }

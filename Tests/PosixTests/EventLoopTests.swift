@@ -65,12 +65,14 @@ import Testing
         let fired = Recorder<String>()
         let handles = Recorder<ScheduledTimer>()
         loop.execute {
-            handles.append(loop.scheduleTimer(after: .milliseconds(50)) { fired.append("cancelled") })
-            loop.scheduleTimer(after: .milliseconds(100)) { fired.append("kept") }
+            // Due in 3 s, so the cancel below surely comes first even on a loaded machine; the kept
+            // timer is due after it, so a cancel that did not work shows up before "kept".
+            handles.append(loop.scheduleTimer(after: .seconds(3)) { fired.append("cancelled") })
+            loop.scheduleTimer(after: .milliseconds(3100)) { fired.append("kept") }
         }
         let handle = try #require(handles.wait { !$0.isEmpty }.first)
         handle.cancel()
-        #expect(fired.wait { $0.contains("kept") } == ["kept"])
+        #expect(fired.wait(timeout: .seconds(10)) { $0.contains("kept") } == ["kept"])
     }
 
     @Test func groupHandsOutLoopsRoundRobin() throws {

@@ -36,13 +36,16 @@ import Testing
         // it is on) until the unread socket fills and the rest waits for EPOLLOUT.
         let chunks = 256
         let (loop, registry) = (server.loop, server.registry)
+        let written = Recorder<Bool>()
         @Sendable func writeChunk(_ index: Int) {
-            guard index < chunks else { return }
+            guard index < chunks else { return written.append(true) }
             registry.broadcast(Self.chunk(index))
             loop.execute { writeChunk(index + 1) }
         }
         loop.execute { writeChunk(0) }
-        usleep(200_000)
+        // Every chunk is written before we read a byte, and the rest waits for EPOLLOUT.
+        #expect(!written.wait(timeout: .seconds(30)) { !$0.isEmpty }.isEmpty)
+        #expect(onLoop(loop) { registry.connectionsWithQueuedOutput } == 1)
         // Compared a chunk at a time: other suites measure this process's memory meanwhile.
         var intact = 0
         for index in 0..<chunks where try receiveExactly(32_768, from: client) == Self.chunk(index) { intact += 1 }
@@ -59,8 +62,7 @@ import Testing
         defer { server.shutdown() }
         let healthy = try server.connect(1)[0]
         let doomed = try server.connect(1)[0]
-        doomed.reset()
-        usleep(50_000)
+        doomed.reset()  // on loopback the RST reaches the server's socket within this call
         // The first send to a reset socket fails (or the reset is noticed as input first);
         // either way that connection closes and the other still gets every byte.
         let frames = (0..<3).map { round in Array(repeating: UInt8(ascii: "a") + UInt8(round), count: 100) }
@@ -96,7 +98,9 @@ import Testing
         let client = try BlockingSocket(host: "127.0.0.1", port: interactive.port)
         #expect(typist.wait(count: 1))
         try client.send("key")
-        usleep(50_000)
+        // The key waits in the kernel until the broadcast's task resumes reading.
+        let typistDescriptor = typist.descriptor(at: 0)
+        #expect(waitUntil { unreadBytes(onDescriptor: typistDescriptor) == 3 })
         let frame = Array(repeating: UInt8(ascii: "t"), count: 40)
         loop.execute {
             registry.broadcast(frame)

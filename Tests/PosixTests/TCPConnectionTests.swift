@@ -45,7 +45,7 @@ import Testing
         _ = try receiveExactly(1, from: client)
         client.reset()
         let events = server.events.wait { $0.contains { $0.hasPrefix("closed") } }
-        usleep(50_000)
+        settle(server.group.loops[0])  // anything the reset still had to trigger has run
         #expect(events.filter { $0.hasPrefix("closed") }.count == 1)
         #expect(server.events.all.filter { $0.hasPrefix("closed") }.count == 1)
     }
@@ -64,7 +64,8 @@ import Testing
             events.append("queued \(connection.pendingOutboundBytes > 0)")
         }
         let client = try BlockingSocket(host: "127.0.0.1", port: listener.port)
-        usleep(100_000) // let the kernel buffers fill so the server must wait for EPOLLOUT
+        // The kernel buffers filled before we read a byte, so the server must wait for EPOLLOUT.
+        #expect(events.wait { $0.contains { $0.hasPrefix("queued") } }.contains("queued true"))
         let received = try receiveExactly(size, from: client)
         #expect(received.count == size)
         #expect(received == payload)
@@ -114,7 +115,8 @@ import Testing
         }
         let client = try BlockingSocket(host: "127.0.0.1", port: listener.port)
         try client.send(Array(repeating: UInt8(ascii: "a"), count: 1024))
-        usleep(100_000)
+        // The answer is here, unread, and the server has closed before the rest is sent.
+        #expect(waitUntil { client.unreadByteCount >= 6 })
         try client.send(Array(repeating: UInt8(ascii: "b"), count: 2 << 20))
         #expect(try client.receiveUntilClosed() == Array("answer".utf8))
     }
@@ -134,7 +136,10 @@ import Testing
         let client = try BlockingSocket(host: "127.0.0.1", port: listener.port)
         #expect(registry.wait(count: 1))
         try client.send("held")
-        usleep(100_000)
+        // The bytes wait in the kernel, and the loop has had its chance to (wrongly) read them.
+        let fd = registry.descriptor(at: 0)
+        #expect(waitUntil { unreadBytes(onDescriptor: fd) == 4 })
+        settle(loop)
         #expect(!events.all.contains { $0.hasPrefix("received") })
         loop.execute { registry.resumeAll() }
         #expect(events.wait { $0.contains("received 4") }.contains("received 4"))
@@ -201,15 +206,14 @@ final class ConnectionRegistry: @unchecked Sendable {
     /// Call on the loop.
     var connectionsWithQueuedOutput: Int { connections.filter { $0.pendingOutboundBytes > 0 }.count }
 
+    /// The descriptor of the `index`-th connection, once `wait(count:)` has seen it. From any thread.
+    func descriptor(at index: Int) -> Int32 { connections[index].id }
+
     /// Connections added so far. From any thread.
     var accepted: Int { count.load(ordering: .acquiring) }
 
     func wait(count expected: Int) -> Bool {
-        for _ in 0..<5000 {
-            if count.load(ordering: .acquiring) >= expected { return true }
-            usleep(1000)
-        }
-        return false
+        waitUntil { count.load(ordering: .acquiring) >= expected }
     }
 }
 

@@ -16,9 +16,43 @@ final class Recorder<Value: Sendable>: Sendable {
         while true {
             let snapshot = all
             if predicate(snapshot) || MonotonicClock.nanoseconds() > deadline { return snapshot }
-            usleep(1000)
+            usleep(1000)  // poll interval
         }
     }
+}
+
+/// Polls `condition` every millisecond until it holds or `timeout` passes; returns whether it held.
+func waitUntil(timeout: Duration = .seconds(5), _ condition: () throws -> Bool) rethrows -> Bool {
+    let deadline = ContinuousClock.now + timeout
+    while ContinuousClock.now < deadline {
+        if try condition() { return true }
+        usleep(1000)  // poll interval
+    }
+    return try condition()
+}
+
+/// Bytes waiting unread in the kernel for socket `fd` (`FIONREAD`), e.g. a server-side
+/// connection whose reading is paused (`TCPConnection.id` is its descriptor).
+func unreadBytes(onDescriptor fd: Int32) -> Int {
+    var count: Int32 = 0
+    return ioctl(fd, UInt(FIONREAD), &count) == 0 ? Int(count) : 0
+}
+
+/// Returns once `loop` has run two tasks posted from here in turn: whatever it was already
+/// due to handle (ready events, earlier tasks) has been handled.
+func settle(_ loop: EventLoop) {
+    for _ in 0..<2 {
+        let ran = Recorder<Bool>()
+        loop.execute { ran.append(true) }
+        ran.wait { !$0.isEmpty }
+    }
+}
+
+/// The result of `body` run on `loop`.
+func onLoop<Value: Sendable>(_ loop: EventLoop, _ body: @escaping @Sendable () -> Value) -> Value? {
+    let result = Recorder<Value>()
+    loop.execute { result.append(body()) }
+    return result.wait { !$0.isEmpty }.first
 }
 
 /// Echoes every byte back; records lifecycle events.

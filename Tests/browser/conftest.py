@@ -51,24 +51,44 @@ def server_command(port, data_dir):
                 "or set TOMBOLA_BIN")
 
 
+def banner_port(log_path, offset):
+    """The port in the start-up banner's Home line (0 until the whole banner is written)."""
+    with open(log_path, "rb") as f:
+        f.seek(offset)
+        text = f.read().decode("utf-8", "replace")
+    if "Press Ctrl-C" not in text:
+        return 0
+    for line in text.splitlines():
+        if "Home:" in line:
+            return int(line.rstrip("/").rsplit(":", 1)[1])
+    return 0
+
+
 class Server:
     """A running server; `url(path)` for pages, `restart()` keeps the data dir."""
 
     def __init__(self):
-        self.port = free_port()
+        self.port = 0  # the server picks a free one (no race with other programs); restarts keep it
         self.data_dir = tempfile.mkdtemp(prefix="tombola-browser-")
         self.proc = None
         self.code, self.host_key, self.admin_key = DRAW_CODE, HOST_KEY, ADMIN_KEY
         self.start()
 
     def start(self):
-        self.log = open(os.path.join(self.data_dir, "server.log"), "ab")
+        log_path = os.path.join(self.data_dir, "server.log")
+        offset = os.path.getsize(log_path) if os.path.exists(log_path) else 0
+        self.log = open(log_path, "ab")
         self.proc = subprocess.Popen(server_command(self.port, self.data_dir), stdout=self.log,
                                      stderr=subprocess.STDOUT, cwd=ROOT)
         deadline = time.time() + 30
         while time.time() < deadline:
             if self.proc.poll() is not None:
                 raise RuntimeError("server exited with %s; log in %s" % (self.proc.returncode, self.data_dir))
+            if self.port == 0:
+                self.port = banner_port(log_path, offset)
+                if self.port == 0:
+                    time.sleep(0.1)
+                    continue
             try:
                 with urllib.request.urlopen(self.url("/healthz"), timeout=1) as r:
                     if r.status == 200:

@@ -46,7 +46,7 @@ def run_round(host):
     before = host.js("return window.tombola.state.revealCount")
     press_startstop(host)
     host.wait_js("window.tombola.state.phase === 'rolling'")
-    time.sleep(0.6)
+    time.sleep(0.6)  # the subject: the round rolls for a moment before Stop, as a host's would
     press_startstop(host)
     host.wait_js("window.tombola.state.revealCount > %d" % before, 15)
     return host.js("return window.tombola.state.lastReveal")
@@ -68,7 +68,8 @@ def test_host_screen_and_two_viewers_show_the_same_ticks_and_winners(server, bro
     press_startstop(host)
     for p in pages:
         p.wait_js("window.tombola.state.phase === 'rolling'")
-    time.sleep(1.5)
+    for p in pages:
+        p.wait_js("window.__ticks.length >= 15", 15)
     ticks = [dict(p.js("return window.__ticks")) for p in pages]
     common = set(ticks[0]).intersection(*ticks[1:])
     assert len(common) >= 5, "pages saw too few of the same ticks: %s" % [len(t) for t in ticks]
@@ -120,7 +121,7 @@ def test_viewer_cut_off_for_ten_seconds_comes_back_by_itself(server, browser, pr
     viewer.wait_js("window.tombola.state.connection === 'offline'")
     assert viewer.find_element(By.CSS_SELECTOR, "[data-offline-banner]").is_displayed()
     result = run_round(host)
-    time.sleep(8)
+    time.sleep(8)  # the subject: the viewer stays cut off for (8 s more than) the round
     proxy.restore()
     viewer.wait_js("window.tombola.state.connection === 'online'", 15)
     viewer.wait_js("window.tombola.state.results.some(r => r.hash === %r)" % result["hash"], 5)
@@ -141,7 +142,8 @@ def test_clear_asks_for_confirmation_before_clearing_the_board(server, browser):
     assert dialog.get_attribute("open") is not None
     assert "cleared" in dialog.text and "archive" in dialog.text
     dialog.find_element(By.CSS_SELECTOR, "button[value='cancel']").click()
-    time.sleep(0.5)
+    host.wait_js("!document.querySelector('[data-clear-dialog]').open")
+    time.sleep(0.5)  # a non-event: a clear sent by Cancel would reach the viewer well within this
     assert viewer.js("return window.tombola.state.rounds.length") > 0
     clear.click()
     dialog.find_element(By.CSS_SELECTOR, "[data-clear-confirm]").click()
@@ -192,7 +194,7 @@ def test_space_starts_and_stops_the_draw_on_the_host_page(server, browser):
     body = host.find_element(By.TAG_NAME, "body")
     body.send_keys(" ")
     host.wait_js("window.tombola.state.phase === 'rolling'")
-    time.sleep(0.3)
+    time.sleep(0.3)  # the subject: the round rolls for a moment before the second Space
     body.send_keys(" ")
     host.wait_js("window.tombola.state.phase === 'revealed'", 15)
 
@@ -241,7 +243,7 @@ def test_several_named_winners_each_fill_their_place_on_the_screen_and_fit_on_a_
     assert len(expected) == 3
 
     screen.wait_js("window.tombola.state.phase === 'revealed' && document.querySelectorAll('[data-winners] .winner-cell').length === 3", 15)
-    time.sleep(1.0)  # the reveal animation scales the cells
+    time.sleep(1.0)  # the reveal animation (0.9 s) scales the cells; their final size is the subject
     cells = screen.js(FITS, screen.find_element(By.CSS_SELECTOR, "[data-winners]"), ".winner-value")
     assert [c["text"] for c in cells] == expected
     for c in cells:

@@ -1,7 +1,8 @@
 """The real `tombola` binary on loopback, for the abuse and secrets tests.
 
 `TOMBOLA_BIN` names the binary (scripts/test sets it); otherwise .build/debug/tombola.
-Each server gets its own data and Public directories and a free port, and is stopped
+Each server gets its own data and Public directories and a port it picks itself (--port 0,
+read back from its banner, so no other program can take it meanwhile), and is stopped
 with SIGTERM. Its stdout/stderr are kept for the tests that grep them.
 """
 import http.client
@@ -16,12 +17,6 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 BINARY = os.environ.get("TOMBOLA_BIN", os.path.join(ROOT, ".build", "debug", "tombola"))
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 class Tombola:
     def __init__(self, *extra, host_key="hk-Secret-7Q2w9Zx4", admin_key="ak-Secret-3Lm8Np5R", code="ABUSE1"):
         self.host_key, self.admin_key, self.code = host_key, admin_key, code
@@ -31,15 +26,22 @@ class Tombola:
         for name in ("index.html", "draw.html", "watch.html", "screen.html", "calc.html"):
             with open(os.path.join(public, name), "w") as f:
                 f.write("<!doctype html><title>%s</title>" % name)
-        self.port = free_port()
+        self.port = 0
         self.out_path = os.path.join(self.dir, "stdout.txt")
         self.err_path = os.path.join(self.dir, "stderr.txt")
         self.data = os.path.join(self.dir, "data")
-        args = [BINARY, "--host", "127.0.0.1", "--port", str(self.port), "--data", self.data,
+        args = [BINARY, "--host", "127.0.0.1", "--port", "0", "--data", self.data,
                 "--public", public, "--default-draw", code, "--host-key", host_key, "--admin-key", admin_key, *extra]
         self.process = subprocess.Popen(args, stdout=open(self.out_path, "wb"), stderr=open(self.err_path, "wb"))
-        deadline = time.monotonic() + 20
+        deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                break
+            if self.port == 0:
+                self.port = banner_port(self.stdout())
+                if self.port == 0:
+                    time.sleep(0.05)
+                    continue
             try:
                 if self.request("GET", "/healthz")[0] == 200:
                     return
@@ -93,6 +95,16 @@ class Tombola:
     def stderr(self):
         with open(self.err_path, "rb") as f:
             return f.read().decode("utf-8", "replace")
+
+
+def banner_port(text):
+    """The port in the start-up banner's Home line (0 until the whole banner is written)."""
+    if "Press Ctrl-C" not in text:
+        return 0
+    for line in text.splitlines():
+        if "Home:" in line:
+            return int(line.rstrip("/").rsplit(":", 1)[1])
+    return 0
 
 
 def eventually(condition, timeout=5.0, interval=0.05):

@@ -48,6 +48,9 @@ def test_announced_winners_survive_kill_9_at_random_moments(script, data_dir, tm
             finally:
                 if timer:
                     timer.join()
+                    # SIGKILL is sent, not yet acted on: wait for the death, or poll() below
+                    # can still see the server alive and the next request meets a dying one.
+                    server.proc.wait(timeout=60)
             if server.proc.poll() is not None:
                 kills += 1
                 server.kill()

@@ -241,7 +241,7 @@ def test_a_full_disk_refuses_the_stop_clearly_and_announces_nothing_of_it(script
         # Asking again changes nothing and says the same.
         status, again = server.command("stop")
         assert status == 503 and again["error"]["code"] == "disk_full", (status, again)
-        time.sleep(2.5)  # longer than the slow-down a stored round would run
+        time.sleep(2.5)  # a non-event: longer than the slow-down a stored round would run
         state = check_board(server, announced)
         assert state["phase"] == "rolling" and state["round"] == failed
         assert failed not in {r["round"] for r in state["rounds"]} and state["result"]["round"] != failed
@@ -263,7 +263,7 @@ def test_a_full_disk_refuses_the_stop_clearly_and_announces_nothing_of_it(script
         # Fill again and stop the server while its disk is full.
         failed, status, body = fill_until_stop_fails(server, announced, batch)
         assert status == 503 and body["error"]["code"] == "disk_full", (status, body)
-        time.sleep(2.5)
+        time.sleep(2.5)  # a non-event, as above: no slow-down or result for the failed round
         check_board(server, announced)
         seen = viewer.close()
         viewer = None
