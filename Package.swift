@@ -20,6 +20,7 @@ let package = Package(
         .systemLibrary(name: "CGMP", path: "Sources/CGMP", providers: [.apt(["libgmp-dev"])]),
         .systemLibrary(name: "CMPFR", path: "Sources/CMPFR", providers: [.apt(["libmpfr-dev"])]),
         .systemLibrary(name: "CQREncode", path: "Sources/CQREncode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
+        .systemLibrary(name: "CHiredis", path: "Sources/CHiredis", pkgConfig: "hiredis", providers: [.apt(["libhiredis-dev"])]),
 
         // Pure modules.
         .target(name: "Locking"),
@@ -33,6 +34,7 @@ let package = Package(
         .target(name: "Posix", dependencies: ["CLinux", "Locking"]),
         .target(name: "Storage", dependencies: ["CSQLite"]),
         .target(name: "WebSocketClient", dependencies: ["WebSocketCore"]),
+        .target(name: "Cluster", dependencies: ["CHiredis", "Posix", "Locking"]),
 
         // Wiring and executables.
         .target(name: "App", dependencies: [
@@ -50,6 +52,7 @@ let package = Package(
         .testTarget(name: "WebSocketClientTests", dependencies: ["WebSocketClient", "WebSocketCore"]),
         .testTarget(name: "PosixTests", dependencies: ["Posix", "Locking"]),
         .testTarget(name: "StorageTests", dependencies: ["Storage", "Locking"]),
+        .testTarget(name: "ClusterTests", dependencies: ["Cluster", "CHiredis", "Posix", "Locking"]),
         .testTarget(name: "BenchTests", dependencies: ["tombola-bench", "App", "Posix", "WebSocketCore"]),
         .testTarget(name: "AppTests", dependencies: ["App", "WebSocketClient", "Posix", "HTTPCore", "WebSocketCore", "DrawEngine", "Storage", "Locking"]),
     ],

@@ -33,6 +33,6 @@ tombola_install_packages() {
 }
 
 # Libraries the server links against (SwiftPM system-library targets).
-TOMBOLA_BUILD_PACKAGES=(pkg-config zlib1g-dev libsqlite3-dev libssl-dev libgmp-dev libmpfr-dev libqrencode-dev)
+TOMBOLA_BUILD_PACKAGES=(pkg-config zlib1g-dev libsqlite3-dev libssl-dev libgmp-dev libmpfr-dev libqrencode-dev libhiredis-dev)
 # Test peers: Python for websockets/mpmath/selenium, Chromium for the browser tests.
-TOMBOLA_TEST_PACKAGES=(python3 python3-venv chromium chromium-driver fonts-wqy-microhei sqlite3)
+TOMBOLA_TEST_PACKAGES=(python3 python3-venv chromium chromium-driver fonts-wqy-microhei sqlite3 redis-server)
