@@ -138,12 +138,14 @@ public final class RedisClient: @unchecked Sendable {
     private func closeOnLoop() {
         guard !isClosed else { return }
         isClosed = true
-        supervisor?.stop()
-        supervisor = nil
+        // Take the waiting commands first, so dropping the connection cannot answer them
+        // with `.connectionLost`: they get `.closed`.
         let waiting = queueOrder.compactMap { queue[$0] } + inFlight.values
         queue = [:]
         queueOrder = []
         inFlight = [:]
+        supervisor?.stop()
+        supervisor = nil
         for entry in waiting {
             entry.timer?.cancel()
             entry.completion(.failure(.closed))

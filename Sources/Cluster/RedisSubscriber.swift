@@ -35,8 +35,8 @@ public final class RedisSubscriber: @unchecked Sendable {
         if loop.inEventLoop { closeOnLoop() } else { loop.execute { self.closeOnLoop() } }
     }
 
-    /// Calls `handler` each time every held channel is confirmed on a fresh connection
-    /// (the first time, and after each reconnect). Loop only.
+    /// Calls `handler` each time every held channel is confirmed: after the first connect,
+    /// after each reconnect, and after a new channel is added. Loop only.
     public func onReady(_ handler: @escaping () -> Void) {
         precondition(loop.inEventLoop, "RedisSubscriber used off its loop")
         readyHandlers.append(handler)
