@@ -82,7 +82,7 @@ import Testing
         let b = try Harness(endpoint: server.endpoint)
         defer { b.shutdown() }
         let draw = uniqueDraw()
-        let ttl = Duration.milliseconds(400)
+        let ttl = Duration.seconds(2)
         guard case .acquired(let first) = try await a.store.acquireLease(draw: draw, owner: "a", ttl: ttl).get() else {
             Issue.record("a free lease was not acquired")
             return
@@ -105,8 +105,8 @@ import Testing
         #expect(takeover.token == first.token + 1)
         #expect(refusals > 0, "b should have been refused while a's lease held")
         // Safety: never before a's lease could have expired. Liveness: within the lease time
-        // after it expired (plus the poll interval and a scheduling allowance).
+        // after it expired.
         #expect(tookOverAt >= first.validUntil)
-        #expect(tookOverAt - first.validUntil < 2 * 400_000_000)
+        #expect(tookOverAt - first.validUntil < 2_000_000_000)
     }
 }

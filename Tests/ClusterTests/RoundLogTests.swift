@@ -108,7 +108,7 @@ import Testing
         let b = try Harness(endpoint: server.endpoint)
         defer { b.shutdown() }
         let draw = uniqueDraw()
-        guard case .acquired(let old) = try await a.store.acquireLease(draw: draw, owner: "a", ttl: .milliseconds(300)).get() else {
+        guard case .acquired(let old) = try await a.store.acquireLease(draw: draw, owner: "a", ttl: .milliseconds(1500)).get() else {
             throw TestFailure("a free lease was not acquired")
         }
         let records = chain(3)
