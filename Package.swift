@@ -21,6 +21,7 @@ let package = Package(
         .systemLibrary(name: "CGMP", path: "Sources/CGMP", providers: [.apt(["libgmp-dev"])]),
         .systemLibrary(name: "CMPFR", path: "Sources/CMPFR", providers: [.apt(["libmpfr-dev"])]),
         .systemLibrary(name: "CQREncode", path: "Sources/CQREncode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
+        .systemLibrary(name: "CHiredis", path: "Sources/CHiredis", pkgConfig: "hiredis", providers: [.apt(["libhiredis-dev"])]),
 
         // Pure modules.
         .target(name: "Locking"),
@@ -41,6 +42,7 @@ let package = Package(
         .target(name: "Server", dependencies: [
             "CLinux", "Crypto", "Locking", "Posix", "HTTPCore", "WebSocketCore", "Compression", "JSON",
         ]),
+        .target(name: "Cluster", dependencies: ["CHiredis", "Posix", "Locking"]),
 
         // Wiring and executables.
         .target(name: "App", dependencies: [
@@ -62,6 +64,7 @@ let package = Package(
         .testTarget(name: "WebSocketClientTests", dependencies: ["WebSocketClient", "WebSocketCore"]),
         .testTarget(name: "PosixTests", dependencies: ["Posix", "Locking"]),
         .testTarget(name: "StorageTests", dependencies: ["Storage", "Locking"]),
+        .testTarget(name: "ClusterTests", dependencies: ["Cluster", "CHiredis", "Posix", "Locking"]),
         .testTarget(name: "BenchTests", dependencies: ["tombola-bench", "App", "Server"]),
         .testTarget(name: "AppTests", dependencies: [
             "App", "Server", "WebSocketClient", "Posix", "HTTPCore", "WebSocketCore", "CalculatorEngine", "DrawEngine", "JSON",

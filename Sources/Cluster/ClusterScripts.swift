@@ -1,0 +1,77 @@
+/// The Lua scripts of the cluster store. Each runs atomically in Redis and touches only the
+/// keys of one draw (one hash slot), passed in KEYS.
+enum ClusterScripts {
+    /// KEYS: lease, fence. ARGV: owner, ttl (ms).
+    /// → {1, token} when acquired (the fence counter is incremented in the same step), or
+    /// {0, "<token>:<owner>"} of the current holder.
+    static let acquire = """
+        local holder = redis.call('GET', KEYS[1])
+        if holder then return {0, holder} end
+        local token = redis.call('INCR', KEYS[2])
+        redis.call('SET', KEYS[1], token .. ':' .. ARGV[1], 'NX', 'PX', ARGV[2])
+        return {1, token}
+        """
+
+    /// KEYS: lease. ARGV: "<token>:<owner>", ttl (ms). → 1 when still ours and extended, else 0.
+    static let renew = """
+        if redis.call('GET', KEYS[1]) == ARGV[1] then
+          redis.call('PEXPIRE', KEYS[1], ARGV[2])
+          return 1
+        end
+        return 0
+        """
+
+    /// KEYS: lease. ARGV: "<token>:<owner>". → 1 when it was ours and is deleted, else 0.
+    static let release = """
+        if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+        return 0
+        """
+
+    /// KEYS: lease, fence, log, idem, epoch.
+    /// ARGV: lease value, token, idempotency key, index, hash, prev, json, genesis prev, new epoch.
+    /// Checks in this order, each refusal its own error code:
+    ///  FENCED    the token is not the fence counter's value, or the lease is not held with it;
+    ///  DUPLICATE the idempotency key was appended before (the reply names its offset, so a
+    ///            retry after an unknown outcome learns that the first attempt landed);
+    ///  CHAIN     prev is not the hash of the last record (the genesis value for the first).
+    /// Then XADDs the record and remembers the key. → {offset, epoch}.
+    static let append = """
+        local fence = redis.call('GET', KEYS[2])
+        if fence ~= ARGV[2] then
+          return redis.error_reply('FENCED token ' .. ARGV[2] .. ' is not current (fence ' .. tostring(fence) .. ')')
+        end
+        if redis.call('GET', KEYS[1]) ~= ARGV[1] then
+          return redis.error_reply('FENCED the lease of token ' .. ARGV[2] .. ' has expired')
+        end
+        local seen = redis.call('HGET', KEYS[4], ARGV[3])
+        if seen then return redis.error_reply('DUPLICATE ' .. seen) end
+        local last = redis.call('XREVRANGE', KEYS[3], '+', '-', 'COUNT', 1)
+        local lastHash = ARGV[8]
+        if #last > 0 then
+          local fields = last[1][2]
+          lastHash = nil
+          for i = 1, #fields, 2 do
+            if fields[i] == 'hash' then lastHash = fields[i + 1] end
+          end
+          if not lastHash then return redis.error_reply('CHAIN the last record has no hash') end
+        end
+        if ARGV[6] ~= lastHash then return redis.error_reply('CHAIN ' .. lastHash) end
+        local epoch
+        if #last == 0 then
+          redis.call('SET', KEYS[5], ARGV[9])
+          epoch = ARGV[9]
+        else
+          epoch = redis.call('GET', KEYS[5]) or ''
+        end
+        local id = redis.call('XADD', KEYS[3], '*', 'index', ARGV[4], 'hash', ARGV[5], 'prev', ARGV[6],
+          'json', ARGV[7], 'token', ARGV[2], 'key', ARGV[3])
+        redis.call('HSET', KEYS[4], ARGV[3], id)
+        return {id, epoch}
+        """
+
+    /// KEYS: log, epoch. ARGV: first offset (inclusive, or '-'), count.
+    /// → {epoch or '', XRANGE entries}, read together so they describe one moment.
+    static let read = """
+        return {redis.call('GET', KEYS[2]) or '', redis.call('XRANGE', KEYS[1], ARGV[1], '+', 'COUNT', ARGV[2])}
+        """
+}

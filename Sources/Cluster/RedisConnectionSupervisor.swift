@@ -1,0 +1,152 @@
+import Posix
+
+/// Timeouts and reconnection policy of a Redis connection.
+public struct RedisOptions: Sendable {
+    /// How long a command may wait for its reply (queued time included).
+    public var commandTimeout: Duration = .seconds(2)
+    /// How long connecting plus the handshake (AUTH, SELECT, PING) may take.
+    public var connectTimeout: Duration = .seconds(2)
+    /// The first wait before reconnecting; it doubles after each failure up to `maximumBackoff`,
+    /// and each wait is drawn between half of it and all of it (jitter), so instances that lost
+    /// Redis together do not return in step.
+    public var initialBackoff: Duration = .milliseconds(50)
+    public var maximumBackoff: Duration = .seconds(1)
+    /// Commands that may wait for a connection; more fail at once with `.queueFull`.
+    public var maximumQueued = 10_000
+
+    public init() {}
+}
+
+/// Where a connection stands. `ready` means the handshake's PING was answered.
+public enum RedisConnectionState: Sendable, Equatable {
+    case connecting
+    case ready
+    /// Lost or never reached; waiting for the next attempt.
+    case waiting
+    case closed
+}
+
+/// Keeps one hiredis connection up for its owner: connects, runs the handshake (AUTH,
+/// SELECT, PING; a Redis still loading its AOF answers `LOADING` and counts as not ready),
+/// and after a loss waits with exponential backoff and tries again until stopped.
+/// Loop-confined.
+final class RedisConnectionSupervisor {
+    let endpoint: RedisEndpoint
+    let loop: EventLoop
+    let options: RedisOptions
+    private(set) var state: RedisConnectionState = .waiting
+    /// The connection, ready or still in its handshake.
+    private(set) var connection: HiredisConnection?
+    private var attempt = 0
+    private var connectTimer: ScheduledTimer?
+    private var retryTimer: ScheduledTimer?
+    private var onPush: ((RedisReply) -> Void)?
+    /// Called on every state change.
+    var onStateChange: (RedisConnectionState) -> Void = { _ in }
+    /// Times the connection became ready.
+    private(set) var readyCount = 0
+    /// The last failure, for logs.
+    private(set) var lastFailure: String?
+
+    init(endpoint: RedisEndpoint, loop: EventLoop, options: RedisOptions, onPush: ((RedisReply) -> Void)? = nil) {
+        self.endpoint = endpoint
+        self.loop = loop
+        self.options = options
+        self.onPush = onPush
+    }
+
+    func start() {
+        guard state == .waiting, connection == nil, retryTimer == nil else { return }
+        connect()
+    }
+
+    func stop() {
+        guard state != .closed else { return }
+        set(.closed)
+        connectTimer?.cancel()
+        retryTimer?.cancel()
+        connectTimer = nil
+        retryTimer = nil
+        onPush = nil
+        connection?.close(reason: .closed)
+        connection = nil
+    }
+
+    /// Drops the current connection (a command timed out) and reconnects after a backoff.
+    func reset(reason: RedisError) {
+        connection?.close(reason: reason)
+    }
+
+    private func connect() {
+        lastFailure = nil
+        set(.connecting)
+        let connection = HiredisConnection(loop: loop)
+        do {
+            try connection.connect(host: endpoint.host, port: endpoint.port, onPush: onPush) { [weak self, weak connection] reason in
+                guard let self, let connection, self.connection === connection else { return }
+                self.lost(reason: "\(reason)" + (connection.lastErrorText.map { " (\($0))" } ?? ""))
+            }
+        } catch {
+            lost(reason: connection.lastErrorText ?? "\(error)")
+            return
+        }
+        self.connection = connection
+        connectTimer = loop.scheduleTimer(after: options.connectTimeout) { [weak self, weak connection] in
+            guard let self, let connection, self.connection === connection, self.state == .connecting else { return }
+            self.lastFailure = "connect timeout"
+            connection.close(reason: .timedOut)
+        }
+        if let password = endpoint.password {
+            connection.send([Array("AUTH".utf8), Array(password.utf8)]) { [weak self] result in
+                if case .failure(let error) = result { self?.handshakeFailed(connection, error) }
+            }
+        }
+        if endpoint.database != 0 {
+            connection.send([Array("SELECT".utf8), Array(String(endpoint.database).utf8)]) { [weak self] result in
+                if case .failure(let error) = result { self?.handshakeFailed(connection, error) }
+            }
+        }
+        connection.send([Array("PING".utf8)]) { [weak self, weak connection] result in
+            guard let self, let connection, self.connection === connection, self.state == .connecting else { return }
+            switch result {
+            case .success:
+                self.connectTimer?.cancel()
+                self.connectTimer = nil
+                self.attempt = 0
+                self.readyCount += 1
+                self.set(.ready)
+            case .failure(let error):
+                self.handshakeFailed(connection, error)
+            }
+        }
+    }
+
+    private func handshakeFailed(_ connection: HiredisConnection, _ error: RedisError) {
+        guard self.connection === connection else { return }
+        lastFailure = "handshake: \(error)"
+        connection.close(reason: error)
+    }
+
+    private func lost(reason: String) {
+        connectTimer?.cancel()
+        connectTimer = nil
+        connection = nil
+        guard state != .closed else { return }
+        if lastFailure == nil { lastFailure = reason }
+        set(.waiting)
+        let base = min(options.initialBackoff * (1 << min(attempt, 20)), options.maximumBackoff)
+        attempt += 1
+        let delay = base * Double.random(in: 0.5...1.0)
+        retryTimer = loop.scheduleTimer(after: delay) { [weak self] in
+            guard let self, self.state == .waiting else { return }
+            self.retryTimer = nil
+            self.connect()
+        }
+    }
+
+    private func set(_ newState: RedisConnectionState) {
+        guard newState != state else { return }
+        state = newState
+        onStateChange(newState)
+    }
+}

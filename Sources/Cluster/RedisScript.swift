@@ -1,0 +1,54 @@
+/// A Lua script run with EVALSHA, falling back to EVAL when Redis answers NOSCRIPT (after a
+/// restart or SCRIPT FLUSH; EVAL also puts it back in Redis's cache). The SHA-1 is learned
+/// from SCRIPT LOAD the first time, so nothing here hashes.
+///
+/// Loop-confined through the client it runs on.
+public final class RedisScript {
+    public let source: String
+    private var sha: String?
+
+    public init(_ source: String) {
+        self.source = source
+    }
+
+    /// Runs the script with `keys` and `arguments` on `client`. Loop only.
+    public func run(
+        on client: RedisClient, keys: [String], arguments: [[UInt8]], timeout: Duration? = nil,
+        _ completion: @escaping (Result<RedisReply, RedisError>) -> Void
+    ) {
+        let tail = [Array(String(keys.count).utf8)] + keys.map { Array($0.utf8) } + arguments
+        guard let sha else {
+            client.send(["SCRIPT", "LOAD", source], timeout: timeout) { [weak self] result in
+                guard let self else { return completion(.failure(.closed)) }
+                if case .success(let reply) = result, let sha = reply.string {
+                    self.sha = sha
+                    self.evalsha(sha, tail, client, timeout, completion)
+                } else {
+                    self.eval(tail, client, timeout, completion)
+                }
+            }
+            return
+        }
+        evalsha(sha, tail, client, timeout, completion)
+    }
+
+    private func evalsha(
+        _ sha: String, _ tail: [[UInt8]], _ client: RedisClient, _ timeout: Duration?,
+        _ completion: @escaping (Result<RedisReply, RedisError>) -> Void
+    ) {
+        client.send([Array("EVALSHA".utf8), Array(sha.utf8)] + tail, timeout: timeout) { [weak self] result in
+            if case .failure(let error) = result, error.serverCode == "NOSCRIPT", let self {
+                self.eval(tail, client, timeout, completion)
+            } else {
+                completion(result)
+            }
+        }
+    }
+
+    private func eval(
+        _ tail: [[UInt8]], _ client: RedisClient, _ timeout: Duration?,
+        _ completion: @escaping (Result<RedisReply, RedisError>) -> Void
+    ) {
+        client.send([Array("EVAL".utf8), Array(source.utf8)] + tail, timeout: timeout, completion)
+    }
+}
