@@ -41,12 +41,18 @@ import Testing
         #expect(rounds.draw.board[0].json["winners"] == rounds.records[1].json["winners"])
     }
 
-    @Test func commitMessageNamesRoundCommitmentAndPoolHash() throws {
+    @Test func commitMessageNamesRoundCommitmentPoolHashWhatIsLeftAndThePlan() throws {
         let rounds = try Rounds()
         let commit = try #require(rounds.draw.commit)
         #expect(commit.message == .object([
             "type": .string("commit"), "round": .int(Int64(commit.round)),
             "commitment": .string(commit.commitment), "poolHash": .string(commit.poolHash),
+            "remaining": .int(Int64(rounds.draw.remaining)), "exhausted": .bool(rounds.draw.isExhausted),
+            "currentPrize": .null, "prizesDone": .bool(false),
+            "plan": .object([
+                "round": .int(Int64(commit.round)), "prize": .null, "prizeIndex": .null, "count": .int(1),
+                "perStop": .int(1), "cut": .null, "prizeLeft": .null,
+            ]),
         ]))
     }
 }
