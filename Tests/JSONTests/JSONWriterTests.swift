@@ -24,7 +24,7 @@ import Testing
         json.string("x\"y")
         json.beginArray(); json.integer(0); json.endArray()
         json.endArray()
-        json.key("dynamic \"key\""); json.value(.object(["b": .int(1), "a": .array([])]))
+        json.key(escaping: "dynamic \"key\""); json.value(.object(["b": .int(1), "a": .array([])]))
         json.endObject()
         #expect(json.text == #"{"z":-12,"a":null,"list":[true,{},"x\"y",[0]],"dynamic \"key\"":{"a":[],"b":1}}"#)
     }
