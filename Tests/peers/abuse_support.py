@@ -17,6 +17,14 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 BINARY = os.environ.get("TOMBOLA_BIN", os.path.join(ROOT, ".build", "debug", "tombola"))
 
 
+def free_port():
+    """A loopback port free right now, for programs that cannot listen on port 0 and tell us
+    which port they got (nginx, caddy). Tombola itself is always started on --port 0."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
 class Tombola:
     def __init__(self, *extra, host_key="hk-Secret-7Q2w9Zx4", admin_key="ak-Secret-3Lm8Np5R", code="ABUSE1"):
         self.host_key, self.admin_key, self.code = host_key, admin_key, code
