@@ -154,8 +154,9 @@ final class DrawRoom: @unchecked Sendable {
             resynchronize(expectedRecords: expected)
         case .schedule(let timer, let instant):
             timers[timer]?.cancel()
-            timers[timer] = loop.scheduleTimer(after: max(.zero, instant - now.instant)) { [weak self] in
-                guard let self else { return }
+            // Strong: a `ScheduledTimer` is only a handle (no cycle), and the loop lets go of the
+            // closure once it fired or was cancelled (a weak capture would form a side table).
+            timers[timer] = loop.scheduleTimer(after: max(.zero, instant - now.instant)) { [self] in
                 timers[timer] = nil
                 apply(.timerDue(timer))
             }
