@@ -29,9 +29,14 @@ final class HostKeyWatch: @unchecked Sendable {
         loop.execute { [self] in schedule() }
     }
 
-    /// From any thread; the next check does nothing.
+    /// From any thread; the next check does nothing and the pending one is cancelled.
     func stop() {
         stopped.store(true, ordering: .relaxed)
+        // The pending check holds this watch (and through `rooms` the service): let it go now.
+        loop.execute { [self] in
+            timer?.cancel()
+            timer = nil
+        }
     }
 
     private func schedule() {
