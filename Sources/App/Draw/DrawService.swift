@@ -38,9 +38,9 @@ public final class DrawService: Sendable {
 
     public static let version = "1.0.0"
 
-    /// Opens the store in `configuration.dataDirectory`, restores every draw (idle, each with
-    /// a fresh `restart` commitment) and makes sure the default draw exists. Blocks; call
-    /// before the server starts.
+    /// Opens the store in `configuration.dataDirectory`, restores every draw (showing its last
+    /// revealed round, or idle after a Clear; each with a fresh `restart` commitment) and makes
+    /// sure the default draw exists. Blocks; call before the server starts.
     public static func open(configuration: AppConfiguration, metrics: MetricsRegistry = MetricsRegistry(),
                             slowDown: Duration = .milliseconds(1500),
                             authBurst: Int = 5, authRefill: Duration = .seconds(2)) throws -> DrawService {
