@@ -58,7 +58,27 @@ view.bindImport(async (bytes, merge) => {
   }
 });
 let configureSeq = null;
-view.bindSettings((config) => { configureSeq = command('configure', { config }); });
+// A WebSocket message holds at most 1 MiB; a bigger list (100,000 names is ~1.7 MB) goes
+// over REST, where a host's pool upload may reach --max-pool-bytes (PROTOCOL.md, "Big pools").
+const WS_CONFIG_BYTES = 1000 * 1000;
+view.bindSettings(async (config) => {
+  const body = JSON.stringify(config);
+  if (new TextEncoder().encode(body).length < WS_CONFIG_BYTES) {
+    configureSeq = command('configure', { config });
+    return;
+  }
+  try {
+    const response = await fetch(`/api/draws/${encodeURIComponent(code)}/config`, {
+      method: 'PUT', body, headers: { Authorization: `Bearer ${hostKey ?? ''}`, 'Content-Type': 'application/json' },
+    });
+    const json = await response.json().catch(() => null);
+    if (!response.ok) { view.toast(errorText(json?.error?.code ?? (response.status === 413 ? 'import_too_large' : 'network'))); return; }
+    const duplicates = Array.isArray(json?.duplicates) ? json.duplicates : [];
+    view.toast(duplicates.length ? t('host.duplicates', { n: duplicates.length, names: duplicates.slice(0, 5).join(', ') }) : t('host.saved'));
+  } catch {
+    view.toast(errorText('network'));
+  }
+});
 
 state.addEventListener('change', ({ detail }) => {
   if (detail === 'tick') { view.renderTick(state); return; }

@@ -58,5 +58,6 @@ enum DrawErrorText {
         "import_bad_encoding": "The file is not UTF-8 text; save it as CSV UTF-8.",
         "import_unterminated_quote": "A quoted cell is never closed.",
         "import_empty": "The import holds no rows.",
+        "import_rejected": "Some rows were rejected or repeated; nothing was saved. Fix them (or merge repeats) and upload again.",
     ]
 }
