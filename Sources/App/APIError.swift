@@ -8,7 +8,7 @@ enum APIError {
     static func status(for code: String) -> HTTPStatus {
         switch code {
         case "unauthorized": .unauthorized
-        case "bad_key", "not_host": .forbidden
+        case "bad_key", "not_host", "past_draw_key": .forbidden
         case "unknown_draw", "not_found": .notFound
         case "method_not_allowed": .methodNotAllowed
         case "wrong_phase", "not_committed", "pool_exhausted", "none_eligible", "prizes_done", "already_voided": .conflict

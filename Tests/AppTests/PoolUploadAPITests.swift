@@ -49,7 +49,7 @@ import Testing
         #expect(try server.command("config", body: prizes.canonicalString).status == 200)
         let path = "/api/draws/\(DrawTestServer.code)/pool"
         var csv = "\u{FEFF}Employee ID,Name,Tickets,Department\r\n"
-        for (i, name) in Self.names(30_000).enumerated() { csv += "E\(i),\"\(name)\",\(1 + i % 3),\(["IT", "Sales", ""][i % 3])\r\n" }
+        for (i, name) in Self.names(40_000).enumerated() { csv += "E\(i),\"\(name)\",\(1 + i % 3),\(["IT", "Sales", ""][i % 3])\r\n" }
         #expect(csv.utf8.count > 1 << 20)
 
         #expect(try server.request("PUT", path, body: csv).status == 413)
@@ -58,9 +58,9 @@ import Testing
 
         let saved = try server.request("PUT", path, key: DrawTestServer.hostKey, body: csv, headers: ["Content-Type: text/csv"])
         #expect(saved.status == 200, "\(saved.text.prefix(300))")
-        #expect(saved.json["command"] == .string("configure") && saved.json["count"] == .int(30_000) && saved.json["tickets"] == .int(60_000))
+        #expect(saved.json["command"] == .string("configure") && saved.json["count"] == .int(40_000) && saved.json["tickets"] == .int(80_000 - 1))
         let state = try server.state()
-        #expect(state["remaining"] == .int(30_000) && state["config"]?["perStop"] == .int(2))
+        #expect(state["remaining"] == .int(40_000) && state["config"]?["perStop"] == .int(2))
         #expect(state["config"]?["prizes"]?.arrayValue?.first?["name"] == .string("Lunch"))
         let first = state["config"]?["pool"]?["entrants"]?.arrayValue?.first
         #expect(first?["name"] == .string(Self.names(1)[0]) && first?["tickets"] == .int(1) && first?["group"] == .string("IT"))
@@ -71,7 +71,7 @@ import Testing
         #expect(rejected.status == 422 && rejected.errorCode == "import_rejected")
         #expect(rejected.json["error"]?["rejectedCount"] == .int(2))
         #expect(rejected.json["error"]?["entrants"] == nil)
-        #expect(try server.state()["remaining"] == .int(30_000))
+        #expect(try server.state()["remaining"] == .int(40_000))
         let merged = try server.request("PUT", path + "?duplicates=merge", key: DrawTestServer.hostKey, body: "Name,Tickets\nAnn,2\nBob,1\nAnn,1\n")
         #expect(merged.status == 200 && merged.json["tickets"] == .int(4))
         let broken = try server.request("PUT", path, key: DrawTestServer.hostKey, body: "name\n\"Ann\n")

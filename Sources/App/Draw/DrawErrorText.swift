@@ -50,6 +50,8 @@ enum DrawErrorText {
         "bad_tickets": "Tickets must be a whole number from 1 to 1,000,000.",
         "bad_group": "A group must be 1 to 100 bytes without control characters (at most 100 per prize, and only for a list).",
         "none_eligible": "Nobody left in the pool may win this prize (its groups).",
+        "bad_past_draw": "Past-winner exclusion: at most 20 other draws of a list pool, each an existing draw code, not this draw.",
+        "past_draw_key": "To exclude the winners of another draw, give that draw's host key.",
         // Spreadsheet import (the whole import is refused; `line` says where)
         "import_too_large": "The import is larger than the server accepts.",
         "import_field_too_large": "A cell is longer than 1,000 bytes.",
