@@ -7,6 +7,16 @@ import DrawEngine
 /// prints one line per record and exits 0 when all check, 1 when any fails, 2 on usage errors.
 enum VerifyCommand {
     static func run(_ arguments: [String]) -> Int32 {
+        if arguments.first == "--sample-export", arguments.count > 1, arguments[1] == "past" {
+            // A draw that excludes the winners of another (docs/FAIRNESS.md §3, "Winners of other draws").
+            let seed = arguments.count > 2 ? UInt64(arguments[2]) : 1
+            guard let seed, arguments.count <= 3 else {
+                printError("usage: tombola verify --sample-export past [SEED]")
+                return 2
+            }
+            print(SampleDraw.pastExport(seed: seed))
+            return 0
+        }
         if arguments.first == "--sample-export", arguments.count > 1, arguments[1] == "pools" {
             // Weighted entries and prizes limited to groups (docs/FAIRNESS.md §3, §5).
             let seed = arguments.count > 2 ? UInt64(arguments[2]) : 1
@@ -28,7 +38,7 @@ enum VerifyCommand {
             return 0
         }
         guard arguments.count == 1, let path = arguments.first, !path.hasPrefix("-") || path == "-" else {
-            printError("usage: tombola verify EXPORT.json   (- reads standard input; --sample-export [pools] [SEED] prints a demo export)")
+            printError("usage: tombola verify EXPORT.json   (- reads standard input; --sample-export [pools|past] [SEED] prints a demo export)")
             return 2
         }
         guard let text = readAll(path) else {
