@@ -39,6 +39,7 @@ struct ValidatedConfig: Sendable {
             duplicates = normalized.duplicates
             entrants = normalized.names
             config.pool = .list(normalized.names)
+            nameIndex.reserveCapacity(normalized.names.count)
             for (index, name) in normalized.names.enumerated() { nameIndex[.name(name)] = index }
             size = UInt64(normalized.names.count)
         case .entries(let raw):
@@ -48,6 +49,7 @@ struct ValidatedConfig: Sendable {
             groups = details.groups
             if let entrants = details.entrants, entrants.contains(where: { $0.id != nil }) { ids = entrants.map { $0.id ?? "" } }
             config.pool = details.entrants.map { .entries($0) } ?? .list(details.names)
+            nameIndex.reserveCapacity(details.names.count)
             for (index, name) in details.names.enumerated() { nameIndex[.name(name)] = index }
             size = UInt64(details.names.count)
         }
@@ -167,7 +169,11 @@ public enum EntrantList {
         -> (names: [String], tickets: [UInt64]?, groups: [String]?, entrants: [Entrant]?) {
         guard raw.count <= DrawLimits.maxEntrants else { throw .tooManyEntrants }
         var names = [String](), tickets = [UInt64](), groups = [String](), entrants = [Entrant]()
-        var seenNames = Set<DrawValue>(), seenIDs = Set<DrawValue>()
+        var seenNames = Set<DrawValue>(minimumCapacity: raw.count), seenIDs = Set<DrawValue>()
+        names.reserveCapacity(raw.count)
+        tickets.reserveCapacity(raw.count)
+        groups.reserveCapacity(raw.count)
+        entrants.reserveCapacity(raw.count)
         var weighted = false, grouped = false, identified = false
         for item in raw {
             var id: String? = nil
@@ -224,6 +230,10 @@ public enum EntrantList {
     }
 
     public static func trim(_ text: String) -> String {
+        // Most names start and end with a visible ASCII character: nothing to trim.
+        if let first = text.utf8.first, let last = text.utf8.last, (0x21...0x7e).contains(first), (0x21...0x7e).contains(last) {
+            return text
+        }
         let scalars = text.unicodeScalars
         func blank(_ s: Unicode.Scalar) -> Bool { s.properties.isWhitespace || s.value == 0xfeff || s.value == 0x200b }
         guard let first = scalars.firstIndex(where: { !blank($0) }) else { return "" }

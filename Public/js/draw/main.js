@@ -6,6 +6,7 @@ import { codeFromLocation, connectRoom, forgetHostKey, takeHostKey, winnerText }
 import { lanBase } from '../lib/info.js';
 import { HostState } from './state.js';
 import { DrawView } from './view.js';
+import { wireBranding } from './branding.js';
 
 initLanguageSwitch();
 const code = codeFromLocation();
@@ -102,6 +103,7 @@ i18nEvents.addEventListener('change', () => { view.render(state); view.renderLin
 view.render(state);
 view.renderLinks(state, hostKey);
 lanBase().then((base) => { state.lanBase = base; view.renderLinks(state, hostKey); });
+if (hostKey !== null) wireBranding({ code, key: () => hostKey, toast: (text) => view.toast(text) });
 socket.start();
 
 window.tombola = { state, socket };

@@ -62,6 +62,10 @@ enum DrawAPI {
                 return responder.respond(refusal)
             }
             responder.respond(EntrantImportAPI.preview(request))
+        case (2, "branding"):
+            BrandingAPI.branding(request, method: method, room: room, responder: responder, service: service)
+        case (2, "logo"):
+            BrandingAPI.logo(request, method: method, room: room, responder: responder, service: service)
         case (2, "pool"):
             guard method == "PUT" else { return responder.respond(APIError.methodNotAllowed(allow: ["PUT"])) }
             if let refusal = refusal(request, responder: responder, service: service, check: room.isHostKey) {

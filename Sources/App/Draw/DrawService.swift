@@ -31,6 +31,8 @@ public final class DrawService: Sendable {
     let settings: DrawRoomSettings
     let audit = DrawAuditLog()
     let metrics: DrawMetrics
+    /// Each draw's title, accent colour and logo for the screen.
+    let branding: BrandingStore
     private let group: EventLoopGroup
     private let rooms: Lock<[String: DrawRoom]>
     private let hostKeyWatch: HostKeyWatch
@@ -122,6 +124,12 @@ public final class DrawService: Sendable {
             throw error
         }
         defaultDraw = loaded.defaultDraw
+        do {
+            branding = try BrandingStore(storage: storage)
+        } catch {
+            group.shutdown()
+            throw error
+        }
         var rooms = [String: DrawRoom]()
         for (row, draw) in loaded.draws {
             rooms[row.code] = DrawRoom(code: row.code, draw: draw, hostKeyHash: row.hostKeyHash, loop: loop,
