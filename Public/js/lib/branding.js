@@ -37,7 +37,6 @@ export function applyBranding(branding, root = document) {
   }
   const text = typeof branding?.title === 'string' ? branding.title : '';
   if (title) title.textContent = text;
-  if (text) document.title = `${text} · Tombola`;
   const src = typeof branding?.logo === 'string' && branding.logo.startsWith('/api/draws/') ? branding.logo : '';
   if (logo) {
     if (src) { logo.src = src; logo.hidden = false; } else { logo.removeAttribute('src'); logo.hidden = true; }
