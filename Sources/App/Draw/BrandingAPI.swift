@@ -21,11 +21,11 @@ enum BrandingAPI {
             do throws(BrandingError) {
                 if let value = json["title"] {
                     guard value.isNull || value.stringValue != nil else { throw BrandingError("bad_title") }
-                    next.title = try Branding.title(value.stringValue ?? "")
+                    next.title = try BrandingRules.title(value.stringValue ?? "")
                 }
                 if let value = json["accent"] {
                     guard value.isNull || value.stringValue != nil else { throw BrandingError("bad_accent") }
-                    next.accent = try Branding.accent(value.stringValue ?? "")
+                    next.accent = try BrandingRules.accent(value.stringValue ?? "")
                 }
             } catch {
                 return responder.respond(APIError.response(error.code))
@@ -57,7 +57,7 @@ enum BrandingAPI {
                 next.logoType = ""
             } else {
                 guard request.body.count <= Branding.maxLogoBytes else { return responder.respond(APIError.response("logo_too_large")) }
-                guard let type = Branding.imageType(request.body) else { return responder.respond(APIError.response("bad_logo")) }
+                guard let type = BrandingRules.imageType(request.body) else { return responder.respond(APIError.response("bad_logo")) }
                 next.logo = request.body
                 next.logoType = type
             }
