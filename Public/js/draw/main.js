@@ -7,6 +7,7 @@ import { lanBase } from '../lib/info.js';
 import { HostState } from './state.js';
 import { DrawView } from './view.js';
 import { wireBranding } from './branding.js';
+import { pastDrawsText, readPastDraws } from './pastdraws.js';
 
 initLanguageSwitch();
 const code = codeFromLocation();
@@ -62,7 +63,19 @@ let configureSeq = null;
 // A WebSocket message holds at most 1 MiB; a bigger list (100,000 names is ~1.7 MB) goes
 // over REST, where a host's pool upload may reach --max-pool-bytes (PROTOCOL.md, "Big pools").
 const WS_CONFIG_BYTES = 1000 * 1000;
+const pastField = document.querySelector('[data-past-draws]');
+let pastDirty = false;
+pastField.addEventListener('input', () => { pastDirty = true; });
+// Only a list pool may exclude other draws' winners; the field follows the pool kind chosen.
+const showPast = () => {
+  const list = document.querySelector('[data-pool-kind][value=list]')?.checked ?? false;
+  for (const node of document.querySelectorAll('[data-past-field], [data-past-hint]')) node.hidden = !list;
+};
+document.querySelector('[data-settings]').addEventListener('change', showPast);
 view.bindSettings(async (config) => {
+  const past = readPastDraws(pastField.value);
+  if (past.length && config.pool?.kind === 'list') config.excludeWinnersOf = past;
+  pastDirty = false;
   const body = JSON.stringify(config);
   if (new TextEncoder().encode(body).length < WS_CONFIG_BYTES) {
     configureSeq = command('configure', { config });
@@ -90,6 +103,8 @@ state.addEventListener('change', ({ detail }) => {
   if (detail === 'warning' && state.warning) view.toast(state.warning.message ?? state.warning.code);
   if (detail === 'cleared') view.toast(t('draw.cleared'));
   view.render(state);
+  if (!pastDirty && document.activeElement !== pastField) pastField.value = pastDrawsText(state.config);
+  showPast();
 });
 socket.addEventListener('message', ({ detail }) => {
   if (detail.type === 'ack' && configureSeq !== null && detail.seq === configureSeq) {
