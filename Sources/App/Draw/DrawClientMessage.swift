@@ -1,4 +1,3 @@
-import Server
 import DrawEngine
 import JSON
 

@@ -1,5 +1,4 @@
 import JSON
-import Server
 import DrawEngine
 
 /// A spreadsheet of entrants turned into a preview (docs/openapi.yaml, `ImportPreview`): the
