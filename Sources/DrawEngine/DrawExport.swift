@@ -112,17 +112,21 @@ extension SampleDraw {
     /// The export of a main draw that excludes the winners of a lunch draw (`excludeWinnersOf`),
     /// matched by id under another spelling and by name, for `tombola verify --sample-export past`.
     /// Its `pastWinners` heads refer to the lunch draw's chain, built here from the same seed.
-    public static func pastExport(seed: UInt64 = 1) -> String {
+    public static func pastExport(seed: UInt64 = 1) -> String { pastExports(seed: seed).main }
+
+    /// The main draw's export and the lunch draw's (for `tombola verify MAIN --past LUNCH`).
+    public static func pastExports(seed: UInt64 = 1) -> (main: String, lunch: String) {
         var random = SplitMix64(state: seed)
         var clock: Int64 = 1_764_455_400_000
         func now() -> Int64 { clock += 1_250; return clock }
         let staff = (1...8).map { Entrant(name: "Staff \($0)", id: "E\($0)") }
         var records = [DrawRecord]()
+        var lunchRecords = [DrawRecord]()
         do {
             var lunch = try Draw(config: DrawConfig(pool: .entries(staff), perStop: .count(2)))
-            _ = try lunch.prepareCommitment(seed: .random(using: &random), at: now())
+            lunchRecords.append(try lunch.prepareCommitment(seed: .random(using: &random), at: now()))
             try lunch.start(contributions: [], at: now())
-            _ = try lunch.stop(at: now(), nextSeed: .random(using: &random))
+            lunchRecords += try lunch.stop(at: now(), nextSeed: .random(using: &random))
             try lunch.reveal()
             let won = lunch.winnersForExclusion(code: "LUNCH")
             // The main list spells one lunch winner differently (matched by id) and adds guests.
@@ -140,7 +144,7 @@ extension SampleDraw {
         } catch {
             preconditionFailure("sample past-winners draw failed: \(error.code)")
         }
-        return DrawExport.json(code: "MAIN", records: records)
+        return (DrawExport.json(code: "MAIN", records: records), DrawExport.json(code: "LUNCH", records: lunchRecords))
     }
 }
 

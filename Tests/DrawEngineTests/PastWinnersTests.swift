@@ -118,3 +118,28 @@ import Testing
         #expect(report.checks[index].problem == "pastWinners")
     }
 }
+
+/// `tombola verify MAIN.json --past LUNCH.json`: the exclusion checked against the linked draw's own export.
+@Suite struct PastWinnersCheckTests {
+    @Test func theLinkedExportConfirmsTheExclusionAndCatchesAWinnerLeftIn() throws {
+        let lunch = try PastWinnersTests.lunch(rounds: 2)
+        let won = lunch.draw.winnersForExclusion(code: "LUNCH")
+        let lunchRecords = lunch.records.map(\.json)
+
+        var main = try Harness(PastWinnersTests.main(perStop: 2), seed: 11)
+        try main.round(pastWinners: [won])
+        let ok = PastWinnersCheck.check(records: main.records.map(\.json), others: ["LUNCH": lunchRecords])
+        #expect(ok.count == 1 && ok[0].problem == nil && ok[0].notes.isEmpty)
+
+        // A server that "forgot" one lunch winner: the check names it.
+        let partial = PastWinners(code: "LUNCH", head: won.head, records: won.records, names: Set(won.names.dropFirst()), ids: [])
+        var sloppy = try Harness(PastWinnersTests.main(perStop: 1), seed: 12)
+        try sloppy.round(pastWinners: [partial])
+        let caught = PastWinnersCheck.check(records: sloppy.records.map(\.json), others: ["LUNCH": lunchRecords])
+        #expect(caught.first?.problem?.contains("was not left out") == true)
+
+        // Another chain than the one locked: the head does not match.
+        let other = try PastWinnersTests.lunch(rounds: 2, seed: 99).records.map(\.json)
+        #expect(PastWinnersCheck.check(records: main.records.map(\.json), others: ["LUNCH": other]).first?.problem?.contains("is not") == true)
+    }
+}

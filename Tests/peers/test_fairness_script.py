@@ -269,3 +269,26 @@ def test_script_and_tombola_verify_check_exclusions_of_past_winners(script, tmp_
     assert checked.returncode == 1 and "pastWinners" in checked.stdout, checked.stdout
     clean = subprocess.run([binary, "verify", str(PAST)], capture_output=True, text=True, timeout=60)
     assert clean.returncode == 0, clean.stdout
+
+
+def test_tombola_verify_checks_the_exclusion_against_the_linked_draws_export(tmp_path):
+    binary = tombola_binary()
+    if binary is None:
+        pytest.fail("build tombola first (swift build --product tombola) or set TOMBOLA_BIN")
+    lunch = subprocess.run([binary, "verify", "--sample-export", "past", "lunch"], capture_output=True, text=True,
+                           timeout=60, check=True).stdout
+    (tmp_path / "lunch.json").write_text(lunch, encoding="utf-8")
+    ok = subprocess.run([binary, "verify", str(PAST), "--past", str(tmp_path / "lunch.json")], capture_output=True, text=True, timeout=60)
+    assert ok.returncode == 0 and ok.stdout.count("past winners of LUNCH: OK") == 2, ok.stdout
+    assert "matched by id" in ok.stdout  # the lunch winner listed under another spelling
+
+    # A lunch export whose winners were changed afterwards (rehashed, so its own chain checks
+    # from there on): the main draw's lock names another head.
+    data = json.loads(lunch)
+    r = next(r for r in data["records"] if r["kind"] == "round")
+    r["winners"].reverse()
+    rehash(r)
+    (tmp_path / "lunch-changed.json").write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+    bad = subprocess.run([binary, "verify", str(PAST), "--past", str(tmp_path / "lunch-changed.json")],
+                         capture_output=True, text=True, timeout=60)
+    assert bad.returncode == 1 and "past winners of LUNCH: FAIL" in bad.stdout, bad.stdout

@@ -131,7 +131,9 @@ final class DrawRoom: @unchecked Sendable {
     func apply(_ event: DrawRoomState.Event) {
         let now = DrawRoomState.Time(instant: .now, wallMilliseconds: WallClock.unixMilliseconds())
         let actions = state.handle(event, at: now, using: &random)
-        if state.draw.recordCount != publishedRecords {
+        // A round being slowed down is stored but not announced yet: its winners are published to
+        // other draws once revealed, so no other draw's lock can hint at them earlier.
+        if state.draw.phase != .stopping, state.draw.recordCount != publishedRecords {
             publishedRecords = state.draw.recordCount
             let winners = state.draw.winnersForExclusion(code: code)
             winnersForOthers.withLock { $0 = winners }
