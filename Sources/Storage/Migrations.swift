@@ -43,6 +43,17 @@ enum Migrations {
         CREATE TRIGGER audit_no_delete BEFORE DELETE ON audit
             BEGIN SELECT RAISE(ABORT, 'audit is append-only'); END;
         """,
+        // 2: a draw's branding for the screen (issue #15): title, accent colour, logo.
+        """
+        CREATE TABLE branding (
+            draw_code TEXT PRIMARY KEY NOT NULL REFERENCES draws(code),
+            title TEXT NOT NULL,
+            accent TEXT NOT NULL,
+            logo_type TEXT NOT NULL,
+            logo BLOB,
+            updated_at REAL NOT NULL
+        ) STRICT;
+        """,
     ]
 
     /// The version a fully migrated database has.

@@ -11,6 +11,7 @@ let usage = """
     \(StaticCommand.usage)
     \(StartupCommand.usage)
     \(FloorCommand.usage)
+    \(PoolCommand.usage)
     """
 
 /// Writes one line straight to a descriptor (unbuffered, so worker pipes see it at once).
@@ -35,6 +36,7 @@ func runCommand(_ arguments: [String]) throws(BenchError) {
     case "static": try StaticCommand(rest).run().print()
     case "startup": try StartupCommand(rest).run().print()
     case "floor": for report in try FloorCommand(rest).run() { report.print() }
+    case "pool": try PoolCommand(rest).run().print()
     case "floor-reader": try FloorReader(rest).run()
     case "help", "--help", "-h": emit(usage)
     default: throw .usage("unknown command '\(command)'\n\n\(usage)")

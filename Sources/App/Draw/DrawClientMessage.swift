@@ -1,4 +1,3 @@
-import Server
 import DrawEngine
 import JSON
 
@@ -10,13 +9,15 @@ enum HostCommand: Sendable {
     case clear
     case configure(DrawConfig)
     case void(round: Int, winner: DrawValue, reason: String, audience: String?)
+    /// A new pool, the other settings kept (`PUT /api/draws/<code>/pool`); acknowledged as `configure`.
+    case replacePool(PoolConfig)
 
     var name: String {
         switch self {
         case .start: "start"
         case .stop: "stop"
         case .clear: "clear"
-        case .configure: "configure"
+        case .configure, .replacePool: "configure"
         case .void: "void"
         }
     }

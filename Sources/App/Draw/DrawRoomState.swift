@@ -128,6 +128,8 @@ struct DrawRoomState {
 
     let code: String
     let settings: DrawRoomSettings
+    /// The other draws `excludeWinnersOf` may name (set by the shell).
+    var links = PastDrawLinks()
     private(set) var draw: Draw
     private(set) var members: [UInt64: Member] = [:]
     /// Members whose entropy went into the current/last round; nil before any round here.
@@ -149,7 +151,7 @@ struct DrawRoomState {
         self.code = code
         self.draw = draw
         self.settings = settings
-        self.configText = DrawPersistence.encode(draw.config)
+        self.configText = DrawPersistence.encodePublic(draw.config)
     }
 
     /// Whether a write (or the check after a failed one) is in flight; commands wait meanwhile.
@@ -185,7 +187,7 @@ struct DrawRoomState {
             if let restored {
                 stopMotion(&actions)
                 draw = restored
-                configText = DrawPersistence.encode(restored.config)
+                configText = DrawPersistence.encodePublic(restored.config)
                 for id in members.keys { actions.append(.send(stateText(for: id), to: id)) }
             }
             pump(at: time, using: &random, &actions)
@@ -286,12 +288,15 @@ struct DrawRoomState {
             switch job.command {
             case .start(let audience):
                 let contributions = currentContributions
-                try draw.start(contributions: contributions.values, audience: audience, at: now)
+                let lockedBefore = draw.commit?.poolHash
+                try draw.start(contributions: contributions.values, audience: audience, at: now, pastWinners: resolvePastWinners())
                 frozenMembers = contributions.members
                 actions.append(.audit(AuditEntry(actor: "host", action: "start", detail: .object([
                     "round": .int(Int64(draw.nextRound)), "audience": audience.map { .string($0) } ?? .null,
                     "contributors": .int(Int64(Set(contributions.values).count))]))))
                 succeed(job, CommandReply(ack: ack(job)), &actions)
+                // Other draws' winners were locked in at Start: pages hear the pool they changed.
+                if let commit = draw.commit, commit.poolHash != lockedBefore { broadcast(commit.message, &actions) }
                 broadcast(Self.phaseMessage(.rolling), &actions)
                 startRolling(at: time, using: &random, &actions)
 
@@ -308,9 +313,16 @@ struct DrawRoomState {
                 write(RecordBatch(command: job.command.name, records: [record], clearedThrough: record.index, audit: entry),
                       job: job, candidate: candidate, then: .clear, &actions)
 
-            case .configure(let config):
+            case .configure, .replacePool:
+                var config = draw.config
+                switch job.command {
+                case .configure(let given): config = given
+                case .replacePool(let pool): config.pool = pool
+                default: break
+                }
+                try checkPastDraws(config)
                 var candidate = draw
-                let duplicates = try candidate.configure(config)
+                let duplicates = try candidate.configure(config, pastWinners: config.excludeWinnersOf.compactMap { links.winners(EntrantList.trim($0.code)) })
                 let text = DrawPersistence.encode(candidate.config)
                 let entry = AuditEntry(actor: "host", action: "configure", detail: .object([
                     "poolHash": candidate.commit.map { .string($0.poolHash) } ?? .null,
@@ -377,8 +389,8 @@ struct DrawRoomState {
                 broadcast(Self.phaseMessage(.idle), &actions)
                 // The board is empty: what is left and what the next round draws changed.
                 if let commit = draw.commit { broadcast(commit.message, &actions) }
-            case .configure(let text, let duplicates):
-                configText = text
+            case .configure(_, let duplicates):
+                configText = DrawPersistence.encodePublic(draw.config)
                 succeed(job, CommandReply(ack: ack(job, ["duplicates": .array(duplicates.map { .string($0) })])), &actions)
                 // One shared frame for every page (a 100,000-name list is encoded once, not per page).
                 actions.append(.broadcast(configMessageText(), stream: .reliable))
