@@ -2,6 +2,7 @@ import JSON
 import Posix
 import Testing
 @testable import App
+import TestSupport
 
 /// Screen branding over REST on a real server: the host sets a title, an accent colour and a
 /// logo (PNG/JPEG/WebP by their bytes, SVG refused); anyone reads them; a restart keeps them.

@@ -2,6 +2,7 @@ import JSON
 import DrawEngine
 import Testing
 @testable import App
+import TestSupport
 
 /// `excludeWinnersOf` over REST on a real server: a host links another draw with that draw's
 /// host key, its winners are locked out at Start, the round verifies, and no key is kept or shown.

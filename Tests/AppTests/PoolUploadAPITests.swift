@@ -2,6 +2,7 @@ import JSON
 import DrawEngine
 import Testing
 @testable import App
+import TestSupport
 
 /// Big pools over REST (`--max-pool-bytes`): the host may upload 100,000 realistic names as JSON
 /// or as CSV text; without the host key, and on every other endpoint, bodies stay within 1 MiB.
