@@ -11,6 +11,7 @@ let usage = """
     \(StaticCommand.usage)
     \(StartupCommand.usage)
     \(FloorCommand.usage)
+    \(StormCommand.usage)
     """
 
 /// Writes one line straight to a descriptor (unbuffered, so worker pipes see it at once).
@@ -34,6 +35,7 @@ func runCommand(_ arguments: [String]) throws(BenchError) {
     case "connect": try ConnectCommand(rest).run().print()
     case "static": try StaticCommand(rest).run().print()
     case "startup": try StartupCommand(rest).run().print()
+    case "storm": try StormCommand(rest).run().print()
     case "floor": for report in try FloorCommand(rest).run() { report.print() }
     case "floor-reader": try FloorReader(rest).run()
     case "help", "--help", "-h": emit(usage)
