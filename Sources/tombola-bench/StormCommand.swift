@@ -13,8 +13,9 @@ struct StormCommand {
     static let usage = """
         tombola-bench storm --viewers N --code CODE --host-key KEY [--pool 100000] [--name-bytes 8]
                             [--window-ms 1000] [--url http://127.0.0.1:8080] [--threads T] [--server-pid PID]
-                            [--calc-clients 1] [--deflate]
-            (configures the draw with a list of --pool names, rolls it, then drops and reconnects every viewer)
+                            [--calc-clients 1] [--per-stop 1000] [--slow-down-ms 1500] [--deflate]
+            (configures the draw with a list of --pool names, rolls it, drops and reconnects every viewer,
+             then stops: the time for the --per-stop winners to reach every viewer)
         """
 
     var options: ViewerOptions
@@ -24,6 +25,9 @@ struct StormCommand {
     var window: Duration
     var serverPID: Int32?
     var calcClients: Int
+    var perStop: Int
+    /// The server's slow-down (its default), against which the reveal is judged.
+    var slowDownMs: Int
 
     init(_ arguments: [String]) throws(BenchError) {
         var args = try Arguments(arguments, switches: ["deflate"])
@@ -34,6 +38,8 @@ struct StormCommand {
         window = .milliseconds(try args.int("window-ms", default: 1000, range: 0...60_000))
         serverPID = try args.optionalInt("server-pid", range: 1...Int(Int32.max)).map { Int32($0) }
         calcClients = try args.int("calc-clients", default: 1, range: 0...100)
+        perStop = try args.int("per-stop", default: 1000, range: 1...100_000)
+        slowDownMs = try args.int("slow-down-ms", default: 1500, range: 0...60_000)
         try args.finish()
     }
 
@@ -66,7 +72,7 @@ struct StormCommand {
         if pool > 0 {
             let acks = host.view.acks.count
             host.send(#"{"type":"configure","seq":\#(seq),"config":{"pool":{"kind":"list","text":""# + Self.poolText(count: pool, bytes: nameBytes)
-                      + #""},"repeats":true,"perStop":1}}"#)
+                      + #""},"repeats":true,"perStop":\#(perStop)}}"#)
             seq += 1
             guard host.wait(timeout: .seconds(60), { $0.acks.count > acks || !$0.errors.isEmpty }), host.view.errors.isEmpty else {
                 throw .failed("configure with \(pool) names failed: \(host.view.errors.last ?? host.view.closeReason ?? "no ack within 60 s")")
@@ -139,7 +145,14 @@ struct StormCommand {
         let stateBytes = fleet.collect { $0.stateBytes }.max() ?? 0
         let wrongSamples = fleet.collect { $0.wrongSamples }.flatMap { $0 }
         let failures = fleet.collect { $0.failures }.reduce(into: [String: Int]()) { $0.merge($1, uniquingKeysWith: +) }
+        // 5. The Stop: how long until its winners reach every viewer.
+        let stopWall = WallClock.unixMilliseconds()
+        fleet.run { $0.awaitResult(since: stopWall) }
         host.send(#"{"type":"stop","seq":\#(seq)}"#)
+        let everyone = progress.correct.load(ordering: .relaxed)
+        _ = fleet.waitFor(timeout: .seconds(30)) { fleet.collect { $0.resultsSeen }.reduce(0, +) >= everyone }
+        let reveal = fleet.collect { $0.resultLatencies }.reduce(into: LatencyHistogram()) { $0.merge($1) }
+        let resultBytes = fleet.collect { $0.resultBytes }.max() ?? 0
         _ = host.wait(timeout: .seconds(15)) { $0.phase == "revealed" }
 
         var report = Report(command: "storm")
@@ -168,6 +181,13 @@ struct StormCommand {
         let tickRatio = ticks.1 > 0 ? Double(ticks.0) / Double(ticks.1) : 0
         report.row("ticks after return", "\(ticks.0) of \(ticks.1) (\(Format.percent(tickRatio)))", key: "ticksAfterReturn", .int(ticks.0))
         report.field("ticksAfterReturnRatio", .double((tickRatio * 1e6).rounded() / 1e6))
+        report.row("stop → result at every viewer", "\(reveal.count) of \(everyone), \(perStop) winners, \(resultBytes) bytes; p50 / p99 / max "
+                   + [50.0, 99].map { Format.ms(reveal.percentile($0)) }.joined(separator: " / ") + " / " + Format.ms(reveal.count > 0 ? reveal.max : nil)
+                   + " (slow-down \(slowDownMs) ms + 200 ms target)", key: "revealP99Ms", Format.msValue(reveal.percentile(99)))
+        report.field("revealMaxMs", Format.msValue(reveal.count > 0 ? reveal.max : nil))
+        report.field("revealed", .int(Int(reveal.count)))
+        report.field("perStop", .int(perStop))
+        report.field("resultBytes", .int(resultBytes))
         if let keyHistogram {
             report.row("key round trip p50 / p99 / max", [50.0, 99].map { Format.ms(keyHistogram.percentile($0)) }.joined(separator: " / ")
                        + " / " + Format.ms(keyHistogram.count > 0 ? keyHistogram.max : nil) + " (\(keyHistogram.count) keys)",

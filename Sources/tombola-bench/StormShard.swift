@@ -49,6 +49,11 @@ final class StormShard: WebSocketPeerDelegate {
     private var expected: ExpectedState?
     /// Ticks counted only after `countTicksAfter` (the storm), per returned viewer.
     private var countTicksFrom: Double = .infinity
+    /// After `awaitResult(since:)`: when each viewer's next `result` arrived, and its size.
+    private var resultSince: Double?
+    private(set) var resultLatencies = LatencyHistogram()
+    private(set) var resultBytes = 0
+    private(set) var resultsSeen = 0
 
     init(loop: EventLoop, plan: PeerPlan, progress: StormProgress, count: Int, firstGlobalIndex: Int) {
         self.loop = loop
@@ -155,6 +160,12 @@ final class StormShard: WebSocketPeerDelegate {
     func peer(_ peer: WebSocketPeer, receivedText bytes: UnsafeRawBufferPointer, receivedAt: Double) {
         let index = peer.index
         guard slots[index].peer === peer else { return }
+        if let since = resultSince, JSONFieldScanner.hasType("result", in: bytes) {
+            resultLatencies.record(UInt64(max(0, (receivedAt - since) * 1000)))
+            resultBytes = max(resultBytes, bytes.count)
+            resultsSeen += 1
+            return
+        }
         // A rolling snapshot holds a `tick` too (and, keys sorted, its "type" comes first): states first.
         let isState = Self.isState(bytes)
         if !isState, let tick = TickFields.parse(bytes) {
@@ -196,6 +207,13 @@ final class StormShard: WebSocketPeerDelegate {
         }
         slots[index].peer = nil
         openMore()
+    }
+
+    /// From now on, time each viewer's next `result` from `wallMs` (when Stop was sent).
+    func awaitResult(since wallMs: Double) {
+        resultSince = wallMs
+        resultLatencies = LatencyHistogram()
+        resultsSeen = 0
     }
 
     private static let stateMarker = Array(#""type":"state""#.utf8)
