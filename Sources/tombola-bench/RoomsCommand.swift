@@ -47,6 +47,8 @@ struct RoomsCommand {
         var cpu: Double?
         var latencies: LatencyHistogram
         var startSeconds: Double
+        /// Seconds the server's threads waited for a CPU in the window (machine contention).
+        var runqueueWait: Double?
 
         /// Ticks per second each viewer received.
         var rate: Double { opened > 0 && window > 0 ? Double(ticks) / Double(opened) / window : 0 }
@@ -85,6 +87,7 @@ struct RoomsCommand {
             report.field(key + "Cores", phase.cores.map { .double(($0 * 1000).rounded() / 1000) } ?? .null)
             report.field(key + "P50Ms", Format.msValue(phase.latencies.percentile(50)))
             report.field(key + "P99Ms", Format.msValue(phase.latencies.percentile(99)))
+            report.field(key + "RunqueueWaitSeconds", phase.runqueueWait.map { .double(($0 * 100).rounded() / 100) } ?? .null)
         }
         if let a = many.cores, let b = one.cores, b > 0 {
             report.row("server CPU, many rooms ÷ one room", String(format: "%.2f× (target ≤ 1.2×)", a / b), key: "cpuRatio", .double((a / b * 1000).rounded() / 1000))
@@ -107,9 +110,9 @@ struct RoomsCommand {
         defer { fleet.closeAll() }
         let opened = progress.opened.load(ordering: .relaxed)
         let startBegan = ContinuousClock.now
-        for draw in draws {
-            _ = BenchHTTP.request("POST", "/api/draws/\(draw.code)/start", target: target, key: draw.key, body: "{}")
-        }
+        // All Starts in flight at once, then read: the rooms begin rolling within moments of each other.
+        let starts = draws.compactMap { BenchHTTP.send("POST", "/api/draws/\($0.code)/start", target: target, key: $0.key, body: "{}") }
+        for start in starts { _ = start.response() }
         let startSeconds = (ContinuousClock.now - startBegan).seconds
         sleep(2)
         let ticksBefore = fleet.collect { $0.tickCount }.reduce(0, +)
@@ -120,11 +123,13 @@ struct RoomsCommand {
         let after = server?.sample()
         let window = (ContinuousClock.now - windowStart).seconds
         let latencies = fleet.collect { $0.latencies }.reduce(into: LatencyHistogram()) { $0.merge($1) }
+        let waited = before.flatMap { b in after.map { $0.runqueueWaitSeconds - b.runqueueWaitSeconds } }
         // Every Stop is answered after its reveal: all in flight at once, then read.
         let stops = draws.compactMap { BenchHTTP.send("POST", "/api/draws/\($0.code)/stop", target: target, key: $0.key, body: "{}") }
         for stop in stops { _ = stop.response() }
         return Phase(label: label, rooms: draws.count, viewers: viewers, opened: opened, ticks: ticksAfter - ticksBefore, window: window,
-                     cpu: before.flatMap { b in after.map { $0.cpuSeconds - b.cpuSeconds } }, latencies: latencies, startSeconds: startSeconds)
+                     cpu: before.flatMap { b in after.map { $0.cpuSeconds - b.cpuSeconds } }, latencies: latencies, startSeconds: startSeconds,
+                     runqueueWait: waited)
     }
 
     /// The string value of `"name":"…"` in a small JSON text (codes and keys have no escapes).
