@@ -86,7 +86,8 @@ def storm_cdf(runs, out):
     for r in rs:
         cdf = r["cdfMs"]
         ps = [2 * (i + 1) for i in range(len(cdf))]
-        ax.plot(cdf, ps, label="%d viewers, pool %d" % (r["viewers"], r["pool"]))
+        ax.plot(cdf, ps, label="%d viewers, %s, load %s" % (r["viewers"], "idle" if r.get("idle") else "rolling",
+                                                            r.get("load", "?").split()[0]))
     ax.set(xlabel="time to a correct state (ms)", ylabel="viewers back (%)", title="reconnect storm")
     ax.grid(alpha=0.3)
     ax.legend()

@@ -3,7 +3,7 @@
 # loopback, and appends every result (with the load average before it) to $OUT as JSON lines.
 #   swift build -c release --product tombola && swift build -c release --product tombola-bench
 #   bench/gohub/build.sh
-#   bench/run-issue18.sh [storm] [rooms] [fanout] [floor] [startup]     (default: all)
+#   bench/run-issue18.sh [storm] [storm-idle] [rooms] [fanout] [floor] [startup]     (default: all)
 # Each step stops by itself; every process started here is killed by its pid.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -11,7 +11,7 @@ OUT=${OUT:-bench/results/issue18-$(date +%Y%m%d-%H%M).jsonl}
 BIN=.build/release
 PORT=${PORT:-18490}
 GOPORT=${GOPORT:-18495}
-steps=${*:-storm rooms fanout floor startup}
+steps=${*:-storm storm-idle rooms fanout floor startup}
 mkdir -p "$(dirname "$OUT")"
 data=$(mktemp -d /tmp/tombola-bench-XXXXXX)
 server_pid=
@@ -42,6 +42,12 @@ for step in $steps; do
     storm)
         start_server "$data/storm"
         timeout 300 "$BIN/tombola-bench" storm --viewers 10000 --pool 100000 --per-stop 1000 --code BENCH --host-key benchkey \
+            --url "http://127.0.0.1:$PORT" --server-pid "$server_pid" --calc-clients 1 | record tombola
+        stop_server ;;
+    storm-idle)
+        # The same storm while the draw is idle: what joins cost without the fan-out beside them.
+        start_server "$data/storm-idle"
+        timeout 300 "$BIN/tombola-bench" storm --idle --viewers 10000 --pool 100000 --per-stop 1000 --code BENCH --host-key benchkey \
             --url "http://127.0.0.1:$PORT" --server-pid "$server_pid" --calc-clients 1 | record tombola
         stop_server ;;
     rooms)

@@ -13,7 +13,7 @@ struct StormCommand {
     static let usage = """
         tombola-bench storm --viewers N --code CODE --host-key KEY [--pool 100000] [--name-bytes 8]
                             [--window-ms 1000] [--url http://127.0.0.1:8080] [--threads T] [--server-pid PID]
-                            [--calc-clients 1] [--per-stop 1000] [--slow-down-ms 1500] [--deflate]
+                            [--calc-clients 1] [--per-stop 1000] [--slow-down-ms 1500] [--idle] [--deflate]
             (configures the draw with a list of --pool names, rolls it, drops and reconnects every viewer,
              then stops: the time for the --per-stop winners to reach every viewer)
         """
@@ -28,10 +28,13 @@ struct StormCommand {
     var perStop: Int
     /// The server's slow-down (its default), against which the reveal is judged.
     var slowDownMs: Int
+    /// Storm while the draw is idle (no ticks), to tell the cost of joins from that of the fan-out.
+    var idle: Bool
 
     init(_ arguments: [String]) throws(BenchError) {
-        var args = try Arguments(arguments, switches: ["deflate"])
+        var args = try Arguments(arguments, switches: ["deflate", "idle"])
         options = try ViewerOptions(&args, viewersName: "viewers")
+        idle = args.flag("idle")
         hostKey = try args.required("host-key", hint: "the draw's host key, e.g. the server's --host-key")
         pool = try args.int("pool", default: 100_000, range: 0...100_000)
         nameBytes = try args.int("name-bytes", default: 8, range: 8...200)
@@ -107,9 +110,11 @@ struct StormCommand {
         let learned = fleet.collect { $0.learned }.compactMap { $0 }.first
 
         // 3. Roll, let it settle, take the steady figures.
-        host.send(#"{"type":"start","seq":\#(seq)}"#)
-        seq += 1
-        _ = host.wait(timeout: .seconds(10)) { $0.phase == "rolling" }
+        if !idle {
+            host.send(#"{"type":"start","seq":\#(seq)}"#)
+            seq += 1
+            _ = host.wait(timeout: .seconds(10)) { $0.phase == "rolling" }
+        }
         sleep(2)
         let steady = server?.sample()
         let steadySampler = server.map { MemorySampler(server: $0, interval: .milliseconds(100)) }
@@ -117,7 +122,7 @@ struct StormCommand {
         let steadyPeak = steadySampler?.stop()
 
         // 4. The storm: everybody drops and comes back within the window.
-        let expected = ExpectedState(phase: "rolling", settingsHash: learned?.settingsHash, commitment: learned?.commitment)
+        let expected = ExpectedState(phase: idle ? (learned?.phase ?? "idle") : "rolling", settingsHash: learned?.settingsHash, commitment: learned?.commitment)
         progress.correct.store(0, ordering: .relaxed)
         progress.failed.store(0, ordering: .relaxed)
         progress.wrong.store(0, ordering: .relaxed)
@@ -145,7 +150,13 @@ struct StormCommand {
         let stateBytes = fleet.collect { $0.stateBytes }.max() ?? 0
         let wrongSamples = fleet.collect { $0.wrongSamples }.flatMap { $0 }
         let failures = fleet.collect { $0.failures }.reduce(into: [String: Int]()) { $0.merge($1, uniquingKeysWith: +) }
-        // 5. The Stop: how long until its winners reach every viewer.
+        // 5. The Stop: how long until its winners reach every viewer (rolled briefly when idle so far).
+        if idle {
+            host.send(#"{"type":"start","seq":\#(seq)}"#)
+            seq += 1
+            _ = host.wait(timeout: .seconds(10)) { $0.phase == "rolling" }
+            sleep(1)
+        }
         let stopWall = WallClock.unixMilliseconds()
         fleet.run { $0.awaitResult(since: stopWall) }
         host.send(#"{"type":"stop","seq":\#(seq)}"#)
@@ -157,7 +168,8 @@ struct StormCommand {
 
         var report = Report(command: "storm")
         report.row("target", options.target.url + options.path, key: "url", .string(options.target.url + options.path))
-        report.row("pool", "\(pool) names of \(nameBytes) bytes", key: "pool", .int(pool))
+        report.row("pool", "\(pool) names of \(nameBytes) bytes; storm while \(idle ? "idle" : "rolling")", key: "pool", .int(pool))
+        report.field("idle", .bool(idle))
         report.row("viewers", "\(joined) of \(options.viewers) joined in \(Format.seconds(openSeconds))\(settled ? "" : " (not all settled)"), join p50 / p99 "
                    + "\(Format.ms(joinHistogram.percentile(50))) / \(Format.ms(joinHistogram.percentile(99)))", key: "viewers", .int(options.viewers))
         report.field("joined", .int(joined))
