@@ -86,9 +86,9 @@ def storm_cdf(runs, out):
     for r in rs:
         cdf = r["cdfMs"]
         ps = [2 * (i + 1) for i in range(len(cdf))]
-        ax.plot(cdf, ps, label="%d viewers, %s, load %s" % (r["viewers"], "idle" if r.get("idle") else "rolling",
-                                                            r.get("load", "?").split()[0]))
-    ax.set(xlabel="time to a correct state (ms)", ylabel="viewers back (%)", title="reconnect storm")
+        ax.plot(cdf, ps, label="%s, load %s" % ("idle" if r.get("idle") else "rolling", r.get("load", "?").split()[0]))
+    ax.set_xscale("log")
+    ax.set(xlabel="time to a correct state (ms, log)", ylabel="viewers back (%)", title="reconnect storm, 10,000 viewers")
     ax.grid(alpha=0.3)
     ax.legend()
     fig.tight_layout()
