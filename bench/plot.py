@@ -54,7 +54,7 @@ def fanout_viewers(runs, out):
         ax.legend()
     fig.tight_layout()
     path = os.path.join(out, "fanout-viewers.svg")
-    fig.savefig(path)
+    fig.savefig(path, metadata={"Date": None})
     return path
 
 
@@ -74,7 +74,7 @@ def fanout_hz(runs, out):
     ax.legend()
     fig.tight_layout()
     path = os.path.join(out, "fanout-hz.svg")
-    fig.savefig(path)
+    fig.savefig(path, metadata={"Date": None})
     return path
 
 
@@ -93,7 +93,7 @@ def storm_cdf(runs, out):
     ax.legend()
     fig.tight_layout()
     path = os.path.join(out, "storm-cdf.svg")
-    fig.savefig(path)
+    fig.savefig(path, metadata={"Date": None})
     return path
 
 
