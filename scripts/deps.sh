@@ -40,5 +40,8 @@ TOMBOLA_BUILD_PACKAGES=(pkg-config zlib1g-dev libsqlite3-dev libssl-dev libgmp-d
 # redis-server for the cluster tests.
 TOMBOLA_TEST_PACKAGES=(python3 python3-venv chromium chromium-driver fonts-wqy-microhei sqlite3 patch
                        dpkg-dev binutils lintian systemd nginx-light caddy redis-server openssl)
+# Benchmark peers (not needed by the tests): the Go hub (bench/gohub/build.sh: Go in GOPATH mode
+# with Debian's gorilla/websocket), wrk and nginx for `tombola-bench static`.
+TOMBOLA_BENCH_PACKAGES=(golang-go golang-github-gorilla-websocket-dev wrk nginx-light)
 # scripts/package: dpkg-shlibdeps (dpkg-dev) and strip (binutils).
 TOMBOLA_PACKAGE_PACKAGES=(dpkg-dev binutils)

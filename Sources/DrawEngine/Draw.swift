@@ -163,6 +163,10 @@ public struct Draw: Sendable {
     public var config: DrawConfig { validated.config }
     /// Names the last accepted list had more than once (each kept once).
     public var duplicates: [String] { validated.duplicates }
+    /// SHA-256 hex of the canonical entrant list (docs/FAIRNESS.md §3, the pool's `entrants`); nil for a range.
+    public var entrantsHash: String? { validated.entrantsHash }
+    /// How many distinct entrants the list pool holds; nil for a range.
+    public var entrantCount: Int? { validated.entrants?.count }
     public var nextRound: Int { lastRound + 1 }
     /// The published commitment and pool lock for the next draw, if a seed is committed.
     public var commit: PendingCommit? {

@@ -18,6 +18,8 @@ struct HostView: Sendable {
     var rollingLastTick: Int?
     var rollingLastTickAt: Double?
     var errors: [String] = []
+    /// Commands acknowledged (`ack`), in order.
+    var acks: [String] = []
     var closeReason: String?
 }
 
@@ -59,6 +61,8 @@ final class HostShard: FleetShard {
                 }
                 view.phase = phase
             }
+        case "ack":
+            view.acks.append(JSONFieldScanner.string("command", in: bytes) ?? "?")
         case "error":
             view.errors.append(JSONFieldScanner.string("code", in: bytes) ?? String(decoding: bytes, as: UTF8.self))
         default:

@@ -7,6 +7,8 @@ import Synchronization
 struct PeerPlan: Sendable {
     var target: BenchTarget
     var path: String
+    /// When set, peer i connects to `paths[i % paths.count]` instead (viewers spread over many rooms).
+    var paths: [String] = []
     var deflate = false
     /// Source addresses, used round-robin by global peer index.
     var sources: [SocketAddress] = []
@@ -71,7 +73,8 @@ class FleetShard: WebSocketPeerDelegate {
             let source = plan.sources.isEmpty ? nil : plan.sources[global % plan.sources.count]
             var nonce = [UInt8](repeating: 0, count: 16)
             for i in nonce.indices { nonce[i] = rng.next() }
-            peer.start(remote: plan.target.address, source: source, hostHeader: plan.target.hostHeader, path: plan.path,
+            let path = plan.paths.isEmpty ? plan.path : plan.paths[global % plan.paths.count]
+            peer.start(remote: plan.target.address, source: source, hostHeader: plan.target.hostHeader, path: path,
                        deflate: plan.deflate, on: loop, nonce: nonce, timeout: plan.handshakeTimeout)
         }
     }

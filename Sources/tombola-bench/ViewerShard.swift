@@ -109,6 +109,10 @@ final class ViewerShard: FleetShard {
         if tick.seq > maxSeq { maxSeq = tick.seq }
     }
 
+    /// Ticks received so far and the latency histogram (for windows of a run).
+    var tickCount: Int { ticks }
+    var latencies: LatencyHistogram { histogram }
+
     /// Totals for the run whose ticks were numbered `first…last` (as the host saw them).
     func totals(first: Int?, last: Int?) -> ViewerTotals {
         var totals = ViewerTotals()

@@ -12,6 +12,8 @@ let usage = """
     \(StartupCommand.usage)
     \(FloorCommand.usage)
     \(PoolCommand.usage)
+    \(StormCommand.usage)
+    \(RoomsCommand.usage)
     """
 
 /// Writes one line straight to a descriptor (unbuffered, so worker pipes see it at once).
@@ -35,6 +37,8 @@ func runCommand(_ arguments: [String]) throws(BenchError) {
     case "connect": try ConnectCommand(rest).run().print()
     case "static": try StaticCommand(rest).run().print()
     case "startup": try StartupCommand(rest).run().print()
+    case "storm": try StormCommand(rest).run().print()
+    case "rooms": try RoomsCommand(rest).run().print()
     case "floor": for report in try FloorCommand(rest).run() { report.print() }
     case "pool": try PoolCommand(rest).run().print()
     case "floor-reader": try FloorReader(rest).run()

@@ -62,6 +62,7 @@ extension DrawRoomState.Action {
     }
 
     var sent: (text: String, to: UInt64)? {
+        if case .sendFrame(let frame, let id) = self { return (String(decoding: frame.payload, as: UTF8.self), id) }
         guard case .send(let text, let id) = self else { return nil }
         return (text, id)
     }

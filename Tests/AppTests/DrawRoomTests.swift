@@ -339,7 +339,10 @@ struct DrawRoomTests {
         #expect(ack["command"]?.stringValue == "configure")
         let state = try server.state()
         #expect(state["remaining"]?.intValue == 100_000)
-        #expect(state["config"]?["pool"]?["entrants"]?.arrayValue?.count == 100_000)
+        #expect(state["config"]?["pool"]?["count"]?.intValue == 100_000)
+        let settings = try server.request("GET", "/api/draws/\(DrawTestServer.code)/config")
+        #expect(settings.status == 200)
+        #expect(settings.json["pool"]?["entrants"]?.arrayValue?.count == 100_000)
     }
 
     @Test func theViewerCountIsBroadcastWhenItChanges() throws {

@@ -58,9 +58,11 @@ def test_a_pasted_spreadsheet_is_previewed_used_and_drawn_by_its_tickets(server,
             "r.querySelector('[data-prize-only]').value = 'IT';"
             "document.querySelector('[data-perstop]').value = '2';")
     click(host, "[data-save]")
+    # The snapshot carries the list's summary; the host page fetches the full settings once.
     host.wait_js("window.tombola.state.config && window.tombola.state.config.prizes.length === 1"
-                 " && typeof window.tombola.state.config.pool.entrants[0] === 'object'", 15)
-    config = host.js("return window.tombola.state.config")
+                 " && window.tombola.state.config.pool.detailed === true && window.tombola.state.fullSettings() !== null", 15)
+    assert host.js("return window.tombola.state.config.pool.count") == 4
+    config = host.js("return window.tombola.state.fullSettings()")
     # Ids are checked for repeats, then dropped: the settings are public.
     assert config["pool"]["entrants"][2] == {"name": "Zoë, Jr.", "tickets": 5, "group": "IT"}
     assert config["prizes"][0]["onlyGroups"] == ["IT"]

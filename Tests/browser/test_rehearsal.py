@@ -304,7 +304,8 @@ def test_a_whole_event_shows_the_servers_truth_on_every_page_at_every_step(event
     stop(host, pages, server, start(host, pages, server))
 
     # Round 7: fifty winners (all that is left), paged on the projector.
-    put_config(server, dict(get(server, "/api/draws/%s" % server.code)["config"], perStop=50))
+    # The full settings (the state carries only their summary since issue 18).
+    put_config(server, dict(get(server, "/api/draws/%s/config" % server.code), perStop=50))
     assert plan_of(server)["count"] == 50
     state = stop(host, pages, server, start(host, pages, server))
     assert state["remaining"] == 0 and state["exhausted"]

@@ -96,6 +96,8 @@ view.bindSettings(async (config) => {
 
 state.addEventListener('change', ({ detail }) => {
   if (detail === 'tick') { view.renderTick(state); return; }
+  // The host's editor shows the names: fetched once per settings hash, not carried by every join.
+  if ((detail === 'state' || detail === 'config' || detail === 'role') && state.isHost && !state.fullSettings()) state.loadSettings();
   if (detail === 'error' && state.lastError) {
     if (state.lastError.code !== 'bad_key') view.toast(errorText(state.lastError.code));
     configureSeq = null;

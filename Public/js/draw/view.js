@@ -408,7 +408,8 @@ export class DrawView {
     const locked = rolling || phase === 'stopping';
     show($('[data-settings-locked]', this.form), locked);
     $('[data-save]', this.form).disabled = locked;
-    this.fillForm(state.config);
+    // The form needs the full settings (the summary has no names): loaded by main.js.
+    this.fillForm(state.fullSettings());
   }
 }
 

@@ -50,7 +50,8 @@ export class DrawRoom extends EventTarget {
     this.code = code;
     this.role = 'viewer';
     this.phase = null;
-    this.config = null;
+    this.config = null;            // the settings' summary (a list pool by count and entrantsHash)
+    this.settings = null;          // the full settings, once fetched: { hash, config }
     this.remaining = null;
     this.round = null;
     this.commit = null;
@@ -175,6 +176,48 @@ export class DrawRoom extends EventTarget {
     this.rememberAnnounced();
   }
 
+  /**
+   * The full settings (with the names the summary leaves out), or null while they are not
+   * loaded for the current summary. A range without exclusions needs no download.
+   */
+  fullSettings() {
+    const c = this.config;
+    if (!c) return null;
+    if (this.settings && this.settings.hash === c.hash) return this.settings.config;
+    if (c.pool?.kind === 'range' && !c.excludeCount) return { ...c, exclude: [] };
+    if (!('hash' in c)) return c; // a server before issue 18 sent everything
+    return null;
+  }
+
+  /**
+   * Fetches the full settings once per settings hash (GET /api/draws/<code>/config, gzipped;
+   * the browser revalidates its copy by ETag). Resolves to the config object or null.
+   */
+  async loadSettings() {
+    const hash = this.config?.hash;
+    if (this.settings && this.settings.hash === hash) return this.settings.config;
+    if (!this.settingsLoad || this.settingsLoad.hash !== hash) {
+      const load = (async () => {
+        try {
+          const response = await fetch(`/api/draws/${encodeURIComponent(this.code)}/config`, { cache: 'no-cache' });
+          if (!response.ok) return null;
+          const tag = (response.headers.get('ETag') ?? '').replace(/^W\//, '').replace(/"/g, '');
+          const config = await response.json();
+          this.settings = { hash: tag || hash, config };
+          this.changed('settings');
+          return config;
+        } catch {
+          return null;
+        } finally {
+          if (this.settingsLoad === entry) this.settingsLoad = null;
+        }
+      })();
+      const entry = { hash, promise: load };
+      this.settingsLoad = entry;
+    }
+    return this.settingsLoad.promise;
+  }
+
   /** Adds a result record to the known list and schedules its recheck. */
   addResult(result) {
     const id = resultId(result);
@@ -240,9 +283,16 @@ export class DrawRoom extends EventTarget {
     let record = result;
     let entrants = null;
     const needsList = result.pool?.kind === 'list';
-    if (needsList && Array.isArray(this.config?.pool?.entrants)
-        && entrantsHash(this.config.pool.entrants) === result.pool.entrants) {
-      entrants = this.config.pool.entrants;
+    // The current list is one download shared by every round drawn from it (the summary names
+    // its hash); a round of an earlier list reads that list from the export instead.
+    const current = this.config?.pool;
+    if (needsList && (current?.entrantsHash === result.pool.entrants || Array.isArray(current?.entrants))) {
+      // Thousands of phones verify the same reveal: spread their downloads over a few seconds.
+      const count = current.count ?? 0;
+      if (count > 10000 && !this.fullSettings()) await new Promise((r) => setTimeout(r, Math.random() * Math.min(10000, count / 10)));
+      const settings = this.fullSettings() ?? await this.loadSettings();
+      const list = settings?.pool?.entrants;
+      if (Array.isArray(list) && entrantsHash(list) === result.pool.entrants) entrants = list;
     }
     if (!Array.isArray(result.contributions) || (needsList && !entrants)) {
       const exported = await this.fetchExport(false);

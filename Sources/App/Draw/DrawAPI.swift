@@ -54,7 +54,12 @@ enum DrawAPI {
             guard method == "GET" else { return responder.respond(APIError.methodNotAllowed(allow: ["GET", "HEAD"])) }
             export(room, csv: rest[1] == "export.csv", responder: responder)
         case (2, "config"):
-            guard method == "PUT" else { return responder.respond(APIError.methodNotAllowed(allow: ["PUT"])) }
+            if method == "GET" {
+                // The full settings (the names the `state` summary leaves out), cached and validated by ETag.
+                let headers = head.headers
+                return room.settingsDocument { responder.respond($0.response(to: headers)) }
+            }
+            guard method == "PUT" else { return responder.respond(APIError.methodNotAllowed(allow: ["GET", "HEAD", "PUT"])) }
             command("configure", request, room: room, responder: responder, service: service)
         case (2, "import"):
             guard method == "POST" else { return responder.respond(APIError.methodNotAllowed(allow: ["POST"])) }

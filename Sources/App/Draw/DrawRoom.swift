@@ -1,3 +1,4 @@
+import Dispatch
 import DrawEngine
 import JSON
 import Posix
@@ -52,6 +53,7 @@ final class DrawRoom: @unchecked Sendable {
     /// This draw's winners for other draws' `excludeWinnersOf`, republished when records are added.
     private let winnersForOthers: Lock<PastWinners>
     private var publishedRecords = -1
+    private let documentCache = SettingsDocumentCache()
 
     /// `draw` must already have a stored pending commitment.
     init(code: String, draw: Draw, hostKeyHash: String, loop: EventLoop, store: any DrawRecordStore,
@@ -111,9 +113,26 @@ final class DrawRoom: @unchecked Sendable {
         }
     }
 
-    /// The public `state` (role viewer) for REST, as JSON text.
+    /// The public `state` (role viewer) for REST, as JSON text: the shared snapshot pages get.
     func publicState(_ completion: @escaping @Sendable (String) -> Void) {
-        loop.execute { [self] in completion(state.stateText(for: nil)) }
+        loop.execute { [self] in
+            let frame = state.snapshotFrame(for: nil)
+            completion(String(decoding: frame.payload, as: UTF8.self))
+        }
+    }
+
+    /// The full settings as `GET /api/draws/<code>/config` serves them: made (and gzipped) once
+    /// per configure, off the draw loop, and shared by every download until the next one.
+    func settingsDocument(_ completion: @escaping @Sendable (SettingsDocument) -> Void) {
+        loop.execute { [self] in
+            let text = state.configText
+            let hash = state.configHash
+            let cache = documentCache
+            // The gzip of a 100,000-name list takes tens of milliseconds: not on the draw loop.
+            DispatchQueue.global().async {
+                completion(cache.document(text: text, hash: hash))
+            }
+        }
     }
 
     /// Every record, for exports: read from the store (the archive), not from memory.
@@ -145,6 +164,8 @@ final class DrawRoom: @unchecked Sendable {
         switch action {
         case .send(let text, let id):
             handles[id]?.send(text: text)
+        case .sendFrame(let frame, let id):
+            handles[id]?.send(frame, stream: .reliable)
         case .broadcast(let text, let stream):
             group.broadcast(text: text, stream: stream)
         case .checkKey(let key, let remote, let id):

@@ -1,6 +1,8 @@
 import JSON
+import Crypto
 import DrawEngine
 import Server
+import WebSocketCore
 
 /// One draw room's behaviour as a state machine: it takes events (a page joined or left, a
 /// page's message, a host command, a timer due, a write stored or failed) with the time
@@ -56,6 +58,8 @@ struct DrawRoomState {
 
     enum Action {
         case send(String, to: UInt64)
+        /// A frame shared by many pages (the `state` snapshot): encoded and compressed once.
+        case sendFrame(BroadcastFrame, to: UInt64)
         case broadcast(String, stream: OutboundStream)
         /// Check `key` for `member` and answer with `.keyChecked`.
         case checkKey(String, remote: String, member: UInt64)
@@ -141,7 +145,16 @@ struct DrawRoomState {
     private var pending: PendingWrite?
     private var resynchronizing = false
     private var applied: [String: SeqLog] = [:]
-    private var configText: String
+    /// The full settings (canonical JSON), as stored and as `GET /api/draws/<code>/config` serves them.
+    private(set) var configText: String
+    /// SHA-256 hex of `configText`: the `hash` of the settings summary and the download's ETag.
+    private(set) var configHash: String
+    /// The settings as `state` and `config` carry them (`DrawConfig.summaryJSON`).
+    private var summaryText: String
+    /// The `state` snapshot per variant (role, contributed), built once and shared by every join
+    /// until something it shows changes; `viewers` is the count when it was built (the throttled
+    /// `viewers` announcement rebuilds it at most once a second).
+    private var snapshots: [SnapshotVariant: BroadcastFrame] = [:]
     private var announcedViewers = 0
     private var viewerTimerArmed = false
     private var revealWaiters: [Job] = []
@@ -151,7 +164,25 @@ struct DrawRoomState {
         self.code = code
         self.draw = draw
         self.settings = settings
-        self.configText = DrawPersistence.encodePublic(draw.config)
+        self.configText = ""
+        self.configHash = ""
+        self.summaryText = ""
+        adoptConfig(DrawPersistence.encodePublic(draw.config))
+    }
+
+    /// What differs between members' snapshots.
+    struct SnapshotVariant: Hashable {
+        var host: Bool
+        /// nil before any round here; else whether the member's entropy is in the frozen set.
+        var contributed: Bool?
+    }
+
+    private mutating func adoptConfig(_ text: String) {
+        configText = text
+        configHash = SHA256.hexDigest(Array(text.utf8))
+        summaryText = draw.config.summaryJSON(entrantsHash: draw.entrantsHash, entrantCount: draw.entrantCount,
+                                              hash: configHash).canonicalString
+        snapshots = [:]
     }
 
     /// Whether a write (or the check after a failed one) is in flight; commands wait meanwhile.
@@ -164,7 +195,7 @@ struct DrawRoomState {
         switch event {
         case .joined(let id, let remote):
             members[id] = Member(remote: remote)
-            actions.append(.send(stateText(for: id), to: id))
+            actions.append(.sendFrame(snapshotFrame(for: id), to: id))
             scheduleViewerAnnouncement(at: time, &actions)
         case .left(let id):
             members[id] = nil
@@ -187,8 +218,8 @@ struct DrawRoomState {
             if let restored {
                 stopMotion(&actions)
                 draw = restored
-                configText = DrawPersistence.encodePublic(restored.config)
-                for id in members.keys { actions.append(.send(stateText(for: id), to: id)) }
+                adoptConfig(DrawPersistence.encodePublic(restored.config))
+                for id in members.keys { actions.append(.sendFrame(snapshotFrame(for: id), to: id)) }
             }
             pump(at: time, using: &random, &actions)
         case .hostKeyChanged:
@@ -202,6 +233,14 @@ struct DrawRoomState {
             viewerTimerArmed = false
             actions.append(.cancel(.motion))
             actions.append(.cancel(.viewers))
+        }
+        switch event {
+        case .joined, .left, .received, .keyChecked, .hostKeyChanged:
+            // A page coming, going or saying hello changes no shared part of the snapshot (a
+            // command does: `received` drops the snapshots for it).
+            break
+        case .command, .timerDue, .stored, .resynchronized, .shutdown:
+            snapshots = [:]
         }
         return actions
     }
@@ -224,7 +263,7 @@ struct DrawRoomState {
             if let client { member.client = client }
             members[id] = member
         case .sync:
-            actions.append(.send(stateText(for: id), to: id))
+            actions.append(.sendFrame(snapshotFrame(for: id), to: id))
         case .auth(let key, let client):
             if let client { member.client = client }
             members[id] = member
@@ -236,6 +275,7 @@ struct DrawRoomState {
             }
             queue.append(Job(command: command, seq: seq, client: member.client, awaitReveal: false, target: .member(id)))
             pump(at: time, using: &random, &actions)
+            snapshots = [:]
         }
     }
 
@@ -390,9 +430,10 @@ struct DrawRoomState {
                 // The board is empty: what is left and what the next round draws changed.
                 if let commit = draw.commit { broadcast(commit.message, &actions) }
             case .configure(_, let duplicates):
-                configText = DrawPersistence.encodePublic(draw.config)
+                adoptConfig(DrawPersistence.encodePublic(draw.config))
                 succeed(job, CommandReply(ack: ack(job, ["duplicates": .array(duplicates.map { .string($0) })])), &actions)
-                // One shared frame for every page (a 100,000-name list is encoded once, not per page).
+                // One shared frame for every page, with the settings' summary (a page that needs the
+                // names fetches them once: `GET /api/draws/<code>/config`).
                 actions.append(.broadcast(configMessageText(), stream: .reliable))
                 if let commit = draw.commit { broadcast(commit.message, &actions) }
             case .void(let contributors, let voided, let reason):
@@ -588,14 +629,34 @@ struct DrawRoomState {
         ])
         var text = message.canonicalString
         text.removeFirst()
-        return "{\"config\":" + configText + "," + text
+        return "{\"config\":" + summaryText + "," + text
     }
 
-    /// The `state` snapshot for member `id` (nil: the public REST view).
-    func stateText(for id: UInt64?) -> String {
+    /// What member `id`'s snapshot shows (nil: the public REST view, a viewer that sent nothing).
+    func snapshotVariant(for id: UInt64?) -> SnapshotVariant {
         let member = id.flatMap { members[$0] }
-        var contributed: JSONValue = .null
-        if let id, let frozenMembers { contributed = .bool(frozenMembers.contains(id)) }
+        var contributed: Bool?
+        if let id, let frozenMembers { contributed = frozenMembers.contains(id) }
+        return SnapshotVariant(host: member?.isHost == true, contributed: contributed)
+    }
+
+    /// The `state` snapshot for member `id` as a shared frame: built on the first join after a
+    /// change and reused by every join of the same variant until the next change.
+    mutating func snapshotFrame(for id: UInt64?) -> BroadcastFrame {
+        let variant = snapshotVariant(for: id)
+        if let frame = snapshots[variant] { return frame }
+        let frame = BroadcastFrame(text: buildStateText(variant))
+        snapshots[variant] = frame
+        return frame
+    }
+
+    /// The `state` snapshot for member `id` (nil: the public REST view), built afresh.
+    func stateText(for id: UInt64?) -> String {
+        buildStateText(snapshotVariant(for: id))
+    }
+
+    private func buildStateText(_ variant: SnapshotVariant) -> String {
+        let contributed: JSONValue = variant.contributed.map { .bool($0) } ?? .null
         let draw = self.draw
         let commit: JSONValue = draw.commit.map {
             .object(["round": .int(Int64($0.round)), "commitment": .string($0.commitment), "poolHash": .string($0.poolHash)])
@@ -603,7 +664,7 @@ struct DrawRoomState {
         let state: JSONValue = .object([
             "type": .string("state"),
             "code": .string(code),
-            "role": .string(member?.isHost == true ? "host" : "viewer"),
+            "role": .string(variant.host ? "host" : "viewer"),
             "phase": .string(draw.phase.rawValue),
             "remaining": .int(Int64(clamping: draw.remaining)),
             "exhausted": .bool(draw.isExhausted),
@@ -620,10 +681,10 @@ struct DrawRoomState {
             "algorithm": .string(Fairness.algorithm),
             "contributed": contributed,
         ])
-        // The settings are spliced in as text: a list of 100,000 names is encoded once, not per join.
+        // The settings' summary is spliced in as text, encoded once per configure.
         var text = state.canonicalString
         text.removeFirst()
-        return "{\"config\":" + configText + "," + text
+        return "{\"config\":" + summaryText + "," + text
     }
 }
 

@@ -67,3 +67,30 @@ extension RoundPlan {
         ])
     }
 }
+
+extension DrawConfig {
+    /// The settings as `state` and `config` messages carry them (docs/PROTOCOL.md, "Settings
+    /// summary"): a list pool by its summary (`count`, `entrantsHash`, `detailed`) and the
+    /// exclusions by their number, so a join costs the same for 100 or 100,000 names. `hash` is
+    /// the SHA-256 of the full settings text that `GET /api/draws/<code>/config` serves.
+    func summaryJSON(entrantsHash: String?, entrantCount: Int?, hash: String) -> JSONValue {
+        var small = self
+        small.exclude = []
+        if case .range = pool {} else { small.pool = .range(from: 1, to: 2) }
+        guard case .object(var members) = small.json else { return small.json }
+        switch pool {
+        case .range: break
+        case .list, .entries:
+            var detailed = false
+            if case .entries = pool { detailed = true }
+            members["pool"] = .object([
+                "kind": .string("list"), "count": .int(Int64(entrantCount ?? 0)),
+                "entrantsHash": entrantsHash.map { .string($0) } ?? .null, "detailed": .bool(detailed),
+            ])
+        }
+        members["exclude"] = nil
+        members["excludeCount"] = .int(Int64(exclude.count))
+        members["hash"] = .string(hash)
+        return .object(members)
+    }
+}

@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# Runs issue #18's benchmarks in one go against release builds, one server at a time on
+# loopback, and appends every result (with the load average before it) to $OUT as JSON lines.
+#   swift build -c release --product tombola && swift build -c release --product tombola-bench
+#   bench/gohub/build.sh
+#   bench/run-issue18.sh [storm] [storm-idle] [rooms] [fanout] [floor] [startup]     (default: all)
+# Each step stops by itself; every process started here is killed by its pid.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+OUT=${OUT:-bench/results/issue18-$(date +%Y%m%d-%H%M).jsonl}
+BIN=.build/release
+PORT=${PORT:-18490}
+GOPORT=${GOPORT:-18495}
+steps=${*:-storm storm-idle rooms fanout floor startup}
+mkdir -p "$(dirname "$OUT")"
+data=$(mktemp -d /tmp/tombola-bench-XXXXXX)
+server_pid=
+
+start_server() { # $1: data dir, rest: extra flags
+    local dir=$1; shift
+    mkdir -p "$dir"
+    "$BIN/tombola" --host 127.0.0.1 --port "$PORT" --data "$dir" --public Public --default-draw BENCH \
+        --host-key benchkey --admin-key adminkey --tick-hz 20 --max-connections 25000 "$@" > "$dir/server.log" 2>&1 &
+    server_pid=$!
+    for _ in $(seq 100); do
+        curl -fs "http://127.0.0.1:$PORT/healthz" > /dev/null 2>&1 && return 0
+        sleep 0.1
+    done
+    echo "server did not start" >&2; return 1
+}
+stop_server() { [ -n "$server_pid" ] && kill -9 "$server_pid" 2> /dev/null; wait "$server_pid" 2> /dev/null; server_pid=; }
+trap 'stop_server; [ -n "${go_pid:-}" ] && kill -9 "$go_pid" 2> /dev/null' EXIT
+
+record() { # $1: peer label, stdin: bench output
+    local load; load=$(cut -d' ' -f1-3 /proc/loadavg)
+    tee -a /dev/stderr | grep '^{' | sed "s/^{/{\"peer\":\"$1\",\"load\":\"$load\",/" >> "$OUT"
+}
+
+for step in $steps; do
+    echo "== $step (load $(cut -d' ' -f1-3 /proc/loadavg))" >&2
+    case $step in
+    storm)
+        start_server "$data/storm"
+        timeout 300 "$BIN/tombola-bench" storm --viewers 10000 --pool 100000 --per-stop 1000 --code BENCH --host-key benchkey \
+            --url "http://127.0.0.1:$PORT" --server-pid "$server_pid" --calc-clients 1 | record tombola
+        stop_server ;;
+    storm-idle)
+        # The same storm while the draw is idle: what joins cost without the fan-out beside them.
+        start_server "$data/storm-idle"
+        timeout 300 "$BIN/tombola-bench" storm --idle --viewers 10000 --pool 100000 --per-stop 1000 --code BENCH --host-key benchkey \
+            --url "http://127.0.0.1:$PORT" --server-pid "$server_pid" --calc-clients 1 | record tombola
+        stop_server ;;
+    rooms)
+        start_server "$data/rooms"
+        timeout 600 "$BIN/tombola-bench" rooms --rooms 1000 --viewers-per-room 10 --seconds 15 --admin-key adminkey \
+            --url "http://127.0.0.1:$PORT" --server-pid "$server_pid" | record tombola
+        stop_server ;;
+    fanout)
+        # Tombola and the Go hub side by side at 1k, 5k and 10k viewers, 20 Hz, 20 s each.
+        for viewers in 1000 5000 10000; do
+            start_server "$data/fanout-$viewers"
+            timeout 300 "$BIN/tombola-bench" fanout --viewers "$viewers" --hz 20 --seconds 20 --code BENCH --host-key benchkey \
+                --url "http://127.0.0.1:$PORT" --server-pid "$server_pid" | record tombola
+            stop_server
+            bench/gohub/gohub --addr "127.0.0.1:$GOPORT" --tick-hz 20 --seconds 200 > /dev/null 2>&1 &
+            go_pid=$!
+            sleep 0.5
+            timeout 300 "$BIN/tombola-bench" fanout --viewers "$viewers" --hz 20 --seconds 20 --code BENCH --host-key benchkey \
+                --url "http://127.0.0.1:$GOPORT" --server-pid "$go_pid" | record go
+            kill -9 "$go_pid"; wait "$go_pid" 2> /dev/null; go_pid=
+        done ;;
+    floor)
+        timeout 300 "$BIN/tombola-bench" floor --connections 10000 --hz 20 --seconds 10 | record floor ;;
+    startup)
+        # The rooms step left 1,000 stored draws (and a round each) in $data/rooms.
+        [ -d "$data/rooms" ] && timeout 300 "$BIN/tombola-bench" startup --binary "$BIN/tombola" --data "$data/rooms" \
+            --port "$PORT" --runs 3 --extra "--public Public" | record tombola ;;
+    esac
+done
+rm -rf "$data"
+echo "results in $OUT" >&2
