@@ -14,7 +14,8 @@ enum APIError {
         case "wrong_phase", "not_committed", "pool_exhausted", "none_eligible", "prizes_done", "already_voided": .conflict
         case "too_large": .contentTooLarge
         case "rate_limited": .tooManyRequests
-        case "storage_failed", "disk_full", "busy": .serviceUnavailable
+        case "storage_failed", "disk_full", "busy", "cluster_unavailable": .serviceUnavailable
+        case "cluster_single_draw": .notImplemented
         default: .badRequest
         }
     }

@@ -16,6 +16,12 @@ public struct AppConfiguration: Sendable {
     public var tickHz: Int
     /// Serve `/ws/echo` for WebSocket conformance suites.
     public var echoEndpoint: Bool
+    /// Cluster mode (`--redis`): nil runs single-box on SQLite.
+    public var cluster: ClusterSettings?
+    /// As given (`ServerOptions` turns them into `cluster`).
+    var redisURL: String?
+    var clusterKeyFile: String?
+    var allowUnsafeRedis = false
 
     public init(
         host: String = "0.0.0.0",

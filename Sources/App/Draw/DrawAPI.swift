@@ -107,7 +107,7 @@ enum DrawAPI {
         return json
     }
 
-    private static func command(_ name: String, _ request: HTTPRequest, room: DrawRoom, responder: Responder,
+    private static func command(_ name: String, _ request: HTTPRequest, room: any DrawChannel, responder: Responder,
                                 service: DrawService) {
         if let refusal = refusal(request, responder: responder, service: service, check: room.isHostKey) {
             return responder.respond(refusal)
@@ -173,7 +173,7 @@ enum DrawAPI {
         }
     }
 
-    private static func export(_ room: DrawRoom, csv: Bool, responder: Responder) {
+    private static func export(_ room: any DrawChannel, csv: Bool, responder: Responder) {
         let code = room.code
         room.export { result in
             switch result {

@@ -34,7 +34,9 @@ struct CommandFailure: Error, Sendable, Equatable {
 final class DrawRoom: @unchecked Sendable {
     let code: String
     let loop: EventLoop
-    let group = BroadcastGroup()
+    let group: BroadcastGroup
+    /// Cluster mode: gates and forwards what the room announces (loop only; nil single-box).
+    weak var announcer: (any DrawAnnouncer)?
     let hostKeyHash: HostKeyHash
     private let store: any DrawRecordStore
     private let limiter: AuthRateLimiter
@@ -49,8 +51,9 @@ final class DrawRoom: @unchecked Sendable {
 
     /// `draw` must already have a stored pending commitment.
     init(code: String, draw: Draw, hostKeyHash: String, loop: EventLoop, store: any DrawRecordStore,
-         limiter: AuthRateLimiter, settings: DrawRoomSettings, metrics: DrawMetrics) {
+         limiter: AuthRateLimiter, settings: DrawRoomSettings, metrics: DrawMetrics, group: BroadcastGroup = BroadcastGroup()) {
         self.code = code
+        self.group = group
         self.hostKeyHash = HostKeyHash(hostKeyHash)
         self.loop = loop
         self.store = store
@@ -117,13 +120,21 @@ final class DrawRoom: @unchecked Sendable {
         let now = DrawRoomState.Time(instant: .now, wallMilliseconds: WallClock.unixMilliseconds())
         let actions = state.handle(event, at: now, using: &random)
         for action in actions { perform(action, now: now) }
+        announcer?.settled(self)
     }
+
+    /// The public `state` (role viewer) as JSON text. Loop only.
+    var publicStateText: String { state.stateText(for: nil) }
 
     private func perform(_ action: DrawRoomState.Action, now: DrawRoomState.Time) {
         switch action {
         case .send(let text, let id):
             handles[id]?.send(text: text)
         case .broadcast(let text, let stream):
+            if let announcer {
+                guard announcer.mayAnnounce() else { return }
+                announcer.announced(text, stream: stream)
+            }
             group.broadcast(text: text, stream: stream)
         case .checkKey(let key, let remote, let id):
             let verdict: DrawRoomState.KeyVerdict

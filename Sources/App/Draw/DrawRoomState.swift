@@ -51,6 +51,8 @@ struct DrawRoomState {
         case resynchronized(Draw?)
         /// The stored host key changed (`tombola host-link`): hosts authenticated with the old one become viewers.
         case hostKeyChanged
+        /// Cluster mode: the pages other instances serve (their counts summed); announced with ours.
+        case remoteViewers(Int)
         case shutdown
     }
 
@@ -143,6 +145,9 @@ struct DrawRoomState {
     private var announcedViewers = 0
     private var viewerTimerArmed = false
     private var revealWaiters: [Job] = []
+    private var remoteViewers = 0
+    /// The pages counted in `viewers`: this room's members and those of other instances.
+    private var viewerCount: Int { members.count + remoteViewers }
 
     /// `draw` must already have a stored pending commitment.
     init(code: String, draw: Draw, settings: DrawRoomSettings) {
@@ -195,6 +200,9 @@ struct DrawRoomState {
                 members[id]?.isHost = false
                 actions.append(.send(viewer, to: id))
             }
+        case .remoteViewers(let count):
+            remoteViewers = max(0, count)
+            scheduleViewerAnnouncement(at: time, &actions)
         case .shutdown:
             motion = nil
             viewerTimerArmed = false
@@ -339,6 +347,8 @@ struct DrawRoomState {
     private mutating func write(_ batch: RecordBatch, job: Job, candidate: Draw, then: PendingWrite.Continuation,
                                 _ actions: inout [Action]) {
         pending = PendingWrite(job: job, candidate: candidate, then: then)
+        var batch = batch
+        batch.committedSeed = candidate.committedSeed
         actions.append(.store(batch))
     }
 
@@ -541,9 +551,9 @@ struct DrawRoomState {
     private mutating func viewersDue(at time: Time, _ actions: inout [Action]) {
         guard viewerTimerArmed else { return }
         viewerTimerArmed = false
-        guard members.count != announcedViewers else { return }
-        announcedViewers = members.count
-        broadcast(.object(["type": .string("viewers"), "count": .int(Int64(members.count))]), stream: .latestValue, &actions)
+        guard viewerCount != announcedViewers else { return }
+        announcedViewers = viewerCount
+        broadcast(.object(["type": .string("viewers"), "count": .int(Int64(viewerCount))]), stream: .latestValue, &actions)
         scheduleViewerAnnouncement(at: time, &actions)
     }
 
@@ -603,7 +613,7 @@ struct DrawRoomState {
             // While the slow-down runs, the new round is stored but not yet announced.
             "rounds": .array((draw.phase == .stopping ? Array(draw.board.dropLast()) : draw.board).map(\.json)),
             "result": draw.phase == .stopping ? .null : (draw.lastResult?.resultMessage() ?? .null),
-            "viewers": .int(Int64(members.count)),
+            "viewers": .int(Int64(viewerCount)),
             "tick": lastTick ?? .null,
             "algorithm": .string(Fairness.algorithm),
             "contributed": contributed,

@@ -1,0 +1,192 @@
+import Cluster
+import Dispatch
+import DrawEngine
+import JSON
+import Locking
+import Posix
+import Server
+
+/// Cluster mode's settings (`--redis`, `--cluster-key`, `--allow-unsafe-redis`). The key is
+/// never printed: `description` leaves it out.
+public struct ClusterSettings: Sendable, CustomStringConvertible {
+    public var endpoint: RedisEndpoint
+    /// 32 bytes shared by every instance: seals each commitment's seed in the round log.
+    public var key: [UInt8]
+    public var allowUnsafeRedis = false
+    /// How long a lease lasts unless renewed; a dead owner is replaced within about this.
+    public var leaseTTL: Duration = .seconds(2)
+    public var renewInterval: Duration = .milliseconds(500)
+    /// How often an instance that does not own a draw tries to take its lease.
+    public var pollInterval: Duration = .milliseconds(250)
+    /// The owner stops acting this long before its lease could have expired in Redis.
+    public var safetyMargin: Duration = .milliseconds(150)
+    /// How long a forwarded host command waits for the owner's answer.
+    public var forwardTimeout: Duration = .seconds(10)
+
+    public init(endpoint: RedisEndpoint, key: [UInt8], allowUnsafeRedis: Bool = false) {
+        self.endpoint = endpoint
+        self.key = key
+        self.allowUnsafeRedis = allowUnsafeRedis
+    }
+
+    public var description: String { "cluster on \(endpoint) (key not shown)" }
+}
+
+public struct ClusterStartError: Error, Sendable, CustomStringConvertible {
+    public let description: String
+}
+
+/// This instance's part of the cluster: its id, the Redis client and subscriber on the
+/// cluster loop (which is also the draw rooms' loop), and one `ClusterDrawNode` per draw.
+///
+/// `@unchecked Sendable`: every property is immutable after `start` returns.
+final class ClusterRuntime: @unchecked Sendable {
+    let instanceID: String
+    let settings: ClusterSettings
+    let group: EventLoopGroup
+    let loop: EventLoop
+    let client: RedisClient
+    let store: ClusterStore
+    let subscriber: RedisSubscriber
+    let limiter: AuthRateLimiter
+    let roomSettings: DrawRoomSettings
+    let metrics: DrawMetrics
+    private(set) var nodes: [String: ClusterDrawNode] = [:]
+
+    private init(settings: ClusterSettings, limiter: AuthRateLimiter, roomSettings: DrawRoomSettings, metrics: DrawMetrics) throws {
+        var generator = SystemRandomNumberGenerator()
+        instanceID = Hex.encode((0..<6).map { _ in UInt8.random(in: 0...255, using: &generator) })
+        self.settings = settings
+        self.limiter = limiter
+        self.roomSettings = roomSettings
+        self.metrics = metrics
+        group = try EventLoopGroup(loopCount: 1)
+        loop = group.loops[0]
+        client = RedisClient(endpoint: settings.endpoint, loop: loop)
+        store = ClusterStore(client: client)
+        subscriber = RedisSubscriber(endpoint: settings.endpoint, loop: loop)
+    }
+
+    /// Connects, refuses a Redis that would lose acknowledged writes (unless overridden,
+    /// loudly), agrees on the default draw with the other instances, and starts competing for
+    /// its lease. Blocks (start-up only).
+    static func start(settings: ClusterSettings, configuration: AppConfiguration, limiter: AuthRateLimiter,
+                      roomSettings: DrawRoomSettings, metrics: DrawMetrics) throws -> (ClusterRuntime, DrawService.DefaultDraw) {
+        let runtime = try ClusterRuntime(settings: settings, limiter: limiter, roomSettings: roomSettings, metrics: metrics)
+        runtime.client.start()
+        let outcome = Lock<Result<DrawService.DefaultDraw, ClusterStartError>?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        Task {
+            let result = await runtime.prepare(configuration: configuration)
+            outcome.withLock { $0 = result }
+            done.signal()
+        }
+        done.wait()
+        switch outcome.withLock({ $0 })! {
+        case .failure(let error):
+            runtime.close()
+            throw error
+        case .success(let defaultDraw):
+            return (runtime, defaultDraw)
+        }
+    }
+
+    private func prepare(configuration: AppConfiguration) async -> Result<DrawService.DefaultDraw, ClusterStartError> {
+        let endpoint = settings.endpoint
+        switch await store.checkDurability(allowUnsafe: settings.allowUnsafeRedis) {
+        case .failure(.unavailable(let error)):
+            return .failure(ClusterStartError(description: "cannot reach Redis at \(endpoint): \(error)"))
+        case .failure(let error):
+            return .failure(ClusterStartError(description: "\(error) (Redis at \(endpoint); override: --allow-unsafe-redis)"))
+        case .success(let report):
+            if !report.isDurable {
+                let warning = ClusterError.notDurable(appendonly: report.appendonly, appendfsync: report.appendfsync)
+                Log.event("cluster.unsafe_redis", level: .error, fields: ["appendonly": .string(report.appendonly),
+                                                                             "appendfsync": .string(report.appendfsync)],
+                          text: "tombola: WARNING: --allow-unsafe-redis: \(warning)")
+            }
+        }
+        func command(_ arguments: [String]) async -> RedisReply? {
+            if case .success(let reply) = await client.command(arguments) { return reply }
+            return nil
+        }
+        // The default draw: the one given, or the one the first instance made.
+        var code = configuration.defaultDrawCode ?? DrawKeys.newCode()
+        if configuration.defaultDrawCode == nil {
+            guard await command(["SET", "tombola:default-draw", code, "NX"]) != nil,
+                  let agreed = await command(["GET", "tombola:default-draw"])?.string else {
+                return .failure(ClusterStartError(description: "Redis at \(endpoint) stopped answering during start-up"))
+            }
+            code = agreed
+        }
+        let meta = Cluster.DrawKeys(code: code).meta
+        var shownKey: String? = nil
+        var created = false
+        var keyReset = false
+        if let key = configuration.hostKey {
+            guard let stored = await command(["HGET", meta, "hostKeyHash"]) else {
+                return .failure(ClusterStartError(description: "Redis at \(endpoint) stopped answering during start-up"))
+            }
+            if let hash = stored.string, DrawKeys.matches(key, storedHash: hash) {
+                // Already this key.
+            } else {
+                keyReset = stored.string != nil
+                created = stored.string == nil
+                _ = await command(["HSET", meta, "hostKeyHash", DrawKeys.hash(key)])
+            }
+            shownKey = key
+        } else {
+            let key = DrawKeys.newSecret()
+            if await command(["HSETNX", meta, "hostKeyHash", DrawKeys.hash(key)])?.integer == 1 {
+                shownKey = key
+                created = true
+            }
+        }
+        _ = await command(["HSETNX", meta, "config", DrawPersistence.encode(.standard)])
+        guard let hash = await command(["HGET", meta, "hostKeyHash"])?.string else {
+            return .failure(ClusterStartError(description: "Redis at \(endpoint) stopped answering during start-up"))
+        }
+        let node = ClusterDrawNode(code: code, hostKeyHash: hash, runtime: self)
+        nodes[code] = node
+        _ = await client.onLoop { [self] (done: @escaping (Bool) -> Void) in
+            subscriber.subscribe(Cluster.DrawKeys.replies(instance: instanceID)) { [self] payload in
+                guard let json = try? JSONValue.parse(payload), let draw = json["draw"]?.stringValue else { return }
+                nodes[draw]?.replied(json)
+            }
+            subscriber.onReady { [self] in
+                for node in nodes.values { node.resubscribed() }
+            }
+            subscriber.start()
+            done(true)
+        }
+        node.start()
+        Log.event("cluster.start", fields: ["instance": .string(instanceID), "redis": .string("\(endpoint)"), "draw": .string(code)],
+                  text: "tombola: cluster mode on \(endpoint) as instance \(instanceID)")
+        return .success(DrawService.DefaultDraw(code: code, hostKey: shownKey, created: created, keyReset: keyReset))
+    }
+
+    func node(_ code: String) -> ClusterDrawNode? {
+        nodes[code] ?? nodes[code.uppercased()]
+    }
+
+    /// Gives up the leases (so another instance takes over at once), then closes Redis and the loop.
+    func shutdown() {
+        let done = DispatchSemaphore(value: 0)
+        let all = Array(nodes.values)
+        let remaining = Lock(all.count)
+        if all.isEmpty { done.signal() }
+        for node in all {
+            node.shutdown {
+                if remaining.withLock({ $0 -= 1; return $0 }) == 0 { done.signal() }
+            }
+        }
+        _ = done.wait(timeout: .now() + .seconds(2))
+        close()
+    }
+
+    private func close() {
+        subscriber.close()
+        client.close()
+        group.shutdown()
+    }
+}

@@ -1,0 +1,30 @@
+import DrawEngine
+import Server
+
+/// What the routes need from a draw: a single-box `DrawRoom`, or in cluster mode the
+/// `ClusterDrawNode` that serves the draw's pages on this instance (and owns it, or forwards).
+protocol DrawChannel: AnyObject, Sendable {
+    var code: String { get }
+    /// This instance's pages of the draw.
+    var group: BroadcastGroup { get }
+    func isHostKey(_ key: String) -> Bool
+    func join(_ handle: WebSocketSessionHandle, remote: String)
+    func leave(_ id: UInt64)
+    func received(_ text: String, from id: UInt64)
+    func perform(_ command: HostCommand, seq: Int64?, client: String?, awaitReveal: Bool,
+                 completion: @escaping @Sendable (Result<CommandReply, CommandFailure>) -> Void)
+    func publicState(_ completion: @escaping @Sendable (String) -> Void)
+    func export(_ completion: @escaping @Sendable (Result<[DrawRecord], any Error>) -> Void)
+}
+
+extension DrawRoom: DrawChannel {}
+
+/// Cluster mode's say over what an owner's room announces. Loop only.
+protocol DrawAnnouncer: AnyObject {
+    /// Whether the room may still announce: its owner lease holds.
+    func mayAnnounce() -> Bool
+    /// A broadcast the room is making to this instance's pages: forward it to the others.
+    func announced(_ text: String, stream: OutboundStream)
+    /// One event's actions are performed (a fresh snapshot is due if anything reliable went out).
+    func settled(_ room: DrawRoom)
+}
