@@ -47,6 +47,8 @@ final class ClusterDrawNode: DrawChannel, DrawAnnouncer, @unchecked Sendable {
     private struct Forwarded {
         let completion: @Sendable (Result<CommandReply, CommandFailure>) -> Void
         let timer: ScheduledTimer
+        /// The newest owner's token known when it was sent.
+        let token: Int64
     }
 
     // Loop-only state.
@@ -76,6 +78,8 @@ final class ClusterDrawNode: DrawChannel, DrawAnnouncer, @unchecked Sendable {
     private var catchingUp = false
     private var forwarded: [UInt64: Forwarded] = [:]
     private var nextForward: UInt64 = 0
+    /// Commands that arrived between taking the lease and opening the room.
+    private var waitingForRoom: [() -> Void] = []
 
     init(code: String, hostKeyHash: String, runtime: ClusterRuntime) {
         self.code = code
@@ -210,8 +214,19 @@ final class ClusterDrawNode: DrawChannel, DrawAnnouncer, @unchecked Sendable {
 
     private func submit(_ command: HostCommand, seq: Int64?, client: String?, awaitReveal: Bool,
                         completion: @escaping @Sendable (Result<CommandReply, CommandFailure>) -> Void) {
+        // Redis unreachable: no durable log can be written, so nothing can be done (docs/CLUSTER.md).
+        guard store.client.state == .ready else {
+            return completion(.failure(CommandFailure(code: "cluster_unavailable")))
+        }
         if let room {
             room.perform(command, seq: seq, client: client, awaitReveal: awaitReveal, completion: completion)
+            return
+        }
+        if lease != nil {
+            // Taking over: the room opens once the log is read.
+            waitingForRoom.append { [self] in
+                submit(command, seq: seq, client: client, awaitReveal: awaitReveal, completion: completion)
+            }
             return
         }
         nextForward += 1
@@ -219,7 +234,7 @@ final class ClusterDrawNode: DrawChannel, DrawAnnouncer, @unchecked Sendable {
         let timer = loop.scheduleTimer(after: settings.forwardTimeout) { [self] in
             forwarded.removeValue(forKey: id)?.completion(.failure(CommandFailure(code: "cluster_unavailable")))
         }
-        forwarded[id] = Forwarded(completion: completion, timer: timer)
+        forwarded[id] = Forwarded(completion: completion, timer: timer, token: highestToken)
         let message: JSONValue = .object([
             "kind": .string("command"), "from": .string(runtime.instanceID), "id": .int(Int64(id)),
             "seq": seq.map { .int($0) } ?? .null, "client": client.map { .string($0) } ?? .null,
@@ -423,6 +438,9 @@ final class ClusterDrawNode: DrawChannel, DrawAnnouncer, @unchecked Sendable {
                                             "records": .int(Int64(draw.recordCount))],
                   text: "tombola: instance \(runtime.instanceID) owns draw \(code) (token \(lease.token), \(draw.recordCount) records)")
         publishSnapshot(of: room, kind: "R")
+        let waiting = waitingForRoom
+        waitingForRoom = []
+        for run in waiting { run() }
     }
 
     /// Stops acting as the owner at once: no more ticks, writes or announcements.
@@ -435,11 +453,15 @@ final class ClusterDrawNode: DrawChannel, DrawAnnouncer, @unchecked Sendable {
             runtime.subscriber.unsubscribe(keys.commands)
         }
         remoteCounts = [:]
+        let waiting = waitingForRoom
+        waitingForRoom = []
+        for run in waiting { run() }  // forwarded now, to whoever owns the draw next
         if announce {
             Log.event("cluster.step_down", level: .error, fields: ["draw": .string(code), "token": .int(lease.token)],
                       text: "tombola: instance \(runtime.instanceID) stops owning draw \(code) (token \(lease.token)): \(reason)")
         }
-        if !members.isEmpty { subscribeIfNeeded() }
+        // Its pages follow the next owner from here, starting with its latest snapshot.
+        if !members.isEmpty { subscribeIfNeeded(resend: true) }
     }
 
     // MARK: Announcing (owner; DrawAnnouncer)
@@ -484,12 +506,12 @@ final class ClusterDrawNode: DrawChannel, DrawAnnouncer, @unchecked Sendable {
 
     // MARK: Following
 
-    private func subscribeIfNeeded() {
+    private func subscribeIfNeeded(resend: Bool = false) {
         guard !subscribed, room == nil else { return }
         subscribed = true
         snapshot = nil
         runtime.subscriber.subscribe(keys.channel) { [weak self] payload in self?.fanout(payload) }
-        refreshSnapshot(resend: false)
+        refreshSnapshot(resend: resend)
     }
 
     private func unsubscribe() {
@@ -535,7 +557,7 @@ final class ClusterDrawNode: DrawChannel, DrawAnnouncer, @unchecked Sendable {
         guard parts.count == 4, let token = Int64(parts[2]), parts[1] != runtime.instanceID else { return }
         // A publication of an older owner (paused past its lease, then resumed) is dropped.
         guard token >= highestToken else { return }
-        highestToken = token
+        if token > highestToken { ownerChanged(to: token) }
         if let lease, token > lease.token { stepDown("a newer owner (token \(token)) publishes") }
         guard room == nil else { return }
         let body = String(parts[3])
@@ -560,12 +582,24 @@ final class ClusterDrawNode: DrawChannel, DrawAnnouncer, @unchecked Sendable {
         }
     }
 
+    /// A new owner publishes: commands forwarded to an earlier one will not be answered (it
+    /// died or was fenced), so they fail now rather than at their timeout. Their outcome is
+    /// in the log: the host resyncs and decides, as after any `cluster_unavailable`.
+    private func ownerChanged(to token: Int64) {
+        highestToken = token
+        for (id, entry) in forwarded where entry.token < token && entry.token > 0 {
+            forwarded[id] = nil
+            entry.timer.cancel()
+            entry.completion(.failure(CommandFailure(code: "cluster_unavailable")))
+        }
+    }
+
     /// Takes a snapshot newer than the one held; checks the log up to its offset.
     @discardableResult
     private func accept(_ read: Snapshot) -> Bool {
         if let snapshot, (read.token, read.seq) <= (snapshot.token, snapshot.seq) { return false }
         if read.token < highestToken { return false }
-        highestToken = read.token
+        if read.token > highestToken { ownerChanged(to: read.token) }
         snapshot = read
         lastTick = nil
         if !read.offset.isEmpty, read.offset != cursor.offset { checkLog() }

@@ -1,0 +1,486 @@
+"""Cluster mode (docs/CLUSTER.md) with real processes: a private `redis-server` (AOF,
+fsync always) on a free loopback port in a temporary directory, and `tombola --redis`
+instances on port 0 (the port read from the banner), watched by `websockets` pages.
+
+- three instances, pages on all three, the host on a non-owner: ticks and results reach
+  every page in order, every page shows the same winners, viewer counts add up;
+- failover: kill -9 the owner while rolling and while stopping, TOMBOLA_CLUSTER_FAILOVERS
+  times (default 6; 50 with CI=true): another instance takes the lease within 3 s, no
+  announced winner is lost or changed, and the final export passes `tombola verify` and the
+  FAIRNESS.md script;
+- fencing: the owner SIGSTOPped past its lease and resumed writes and announces nothing;
+- Redis SIGKILLed and restarted on its AOF: nothing acknowledged is lost, commands meanwhile
+  get `cluster_unavailable`, the draw carries on.
+"""
+import asyncio
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import threading
+import time
+
+import pytest
+import websockets
+
+from test_draw_export import Tombola, verify_with_script  # noqa: F401
+from test_fairness_script import script, tombola_binary  # noqa: F401 (fixture)
+
+CODE = "CLUSTER1"
+HOST_KEY = "peer-host-key-0123456789"
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Redis:
+    """A private redis-server with appendonly yes and appendfsync always."""
+
+    def __init__(self, directory, port=None):
+        self.directory = directory
+        self.port = port or free_port()
+        self.start()
+
+    def start(self):
+        self.proc = subprocess.Popen(
+            [shutil.which("redis-server") or "/usr/bin/redis-server", "--port", str(self.port), "--bind", "127.0.0.1",
+             "--dir", self.directory, "--appendonly", "yes", "--appendfsync", "always", "--save", "",
+             "--protected-mode", "no"],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.time() + 20
+        while self.cli("PING") != "PONG":
+            assert self.proc.poll() is None, "redis-server exited"
+            assert time.time() < deadline, "redis-server did not answer PING"
+            time.sleep(0.05)
+
+    def cli(self, *args):
+        result = subprocess.run(["redis-cli", "-p", str(self.port), *args], capture_output=True, text=True, timeout=10)
+        return result.stdout.strip()
+
+    def kill(self):
+        if self.proc.poll() is None:
+            self.proc.kill()
+        self.proc.wait(timeout=10)
+
+    @property
+    def url(self):
+        return "redis://127.0.0.1:%d" % self.port
+
+    def lease_holder(self):
+        """The instance id holding the draw's lease, or None."""
+        value = self.cli("GET", "{d:%s}:lease" % CODE)
+        return value.split(":", 1)[1] if ":" in value else None
+
+    def tokens(self):
+        """The fencing token of every record in the round log, in order."""
+        lines = self.cli("XRANGE", "{d:%s}:log" % CODE, "-", "+").splitlines()
+        return [int(lines[i + 1]) for i, line in enumerate(lines) if line == "token"]
+
+
+class Instance(Tombola):
+    """One `tombola --redis` process; its stdout is drained so it never blocks."""
+
+    def __init__(self, redis, key_file, extra=()):
+        super().__init__(tempfile.mkdtemp(prefix="tombola-cluster-data-"), code=CODE,
+                         extra=("--redis", redis.url, "--cluster-key", key_file, *extra))
+        self.id = re.search(r"as instance ([0-9a-f]+)", self.banner).group(1)
+        self.lines = []
+        threading.Thread(target=self._drain, daemon=True).start()
+
+    def _drain(self):
+        for line in self.proc.stdout:
+            self.lines.append(line)
+
+    def stop(self):
+        self.kill()
+        shutil.rmtree(self.data_dir, ignore_errors=True)
+        shutil.rmtree(self.public_dir, ignore_errors=True)
+
+    def state(self):
+        return self.json("GET", "/api/draws/" + CODE)[1]
+
+
+@pytest.fixture
+def cluster(tmp_path):
+    """Redis, a key file and a way to start instances; everything is stopped afterwards."""
+    key_file = tmp_path / "cluster.key"
+    key_file.write_bytes(os.urandom(32))
+    redis_dir = tmp_path / "redis"
+    redis_dir.mkdir()
+    redis = Redis(str(redis_dir))
+    instances = []
+
+    class Cluster:
+        def __init__(self):
+            self.redis = redis
+            self.instances = instances
+
+        def start(self, extra=()):
+            instance = Instance(redis, str(key_file), extra)
+            instances.append(instance)
+            return instance
+
+        def owner(self, timeout=10):
+            deadline = time.time() + timeout
+            while time.time() < deadline:
+                holder = redis.lease_holder()
+                for instance in instances:
+                    if instance.id == holder and instance.proc.poll() is None:
+                        return instance
+                time.sleep(0.05)
+            raise AssertionError("no live instance holds the lease")
+
+        def others(self, owner):
+            return [i for i in instances if i is not owner and i.proc.poll() is None]
+
+    try:
+        yield Cluster()
+    finally:
+        for instance in instances:
+            instance.stop()
+        redis.kill()
+
+
+class Page:
+    """A page on /ws/draw/CODE that records every message, in order, on its own thread."""
+
+    def __init__(self, instance, host=False):
+        self.messages = []
+        self.url = "ws://127.0.0.1:%d/ws/draw/%s" % (instance.port, CODE)
+        self.host = host
+        self.ready = threading.Event()
+        self.closed = threading.Event()
+        self.outbox = []
+        self.loop = None
+        self.thread = threading.Thread(target=lambda: asyncio.run(self._run()), daemon=True)
+        self.thread.start()
+        assert self.ready.wait(15), "page did not connect"
+
+    async def _run(self):
+        self.loop = asyncio.get_running_loop()
+        self.queue = asyncio.Queue()
+        try:
+            async with websockets.connect(self.url, open_timeout=10, max_size=None) as ws:
+                if self.host:
+                    await ws.send(json.dumps({"type": "auth", "key": HOST_KEY, "client": "cluster-test"}))
+                self.ready.set()
+
+                async def sender():
+                    while True:
+                        text = await self.queue.get()
+                        if text is None:
+                            await ws.close()
+                            return
+                        await ws.send(text)
+
+                task = asyncio.create_task(sender())
+                try:
+                    async for raw in ws:
+                        self.messages.append(json.loads(raw))
+                finally:
+                    task.cancel()
+        except (OSError, websockets.WebSocketException):
+            pass
+        finally:
+            self.ready.set()
+            self.closed.set()
+
+    def send(self, message):
+        self.loop.call_soon_threadsafe(self.queue.put_nowait, json.dumps(message))
+
+    def close(self):
+        if self.loop and not self.closed.is_set():
+            self.loop.call_soon_threadsafe(self.queue.put_nowait, None)
+        self.closed.wait(10)
+
+    def wait_for(self, predicate, timeout=15, what="message", since=0):
+        deadline = time.time() + timeout
+        seen = since
+        while time.time() < deadline:
+            while seen < len(self.messages):
+                message = self.messages[seen]
+                seen += 1
+                if predicate(message):
+                    return message
+            time.sleep(0.02)
+        raise AssertionError("%s not seen on %s; last: %s" % (what, self.url, self.messages[-5:]))
+
+    def of_type(self, kind):
+        return [m for m in self.messages if m.get("type") == kind]
+
+
+def export_rounds(instance):
+    status, export = instance.json("GET", "/api/draws/%s/export.json" % CODE)
+    assert status == 200, export
+    rounds = {}
+    for record in export["records"]:
+        if record["kind"] == "round" and record.get("replaces") is None:
+            rounds[record["round"]] = record["winners"]
+    return export, rounds
+
+
+def verify_export(export, tmp_path, script_path):
+    path = tmp_path / ("export-%d.json" % time.monotonic_ns())
+    path.write_text(json.dumps(export), encoding="utf-8")
+    result = subprocess.run([tombola_binary(), "verify", str(path)], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stdout + result.stderr
+    checked = verify_with_script(script_path, export, tmp_path)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+
+
+def test_three_instances_share_one_draw(cluster, script, tmp_path):
+    first = cluster.start()
+    owner = cluster.owner()
+    assert owner is first
+    second, third = cluster.start(), cluster.start()
+    pages = [Page(instance) for instance in (first, second, third) for _ in range(3)]
+    host = Page(third, host=True)
+    host.wait_for(lambda m: m.get("type") == "role" and m["role"] == "host", what="role host")
+    for page in pages:
+        page.wait_for(lambda m: m.get("type") == "state", what="state")
+
+    # Counts add up: 9 viewers + the host page, announced on every page of every instance.
+    for page in pages + [host]:
+        page.wait_for(lambda m: m.get("type") == "viewers" and m["count"] == 10, timeout=10, what="viewers 10")
+
+    winners = []
+    for round_number in (1, 2):
+        host.send({"type": "start", "seq": round_number * 10})
+        host.wait_for(lambda m: m.get("type") == "ack" and m.get("seq") == round_number * 10, what="start ack")
+        for page in pages:
+            page.wait_for(lambda m: m.get("type") == "tick", what="tick")
+        host.send({"type": "stop", "seq": round_number * 10 + 1})
+        host.wait_for(lambda m: m.get("type") == "ack" and m.get("seq") == round_number * 10 + 1, what="stop ack")
+        results = [page.wait_for(lambda m: m.get("type") == "result" and m["round"] == round_number, what="result")
+                   for page in pages + [host]]
+        assert len({json.dumps(r["winners"]) for r in results}) == 1, "pages disagree on the winners"
+        winners.append(results[0]["winners"])
+        for page in pages:
+            page.wait_for(lambda m: m.get("type") == "phase" and m["phase"] == "revealed", what="revealed")
+
+    for page in pages:
+        ticks = [m["seq"] for m in page.of_type("tick")]
+        assert ticks == sorted(ticks) and len(set(ticks)) == len(ticks), "ticks out of order on " + page.url
+        order = [m["type"] for m in page.messages if m.get("type") in ("phase", "result")]
+        assert order.count("result") == 2
+        # Every result comes after its round's `stopping` and before its `revealed`.
+        phases = [(m["type"], m.get("phase")) for m in page.messages if m.get("type") in ("phase", "result")]
+        assert phases == [("phase", "rolling"), ("phase", "stopping"), ("result", None), ("phase", "revealed")] * 2, phases
+
+    # A host command on a non-owner gets the same errors as single-box: stop while revealed.
+    host.send({"type": "stop", "seq": 99})
+    error = host.wait_for(lambda m: m.get("type") == "error" and m.get("seq") == 99, what="error")
+    assert error["code"] == "wrong_phase"
+    # Not the host: refused on a follower as on the owner.
+    pages[-1].send({"type": "start", "seq": 1})
+    assert pages[-1].wait_for(lambda m: m.get("type") == "error", what="not_host")["code"] == "not_host"
+
+    # A page joining any instance late gets the same board; every instance exports the same log.
+    late = Page(second)
+    state = late.wait_for(lambda m: m.get("type") == "state", what="late state")
+    assert [r["winners"] for r in state["rounds"]] == winners
+    exports = [export_rounds(instance) for instance in (first, second, third)]
+    assert all(e[0] == exports[0][0] for e in exports)
+    assert [exports[0][1][1], exports[0][1][2]] == winners
+    verify_export(exports[0][0], tmp_path, script)
+    for page in pages + [host, late]:
+        page.close()
+
+
+FAILOVERS = int(os.environ.get("TOMBOLA_CLUSTER_FAILOVERS", "50" if os.environ.get("CI") == "true" else "6"))
+
+
+def wait_new_owner(cluster, old, killed_at):
+    deadline = killed_at + 10
+    while time.time() < deadline:
+        holder = cluster.redis.lease_holder()
+        if holder and holder != old.id:
+            return time.time() - killed_at
+        time.sleep(0.02)
+    raise AssertionError("nobody took the lease over")
+
+
+def test_failover_kill_9_while_rolling_and_while_stopping(cluster, script, tmp_path):
+    for _ in range(3):
+        cluster.start()
+    announced = {}  # round → winners, as any page was shown them
+    takeovers = []
+    for attempt in range(FAILOVERS):
+        owner = cluster.owner()
+        others = cluster.others(owner)
+        watcher = Page(others[0])
+        watcher.wait_for(lambda m: m.get("type") == "state", what="state")
+        before = owner.state()
+        assert before["phase"] in ("idle", "revealed"), before
+        status, body = others[-1].command("start")
+        assert status == 200, body
+        watcher.wait_for(lambda m: m.get("type") == "tick", what="tick")
+        while_stopping = attempt % 2 == 1
+        if while_stopping:
+            length = int(cluster.redis.cli("XLEN", "{d:%s}:log" % CODE))
+            def stop(via=others[0]):
+                try:
+                    via.command("stop", timeout=30)  # its answer may be lost with the owner: pages tell
+                except OSError:
+                    pass
+            stopper = threading.Thread(target=stop, daemon=True)
+            stopper.start()
+            deadline = time.time() + 10
+            while int(cluster.redis.cli("XLEN", "{d:%s}:log" % CODE)) == length:
+                assert time.time() < deadline, "the round was never stored"
+                time.sleep(0.005)
+        mark = len(watcher.messages)
+        owner.proc.send_signal(signal.SIGKILL)
+        killed_at = time.time()
+        owner.proc.wait(timeout=10)
+        takeovers.append(wait_new_owner(cluster, owner, killed_at))
+        assert takeovers[-1] < 3.0, "takeover took %.2f s" % takeovers[-1]
+        new_owner = cluster.owner()
+        state = watcher.wait_for(lambda m: m.get("type") == "state" and m["phase"] in ("idle", "revealed")
+                                 and len(m["rounds"]) == len(before["rounds"]) + (1 if while_stopping else 0),
+                                 what="state from the new owner", since=mark)
+        if while_stopping:
+            round_number = state["result"]["round"]
+            assert state["result"]["winners"] == state["rounds"][-1]["winners"]
+            announced[round_number] = state["result"]["winners"]
+        else:
+            # The round was only rolling: nothing was drawn, and the committed round is the same one.
+            assert state["commit"]["commitment"] == before["commit"]["commitment"]
+        # Every announced winner is unchanged on the new owner.
+        _, rounds = export_rounds(new_owner)
+        for number, winners in announced.items():
+            assert rounds[number] == winners, "round %d changed after failover %d" % (number, attempt)
+        watcher.close()
+        cluster.instances.remove(owner)
+        owner.stop()
+        cluster.start()
+    export, rounds = export_rounds(cluster.owner())
+    for number, winners in announced.items():
+        assert rounds[number] == winners
+    verify_export(export, tmp_path, script)
+    print("takeovers: max %.2f s, mean %.2f s over %d" % (max(takeovers), sum(takeovers) / len(takeovers), len(takeovers)))
+
+
+def test_a_paused_owner_writes_and_announces_nothing(cluster, script, tmp_path):
+    first = cluster.start()
+    owner = cluster.owner()
+    second = cluster.start()
+    on_owner = Page(owner)
+    on_other = Page(second)
+    for page in (on_owner, on_other):
+        page.wait_for(lambda m: m.get("type") == "state", what="state")
+    assert second.command("start")[0] == 200
+    on_other.wait_for(lambda m: m.get("type") == "tick", what="tick")
+    old_tokens = cluster.redis.tokens()
+    owner.proc.send_signal(signal.SIGSTOP)
+    try:
+        paused_at = time.time()
+        wait_new_owner(cluster, owner, paused_at)
+        status, body = second.command("start")  # the new owner comes back revealed/idle with the same commitment
+        assert status == 200, body
+        status, body = second.command("stop")
+        assert status == 200, body
+        result = body["result"]
+    finally:
+        owner.proc.send_signal(signal.SIGCONT)
+    resumed = len(on_owner.messages)
+    # The resumed owner is told to stop, directly: it must not draw (fenced) or announce.
+    status, body = owner.command("stop")
+    assert status in (409, 503), body
+    state = on_owner.wait_for(lambda m: m.get("type") == "state" and m.get("result") and m["result"]["round"] == result["round"],
+                              what="the new owner's state on the resumed instance")
+    assert state["result"]["winners"] == result["winners"]
+    later = on_owner.messages[resumed:]
+    assert not [m for m in later if m.get("type") == "result" and m["winners"] != result["winners"]]
+    new_tokens = cluster.redis.tokens()
+    old_token = max(old_tokens)
+    assert all(t > old_token for t in new_tokens[len(old_tokens):]), "the paused owner wrote after the takeover"
+    export, rounds = export_rounds(second)
+    assert rounds[result["round"]] == result["winners"]
+    verify_export(export, tmp_path, script)
+    for page in (on_owner, on_other):
+        page.close()
+
+
+def test_redis_killed_and_restarted(cluster, script, tmp_path):
+    first = cluster.start()
+    second = cluster.start()
+    owner = cluster.owner()
+    follower = cluster.others(owner)[0]
+    page = Page(follower)
+    page.wait_for(lambda m: m.get("type") == "state", what="state")
+    assert follower.command("start")[0] == 200
+    status, body = follower.command("stop")
+    assert status == 200, body
+    first_result = body["result"]
+    shown = len(page.messages)
+
+    cluster.redis.kill()
+    # While Redis is down: a clear error, nothing drawn; the page keeps its state (no new frames, no close).
+    status, body = follower.command("start", timeout=30)
+    assert status == 503 and body["error"]["code"] == "cluster_unavailable", body
+    status, body = owner.command("start", timeout=30)
+    assert status == 503 and body["error"]["code"] == "cluster_unavailable", body
+    assert not page.closed.is_set()
+    assert not [m for m in page.messages[shown:] if m.get("type") in ("result", "tick")]
+
+    cluster.redis.start()
+    cluster.owner(timeout=15)
+    deadline = time.time() + 15
+    while True:
+        status, body = follower.command("start")
+        if status == 200:
+            break
+        assert status == 503 and time.time() < deadline, body
+        time.sleep(0.2)
+    status, body = follower.command("stop")
+    assert status == 200, body
+    assert body["result"]["round"] == first_result["round"] + 1
+    export, rounds = export_rounds(follower)
+    assert rounds[first_result["round"]] == first_result["winners"]
+    verify_export(export, tmp_path, script)
+    page.close()
+
+
+def test_start_up_refuses_redis_that_would_lose_writes(tmp_path):
+    port = free_port()
+    proc = subprocess.Popen([shutil.which("redis-server") or "/usr/bin/redis-server", "--port", str(port), "--bind", "127.0.0.1",
+                             "--dir", str(tmp_path), "--appendonly", "no", "--save", ""],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.time() + 20
+        while subprocess.run(["redis-cli", "-p", str(port), "PING"], capture_output=True, text=True).stdout.strip() != "PONG":
+            assert time.time() < deadline
+            time.sleep(0.05)
+        key = tmp_path / "k"
+        key.write_text("ab" * 32 + "\n")
+        args = [tombola_binary(), "--host", "127.0.0.1", "--port", "0", "--data", str(tmp_path / "d"),
+                "--redis", "redis://127.0.0.1:%d" % port, "--cluster-key", str(key)]
+        refused = subprocess.run(args, capture_output=True, text=True, timeout=30)
+        assert refused.returncode == 1
+        assert "appendonly no" in refused.stderr and "--allow-unsafe-redis" in refused.stderr
+        assert "ab" * 16 not in refused.stderr + refused.stdout
+        # Overridden: it runs, and says so loudly.
+        unsafe = subprocess.Popen(args + ["--allow-unsafe-redis"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            out = ""
+            while "Press Ctrl-C" not in out:
+                line = unsafe.stdout.readline()
+                assert line, unsafe.stderr.read()
+                out += line
+            assert "WARNING: --allow-unsafe-redis" in out + unsafe.stderr.readline()
+        finally:
+            unsafe.kill()
+            unsafe.wait()
+        missing = subprocess.run(args[:-2], capture_output=True, text=True, timeout=30)
+        assert missing.returncode == 2 and "cluster-key" in missing.stderr
+    finally:
+        proc.kill()
+        proc.wait()
