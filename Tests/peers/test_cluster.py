@@ -245,6 +245,10 @@ def test_three_instances_share_one_draw(cluster, script, tmp_path):
     host.wait_for(lambda m: m.get("type") == "role" and m["role"] == "host", what="role host")
     for page in pages:
         page.wait_for(lambda m: m.get("type") == "state", what="state")
+    # Every page's entropy counts, whichever instance it is on (forwarded to the owner).
+    entropies = [os.urandom(16).hex() for _ in pages]
+    for page, entropy in zip(pages, entropies):
+        page.send({"type": "hello", "entropy": entropy, "client": "page-" + entropy[:6]})
 
     # Counts add up: 9 viewers + the host page, announced on every page of every instance.
     for page in pages + [host]:
@@ -261,6 +265,7 @@ def test_three_instances_share_one_draw(cluster, script, tmp_path):
         results = [page.wait_for(lambda m: m.get("type") == "result" and m["round"] == round_number, what="result")
                    for page in pages + [host]]
         assert len({json.dumps(r["winners"]) for r in results}) == 1, "pages disagree on the winners"
+        assert sorted(results[0]["contributions"]) == sorted(entropies), "a page's entropy was left out"
         winners.append(results[0]["winners"])
         for page in pages:
             page.wait_for(lambda m: m.get("type") == "phase" and m["phase"] == "revealed", what="revealed")
@@ -372,22 +377,36 @@ def test_a_paused_owner_writes_and_announces_nothing(cluster, script, tmp_path):
     first = cluster.start()
     owner = cluster.owner()
     second = cluster.start()
+    third = cluster.start()
     on_owner = Page(owner)
     on_other = Page(second)
-    for page in (on_owner, on_other):
+    on_third = Page(third)
+    for page in (on_owner, on_other, on_third):
         page.wait_for(lambda m: m.get("type") == "state", what="state")
+    # Entropy given before the takeover still counts after it: the new owner replays its own
+    # pages' and the other instances send theirs again when they see a new owner.
+    entropies = [os.urandom(16).hex(), os.urandom(16).hex()]
+    on_other.send({"type": "hello", "entropy": entropies[0]})
+    on_third.send({"type": "hello", "entropy": entropies[1]})
     assert second.command("start")[0] == 200
     on_other.wait_for(lambda m: m.get("type") == "tick", what="tick")
     old_tokens = cluster.redis.tokens()
+    marks = {page: len(page.messages) for page in (on_other, on_third)}
     owner.proc.send_signal(signal.SIGSTOP)
     try:
         paused_at = time.time()
         wait_new_owner(cluster, owner, paused_at)
+        new_owner = cluster.owner()
+        # Wait until the new owner has announced itself (its state reaches the pages).
+        for page in (on_other, on_third):
+            page.wait_for(lambda m: m.get("type") == "state" and m["phase"] != "rolling", what="new owner's state",
+                          since=marks[page])
         status, body = second.command("start")  # the new owner comes back revealed/idle with the same commitment
         assert status == 200, body
         status, body = second.command("stop")
         assert status == 200, body
         result = body["result"]
+        assert set(entropies) <= set(result["contributions"]), (new_owner.id, result["contributions"])
     finally:
         owner.proc.send_signal(signal.SIGCONT)
     resumed = len(on_owner.messages)
@@ -405,7 +424,7 @@ def test_a_paused_owner_writes_and_announces_nothing(cluster, script, tmp_path):
     export, rounds = export_rounds(second)
     assert rounds[result["round"]] == result["winners"]
     verify_export(export, tmp_path, script)
-    for page in (on_owner, on_other):
+    for page in (on_owner, on_other, on_third):
         page.close()
 
 

@@ -33,6 +33,7 @@ final class ClusterDrawNode: DrawChannel, DrawAnnouncer, @unchecked Sendable {
         let remote: String
         var isHost = false
         var client: String?
+        var entropy: Contribution?
     }
 
     /// A snapshot as published: who published it, in what order, and after which log entry.
@@ -78,6 +79,8 @@ final class ClusterDrawNode: DrawChannel, DrawAnnouncer, @unchecked Sendable {
     private var catchingUp = false
     private var forwarded: [UInt64: Forwarded] = [:]
     private var nextForward: UInt64 = 0
+    /// A new owner announces itself (`R`) once it hears its command channel.
+    private var announcePending = false
     /// Commands that arrived between taking the lease and opening the room.
     private var waitingForRoom: [() -> Void] = []
 
@@ -123,6 +126,7 @@ final class ClusterDrawNode: DrawChannel, DrawAnnouncer, @unchecked Sendable {
 
     func leave(_ id: UInt64) {
         loop.execute { [self] in
+            if room == nil, members[id]?.entropy != nil { forwardEntropy(nil, of: id) }
             members[id] = nil
             room?.leave(id)
             if members.isEmpty && room == nil { unsubscribe() }
@@ -142,10 +146,14 @@ final class ClusterDrawNode: DrawChannel, DrawAnnouncer, @unchecked Sendable {
                 return
             }
             switch message {
-            case .hello(_, let client):
+            case .hello(let entropy, let client):
                 if let client { members[id]?.client = client }
-                // Entropy counts on the owner's pages only (docs/CLUSTER.md).
-                room?.received(text, from: id)
+                if let entropy { members[id]?.entropy = entropy }
+                if let room {
+                    room.received(text, from: id)
+                } else if let entropy {
+                    forwardEntropy(entropy, of: id)
+                }
             case .sync:
                 if let room { room.received(text, from: id) } else { sendSnapshot(to: id) }
             case .auth(let key, let client):
@@ -268,6 +276,10 @@ final class ClusterDrawNode: DrawChannel, DrawAnnouncer, @unchecked Sendable {
         case "viewers":
             remoteCounts[from] = (Int(json["count"]?.intValue ?? 0), MonotonicClock.nanoseconds())
             room.apply(.remoteViewers(remoteViewerSum()))
+        case "entropy":
+            guard let page = json["page"]?.intValue else { return }
+            let entropy = json["entropy"]?.stringValue.flatMap(Contribution.init(hex:))
+            room.apply(.remoteEntropy("\(from)/\(page)", entropy))
         case "command":
             guard let id = json["id"]?.intValue, let body = json["command"], let type = body["type"]?.stringValue else { return }
             let replyChannel = Cluster.DrawKeys.replies(instance: from)
@@ -299,6 +311,13 @@ final class ClusterDrawNode: DrawChannel, DrawAnnouncer, @unchecked Sendable {
         default:
             break
         }
+    }
+
+    /// A page's entropy (nil: it left) for the owner's next round, as it counts a page of its own.
+    private func forwardEntropy(_ entropy: Contribution?, of id: UInt64) {
+        let message: JSONValue = .object(["kind": .string("entropy"), "from": .string(runtime.instanceID), "page": .int(Int64(id)),
+                                          "entropy": entropy.map { .string($0.hex) } ?? .null])
+        store.client.send([Array("PUBLISH".utf8), Array(keys.commands.utf8), Array(message.canonicalString.utf8)]) { _ in }
     }
 
     private func remoteViewerSum() -> Int {
@@ -432,12 +451,18 @@ final class ClusterDrawNode: DrawChannel, DrawAnnouncer, @unchecked Sendable {
         for (id, member) in members {
             room.join(member.handle, remote: member.remote)
             if member.isHost { loop.execute { room.apply(.keyChecked(id, .accepted)) } }
+            if let entropy = member.entropy {
+                let hello: JSONValue = .object(["type": .string("hello"), "entropy": .string(entropy.hex),
+                                                "client": member.client.map { .string($0) } ?? .null])
+                room.received(hello.canonicalString, from: id)
+            }
         }
         room.apply(.remoteViewers(remoteViewerSum()))
         Log.event("cluster.owner", fields: ["draw": .string(code), "token": .int(lease.token), "instance": .string(runtime.instanceID),
                                             "records": .int(Int64(draw.recordCount))],
                   text: "tombola: instance \(runtime.instanceID) owns draw \(code) (token \(lease.token), \(draw.recordCount) records)")
-        publishSnapshot(of: room, kind: "R")
+        announcePending = true
+        subscriptionsReady()
         let waiting = waitingForRoom
         waitingForRoom = []
         for run in waiting { run() }
@@ -447,6 +472,7 @@ final class ClusterDrawNode: DrawChannel, DrawAnnouncer, @unchecked Sendable {
     private func stepDown(_ reason: String, announce: Bool = true) {
         guard let lease else { return }
         self.lease = nil
+        announcePending = false
         if let room {
             room.shutdown()
             self.room = nil
@@ -523,8 +549,17 @@ final class ClusterDrawNode: DrawChannel, DrawAnnouncer, @unchecked Sendable {
     /// The subscriber connection is back (after a Redis outage messages may have been lost):
     /// read the latest snapshot and resend it to every page.
     func resubscribed() {
+        subscriptionsReady()
         guard subscribed, room == nil else { return }
         refreshSnapshot(resend: true)
+    }
+
+    /// A new owner's `R` goes out once its command channel is live, so that what the other
+    /// instances send in answer (their pages' entropy, commands) reaches it.
+    private func subscriptionsReady() {
+        guard announcePending, let room, runtime.subscriber.liveChannels.contains(keys.commands) else { return }
+        announcePending = false
+        publishSnapshot(of: room, kind: "R")
     }
 
     private func refreshSnapshot(resend: Bool) {
@@ -587,6 +622,8 @@ final class ClusterDrawNode: DrawChannel, DrawAnnouncer, @unchecked Sendable {
     /// in the log: the host resyncs and decides, as after any `cluster_unavailable`.
     private func ownerChanged(to token: Int64) {
         highestToken = token
+        // The new owner learns this instance's pages' entropy afresh.
+        for (id, member) in members { if let entropy = member.entropy { forwardEntropy(entropy, of: id) } }
         for (id, entry) in forwarded where entry.token < token && entry.token > 0 {
             forwarded[id] = nil
             entry.timer.cancel()

@@ -53,6 +53,8 @@ struct DrawRoomState {
         case hostKeyChanged
         /// Cluster mode: the pages other instances serve (their counts summed); announced with ours.
         case remoteViewers(Int)
+        /// Cluster mode: a page on another instance (`key`) sent entropy, or left (nil).
+        case remoteEntropy(String, Contribution?)
         case shutdown
     }
 
@@ -146,6 +148,7 @@ struct DrawRoomState {
     private var viewerTimerArmed = false
     private var revealWaiters: [Job] = []
     private var remoteViewers = 0
+    private var remoteEntropy: [String: Contribution] = [:]
     /// The pages counted in `viewers`: this room's members and those of other instances.
     private var viewerCount: Int { members.count + remoteViewers }
 
@@ -203,6 +206,8 @@ struct DrawRoomState {
         case .remoteViewers(let count):
             remoteViewers = max(0, count)
             scheduleViewerAnnouncement(at: time, &actions)
+        case .remoteEntropy(let key, let entropy):
+            remoteEntropy[key] = entropy
         case .shutdown:
             motion = nil
             viewerTimerArmed = false
@@ -280,6 +285,7 @@ struct DrawRoomState {
                 ids.insert(id)
             }
         }
+        values += remoteEntropy.values
         return (values, ids)
     }
 
