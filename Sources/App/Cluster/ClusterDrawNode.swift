@@ -334,9 +334,10 @@ final class ClusterDrawNode: DrawChannel, DrawAnnouncer, @unchecked Sendable {
         guard !stopped else { return }
         timer = loop.scheduleTimer(after: lease == nil ? settings.pollInterval : settings.renewInterval) { [self] in tick() }
         let now = MonotonicClock.nanoseconds()
-        if room == nil, now &- lastCountReport >= 1_000_000_000 {
+        if now &- lastCountReport >= 1_000_000_000 {
             lastCountReport = now
-            reportCount()
+            // Followers report their pages; the owner drops the counts of instances gone quiet.
+            if let room { room.apply(.remoteViewers(remoteViewerSum())) } else { reportCount() }
         }
         if halted || leaseBusy { return }
         if let lease {
