@@ -10,7 +10,9 @@ instances on port 0 (the port read from the banner), watched by `websockets` pag
   FAIRNESS.md script;
 - fencing: the owner SIGSTOPped past its lease and resumed writes and announces nothing;
 - Redis SIGKILLed and restarted on its AOF: nothing acknowledged is lost, commands meanwhile
-  get `cluster_unavailable`, the draw carries on.
+  get `cluster_unavailable`, the draw carries on;
+- HAProxy (deploy/haproxy/tombola-cluster.cfg) in front of three instances: pages and REST
+  through it; a page whose instance dies reconnects through HAProxy to another and resyncs.
 """
 import asyncio
 import json
@@ -23,6 +25,8 @@ import subprocess
 import tempfile
 import threading
 import time
+import urllib.error
+import urllib.request
 
 import pytest
 import websockets
@@ -151,9 +155,9 @@ def cluster(tmp_path):
 class Page:
     """A page on /ws/draw/CODE that records every message, in order, on its own thread."""
 
-    def __init__(self, instance, host=False):
+    def __init__(self, instance, host=False, port=None):
         self.messages = []
-        self.url = "ws://127.0.0.1:%d/ws/draw/%s" % (instance.port, CODE)
+        self.url = "ws://127.0.0.1:%d/ws/draw/%s" % (port or instance.port, CODE)
         self.host = host
         self.ready = threading.Event()
         self.closed = threading.Event()
@@ -503,3 +507,107 @@ def test_start_up_refuses_redis_that_would_lose_writes(tmp_path):
     finally:
         proc.kill()
         proc.wait()
+
+
+HAPROXY = shutil.which("haproxy") or "/usr/sbin/haproxy"
+HAPROXY_CONFIG = os.path.join(os.path.dirname(__file__), "..", "..", "deploy", "haproxy", "tombola-cluster.cfg")
+
+
+class Balancer:
+    """deploy/haproxy/tombola-cluster.cfg in front of three instances, on a free loopback port."""
+
+    def __init__(self, instances):
+        self.port = free_port()
+        env = dict(os.environ, TOMBOLA_LB_BIND="127.0.0.1:%d" % self.port)
+        for letter, instance in zip("ABC", instances):
+            env["TOMBOLA_INSTANCE_" + letter] = "127.0.0.1:%d" % instance.port
+        self.proc = subprocess.Popen([HAPROXY, "-db", "-f", HAPROXY_CONFIG], env=env,
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self.base = "http://127.0.0.1:%d" % self.port
+        deadline = time.time() + 20
+        while True:
+            assert self.proc.poll() is None, "haproxy exited"
+            try:
+                if self.request("GET", "/api/info")[0] == 200:
+                    break
+            except OSError:
+                pass
+            assert time.time() < deadline, "haproxy did not serve"
+            time.sleep(0.05)
+
+    def request(self, method, path, body=None, key=None):
+        data = None if body is None else json.dumps(body).encode()
+        req = urllib.request.Request(self.base + path, data=data, method=method)
+        if key:
+            req.add_header("Authorization", "Bearer " + key)
+        try:
+            with urllib.request.urlopen(req, timeout=30) as resp:
+                return resp.status, json.loads(resp.read())
+        except urllib.error.HTTPError as e:
+            return e.code, json.loads(e.read())
+
+    def command(self, name):
+        return self.request("POST", "/api/draws/%s/%s" % (CODE, name), {}, HOST_KEY)
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.kill()
+        self.proc.wait(timeout=10)
+
+
+def test_pages_through_haproxy_reconnect_to_another_instance(cluster, script, tmp_path):
+    instances = [cluster.start(extra=("--trusted-proxy", "127.0.0.1")) for _ in range(3)]
+    balancer = Balancer(instances)
+    try:
+        pages = [Page(None, port=balancer.port) for _ in range(6)]
+        for page in pages:
+            page.wait_for(lambda m: m.get("type") == "state", what="state through haproxy")
+        results = []
+        owner = cluster.owner()
+        # First a follower dies, then the owner: each time its pages reconnect through HAProxy.
+        for victim in (cluster.others(owner)[0], owner):
+            status, body = balancer.command("start")
+            assert status == 200, body
+            status, body = balancer.command("stop")
+            assert status == 200, body
+            results.append(body["result"])
+            for page in pages:
+                shown = page.wait_for(lambda m: m.get("type") == "result" and m["round"] == results[-1]["round"], what="result")
+                assert shown["winners"] == results[-1]["winners"]
+            victim.proc.send_signal(signal.SIGKILL)
+            victim.proc.wait(timeout=10)
+            # Each page either answers a sync (its instance lives) or is cut off (it was on the victim).
+            cut = []
+            for page in pages:
+                mark = len(page.messages)
+                if not page.closed.is_set():
+                    page.send({"type": "sync"})
+                deadline = time.time() + 10
+                while not page.closed.is_set() and not [m for m in page.messages[mark:] if m.get("type") == "state"]:
+                    assert time.time() < deadline, "a page neither answered nor closed"
+                    time.sleep(0.01)
+                if page.closed.is_set():
+                    cut.append(page)
+            assert cut, "no page was on the instance that died"
+            cluster.owner()
+            for page in cut:
+                pages.remove(page)
+                again = Page(None, port=balancer.port)
+                state = again.wait_for(lambda m: m.get("type") == "state" and len(m["rounds"]) == len(results),
+                                       what="resynced state")
+                assert [r["winners"] for r in state["rounds"]] == [r["winners"] for r in results]
+                pages.append(again)
+        status, body = balancer.command("start")
+        assert status == 200, body
+        status, body = balancer.command("stop")
+        assert status == 200, body
+        for page in pages:
+            assert page.wait_for(lambda m: m.get("type") == "result" and m["round"] == body["result"]["round"],
+                                 what="result after the failovers")["winners"] == body["result"]["winners"]
+        status, export = balancer.request("GET", "/api/draws/%s/export.json" % CODE)
+        assert status == 200
+        verify_export(export, tmp_path, script)
+        for page in pages:
+            page.close()
+    finally:
+        balancer.stop()
