@@ -11,8 +11,9 @@ instances on port 0 (the port read from the banner), watched by `websockets` pag
 - fencing: the owner SIGSTOPped past its lease and resumed writes and announces nothing;
 - Redis SIGKILLed and restarted on its AOF: nothing acknowledged is lost, commands meanwhile
   get `cluster_unavailable`, the draw carries on;
-- HAProxy (deploy/haproxy/tombola-cluster.cfg) in front of three instances: pages and REST
-  through it; a page whose instance dies reconnects through HAProxy to another and resyncs.
+- HAProxy (deploy/haproxy/tombola-cluster.cfg) and nginx (deploy/nginx/tombola-cluster.conf)
+  in front of three instances: pages and REST through it; a page whose instance dies
+  reconnects through the balancer to another and resyncs.
 """
 import asyncio
 import json
@@ -511,18 +512,40 @@ def test_start_up_refuses_redis_that_would_lose_writes(tmp_path):
 
 HAPROXY = shutil.which("haproxy") or "/usr/sbin/haproxy"
 HAPROXY_CONFIG = os.path.join(os.path.dirname(__file__), "..", "..", "deploy", "haproxy", "tombola-cluster.cfg")
+NGINX = shutil.which("nginx") or "/usr/sbin/nginx"
+NGINX_CONFIG = os.path.join(os.path.dirname(__file__), "..", "..", "deploy", "nginx", "tombola-cluster.conf")
 
 
 class Balancer:
-    """deploy/haproxy/tombola-cluster.cfg in front of three instances, on a free loopback port."""
+    """A load balancer in front of three instances, on a free loopback port: HAProxy with
+    deploy/haproxy/tombola-cluster.cfg, or nginx with deploy/nginx/tombola-cluster.conf."""
 
-    def __init__(self, instances):
+    def __init__(self, kind, instances, work):
         self.port = free_port()
-        env = dict(os.environ, TOMBOLA_LB_BIND="127.0.0.1:%d" % self.port)
-        for letter, instance in zip("ABC", instances):
-            env["TOMBOLA_INSTANCE_" + letter] = "127.0.0.1:%d" % instance.port
-        self.proc = subprocess.Popen([HAPROXY, "-db", "-f", HAPROXY_CONFIG], env=env,
-                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        if kind == "haproxy":
+            env = dict(os.environ, TOMBOLA_LB_BIND="127.0.0.1:%d" % self.port)
+            for letter, instance in zip("ABC", instances):
+                env["TOMBOLA_INSTANCE_" + letter] = "127.0.0.1:%d" % instance.port
+            self.proc = subprocess.Popen([HAPROXY, "-db", "-f", HAPROXY_CONFIG], env=env,
+                                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        else:
+            with open(NGINX_CONFIG) as f:
+                site = f.read()
+            for default, instance in zip((8081, 8082, 8083), instances):
+                assert "server 127.0.0.1:%d " % default in site, "deploy/nginx/tombola-cluster.conf changed"
+                site = site.replace("server 127.0.0.1:%d " % default, "server 127.0.0.1:%d " % instance.port)
+            assert "listen 80;" in site
+            site = site.replace("listen 80;", "listen 127.0.0.1:%d;" % self.port)
+            for name in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi"):
+                os.makedirs(os.path.join(work, name), exist_ok=True)
+            conf = os.path.join(work, "nginx.conf")
+            with open(conf, "w") as f:
+                f.write("daemon off;\nmaster_process off;\npid %(d)s/nginx.pid;\nerror_log %(d)s/error.log warn;\n"
+                        "events { worker_connections 512; }\nhttp {\n access_log off;\n client_body_temp_path %(d)s/client_body;\n"
+                        " proxy_temp_path %(d)s/proxy;\n fastcgi_temp_path %(d)s/fastcgi;\n uwsgi_temp_path %(d)s/uwsgi;\n"
+                        " scgi_temp_path %(d)s/scgi;\n%(site)s\n}\n" % {"d": work, "site": site})
+            self.proc = subprocess.Popen([NGINX, "-p", work, "-c", conf, "-e", os.path.join(work, "error.log")],
+                                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         self.base = "http://127.0.0.1:%d" % self.port
         deadline = time.time() + 20
         while True:
@@ -555,9 +578,12 @@ class Balancer:
         self.proc.wait(timeout=10)
 
 
-def test_pages_through_haproxy_reconnect_to_another_instance(cluster, script, tmp_path):
+@pytest.mark.parametrize("kind", ["haproxy", "nginx"])
+def test_pages_through_a_load_balancer_reconnect_to_another_instance(kind, cluster, script, tmp_path):
     instances = [cluster.start(extra=("--trusted-proxy", "127.0.0.1")) for _ in range(3)]
-    balancer = Balancer(instances)
+    work = tmp_path / kind
+    work.mkdir()
+    balancer = Balancer(kind, instances, str(work))
     try:
         pages = [Page(None, port=balancer.port) for _ in range(6)]
         for page in pages:
