@@ -4,18 +4,8 @@ import Testing
 
 /// `ClusterStore.appendBatch`: one host command's records and settings, all or nothing.
 @Suite struct AppendBatchTests {
-    private func setUp() async throws -> (RedisServer, Harness, OwnerLease) {
-        let server = try RedisServer()
-        try server.start()
-        let harness = try Harness(endpoint: server.endpoint)
-        guard case .acquired(let lease) = try await harness.store.acquireLease(draw: uniqueDraw(), owner: "a", ttl: .seconds(30)).get() else {
-            throw TestFailure("a free lease was not acquired")
-        }
-        return (server, harness, lease)
-    }
-
     @Test func appendsRecordsSettingsAndSealsTogether() async throws {
-        let (server, harness, lease) = try await setUp()
+        let (server, harness, lease) = try await leasedDraw()
         defer { harness.shutdown(); server.stop() }
         var records = chain(3)
         records[2].seal = "nonce.ciphertext.tag"
@@ -36,7 +26,7 @@ import Testing
     }
 
     @Test func refusesTheWholeBatchOnABrokenLinkAStaleTokenOrAReusedKey() async throws {
-        let (server, harness, lease) = try await setUp()
+        let (server, harness, lease) = try await leasedDraw()
         defer { harness.shutdown(); server.stop() }
         let meta = DrawKeys(code: lease.draw).meta
         var broken = chain(3)
