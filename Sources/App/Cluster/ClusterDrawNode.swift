@@ -373,10 +373,9 @@ final class ClusterDrawNode: DrawChannel, DrawAnnouncer, @unchecked Sendable {
     /// This instance became the owner: rebuild the draw from the round log, check it, take up
     /// the committed seed (or commit a new one), and start the room.
     private func takeOver(_ lease: OwnerLease) {
+        // The lease is renewed meanwhile (`tick`), however long reading the log takes.
         self.lease = lease
-        leaseBusy = true
         readChain { [self] result in
-            leaseBusy = false
             guard self.lease?.token == lease.token, !stopped else { return }
             switch result {
             case .failure(let error):
