@@ -15,7 +15,6 @@ enum APIError {
         case "too_large": .contentTooLarge
         case "rate_limited": .tooManyRequests
         case "storage_failed", "disk_full", "busy", "cluster_unavailable": .serviceUnavailable
-        case "cluster_single_draw": .notImplemented
         default: .badRequest
         }
     }

@@ -32,7 +32,7 @@ import urllib.request
 import pytest
 import websockets
 
-from test_draw_export import Tombola, verify_with_script  # noqa: F401
+from test_draw_export import ADMIN_KEY, Tombola, verify_with_script  # noqa: F401
 from test_fairness_script import script, tombola_binary  # noqa: F401 (fixture)
 
 CODE = "CLUSTER1"
@@ -156,9 +156,9 @@ def cluster(tmp_path):
 class Page:
     """A page on /ws/draw/CODE that records every message, in order, on its own thread."""
 
-    def __init__(self, instance, host=False, port=None):
+    def __init__(self, instance, host=False, port=None, code=CODE):
         self.messages = []
-        self.url = "ws://127.0.0.1:%d/ws/draw/%s" % (port or instance.port, CODE)
+        self.url = "ws://127.0.0.1:%d/ws/draw/%s" % (port or instance.port, code)
         self.host = host
         self.ready = threading.Event()
         self.closed = threading.Event()
@@ -444,6 +444,8 @@ def test_redis_killed_and_restarted(cluster, script, tmp_path):
     status, body = follower.command("stop")
     assert status == 200, body
     first_result = body["result"]
+    # The page has everything of the round (the REST answer may come before the fan-out).
+    page.wait_for(lambda m: m.get("type") == "phase" and m["phase"] == "revealed", what="revealed")
     shown = len(page.messages)
 
     cluster.redis.kill()
@@ -508,6 +510,35 @@ def test_start_up_refuses_redis_that_would_lose_writes(tmp_path):
     finally:
         proc.kill()
         proc.wait()
+
+
+def test_a_draw_created_on_one_instance_runs_on_every_instance(cluster, script, tmp_path):
+    first, second, third = cluster.start(), cluster.start(), cluster.start()
+    status, created = first.json("POST", "/api/draws", {"config": {"pool": {"kind": "range", "from": 1, "to": 30}}}, ADMIN_KEY)
+    assert status == 201, created
+    code, key = created["code"], created["hostKey"]
+    assert created["hostUrl"].endswith("/draw/%s#key=%s" % (code, key))
+    # The other instances learn it from Redis (announced on creation).
+    for instance in (second, third):
+        deadline = time.time() + 10
+        while instance.request("GET", "/api/draws/" + code)[0] != 200:
+            assert time.time() < deadline, "instance never learnt the new draw"
+            time.sleep(0.02)
+    page = Page(second, code=code)
+    state = page.wait_for(lambda m: m.get("type") == "state", what="state of the new draw")
+    assert state["code"] == code and state["remaining"] == 30
+    status, body = third.json("POST", "/api/draws/%s/start" % code, {}, key)
+    assert status == 200, body
+    status, body = third.json("POST", "/api/draws/%s/stop" % code, {}, key)
+    assert status == 200, body
+    shown = page.wait_for(lambda m: m.get("type") == "result", what="result of the new draw")
+    assert shown["winners"] == body["result"]["winners"]
+    # The default draw's key does not control it, nor the other way round.
+    assert third.json("POST", "/api/draws/%s/start" % code, {}, HOST_KEY)[0] == 403
+    status, export = second.json("GET", "/api/draws/%s/export.json" % code)
+    assert status == 200 and export["code"] == code
+    verify_export(export, tmp_path, script)
+    page.close()
 
 
 HAPROXY = shutil.which("haproxy") or "/usr/sbin/haproxy"

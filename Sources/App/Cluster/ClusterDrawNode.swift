@@ -546,11 +546,11 @@ final class ClusterDrawNode: DrawChannel, DrawAnnouncer, @unchecked Sendable {
         runtime.subscriber.unsubscribe(keys.channel)
     }
 
-    /// The subscriber connection is back (after a Redis outage messages may have been lost):
-    /// read the latest snapshot and resend it to every page.
-    func resubscribed() {
+    /// Every subscription is live. After a new connection (a Redis outage: messages may have
+    /// been lost) a follower reads the latest snapshot and resends it to every page.
+    func subscriptionsReady(reconnected: Bool) {
         subscriptionsReady()
-        guard subscribed, room == nil else { return }
+        guard reconnected, subscribed, room == nil else { return }
         refreshSnapshot(resend: true)
     }
 

@@ -37,9 +37,11 @@ public struct ClusterStartError: Error, Sendable, CustomStringConvertible {
 }
 
 /// This instance's part of the cluster: its id, the Redis client and subscriber on the
-/// cluster loop (which is also the draw rooms' loop), and one `ClusterDrawNode` per draw.
+/// cluster loop (which is also the draw rooms' loop), and one `ClusterDrawNode` per draw of
+/// the cluster (the set `tombola:draws`; a draw created on any instance is announced on
+/// `tombola:draws:created`, and the set is read again whenever the subscriber reconnects).
 ///
-/// `@unchecked Sendable`: every property is immutable after `start` returns.
+/// `@unchecked Sendable`: the stored properties are immutable, `table` guards itself.
 final class ClusterRuntime: @unchecked Sendable {
     let instanceID: String
     let settings: ClusterSettings
@@ -51,7 +53,11 @@ final class ClusterRuntime: @unchecked Sendable {
     let limiter: AuthRateLimiter
     let roomSettings: DrawRoomSettings
     let metrics: DrawMetrics
-    private(set) var nodes: [String: ClusterDrawNode] = [:]
+    private let table = Lock<[String: ClusterDrawNode]>([:])
+    var nodes: [String: ClusterDrawNode] { table.withLock { $0 } }
+
+    static let drawsKey = "tombola:draws"
+    static let createdChannel = "tombola:draws:created"
 
     private init(settings: ClusterSettings, limiter: AuthRateLimiter, roomSettings: DrawRoomSettings, metrics: DrawMetrics) throws {
         var generator = SystemRandomNumberGenerator()
@@ -146,27 +152,95 @@ final class ClusterRuntime: @unchecked Sendable {
         guard let hash = await command(["HGET", meta, "hostKeyHash"])?.string else {
             return .failure(ClusterStartError(description: "Redis at \(endpoint) stopped answering during start-up"))
         }
-        let node = ClusterDrawNode(code: code, hostKeyHash: hash, runtime: self)
-        nodes[code] = node
+        _ = await command(["SADD", Self.drawsKey, code])
+        let defaultCode = code
         _ = await client.onLoop { [self] (done: @escaping (Bool) -> Void) in
+            add(code: defaultCode, hostKeyHash: hash)
             subscriber.subscribe(Cluster.DrawKeys.replies(instance: instanceID)) { [self] payload in
                 guard let json = try? JSONValue.parse(payload), let draw = json["draw"]?.stringValue else { return }
-                nodes[draw]?.replied(json)
+                node(draw)?.replied(json)
             }
+            subscriber.subscribe(Self.createdChannel) { [self] payload in
+                learn(String(decoding: payload, as: UTF8.self))
+            }
+            var connections = 0
             subscriber.onReady { [self] in
-                for node in nodes.values { node.resubscribed() }
+                // Also called when a channel is added; only a new connection may have missed messages.
+                let reconnected = subscriber.readyCount != connections
+                connections = subscriber.readyCount
+                if reconnected { syncDraws() }
+                for node in nodes.values { node.subscriptionsReady(reconnected: reconnected) }
             }
             subscriber.start()
             done(true)
         }
-        node.start()
         Log.event("cluster.start", fields: ["instance": .string(instanceID), "redis": .string("\(endpoint)"), "draw": .string(code)],
                   text: "tombola: cluster mode on \(endpoint) as instance \(instanceID)")
         return .success(DrawService.DefaultDraw(code: code, hostKey: shownKey, created: created, keyReset: keyReset))
     }
 
     func node(_ code: String) -> ClusterDrawNode? {
-        nodes[code] ?? nodes[code.uppercased()]
+        table.withLock { $0[code] ?? $0[code.uppercased()] }
+    }
+
+    /// Serves draw `code` from now on (competing for its lease). Loop only.
+    private func add(code: String, hostKeyHash: String) {
+        let node: ClusterDrawNode? = table.withLock { nodes in
+            guard nodes[code] == nil else { return nil }
+            let node = ClusterDrawNode(code: code, hostKeyHash: hostKeyHash, runtime: self)
+            nodes[code] = node
+            return node
+        }
+        node?.start()
+    }
+
+    /// A draw another instance created (or one found in `tombola:draws`). Loop only.
+    private func learn(_ code: String) {
+        guard node(code) == nil, DrawKeys.isValidCode(code) else { return }
+        client.send(["HGET", Cluster.DrawKeys(code: code).meta, "hostKeyHash"]) { [self] result in
+            if case .success(let reply) = result, let hash = reply.string { add(code: code, hostKeyHash: hash) }
+        }
+    }
+
+    /// Reads `tombola:draws` (at start and after each reconnect: announcements may have been missed). Loop only.
+    private func syncDraws() {
+        client.send(["SMEMBERS", Self.drawsKey]) { [self] result in
+            guard case .success(let reply) = result, let members = reply.array else { return }
+            for member in members { if let code = member.string { learn(code) } }
+        }
+    }
+
+    /// `POST /api/draws` in cluster mode: a new draw with a fresh code and host key, stored in
+    /// Redis and announced to the other instances. Any thread; completion on the loop.
+    func createDraw(config: DrawConfig, completion: @escaping @Sendable (Result<(code: String, key: String), any Error>) -> Void) {
+        loop.execute { [self] in attemptCreate(config: config, attempts: 5, completion: completion) }
+    }
+
+    private func attemptCreate(config: DrawConfig, attempts: Int,
+                               completion: @escaping @Sendable (Result<(code: String, key: String), any Error>) -> Void) {
+        let code = DrawKeys.newCode()
+        let key = DrawKeys.newSecret()
+        let hash = DrawKeys.hash(key)
+        let meta = Cluster.DrawKeys(code: code).meta
+        client.send(["HSETNX", meta, "hostKeyHash", hash]) { [self] result in
+            switch result {
+            case .failure(let error):
+                completion(.failure(ClusterError.unavailable(error)))
+            case .success(let reply) where reply.integer != 1:
+                // The code is taken: another one.
+                if attempts > 1 { attemptCreate(config: config, attempts: attempts - 1, completion: completion) } else {
+                    completion(.failure(ClusterError.unexpectedReply("no free draw code")))
+                }
+            case .success:
+                client.send(["HSET", meta, "config", DrawPersistence.encode(config)]) { _ in }
+                client.send(["SADD", Self.drawsKey, code]) { _ in }
+                client.send(["PUBLISH", Self.createdChannel, code]) { [self] published in
+                    guard case .success = published else { return completion(.failure(ClusterError.unavailable(.closed))) }
+                    add(code: code, hostKeyHash: hash)
+                    completion(.success((code, key)))
+                }
+            }
+        }
     }
 
     /// Gives up the leases (so another instance takes over at once), then closes Redis and the loop.

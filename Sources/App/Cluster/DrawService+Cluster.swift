@@ -24,6 +24,3 @@ extension DrawService {
         }
     }
 }
-
-/// `POST /api/draws` in cluster mode: only the default draw runs there for now.
-struct ClusterOnlyDefaultDraw: Error {}

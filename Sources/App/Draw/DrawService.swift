@@ -184,7 +184,7 @@ public final class DrawService: Sendable {
 
     /// Creates a draw with a fresh code and host key (`POST /api/draws`); completion runs on the storage thread.
     func createDraw(config: DrawConfig, completion: @escaping @Sendable (Result<(code: String, key: String), any Error>) -> Void) {
-        if cluster != nil { return completion(.failure(ClusterOnlyDefaultDraw())) }
+        if let cluster { return cluster.createDraw(config: config, completion: completion) }
         let key = DrawKeys.newSecret()
         let taken = Set(drawCodes)
         var fresh = DrawKeys.newCode()
