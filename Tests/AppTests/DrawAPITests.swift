@@ -4,6 +4,7 @@ import Posix
 import Testing
 @testable import App
 @testable import Server
+import TestSupport
 
 @Suite("Draw REST API", .serialized)
 struct DrawAPITests {
