@@ -128,6 +128,14 @@ enum ClusterScripts {
         return {id, epoch}
         """
 
+    /// KEYS: lease, fence, target. ARGV: lease value, token, value.
+    /// SET target value only while the caller holds the lease with a current token. → 1 or 0.
+    static let setIfOwner = """
+        if redis.call('GET', KEYS[2]) ~= ARGV[2] or redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+        redis.call('SET', KEYS[3], ARGV[3])
+        return 1
+        """
+
     /// KEYS: log, epoch. ARGV: first offset (inclusive, or '-'), count.
     /// → {epoch or '', XRANGE entries}, read together so they describe one moment.
     static let read = """

@@ -17,6 +17,7 @@ public final class ClusterStore: @unchecked Sendable {
     private let appendScript = RedisScript(ClusterScripts.append)
     private let readScript = RedisScript(ClusterScripts.read)
     private let batchScript = RedisScript(ClusterScripts.appendBatch)
+    private let setIfOwnerScript = RedisScript(ClusterScripts.setIfOwner)
 
     public init(client: RedisClient) {
         self.client = client
@@ -136,6 +137,15 @@ public final class ClusterStore: @unchecked Sendable {
             case .failure(let error):
                 completion(.failure(.unavailable(error)))
             }
+        }
+    }
+
+    /// Sets `key` (one of the draw's keys) to `value` only if `lease` is still held with a
+    /// current token; succeeds with whether it was set.
+    public func setIfOwner(_ key: String, value: [UInt8], lease: OwnerLease, _ completion: @escaping (Result<Bool, ClusterError>) -> Void) {
+        let keys = DrawKeys(code: lease.draw)
+        setIfOwnerScript.run(on: client, keys: [keys.lease, keys.fence, key], arguments: [bytes(lease.value), bytes(lease.token), value]) { result in
+            completion(result.mapError(ClusterError.init).map { $0.integer == 1 })
         }
     }
 

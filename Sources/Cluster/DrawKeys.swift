@@ -26,6 +26,9 @@ public struct DrawKeys: Sendable, Equatable {
     /// The owner's latest public snapshot (what a joining page is sent), kept for instances
     /// that start serving the draw between two publications.
     public var snapshot: String { "\(tag):snap" }
+    /// While a round rolls: its commitment and the contributions and audience number frozen at
+    /// Start (JSON), so that a new owner carries on the same round.
+    public var rolling: String { "\(tag):rolling" }
     /// The Pub/Sub channel the owner listens on: host commands forwarded by other instances,
     /// and their viewer counts.
     public var commands: String { "\(tag):cmd" }

@@ -173,6 +173,8 @@ public struct Draw: Sendable {
     public var isExhausted: Bool { remaining == 0 }
     /// The contributions frozen at Start, while rolling (to tell a viewer it took part).
     public var frozenContributions: [Contribution] { frozen?.contributions ?? [] }
+    /// The audience number frozen at Start, while rolling (a cluster keeps it with the contributions).
+    public var frozenAudience: String? { frozen?.audience }
     /// The prize tier the next round draws: the first from `config.prize` on with winners left.
     public var currentPrize: Int? {
         let prizes = config.prizes

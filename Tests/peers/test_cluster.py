@@ -200,6 +200,13 @@ class Page:
     def send(self, message):
         self.loop.call_soon_threadsafe(self.queue.put_nowait, json.dumps(message))
 
+    def hello(self, entropy):
+        """Sends entropy and waits until its instance has handled it (a `sync` after it is answered)."""
+        mark = len(self.messages)
+        self.send({"type": "hello", "entropy": entropy})
+        self.send({"type": "sync"})
+        self.wait_for(lambda m: m.get("type") == "state", what="state after hello", since=mark)
+
     def close(self):
         if self.loop and not self.closed.is_set():
             self.loop.call_soon_threadsafe(self.queue.put_nowait, None)
@@ -327,9 +334,12 @@ def test_failover_kill_9_while_rolling_and_while_stopping(cluster, script, tmp_p
         others = cluster.others(owner)
         watcher = Page(others[0])
         watcher.wait_for(lambda m: m.get("type") == "state", what="state")
+        frozen = os.urandom(16).hex()  # given before Start: frozen into the round
+        watcher.hello(frozen)
         before = owner.state()
         assert before["phase"] in ("idle", "revealed"), before
-        status, body = others[-1].command("start")
+        # Through the watcher's instance: its forwarded entropy reaches the owner first.
+        status, body = others[0].command("start")
         assert status == 200, body
         watcher.wait_for(lambda m: m.get("type") == "tick", what="tick")
         while_stopping = attempt % 2 == 1
@@ -353,7 +363,7 @@ def test_failover_kill_9_while_rolling_and_while_stopping(cluster, script, tmp_p
         takeovers.append(wait_new_owner(cluster, owner, killed_at))
         assert takeovers[-1] < 3.0, "takeover took %.2f s" % takeovers[-1]
         new_owner = cluster.owner()
-        state = watcher.wait_for(lambda m: m.get("type") == "state" and m["phase"] in ("idle", "revealed")
+        state = watcher.wait_for(lambda m: m.get("type") == "state" and m["phase"] == ("revealed" if while_stopping else "rolling")
                                  and len(m["rounds"]) == len(before["rounds"]) + (1 if while_stopping else 0),
                                  what="state from the new owner", since=mark)
         if while_stopping:
@@ -361,8 +371,17 @@ def test_failover_kill_9_while_rolling_and_while_stopping(cluster, script, tmp_p
             assert state["result"]["winners"] == state["rounds"][-1]["winners"]
             announced[round_number] = state["result"]["winners"]
         else:
-            # The round was only rolling: nothing was drawn, and the committed round is the same one.
+            # The round carries on rolling on the new owner: same commitment, same frozen inputs.
             assert state["commit"]["commitment"] == before["commit"]["commitment"]
+            watcher.wait_for(lambda m: m.get("type") == "tick", what="ticks from the new owner", since=mark)
+            late = os.urandom(16).hex()  # given after Start: must not count in this round
+            watcher.send({"type": "hello", "entropy": late})
+            status, body = others[-1].command("stop")
+            assert status == 200, body
+            result = body["result"]
+            assert result["commitment"] == before["commit"]["commitment"]
+            assert frozen in result["contributions"] and late not in result["contributions"], result["contributions"]
+            announced[result["round"]] = result["winners"]
         # Every announced winner is unchanged on the new owner.
         _, rounds = export_rounds(new_owner)
         for number, winners in announced.items():
@@ -391,8 +410,8 @@ def test_a_paused_owner_writes_and_announces_nothing(cluster, script, tmp_path):
     # Entropy given before the takeover still counts after it: the new owner replays its own
     # pages' and the other instances send theirs again when they see a new owner.
     entropies = [os.urandom(16).hex(), os.urandom(16).hex()]
-    on_other.send({"type": "hello", "entropy": entropies[0]})
-    on_third.send({"type": "hello", "entropy": entropies[1]})
+    on_other.hello(entropies[0])
+    on_third.hello(entropies[1])
     assert second.command("start")[0] == 200
     on_other.wait_for(lambda m: m.get("type") == "tick", what="tick")
     old_tokens = cluster.redis.tokens()
@@ -402,15 +421,21 @@ def test_a_paused_owner_writes_and_announces_nothing(cluster, script, tmp_path):
         paused_at = time.time()
         wait_new_owner(cluster, owner, paused_at)
         new_owner = cluster.owner()
-        # Wait until the new owner has announced itself (its state reaches the pages).
+        # The new owner carries the round on (it was rolling) and announces itself to every page.
         for page in (on_other, on_third):
-            page.wait_for(lambda m: m.get("type") == "state" and m["phase"] != "rolling", what="new owner's state",
+            page.wait_for(lambda m: m.get("type") == "state" and m["phase"] == "rolling", what="new owner's state",
                           since=marks[page])
-        status, body = second.command("start")  # the new owner comes back revealed/idle with the same commitment
+        status, body = second.command("stop")
+        assert status == 200, body
+        carried = body["result"]
+        # A fresh round on the new owner counts the entropy given before the takeover: the new
+        # owner replays its own pages' and the other instances send theirs again.
+        status, body = second.command("start")
         assert status == 200, body
         status, body = second.command("stop")
         assert status == 200, body
         result = body["result"]
+        assert set(entropies) <= set(carried["contributions"])
         assert set(entropies) <= set(result["contributions"]), (new_owner.id, result["contributions"])
     finally:
         owner.proc.send_signal(signal.SIGCONT)
@@ -428,6 +453,7 @@ def test_a_paused_owner_writes_and_announces_nothing(cluster, script, tmp_path):
     assert all(t > old_token for t in new_tokens[len(old_tokens):]), "the paused owner wrote after the takeover"
     export, rounds = export_rounds(second)
     assert rounds[result["round"]] == result["winners"]
+    assert rounds[carried["round"]] == carried["winners"]
     verify_export(export, tmp_path, script)
     for page in (on_owner, on_other, on_third):
         page.close()

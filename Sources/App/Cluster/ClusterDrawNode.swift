@@ -420,7 +420,23 @@ final class ClusterDrawNode: DrawChannel, DrawAnnouncer, @unchecked Sendable {
         logEpoch = chain.epoch
         logOffset = chain.offset
         if resumed {
-            open(draw, lease: lease)
+            // Was a round rolling on this commitment? Then it carries on.
+            store.client.send(["GET", keys.rolling]) { [self] result in
+                guard self.lease?.token == lease.token, !stopped else { return }
+                var draw = draw
+                var rolling = false
+                if case .success(let reply) = result, let text = reply.string, let hint = try? JSONValue.parse(text),
+                   hint["commitment"]?.stringValue == draw.commit?.commitment, let items = hint["contributions"]?.arrayValue {
+                    let contributions = items.compactMap { $0.stringValue.flatMap(Contribution.init(hex:)) }
+                    if contributions.count == items.count,
+                       (try? draw.start(contributions: contributions, audience: hint["audience"]?.stringValue,
+                                        at: Int64(WallClock.unixMilliseconds()))) != nil {
+                        rolling = true
+                    }
+                }
+                open(draw, lease: lease)
+                if rolling { room?.apply(.resumeRolling) }
+            }
             return
         }
         var csprng = SystemRandomNumberGenerator()
@@ -508,8 +524,23 @@ final class ClusterDrawNode: DrawChannel, DrawAnnouncer, @unchecked Sendable {
         } else {
             kind = "F"
             reliableSinceSettle = true
+            if text.contains("\"phase\":\"rolling\""), let room { keepRolling(room.currentDraw, lease: lease) }
         }
         publish("\(kind)\n\(runtime.instanceID)\n\(lease.token)\n\(text)")
+    }
+
+    /// A round started: keep what Start froze beside the log, so that if this instance dies
+    /// while it rolls, the next owner carries on the same round (same commitment, same frozen
+    /// contributions and audience number: the same winners at Stop). Only the lease holder
+    /// can write it; a stale one is ignored (it names a commitment already used).
+    private func keepRolling(_ draw: Draw, lease: OwnerLease) {
+        guard draw.phase == .rolling, let commit = draw.commit else { return }
+        let hint: JSONValue = .object([
+            "commitment": .string(commit.commitment), "round": .int(Int64(commit.round)),
+            "contributions": .array(draw.frozenContributions.map { .string($0.hex) }),
+            "audience": draw.frozenAudience.map { .string($0) } ?? .null,
+        ])
+        store.setIfOwner(keys.rolling, value: Array(hint.canonicalString.utf8), lease: lease) { _ in }
     }
 
     func settled(_ room: DrawRoom) {

@@ -126,6 +126,9 @@ final class DrawRoom: @unchecked Sendable {
     /// The public `state` (role viewer) as JSON text. Loop only.
     var publicStateText: String { state.stateText(for: nil) }
 
+    /// The draw as the room holds it. Loop only.
+    var currentDraw: Draw { state.draw }
+
     private func perform(_ action: DrawRoomState.Action, now: DrawRoomState.Time) {
         switch action {
         case .send(let text, let id):

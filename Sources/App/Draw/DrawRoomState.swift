@@ -55,6 +55,8 @@ struct DrawRoomState {
         case remoteViewers(Int)
         /// Cluster mode: a page on another instance (`key`) sent entropy, or left (nil).
         case remoteEntropy(String, Contribution?)
+        /// Cluster mode: a new owner restored a round that was rolling: tick again.
+        case resumeRolling
         case shutdown
     }
 
@@ -208,6 +210,10 @@ struct DrawRoomState {
             scheduleViewerAnnouncement(at: time, &actions)
         case .remoteEntropy(let key, let entropy):
             remoteEntropy[key] = entropy
+        case .resumeRolling:
+            guard draw.phase == .rolling, motion == nil else { break }
+            broadcast(Self.phaseMessage(.rolling), &actions)
+            startRolling(at: time, using: &random, &actions)
         case .shutdown:
             motion = nil
             viewerTimerArmed = false
