@@ -33,7 +33,7 @@ import Testing
     }
 
     @Test func aRestoredRollingRoundTicksAgainAndTheStoreGetsTheNextSeed() throws {
-        var room = try RoomHarness()
+        let room = try RoomHarness()
         var draw = room.state.draw
         try draw.start(contributions: [], audience: "12", at: 2_000)
         var carried = DrawRoomState(code: "ROOM", draw: draw, settings: room.state.settings)
