@@ -90,18 +90,21 @@ class Redis:
 
 
 class Instance(Tombola):
-    """One `tombola --redis` process; its stdout is drained so it never blocks."""
+    """One `tombola --redis` process; its stdout and stderr are drained so it never blocks."""
 
     def __init__(self, redis, key_file, extra=()):
         super().__init__(tempfile.mkdtemp(prefix="tombola-cluster-data-"), code=CODE,
                          extra=("--redis", redis.url, "--cluster-key", key_file, *extra))
         self.id = re.search(r"as instance ([0-9a-f]+)", self.banner).group(1)
         self.lines = []
-        threading.Thread(target=self._drain, daemon=True).start()
+        self.errors = []
+        threading.Thread(target=self._drain, args=(self.proc.stdout, self.lines), daemon=True).start()
+        threading.Thread(target=self._drain, args=(self.proc.stderr, self.errors), daemon=True).start()
 
-    def _drain(self):
-        for line in self.proc.stdout:
-            self.lines.append(line)
+    @staticmethod
+    def _drain(stream, into):
+        for line in stream:
+            into.append(line)
 
     def stop(self):
         self.kill()
