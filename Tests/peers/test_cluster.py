@@ -485,6 +485,18 @@ def test_redis_killed_and_restarted(cluster, script, tmp_path):
     assert status == 503 and body["error"]["code"] == "cluster_unavailable", body
     assert not page.closed.is_set()
     assert not [m for m in page.messages[shown:] if m.get("type") in ("result", "tick")]
+    # REST: the follower still shows its last state; the former owner (no pages, so nothing
+    # cached) says it cannot know, once it has stepped down.
+    status, state = follower.json("GET", "/api/draws/" + CODE)
+    assert status == 200 and state["result"]["winners"] == first_result["winners"]
+    deadline = time.time() + 20
+    while True:
+        status, body = owner.json("GET", "/api/draws/" + CODE, timeout=30)
+        if status == 503:
+            assert body["error"]["code"] == "cluster_unavailable"
+            break
+        assert status == 200 and time.time() < deadline, body
+        time.sleep(0.1)
 
     cluster.redis.start()
     cluster.owner(timeout=15)

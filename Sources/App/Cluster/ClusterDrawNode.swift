@@ -202,7 +202,7 @@ final class ClusterDrawNode: DrawChannel, @unchecked Sendable {
         loop.execute { [self] in submit(command, seq: seq, client: client, awaitReveal: awaitReveal, completion: completion) }
     }
 
-    func publicState(_ completion: @escaping @Sendable (String) -> Void) {
+    func currentState(_ completion: @escaping @Sendable (String?) -> Void) {
         loop.execute { [self] in
             if let room { return completion(room.publicStateText) }
             if subscribed, let snapshot { return completion(snapshot.text) }
@@ -210,7 +210,7 @@ final class ClusterDrawNode: DrawChannel, @unchecked Sendable {
                 if case .success(let reply) = result, let text = reply.string, let read = Self.parseSnapshot(text) {
                     accept(read)
                 }
-                completion(snapshot?.text ?? Self.unavailableState(code: code))
+                completion(snapshot?.text)
             }
         }
     }
@@ -223,12 +223,6 @@ final class ClusterDrawNode: DrawChannel, @unchecked Sendable {
     // MARK: Helpers
 
     static let roleHost = JSONValue.object(["type": .string("role"), "role": .string("host")]).canonicalString
-
-    /// Until a first owner published: the draw exists, its state is not known here yet.
-    static func unavailableState(code: String) -> String {
-        JSONValue.object(["type": .string("error"), "code": .string("cluster_unavailable"),
-                          "message": .string(DrawErrorText.message(for: "cluster_unavailable"))]).canonicalString
-    }
 
     /// `"<instance>\n<token>\n<seq>\n<epoch> <offset>\n<state>"`.
     static func parseSnapshot(_ text: String) -> Snapshot? {

@@ -13,11 +13,17 @@ protocol DrawChannel: AnyObject, Sendable {
     func received(_ text: String, from id: UInt64)
     func perform(_ command: HostCommand, seq: Int64?, client: String?, awaitReveal: Bool,
                  completion: @escaping @Sendable (Result<CommandReply, CommandFailure>) -> Void)
-    func publicState(_ completion: @escaping @Sendable (String) -> Void)
+    /// The public `state` as JSON text; nil when this instance cannot know it right now
+    /// (cluster mode: no owner has published it yet and Redis cannot be read).
+    func currentState(_ completion: @escaping @Sendable (String?) -> Void)
     func export(_ completion: @escaping @Sendable (Result<[DrawRecord], any Error>) -> Void)
 }
 
-extension DrawRoom: DrawChannel {}
+extension DrawRoom: DrawChannel {
+    func currentState(_ completion: @escaping @Sendable (String?) -> Void) {
+        publicState { completion($0) }
+    }
+}
 
 /// Cluster mode's say over what an owner's room announces. Loop only.
 protocol DrawAnnouncer: AnyObject {

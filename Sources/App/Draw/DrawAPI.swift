@@ -48,7 +48,7 @@ enum DrawAPI {
         switch (rest.count, rest.dropFirst().first) {
         case (1, _):
             guard method == "GET" else { return responder.respond(APIError.methodNotAllowed(allow: ["GET", "HEAD"])) }
-            room.publicState { responder.respond(APIError.json(text: $0)) }
+            room.currentState { responder.respond($0.map { APIError.json(text: $0) } ?? APIError.response("cluster_unavailable")) }
         case (2, "export.json"), (2, "export.csv"):
             guard method == "GET" else { return responder.respond(APIError.methodNotAllowed(allow: ["GET", "HEAD"])) }
             export(room, csv: rest[1] == "export.csv", responder: responder)
