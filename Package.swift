@@ -47,7 +47,7 @@ let package = Package(
         // Wiring and executables.
         .target(name: "App", dependencies: [
             "Server", "Locking", "Posix", "HTTPCore", "WebSocketCore", "Compression", "Storage", "JSON", "Crypto",
-            "CalculatorEngine", "DrawEngine", "CQREncode", "CLinux",
+            "CalculatorEngine", "DrawEngine", "CQREncode", "CLinux", "Cluster",
         ]),
         .executableTarget(name: "tombola", dependencies: ["App", "Server", "CalculatorEngine", "DrawEngine", "Storage", "JSON"]),
         .executableTarget(name: "tombola-bench", dependencies: ["WebSocketClient", "Posix", "WebSocketCore", "CLinux"]),

@@ -16,7 +16,7 @@ enum APIError {
         case "bad_logo": .unsupportedMediaType
         case "no_logo": .notFound
         case "rate_limited": .tooManyRequests
-        case "storage_failed", "disk_full", "busy": .serviceUnavailable
+        case "storage_failed", "disk_full", "busy", "cluster_unavailable": .serviceUnavailable
         default: .badRequest
         }
     }

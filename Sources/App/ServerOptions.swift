@@ -1,3 +1,6 @@
+import Cluster
+import DrawEngine
+import Foundation
 import HTTPCore
 import Server
 
@@ -73,6 +76,18 @@ public enum ServerOptions {
         },
         Option(name: "no-io-uring", environment: "TOMBOLA_NO_IO_URING", kind: .flag, valueName: "",
                help: "send with one write() per socket, not batched io_uring sends") { c, v in if case .flag(let b) = v { c.ioUring = !b } },
+        Option(name: "redis", environment: "TOMBOLA_REDIS", kind: .text, valueName: "URL",
+               help: "cluster mode: redis://HOST:PORT[/DB] shared by every instance (docs/CLUSTER.md)") { c, v in
+            if case .text(let s) = v { c.redisURL = s }
+        },
+        Option(name: "cluster-key", environment: "TOMBOLA_CLUSTER_KEY_FILE", kind: .text, valueName: "FILE",
+               help: "cluster mode: file with the instances' shared 32-byte key (raw or 64 hex digits; or TOMBOLA_CLUSTER_KEY=hex)") { c, v in
+            if case .text(let s) = v { c.clusterKeyFile = s }
+        },
+        Option(name: "allow-unsafe-redis", environment: "TOMBOLA_ALLOW_UNSAFE_REDIS", kind: .flag, valueName: "",
+               help: "cluster mode on a Redis without appendonly yes + appendfsync always (may lose announced records)") { c, v in
+            if case .flag(let b) = v { c.allowUnsafeRedis = b }
+        },
     ]
 
     public static func parse(_ arguments: [String], environment: [String: String] = [:]) throws(UsageError) -> Outcome {
@@ -131,7 +146,48 @@ public enum ServerOptions {
             }
             option.apply(&configuration, try value(raw, for: option, source: "--\(name)"))
         }
+        configuration.cluster = try clusterSettings(configuration, keyHex: environment["TOMBOLA_CLUSTER_KEY"])
         return .run(configuration)
+    }
+
+    /// `--redis` with its key, or nil for single-box. The key's bytes are never shown.
+    private static func clusterSettings(_ configuration: AppConfiguration, keyHex: String?) throws(UsageError) -> ClusterSettings? {
+        guard let url = configuration.redisURL else {
+            if configuration.clusterKeyFile != nil || configuration.allowUnsafeRedis {
+                throw UsageError(message: "--cluster-key and --allow-unsafe-redis need --redis")
+            }
+            return nil
+        }
+        guard let endpoint = RedisEndpoint(url: url) else {
+            throw UsageError(message: "--redis must look like redis://HOST:PORT[/DB] (a password as redis://:PASSWORD@HOST:PORT)")
+        }
+        let key: [UInt8]
+        if let path = configuration.clusterKeyFile {
+            guard let data = FileManager.default.contents(atPath: path) else {
+                throw UsageError(message: "--cluster-key: cannot read '\(path)'")
+            }
+            guard let parsed = clusterKey(Array(data)) else {
+                throw UsageError(message: "--cluster-key: '\(path)' must hold exactly 32 bytes, or 64 hex digits")
+            }
+            key = parsed
+        } else if let keyHex, !keyHex.isEmpty {
+            guard let parsed = clusterKey(Array(keyHex.utf8)) else {
+                throw UsageError(message: "TOMBOLA_CLUSTER_KEY must be 64 hex digits (32 bytes)")
+            }
+            key = parsed
+        } else {
+            throw UsageError(message: "cluster mode needs the instances' shared key: --cluster-key FILE or TOMBOLA_CLUSTER_KEY "
+                                 + "(32 bytes; make one with: head -c 32 /dev/urandom > cluster.key)")
+        }
+        return ClusterSettings(endpoint: endpoint, key: key, allowUnsafeRedis: configuration.allowUnsafeRedis)
+    }
+
+    /// 32 raw bytes, or 64 hex digits with surrounding white space.
+    static func clusterKey(_ bytes: [UInt8]) -> [UInt8]? {
+        if bytes.count == 32 { return bytes }
+        let trimmed = String(decoding: bytes, as: UTF8.self).filter { !$0.isWhitespace }
+        guard trimmed.utf8.count == 64, let decoded = Hex.decode(trimmed), decoded.count == 32 else { return nil }
+        return decoded
     }
 
     private static func value(_ raw: String, for option: Option, source: String) throws(UsageError) -> Value {

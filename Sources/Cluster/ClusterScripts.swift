@@ -69,6 +69,73 @@ enum ClusterScripts {
         return {id, epoch}
         """
 
+    /// One host command's write, all or nothing: any number of records (each linking to the
+    /// one before) and optionally the draw's new settings.
+    /// KEYS: lease, fence, log, idem, epoch, meta.
+    /// ARGV: lease value, token, idempotency key, genesis prev, new epoch, config ('' for none),
+    /// record count n, then per record: index, hash, prev, json, seal.
+    /// The same checks and refusals as `append` (FENCED, DUPLICATE, CHAIN, here also for a
+    /// link inside the batch), then XADDs every record, sets `config` in meta, remembers the
+    /// key with the first record's offset. → {last offset ('' without records), epoch}.
+    static let appendBatch = """
+        local fence = redis.call('GET', KEYS[2])
+        if fence ~= ARGV[2] then
+          return redis.error_reply('FENCED token ' .. ARGV[2] .. ' is not current (fence ' .. tostring(fence) .. ')')
+        end
+        if redis.call('GET', KEYS[1]) ~= ARGV[1] then
+          return redis.error_reply('FENCED the lease of token ' .. ARGV[2] .. ' has expired')
+        end
+        local seen = redis.call('HGET', KEYS[4], ARGV[3])
+        if seen then return redis.error_reply('DUPLICATE ' .. seen) end
+        local n = tonumber(ARGV[7])
+        local last = redis.call('XREVRANGE', KEYS[3], '+', '-', 'COUNT', 1)
+        local lastHash = ARGV[4]
+        if #last > 0 then
+          local fields = last[1][2]
+          lastHash = nil
+          for i = 1, #fields, 2 do
+            if fields[i] == 'hash' then lastHash = fields[i + 1] end
+          end
+          if not lastHash then return redis.error_reply('CHAIN the last record has no hash') end
+        end
+        local expected = lastHash
+        for r = 0, n - 1 do
+          if ARGV[8 + r * 5 + 2] ~= expected then return redis.error_reply('CHAIN ' .. lastHash) end
+          expected = ARGV[8 + r * 5 + 1]
+        end
+        local epoch
+        if #last == 0 and n > 0 then
+          redis.call('SET', KEYS[5], ARGV[5])
+          epoch = ARGV[5]
+        else
+          epoch = redis.call('GET', KEYS[5]) or ''
+        end
+        local first = nil
+        local id = ''
+        for r = 0, n - 1 do
+          local b = 8 + r * 5
+          if ARGV[b + 4] ~= '' then
+            id = redis.call('XADD', KEYS[3], '*', 'index', ARGV[b], 'hash', ARGV[b + 1], 'prev', ARGV[b + 2],
+              'json', ARGV[b + 3], 'token', ARGV[2], 'key', ARGV[3], 'seal', ARGV[b + 4])
+          else
+            id = redis.call('XADD', KEYS[3], '*', 'index', ARGV[b], 'hash', ARGV[b + 1], 'prev', ARGV[b + 2],
+              'json', ARGV[b + 3], 'token', ARGV[2], 'key', ARGV[3])
+          end
+          first = first or id
+        end
+        if ARGV[6] ~= '' then redis.call('HSET', KEYS[6], 'config', ARGV[6]) end
+        redis.call('HSET', KEYS[4], ARGV[3], first or ('config@' .. ARGV[2]))
+        return {id, epoch}
+        """
+
+    /// KEYS: lease, fence, target. ARGV: lease value, token, value.
+    /// SET target value only while the caller holds the lease with a current token. → 1 or 0.
+    static let setIfOwner = """
+        if redis.call('GET', KEYS[2]) ~= ARGV[2] or redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+        redis.call('SET', KEYS[3], ARGV[3])
+        return 1
+        """
+
     /// KEYS: log, epoch. ARGV: first offset (inclusive, or '-'), count.
     /// → {epoch or '', XRANGE entries}, read together so they describe one moment.
     static let read = """

@@ -16,6 +16,11 @@ extension ClusterStore {
         await client.onLoop { done in self.append(record, lease: lease, done) }
     }
 
+    public func appendBatch(_ records: [LogRecord], config: String?, idempotencyKey: String,
+                            lease: OwnerLease) async -> Result<AppendReceipt, ClusterError> {
+        await client.onLoop { done in self.appendBatch(records, config: config, idempotencyKey: idempotencyKey, lease: lease, done) }
+    }
+
     public func readLog(draw: String, from start: String = "-", count: Int = 1000) async -> Result<LogPage, ClusterError> {
         await client.onLoop { done in self.readLog(draw: draw, from: start, count: count, done) }
     }

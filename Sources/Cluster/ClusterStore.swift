@@ -16,6 +16,8 @@ public final class ClusterStore: @unchecked Sendable {
     private let releaseScript = RedisScript(ClusterScripts.release)
     private let appendScript = RedisScript(ClusterScripts.append)
     private let readScript = RedisScript(ClusterScripts.read)
+    private let batchScript = RedisScript(ClusterScripts.appendBatch)
+    private let setIfOwnerScript = RedisScript(ClusterScripts.setIfOwner)
 
     public init(client: RedisClient) {
         self.client = client
@@ -104,6 +106,46 @@ public final class ClusterStore: @unchecked Sendable {
             case .failure(let error):
                 completion(.failure(.unavailable(error)))
             }
+        }
+    }
+
+    /// Appends `records` (consecutive links; may be empty) and, when given, the draw's new
+    /// settings `config`, all or nothing, under the same checks as `append`; the idempotency
+    /// key covers the whole batch. Succeeds with the last record's offset ("" for none).
+    public func appendBatch(
+        _ records: [LogRecord], config: String?, idempotencyKey: String, lease: OwnerLease,
+        _ completion: @escaping (Result<AppendReceipt, ClusterError>) -> Void
+    ) {
+        let keys = DrawKeys(code: lease.draw)
+        var arguments: [[UInt8]] = [
+            bytes(lease.value), bytes(lease.token), bytes(idempotencyKey), bytes(LogRecord.genesisPrev),
+            bytes(Self.newEpoch()), Array((config ?? "").utf8), bytes(records.count),
+        ]
+        for record in records {
+            arguments += [bytes(record.index), bytes(record.hash), bytes(record.prev), Array(record.json.utf8), bytes(record.seal)]
+        }
+        batchScript.run(on: client, keys: [keys.lease, keys.fence, keys.log, keys.idempotency, keys.epoch, keys.meta],
+                        arguments: arguments) { result in
+            switch result {
+            case .success(let reply):
+                guard let parts = reply.array, parts.count == 2, let offset = parts[0].string, let epoch = parts[1].string else {
+                    return completion(.failure(.unexpectedReply("append batch: \(reply)")))
+                }
+                completion(.success(AppendReceipt(offset: offset, epoch: epoch)))
+            case .failure(.server(let message)):
+                completion(.failure(Self.refusal(message)))
+            case .failure(let error):
+                completion(.failure(.unavailable(error)))
+            }
+        }
+    }
+
+    /// Sets `key` (one of the draw's keys) to `value` only if `lease` is still held with a
+    /// current token; succeeds with whether it was set.
+    public func setIfOwner(_ key: String, value: [UInt8], lease: OwnerLease, _ completion: @escaping (Result<Bool, ClusterError>) -> Void) {
+        let keys = DrawKeys(code: lease.draw)
+        setIfOwnerScript.run(on: client, keys: [keys.lease, keys.fence, key], arguments: [bytes(lease.value), bytes(lease.token), value]) { result in
+            completion(result.mapError(ClusterError.init).map { $0.integer == 1 })
         }
     }
 

@@ -20,4 +20,19 @@ public struct DrawKeys: Sendable, Equatable {
     public var epoch: String { "\(tag):epoch" }
     /// The Pub/Sub channel of the draw's fan-out.
     public var channel: String { "\(tag):ch" }
+    /// A hash: `config` (the settings as canonical JSON, written with the records that change
+    /// them) and `hostKeyHash`.
+    public var meta: String { "\(tag):meta" }
+    /// The owner's latest public snapshot (what a joining page is sent), kept for instances
+    /// that start serving the draw between two publications.
+    public var snapshot: String { "\(tag):snap" }
+    /// While a round rolls: its commitment and the contributions and audience number frozen at
+    /// Start (JSON), so that a new owner carries on the same round.
+    public var rolling: String { "\(tag):rolling" }
+    /// The Pub/Sub channel the owner listens on: host commands forwarded by other instances,
+    /// and their viewer counts.
+    public var commands: String { "\(tag):cmd" }
+
+    /// The Pub/Sub channel on which instance `id` hears the answers to what it forwarded.
+    public static func replies(instance id: String) -> String { "{i:\(id)}:replies" }
 }

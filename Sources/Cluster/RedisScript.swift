@@ -1,11 +1,15 @@
 /// A Lua script run with EVALSHA, falling back to EVAL when Redis answers NOSCRIPT (after a
 /// restart or SCRIPT FLUSH; EVAL also puts it back in Redis's cache). The SHA-1 is learned
-/// from SCRIPT LOAD the first time, so nothing here hashes.
+/// from SCRIPT LOAD the first time, so nothing here hashes. Until it is known the script goes
+/// out as EVAL at once (SCRIPT LOAD rides ahead of it), so a run reaches Redis in the order it
+/// was issued relative to the client's other commands (the cluster relies on that: a draw's
+/// rolling inputs are stored before its first tick is published).
 ///
 /// Loop-confined through the client it runs on.
 public final class RedisScript {
     public let source: String
     private var sha: String?
+    private var loading = false
 
     public init(_ source: String) {
         self.source = source
@@ -18,15 +22,15 @@ public final class RedisScript {
     ) {
         let tail = [Array(String(keys.count).utf8)] + keys.map { Array($0.utf8) } + arguments
         guard let sha else {
-            client.send(["SCRIPT", "LOAD", source], timeout: timeout) { [weak self] result in
-                guard let self else { return completion(.failure(.closed)) }
-                if case .success(let reply) = result, let sha = reply.string {
-                    self.sha = sha
-                    self.evalsha(sha, tail, client, timeout, completion)
-                } else {
-                    self.eval(tail, client, timeout, completion)
+            if !loading {
+                loading = true
+                client.send(["SCRIPT", "LOAD", source], timeout: timeout) { [weak self] result in
+                    guard let self else { return }
+                    self.loading = false
+                    if case .success(let reply) = result, let sha = reply.string { self.sha = sha }
                 }
             }
+            eval(tail, client, timeout, completion)
             return
         }
         evalsha(sha, tail, client, timeout, completion)

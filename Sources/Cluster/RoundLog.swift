@@ -6,6 +6,9 @@ public struct LogRecord: Sendable, Equatable {
     public var prev: String
     public var json: String
     public var idempotencyKey: String
+    /// Stored beside the record, outside its hash: a commit record's seed sealed under the
+    /// cluster key (empty for none), so a new owner can finish the committed round.
+    public var seal: String = ""
 
     /// `prev` of the first record (index 0): 64 zeros (FAIRNESS.md §8).
     public static let genesisPrev = String(repeating: "0", count: 64)
@@ -28,6 +31,8 @@ public struct LogEntry: Sendable, Equatable {
     public var json: String
     public var token: Int64
     public var idempotencyKey: String
+    /// The sealed seed stored beside a commit record (`LogRecord.seal`), or empty.
+    public var seal: String = ""
 
     public init(offset: String, index: Int, hash: String, prev: String, json: String, token: Int64, idempotencyKey: String) {
         self.offset = offset
@@ -72,5 +77,6 @@ extension LogEntry {
               let json = fields["json"], let token = fields["token"].flatMap({ Int64($0) }) else { return nil }
         self.init(offset: offset, index: index, hash: hash, prev: prev, json: json, token: token,
                   idempotencyKey: fields["key"] ?? "")
+        seal = fields["seal"] ?? ""
     }
 }

@@ -105,6 +105,8 @@ public struct Draw: Sendable {
     private var pastWinners: [PastWinners] = []
     /// Every winner in the chain not voided since (all sessions): what other draws exclude.
     private var keptWinners = Set<DrawValue>()
+    /// After a restore: the last stored commitment no round has used yet (`resumeCommitment`).
+    private var unusedCommitment: String?
 
     /// A new draw (no records yet). Call `prepareCommitment` before the first Start.
     public init(config: DrawConfig = .standard) throws(DrawError) {
@@ -120,8 +122,9 @@ public struct Draw: Sendable {
         for (position, record) in records.enumerated() {
             guard record.index == position, record.prev == prev, record.computedHash == record.hash else { throw .corruptHistory }
             prev = record.hash
+            if case .round(let round) = record.body, round.commitment == unusedCommitment { unusedCommitment = nil }
             switch record.body {
-            case .commit: break
+            case .commit(let commitment, _): unusedCommitment = commitment
             case .entrants(let hash, _, _, _): recordedLists.insert(hash)
             case .round(let round):
                 if let replaced = round.replaces {
@@ -180,6 +183,8 @@ public struct Draw: Sendable {
     public var isExhausted: Bool { remaining == 0 }
     /// The contributions frozen at Start, while rolling (to tell a viewer it took part).
     public var frozenContributions: [Contribution] { frozen?.contributions ?? [] }
+    /// The audience number frozen at Start, while rolling (a cluster keeps it with the contributions).
+    public var frozenAudience: String? { frozen?.audience }
     /// The prize tier the next round draws: the first from `config.prize` on with winners left.
     public var currentPrize: Int? {
         let prizes = config.prizes
@@ -246,6 +251,22 @@ public struct Draw: Sendable {
     public mutating func prepareCommitment(seed: Seed, at: Int64) throws(DrawError) -> DrawRecord {
         guard phase == .idle || phase == .revealed else { throw .wrongPhase }
         return commitNext(seed, at: at)
+    }
+
+    /// The seed behind the pending commitment, for a cluster to keep it sealed beside the
+    /// `commit` record (so another instance can finish the round); nil when none is pending.
+    /// Never publish it before its round is drawn.
+    public var committedSeed: Seed? { pendingSeed }
+
+    /// After a restore (a cluster's new owner): takes up the stored commitment no round has
+    /// used yet with its `seed`, instead of committing a new one, so the round the pages saw
+    /// committed is the one drawn. Refused (`notCommitted`) unless `seed` is that commitment's.
+    public mutating func resumeCommitment(_ seed: Seed) throws(DrawError) {
+        guard phase == .idle || phase == .revealed, pendingSeed == nil, let unused = unusedCommitment,
+              seed.commitment == unused else { throw .notCommitted }
+        pendingSeed = seed
+        pendingCommitment = unused
+        nextCommitReason = .next
     }
 
     /// Start rolling: freezes the contributions and the audience number (1–32 digits; blank means none).

@@ -9,7 +9,11 @@ struct FanoutCommand {
         tombola-bench fanout --viewers N --hz H --seconds S --code CODE --host-key KEY
                              [--url http://127.0.0.1:8080] [--processes P] [--threads T] [--sources K]
                              [--server-pid PID] [--deflate] [--calc-clients C [--calc-interval-ms 100]]
+                             [--spread URL,URL,… [--cluster-pids PID,PID,…] [--redis-pid PID]]
             (start the server with --tick-hz H; H here is the rate the run is checked against)
+            --spread: cluster mode (docs/CLUSTER.md): the viewers are split evenly over these
+            instances (one or more worker processes each), the host stays on --url; the
+            instances' CPU (--cluster-pids) and Redis's (--redis-pid) are reported
         """
 
     var options: ViewerOptions
@@ -21,6 +25,10 @@ struct FanoutCommand {
     /// Calculator sessions typing during the rolling part (key round trips under load).
     var calcClients: Int
     var calcInterval: Int
+    /// Cluster mode: the instances the viewers are spread over.
+    var spread: [BenchTarget]
+    var clusterPIDs: [Int32]
+    var redisPID: Int32?
 
     init(_ arguments: [String]) throws(BenchError) {
         var args = try Arguments(arguments, switches: ["deflate"])
@@ -32,13 +40,25 @@ struct FanoutCommand {
         serverPID = try args.optionalInt("server-pid", range: 1...Int(Int32.max)).map { Int32($0) }
         calcClients = try args.int("calc-clients", default: 0, range: 0...1000)
         calcInterval = try args.int("calc-interval-ms", default: 100, range: 0...60_000)
+        spread = []
+        for url in (args.string("spread") ?? "").split(separator: ",") { spread.append(try BenchTarget(url: String(url))) }
+        clusterPIDs = []
+        for pid in (args.string("cluster-pids") ?? "").split(separator: ",") {
+            guard let value = Int32(pid), value > 0 else { throw .usage("--cluster-pids takes process ids, not '\(pid)'") }
+            clusterPIDs.append(value)
+        }
+        redisPID = try args.optionalInt("redis-pid", range: 1...Int(Int32.max)).map { Int32($0) }
         try args.finish()
     }
 
     func run() throws(BenchError) -> Report {
         let limit = SystemLimits.raiseDescriptorLimit()
         let perProcess = max(100, limit - 256)
-        let processCount = max(processes ?? 1, (options.viewers + perProcess - 1) / perProcess)
+        var processCount = max(processes ?? 1, (options.viewers + perProcess - 1) / perProcess)
+        if !spread.isEmpty {
+            processCount = (max(processCount, spread.count) + spread.count - 1) / spread.count * spread.count
+        }
+        let others = clusterPIDs.map { ServerProcess(pid: $0) } + (redisPID.map { [ServerProcess(pid: $0)] } ?? [])
         let server = serverPID.map { ServerProcess(pid: $0) } ?? ServerProcess.listening(onPort: options.target.port, host: options.target.host)
 
         // 1. The host connects first (a server at its connection cap would refuse it last) and
@@ -47,8 +67,8 @@ struct FanoutCommand {
         defer { host.close() }
 
         // 2. Viewers connect (here, or in worker processes past the descriptor limit).
-        let viewers: ViewerSide = processCount == 1 ? try InProcessViewers(options: options)
-                                                    : try WorkerViewers(options: options, processes: processCount)
+        let viewers: ViewerSide = processCount == 1 && spread.isEmpty ? try InProcessViewers(options: options)
+            : try WorkerViewers(options: options, processes: processCount, targets: spread)
         let openStarted = ContinuousClock.now
         let (opened, failed) = viewers.waitReady()
         let openSeconds = (ContinuousClock.now - openStarted).seconds
@@ -71,6 +91,7 @@ struct FanoutCommand {
 
         // 4. Roll for S seconds, then stop and wait for the reveal.
         let before = server?.sample()
+        let othersBefore = others.map { $0.sample() }
         let sampler = server.map { MemorySampler(server: $0) }
         let runStarted = ContinuousClock.now
         host.send(#"{"type":"start","seq":\#(seq)}"#)
@@ -83,6 +104,7 @@ struct FanoutCommand {
         let runSeconds = (ContinuousClock.now - runStarted).seconds
         let peak = sampler?.stop()
         let after = server?.sample()
+        let othersAfter = others.map { $0.sample() }
         let view = host.view
         let parentCPU = processCount > 1 ? SystemLimits.ownCPUSeconds - parentCPUAtStart : 0
 
@@ -169,6 +191,26 @@ struct FanoutCommand {
             report.field("vmHWMKiB", .int(after.peakKiB))
         } else {
             report.row("server", "pid not found (pass --server-pid); no CPU/memory figures", key: "serverPid", .null)
+        }
+        if !spread.isEmpty {
+            report.row("spread over", spread.map(\.url).joined(separator: ", "), key: "spread", .array(spread.map { .string($0.url) }))
+        }
+        func cpu(_ range: Range<Int>) -> Double? {
+            var total = 0.0
+            for i in range {
+                guard let a = othersBefore[i], let b = othersAfter[i] else { return nil }
+                total += b.cpuSeconds - a.cpuSeconds
+            }
+            return total
+        }
+        if !clusterPIDs.isEmpty, let seconds = cpu(0..<clusterPIDs.count) {
+            report.row("cluster instances CPU", String(format: "%.2f s over %.1f s = %.2f cores (%d instances)", seconds, runSeconds,
+                                                       seconds / runSeconds, clusterPIDs.count),
+                       key: "clusterCores", .double((seconds / runSeconds * 1000).rounded() / 1000))
+        }
+        if redisPID != nil, let seconds = cpu(clusterPIDs.count..<others.count) {
+            report.row("redis CPU", String(format: "%.2f s over %.1f s = %.3f cores", seconds, runSeconds, seconds / runSeconds),
+                       key: "redisCores", .double((seconds / runSeconds * 10000).rounded() / 10000))
         }
         return report
     }

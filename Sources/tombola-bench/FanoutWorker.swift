@@ -36,14 +36,16 @@ final class LineReader {
 final class WorkerViewers: ViewerSide {
     private var children: [(process: Process, input: FileHandle, output: LineReader)] = []
 
-    init(options: ViewerOptions, processes: Int) throws(BenchError) {
+    /// With `targets`, child i connects its viewers to `targets[i % targets.count]` (a cluster's instances).
+    init(options: ViewerOptions, processes: Int, targets: [BenchTarget] = []) throws(BenchError) {
         let executable = WorkerViewers.ownExecutable()
         var first = 0
         for i in 0..<processes {
             let count = options.viewers / processes + (i < options.viewers % processes ? 1 : 0)
             let process = Process()
             process.executableURL = URL(fileURLWithPath: executable)
-            process.arguments = Array(options.workerArguments(viewers: count, firstIndex: first).dropFirst(0))
+            let target = targets.isEmpty ? nil : targets[i % targets.count]
+            process.arguments = Array(options.workerArguments(viewers: count, firstIndex: first, target: target).dropFirst(0))
             let input = Pipe()
             let output = Pipe()
             process.standardInput = input

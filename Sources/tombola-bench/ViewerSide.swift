@@ -21,8 +21,8 @@ struct ViewerOptions: Sendable {
     }
 
     /// Arguments that rebuild these options in a worker.
-    func workerArguments(viewers: Int, firstIndex: Int) -> [String] {
-        ["fanout-worker", "--url", target.url, "--code", code, "--count", String(viewers), "--first-index", String(firstIndex),
+    func workerArguments(viewers: Int, firstIndex: Int, target: BenchTarget? = nil) -> [String] {
+        ["fanout-worker", "--url", (target ?? self.target).url, "--code", code, "--count", String(viewers), "--first-index", String(firstIndex),
          "--threads", String(threads), "--sources", String(sources)] + (deflate ? ["--deflate"] : [])
     }
 

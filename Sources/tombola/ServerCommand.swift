@@ -36,7 +36,14 @@ enum ServerCommand {
         let metrics = MetricsRegistry()
         let draws: DrawService
         do {
-            draws = try DrawService.open(configuration: configuration, metrics: metrics)
+            if let cluster = configuration.cluster {
+                draws = try DrawService.openCluster(configuration: configuration, cluster: cluster, metrics: metrics)
+            } else {
+                draws = try DrawService.open(configuration: configuration, metrics: metrics)
+            }
+        } catch let error as ClusterStartError {
+            Log.error("start.failed", "cluster mode cannot start: \(error)")
+            return 1
         } catch let error as StorageError where error.code == .schemaTooNew {
             Log.error("start.failed", "cannot open the draws in \(configuration.dataDirectory): \(error.detail)",
                       fields: ["reason": .string("schema_too_new")])

@@ -82,7 +82,9 @@ import Testing
         let b = try Harness(endpoint: server.endpoint)
         defer { b.shutdown() }
         let draw = uniqueDraw()
-        let ttl = Duration.seconds(2)
+        // Long enough that b's first try surely falls inside it on a loaded machine (a 2 s
+        // lease was seen to expire before a starved b asked once).
+        let ttl = Duration.seconds(4)
         guard case .acquired(let first) = try await a.store.acquireLease(draw: draw, owner: "a", ttl: ttl).get() else {
             Issue.record("a free lease was not acquired")
             return

@@ -3,19 +3,8 @@ import Posix
 import Testing
 
 @Suite struct RoundLogTests {
-    /// A server, a store and a held lease on a fresh draw.
-    private func setUp(ttl: Duration = .seconds(30)) async throws -> (RedisServer, Harness, OwnerLease) {
-        let server = try RedisServer()
-        try server.start()
-        let harness = try Harness(endpoint: server.endpoint)
-        guard case .acquired(let lease) = try await harness.store.acquireLease(draw: uniqueDraw(), owner: "a", ttl: ttl).get() else {
-            throw TestFailure("a free lease was not acquired")
-        }
-        return (server, harness, lease)
-    }
-
     @Test func appendsAChainAndReadsItBackWithOffsets() async throws {
-        let (server, harness, lease) = try await setUp()
+        let (server, harness, lease) = try await leasedDraw()
         defer { harness.shutdown(); server.stop() }
         let records = chain(5)
         var receipts: [AppendReceipt] = []
@@ -39,7 +28,7 @@ import Testing
     }
 
     @Test func refusesATokenThatIsNoLongerCurrent() async throws {
-        let (server, harness, lease) = try await setUp()
+        let (server, harness, lease) = try await leasedDraw()
         defer { harness.shutdown(); server.stop() }
         #expect(try await harness.store.releaseLease(lease).get())
         guard case .acquired(let newer) = try await harness.store.acquireLease(draw: lease.draw, owner: "b", ttl: .seconds(30)).get() else {
@@ -52,7 +41,7 @@ import Testing
     }
 
     @Test func refusesALeaseThatExpiredEvenWhenNobodyTookItOver() async throws {
-        let (server, harness, lease) = try await setUp(ttl: .milliseconds(100))
+        let (server, harness, lease) = try await leasedDraw(ttl: .milliseconds(100))
         defer { harness.shutdown(); server.stop() }
         let leaseKey = DrawKeys(code: lease.draw).lease
         #expect(await eventually { await harness.client.command(["EXISTS", leaseKey]).value == .integer(0) })
@@ -62,7 +51,7 @@ import Testing
     }
 
     @Test func refusesARecordThatDoesNotFollowTheLastStoredHash() async throws {
-        let (server, harness, lease) = try await setUp()
+        let (server, harness, lease) = try await leasedDraw()
         defer { harness.shutdown(); server.stop() }
         let records = chain(2)
         var orphan = records[0]
@@ -77,7 +66,7 @@ import Testing
     }
 
     @Test func refusesAReusedIdempotencyKeyAndNamesTheFirstOffset() async throws {
-        let (server, harness, lease) = try await setUp()
+        let (server, harness, lease) = try await leasedDraw()
         defer { harness.shutdown(); server.stop() }
         let records = chain(2)
         let first = try await harness.store.append(records[0], lease: lease).get()
@@ -90,7 +79,7 @@ import Testing
     }
 
     @Test func fallsBackToEvalWhenRedisForgotTheScript() async throws {
-        let (server, harness, lease) = try await setUp()
+        let (server, harness, lease) = try await leasedDraw()
         defer { harness.shutdown(); server.stop() }
         let records = chain(2)
         _ = try await harness.store.append(records[0], lease: lease).get()
@@ -137,7 +126,7 @@ import Testing
     }
 
     @Test func catchUpReadsPageByPageAndOnlyWhatIsNew() async throws {
-        let (server, harness, lease) = try await setUp()
+        let (server, harness, lease) = try await leasedDraw()
         defer { harness.shutdown(); server.stop() }
         let records = chain(7)
         for record in records.prefix(5) { _ = try await harness.store.append(record, lease: lease).get() }
@@ -152,7 +141,7 @@ import Testing
     }
 
     @Test func catchUpReportsALostTail() async throws {
-        let (server, harness, lease) = try await setUp()
+        let (server, harness, lease) = try await leasedDraw()
         defer { harness.shutdown(); server.stop() }
         for record in chain(3) { _ = try await harness.store.append(record, lease: lease).get() }
         let (cursor, _) = try await harness.store.catchUp(draw: lease.draw, from: ChainCursor()).get()
@@ -163,7 +152,7 @@ import Testing
     }
 
     @Test func catchUpReportsAnEpochChangeWhenTheLogWasLostAndRestarted() async throws {
-        let (server, harness, lease) = try await setUp()
+        let (server, harness, lease) = try await leasedDraw()
         defer { harness.shutdown(); server.stop() }
         for record in chain(3) { _ = try await harness.store.append(record, lease: lease).get() }
         let (cursor, _) = try await harness.store.catchUp(draw: lease.draw, from: ChainCursor()).get()

@@ -44,6 +44,19 @@ extension RedisOptions {
     }
 }
 
+/// A private server, a harness on it and a lease held by "a" on a fresh draw.
+func leasedDraw(ttl: Duration = .seconds(30)) async throws -> (RedisServer, Harness, OwnerLease) {
+    let server = try RedisServer()
+    try server.start()
+    let harness = try Harness(endpoint: server.endpoint)
+    guard case .acquired(let lease) = try await harness.store.acquireLease(draw: uniqueDraw(), owner: "a", ttl: ttl).get() else {
+        harness.shutdown()
+        server.stop()
+        throw TestFailure("a free lease was not acquired")
+    }
+    return (server, harness, lease)
+}
+
 /// A draw code no other test uses.
 func uniqueDraw() -> String { "T" + UUID().uuidString.prefix(8).uppercased() }
 

@@ -7,7 +7,7 @@ import Server
 /// body). Reading is public (the screen shows it); changing needs the host key. Every page of
 /// the draw hears a change as one `branding` message.
 enum BrandingAPI {
-    static func branding(_ request: HTTPRequest, method: String, room: DrawRoom, responder: Responder, service: DrawService) {
+    static func branding(_ request: HTTPRequest, method: String, room: any DrawChannel, responder: Responder, service: DrawService) {
         let current = service.branding.branding(of: room.code)
         switch method {
         case "GET":
@@ -36,7 +36,7 @@ enum BrandingAPI {
         }
     }
 
-    static func logo(_ request: HTTPRequest, method: String, room: DrawRoom, responder: Responder, service: DrawService) {
+    static func logo(_ request: HTTPRequest, method: String, room: any DrawChannel, responder: Responder, service: DrawService) {
         let current = service.branding.branding(of: room.code)
         switch method {
         case "GET":
@@ -67,7 +67,7 @@ enum BrandingAPI {
         }
     }
 
-    private static func save(_ branding: Branding, room: DrawRoom, responder: Responder, service: DrawService) {
+    private static func save(_ branding: Branding, room: any DrawChannel, responder: Responder, service: DrawService) {
         let code = room.code
         service.branding.save(branding, for: code) { result in
             switch result {

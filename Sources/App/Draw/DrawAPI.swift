@@ -49,7 +49,7 @@ enum DrawAPI {
         switch (rest.count, rest.dropFirst().first) {
         case (1, _):
             guard method == "GET" else { return responder.respond(APIError.methodNotAllowed(allow: ["GET", "HEAD"])) }
-            room.publicState { responder.respond(APIError.json(text: $0)) }
+            room.currentState { responder.respond($0.map { APIError.json(text: $0) } ?? APIError.response("cluster_unavailable")) }
         case (2, "export.json"), (2, "export.csv"):
             guard method == "GET" else { return responder.respond(APIError.methodNotAllowed(allow: ["GET", "HEAD"])) }
             export(room, csv: rest[1] == "export.csv", responder: responder)
@@ -57,7 +57,9 @@ enum DrawAPI {
             if method == "GET" {
                 // The full settings (the names the `state` summary leaves out), cached and validated by ETag.
                 let headers = head.headers
-                return room.settingsDocument { responder.respond($0.response(to: headers)) }
+                return room.settingsDocument { document in
+                    responder.respond(document?.response(to: headers) ?? APIError.response("cluster_unavailable"))
+                }
             }
             guard method == "PUT" else { return responder.respond(APIError.methodNotAllowed(allow: ["GET", "HEAD", "PUT"])) }
             command("configure", request, room: room, responder: responder, service: service)
@@ -123,7 +125,7 @@ enum DrawAPI {
         return json
     }
 
-    private static func command(_ name: String, _ request: HTTPRequest, room: DrawRoom, responder: Responder,
+    private static func command(_ name: String, _ request: HTTPRequest, room: any DrawChannel, responder: Responder,
                                 service: DrawService) {
         if let refusal = refusal(request, responder: responder, service: service, check: room.isHostKey) {
             return responder.respond(refusal)
@@ -189,7 +191,7 @@ enum DrawAPI {
         }
     }
 
-    private static func export(_ room: DrawRoom, csv: Bool, responder: Responder) {
+    private static func export(_ room: any DrawChannel, csv: Bool, responder: Responder) {
         let code = room.code
         room.export { result in
             switch result {

@@ -26,6 +26,7 @@ enum DrawErrorText {
         // Storage
         "storage_failed": "The draw could not be saved; nothing was announced. Try again.",
         "disk_full": "The server's disk is full; nothing was announced. Free some space and try again.",
+        "cluster_unavailable": "The cluster store (Redis) is unavailable or the draw is changing hands; nothing was announced. Try again.",
         // Engine (DrawError codes)
         "invalid_range": "The range must go from a smaller to a larger whole number within ±9007199254740991.",
         "pool_too_small": "The pool needs at least 2 numbers or names.",

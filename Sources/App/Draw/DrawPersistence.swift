@@ -1,3 +1,4 @@
+import Cluster
 import Server
 import DrawEngine
 import JSON
@@ -67,6 +68,7 @@ enum DrawPersistence {
     /// Storage errors as the protocol's codes: `disk_full` or `storage_failed`.
     static func errorCode(_ error: any Error) -> String {
         if let error = error as? StorageError, error.code == .diskFull { return "disk_full" }
+        if error is ClusterError { return "cluster_unavailable" }
         return "storage_failed"
     }
 }

@@ -9,6 +9,9 @@ struct RecordBatch: Sendable {
     var config: String? = nil
     var clearedThrough: Int? = nil
     var audit: AuditEntry? = nil
+    /// The seed behind the batch's last `commit` record (set by the room; a cluster store
+    /// keeps it sealed beside that record, SQLite ignores it).
+    var committedSeed: Seed? = nil
 }
 
 /// A draw's stored chain: its settings (as stored JSON text) and every record in order.

@@ -38,7 +38,9 @@ struct CommandFailure: Error, Sendable, Equatable {
 final class DrawRoom: @unchecked Sendable {
     let code: String
     let loop: EventLoop
-    let group = BroadcastGroup()
+    let group: BroadcastGroup
+    /// Cluster mode: gates and forwards what the room announces (loop only; nil single-box).
+    weak var announcer: (any DrawAnnouncer)?
     let hostKeyHash: HostKeyHash
     private let store: any DrawRecordStore
     private let limiter: AuthRateLimiter
@@ -57,8 +59,9 @@ final class DrawRoom: @unchecked Sendable {
 
     /// `draw` must already have a stored pending commitment.
     init(code: String, draw: Draw, hostKeyHash: String, loop: EventLoop, store: any DrawRecordStore,
-         limiter: AuthRateLimiter, settings: DrawRoomSettings, metrics: DrawMetrics) {
+         limiter: AuthRateLimiter, settings: DrawRoomSettings, metrics: DrawMetrics, group: BroadcastGroup = BroadcastGroup()) {
         self.code = code
+        self.group = group
         self.hostKeyHash = HostKeyHash(hostKeyHash)
         self.loop = loop
         self.store = store
@@ -123,7 +126,7 @@ final class DrawRoom: @unchecked Sendable {
 
     /// The full settings as `GET /api/draws/<code>/config` serves them: made (and gzipped) once
     /// per configure, off the draw loop, and shared by every download until the next one.
-    func settingsDocument(_ completion: @escaping @Sendable (SettingsDocument) -> Void) {
+    func settingsDocument(_ completion: @escaping @Sendable (SettingsDocument?) -> Void) {
         loop.execute { [self] in
             let text = state.configText
             let hash = state.configHash
@@ -158,7 +161,14 @@ final class DrawRoom: @unchecked Sendable {
             winnersForOthers.withLock { $0 = winners }
         }
         for action in actions { perform(action, now: now) }
+        announcer?.settled(self)
     }
+
+    /// The public `state` (role viewer) as JSON text. Loop only.
+    var publicStateText: String { state.stateText(for: nil) }
+
+    /// The draw as the room holds it. Loop only.
+    var currentDraw: Draw { state.draw }
 
     private func perform(_ action: DrawRoomState.Action, now: DrawRoomState.Time) {
         switch action {
@@ -167,6 +177,10 @@ final class DrawRoom: @unchecked Sendable {
         case .sendFrame(let frame, let id):
             handles[id]?.send(frame, stream: .reliable)
         case .broadcast(let text, let stream):
+            if let announcer {
+                guard announcer.mayAnnounce() else { return }
+                announcer.announced(text, stream: stream)
+            }
             group.broadcast(text: text, stream: stream)
         case .checkKey(let key, let remote, let id):
             let verdict: DrawRoomState.KeyVerdict

@@ -53,6 +53,12 @@ struct DrawRoomState {
         case resynchronized(Draw?)
         /// The stored host key changed (`tombola host-link`): hosts authenticated with the old one become viewers.
         case hostKeyChanged
+        /// Cluster mode: the pages other instances serve (their counts summed); announced with ours.
+        case remoteViewers(Int)
+        /// Cluster mode: a page on another instance (`key`) sent entropy, or left (nil).
+        case remoteEntropy(String, Contribution?)
+        /// Cluster mode: a new owner restored a round that was rolling: tick again.
+        case resumeRolling
         case shutdown
     }
 
@@ -158,6 +164,10 @@ struct DrawRoomState {
     private var announcedViewers = 0
     private var viewerTimerArmed = false
     private var revealWaiters: [Job] = []
+    private var remoteViewers = 0
+    private var remoteEntropy: [String: Contribution] = [:]
+    /// The pages counted in `viewers`: this room's members and those of other instances.
+    private var viewerCount: Int { members.count + remoteViewers }
 
     /// `draw` must already have a stored pending commitment.
     init(code: String, draw: Draw, settings: DrawRoomSettings) {
@@ -228,6 +238,15 @@ struct DrawRoomState {
                 members[id]?.isHost = false
                 actions.append(.send(viewer, to: id))
             }
+        case .remoteViewers(let count):
+            remoteViewers = max(0, count)
+            scheduleViewerAnnouncement(at: time, &actions)
+        case .remoteEntropy(let key, let entropy):
+            remoteEntropy[key] = entropy
+        case .resumeRolling:
+            guard draw.phase == .rolling, motion == nil else { break }
+            broadcast(Self.phaseMessage(.rolling), &actions)
+            startRolling(at: time, using: &random, &actions)
         case .shutdown:
             motion = nil
             viewerTimerArmed = false
@@ -235,11 +254,12 @@ struct DrawRoomState {
             actions.append(.cancel(.viewers))
         }
         switch event {
-        case .joined, .left, .received, .keyChecked, .hostKeyChanged:
-            // A page coming, going or saying hello changes no shared part of the snapshot (a
-            // command does: `received` drops the snapshots for it).
+        case .joined, .left, .received, .keyChecked, .hostKeyChanged, .remoteViewers, .remoteEntropy:
+            // A page coming, going or saying hello (here or on another instance) changes no shared
+            // part of the snapshot (a command does: `received` drops the snapshots for it; the
+            // viewer count is refreshed with the viewers timer).
             break
-        case .command, .timerDue, .stored, .resynchronized, .shutdown:
+        case .command, .timerDue, .stored, .resynchronized, .shutdown, .resumeRolling:
             snapshots = [:]
         }
         return actions
@@ -314,6 +334,7 @@ struct DrawRoomState {
                 ids.insert(id)
             }
         }
+        values += remoteEntropy.values
         return (values, ids)
     }
 
@@ -391,6 +412,8 @@ struct DrawRoomState {
     private mutating func write(_ batch: RecordBatch, job: Job, candidate: Draw, then: PendingWrite.Continuation,
                                 _ actions: inout [Action]) {
         pending = PendingWrite(job: job, candidate: candidate, then: then)
+        var batch = batch
+        batch.committedSeed = candidate.committedSeed
         actions.append(.store(batch))
     }
 
@@ -594,9 +617,9 @@ struct DrawRoomState {
     private mutating func viewersDue(at time: Time, _ actions: inout [Action]) {
         guard viewerTimerArmed else { return }
         viewerTimerArmed = false
-        guard members.count != announcedViewers else { return }
-        announcedViewers = members.count
-        broadcast(.object(["type": .string("viewers"), "count": .int(Int64(members.count))]), stream: .latestValue, &actions)
+        guard viewerCount != announcedViewers else { return }
+        announcedViewers = viewerCount
+        broadcast(.object(["type": .string("viewers"), "count": .int(Int64(viewerCount))]), stream: .latestValue, &actions)
         scheduleViewerAnnouncement(at: time, &actions)
     }
 
@@ -676,7 +699,7 @@ struct DrawRoomState {
             // While the slow-down runs, the new round is stored but not yet announced.
             "rounds": .array((draw.phase == .stopping ? Array(draw.board.dropLast()) : draw.board).map(\.json)),
             "result": draw.phase == .stopping ? .null : (draw.lastResult?.resultMessage() ?? .null),
-            "viewers": .int(Int64(members.count)),
+            "viewers": .int(Int64(viewerCount)),
             "tick": lastTick ?? .null,
             "algorithm": .string(Fairness.algorithm),
             "contributed": contributed,

@@ -36,6 +36,8 @@ public final class DrawService: Sendable {
     private let group: EventLoopGroup
     private let rooms: Lock<[String: DrawRoom]>
     private let hostKeyWatch: HostKeyWatch
+    /// Cluster mode (`--redis`): the draws live in Redis and `rooms` stays empty.
+    let cluster: ClusterRuntime?
     private let base = Lock<String>("http://localhost:8080")
 
     public static let version = "1.0.0"
@@ -67,6 +69,7 @@ public final class DrawService: Sendable {
         self.settings = settings
         self.limiter = limiter
         self.adminKey = configuration.adminKey ?? DrawKeys.newSecret()
+        cluster = nil
         group = try EventLoopGroup(loopCount: 1)
         let loop = group.loops[0]
 
@@ -152,6 +155,25 @@ public final class DrawService: Sendable {
         }
     }
 
+    /// Cluster mode: the draws are the cluster's nodes; SQLite is opened but holds no draw.
+    init(cluster: ClusterRuntime, defaultDraw: DefaultDraw, configuration: AppConfiguration, storage: StorageQueue,
+         branding: BrandingStore, settings: DrawRoomSettings, limiter: AuthRateLimiter, metrics: DrawMetrics, registry: MetricsRegistry) {
+        self.cluster = cluster
+        self.storage = storage
+        self.branding = branding
+        self.metrics = metrics
+        self.settings = settings
+        self.limiter = limiter
+        self.adminKey = configuration.adminKey ?? DrawKeys.newSecret()
+        self.defaultDraw = defaultDraw
+        group = cluster.group
+        rooms = Lock([:])
+        hostKeyWatch = HostKeyWatch(loop: cluster.loop, storage: storage) { [:] }
+        registry.gauge("tombola_draw_viewers", help: "Pages connected to any draw room.") {
+            Double(cluster.nodes.values.reduce(0) { $0 + $1.group.count })
+        }
+    }
+
     /// A new draw row with its `open` commitment, in one transaction (storage thread).
     private static func insertDraw(code: String, key: String, config: DrawConfig, audit: (DrawAuditLog, AuditEntry),
                                    in database: Database) throws -> (row: DrawRow, draw: Draw) {
@@ -168,8 +190,9 @@ public final class DrawService: Sendable {
     }
 
     /// The room for `code` (exact, or upper-cased as typed from a projector), or nil.
-    func room(_ code: String) -> DrawRoom? {
-        rooms.withLock { $0[code] ?? $0[code.uppercased()] }
+    func room(_ code: String) -> (any DrawChannel)? {
+        if let cluster { return cluster.node(code) }
+        return rooms.withLock { $0[code] ?? $0[code.uppercased()] }
     }
 
     var drawCodes: [String] { rooms.withLock { Array($0.keys) } }
@@ -179,7 +202,7 @@ public final class DrawService: Sendable {
     /// so a host cannot guess another draw's key through `configure` faster than through `auth`.
     private func pastDrawLinks(for code: String) -> PastDrawLinks {
         PastDrawLinks(
-            winners: { [weak self] other in self?.room(other)?.winners },
+            winners: { [weak self] other in self?.room(other)?.pastWinners },
             controls: { [weak self] other, key in
                 guard let self, let room = room(other) else { return false }
                 let bucket = "link:" + code
@@ -195,6 +218,7 @@ public final class DrawService: Sendable {
 
     /// Creates a draw with a fresh code and host key (`POST /api/draws`); completion runs on the storage thread.
     func createDraw(config: DrawConfig, completion: @escaping @Sendable (Result<(code: String, key: String), any Error>) -> Void) {
+        if let cluster { return cluster.createDraw(config: config, completion: completion) }
         let key = DrawKeys.newSecret()
         let taken = Set(drawCodes)
         var fresh = DrawKeys.newCode()
@@ -245,6 +269,11 @@ public final class DrawService: Sendable {
     /// Stops ticks and the draw loop, then closes the store (after its queued writes).
     public func shutdown() {
         hostKeyWatch.stop()
+        if let cluster {
+            cluster.shutdown()
+            storage.close()
+            return
+        }
         for room in rooms.withLock({ Array($0.values) }) { room.shutdown() }
         group.shutdown()
         storage.close()

@@ -33,7 +33,7 @@ enum PoolUploadAPI {
     /// read exactly as the import preview reads it. A file with rejected rows or repeated
     /// entrants changes nothing (`422 import_rejected` with the preview's reasons); otherwise it
     /// becomes the pool, the other settings kept, as one `configure`.
-    static func replacePool(_ request: HTTPRequest, room: DrawRoom, responder: Responder) {
+    static func replacePool(_ request: HTTPRequest, room: any DrawChannel, responder: Responder) {
         let policy: EntrantImport.DuplicatePolicy
         switch QueryString.value(of: "duplicates", in: request.head.query) {
         case nil, "reject": policy = .reject
@@ -56,7 +56,7 @@ enum PoolUploadAPI {
         }
         let count = preview.entrants.count
         let tickets = preview.tickets
-        room.perform(.replacePool(.entries(preview.entrants)), seq: nil, client: nil) { outcome in
+        room.perform(.replacePool(.entries(preview.entrants)), seq: nil, client: nil, awaitReveal: false) { outcome in
             switch outcome {
             case .success(let reply):
                 var members = reply.ack.objectValue ?? [:]

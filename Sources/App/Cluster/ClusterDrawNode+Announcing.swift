@@ -1,0 +1,64 @@
+import Cluster
+import Crypto
+import DrawEngine
+import JSON
+import Posix
+import Server
+
+/// What the owner's room announces: gated by the lease, forwarded on the draw's channel.
+extension ClusterDrawNode: DrawAnnouncer {
+    // MARK: Announcing (owner; DrawAnnouncer)
+
+    func mayAnnounce() -> Bool {
+        guard let lease, lease.isValid(margin: settings.safetyMargin) else {
+            if lease != nil { loop.execute { [self] in stepDown("its lease ran out") } }
+            return false
+        }
+        return true
+    }
+
+    func announced(_ text: String, stream: OutboundStream) {
+        guard let lease else { return }
+        let kind: String
+        if stream == .latestValue {
+            kind = text.contains("\"type\":\"tick\"") ? "T" : (text.contains("\"type\":\"viewers\"") ? "V" : "L")
+        } else {
+            kind = "F"
+            reliableSinceSettle = true
+            if text.contains("\"phase\":\"rolling\""), let room { keepRolling(room.currentDraw, lease: lease) }
+        }
+        publish("\(kind)\n\(runtime.instanceID)\n\(lease.token)\n\(text)")
+    }
+
+    /// A round started: keep what Start froze beside the log, so that if this instance dies
+    /// while it rolls, the next owner carries on the same round (same commitment, same frozen
+    /// contributions and audience number: the same winners at Stop). Only the lease holder
+    /// can write it; a stale one is ignored (it names a commitment already used).
+    func keepRolling(_ draw: Draw, lease: OwnerLease) {
+        guard draw.phase == .rolling, let commit = draw.commit else { return }
+        let hint: JSONValue = .object([
+            "commitment": .string(commit.commitment), "round": .int(Int64(commit.round)),
+            "contributions": .array(draw.frozenContributions.map { .string($0.hex) }),
+            "audience": draw.frozenAudience.map { .string($0) } ?? .null,
+        ])
+        store.setIfOwner(keys.rolling, value: Array(hint.canonicalString.utf8), lease: lease) { _ in }
+    }
+
+    func settled(_ room: DrawRoom) {
+        guard reliableSinceSettle, self.room === room else { return }
+        reliableSinceSettle = false
+        publishSnapshot(of: room, kind: "S")
+    }
+
+    func publishSnapshot(of room: DrawRoom, kind: String) {
+        guard let lease else { return }
+        publishedSeq += 1
+        let body = "\(runtime.instanceID)\n\(lease.token)\n\(publishedSeq)\n\(logEpoch) \(logOffset)\n\(room.publicStateText)"
+        store.client.send([Array("SET".utf8), Array(keys.snapshot.utf8), Array(body.utf8)]) { _ in }
+        publish("\(kind)\n" + body)
+    }
+
+    func publish(_ text: String) {
+        store.client.send([Array("PUBLISH".utf8), Array(keys.channel.utf8), Array(text.utf8)]) { _ in }
+    }
+}

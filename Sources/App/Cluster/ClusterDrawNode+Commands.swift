@@ -1,0 +1,124 @@
+import Cluster
+import Crypto
+import DrawEngine
+import JSON
+import Posix
+import Server
+
+/// Host commands on any instance: run on the owner, forwarded from a follower; entropy and
+/// viewer counts sent to the owner (docs/CLUSTER.md, *Host commands on any instance*).
+extension ClusterDrawNode {
+    // MARK: Commands
+
+    func submit(_ command: HostCommand, seq: Int64?, client: String?, awaitReveal: Bool,
+                        completion: @escaping @Sendable (Result<CommandReply, CommandFailure>) -> Void) {
+        // Redis unreachable: no durable log can be written, so nothing can be done (docs/CLUSTER.md).
+        guard store.client.state == .ready else {
+            return completion(.failure(CommandFailure(code: "cluster_unavailable")))
+        }
+        if let room {
+            room.perform(command, seq: seq, client: client, awaitReveal: awaitReveal, completion: completion)
+            return
+        }
+        if lease != nil {
+            // Taking over: the room opens once the log is read.
+            waitingForRoom.append { [self] in
+                submit(command, seq: seq, client: client, awaitReveal: awaitReveal, completion: completion)
+            }
+            return
+        }
+        nextForward += 1
+        let id = nextForward
+        let timer = loop.scheduleTimer(after: settings.forwardTimeout) { [self] in
+            forwarded.removeValue(forKey: id)?.completion(.failure(CommandFailure(code: "cluster_unavailable")))
+        }
+        forwarded[id] = Forwarded(completion: completion, timer: timer, token: highestToken)
+        let message: JSONValue = .object([
+            "kind": .string("command"), "from": .string(runtime.instanceID), "id": .int(Int64(id)),
+            "seq": seq.map { .int($0) } ?? .null, "client": client.map { .string($0) } ?? .null,
+            "await": .bool(awaitReveal), "command": Self.encode(command),
+        ])
+        store.client.send([Array("PUBLISH".utf8), Array(keys.commands.utf8), Array(message.canonicalString.utf8)]) { [self] result in
+            // Nobody listening: no owner right now (a takeover is under way, or Redis lost the lease).
+            if case .success(let reply) = result, reply.integer != 0 { return }
+            guard let entry = forwarded.removeValue(forKey: id) else { return }
+            entry.timer.cancel()
+            entry.completion(.failure(CommandFailure(code: "cluster_unavailable")))
+        }
+    }
+
+    /// An answer to a command this instance forwarded (from its reply channel).
+    func replied(_ json: JSONValue) {
+        guard let id = json["id"]?.intValue, let entry = forwarded.removeValue(forKey: UInt64(id)) else { return }
+        entry.timer.cancel()
+        if json["ok"]?.boolValue == true, let ack = json["ack"] {
+            let result = json["result"].flatMap { $0.isNull ? nil : $0 }
+            entry.completion(.success(CommandReply(ack: ack, result: result)))
+        } else {
+            entry.completion(.failure(CommandFailure(code: json["code"]?.stringValue ?? "cluster_unavailable")))
+        }
+    }
+
+    /// The owner's inbound channel: forwarded commands and other instances' viewer counts.
+    func inbound(_ payload: [UInt8]) {
+        guard let room, let json = try? JSONValue.parse(payload), let from = json["from"]?.stringValue else { return }
+        switch json["kind"]?.stringValue {
+        case "viewers":
+            remoteCounts[from] = (Int(json["count"]?.intValue ?? 0), MonotonicClock.nanoseconds())
+            room.apply(.remoteViewers(remoteViewerSum()))
+        case "entropy":
+            guard let page = json["page"]?.intValue else { return }
+            let entropy = json["entropy"]?.stringValue.flatMap(Contribution.init(hex:))
+            room.apply(.remoteEntropy("\(from)/\(page)", entropy))
+        case "command":
+            guard let id = json["id"]?.intValue, let body = json["command"], let type = body["type"]?.stringValue else { return }
+            let replyChannel = Cluster.DrawKeys.replies(instance: from)
+            let code = self.code
+            let store = self.store
+            @Sendable func answer(_ members: [String: JSONValue]) {
+                var members = members
+                members["draw"] = .string(code)
+                members["id"] = .int(id)
+                let text = JSONValue.object(members).canonicalString
+                store.client.send([Array("PUBLISH".utf8), Array(replyChannel.utf8), Array(text.utf8)]) { _ in }
+            }
+            let command: HostCommand
+            do {
+                if type == "replacePool" {
+                    command = .replacePool(try DrawMessageParser.drawConfig(body["config"] ?? .null).pool)
+                } else {
+                    command = try DrawMessageParser.command(type, body)
+                }
+            } catch {
+                return answer(["ok": .bool(false), "code": .string(error.code)])
+            }
+            let loop = self.loop
+            room.perform(command, seq: json["seq"]?.intValue, client: json["client"]?.stringValue,
+                         awaitReveal: json["await"]?.boolValue == true) { outcome in
+                loop.execute {
+                    switch outcome {
+                    case .success(let reply):
+                        answer(["ok": .bool(true), "ack": reply.ack, "result": reply.result ?? .null])
+                    case .failure(let failure):
+                        answer(["ok": .bool(false), "code": .string(failure.code)])
+                    }
+                }
+            }
+        default:
+            break
+        }
+    }
+
+    /// A page's entropy (nil: it left) for the owner's next round, as it counts a page of its own.
+    func forwardEntropy(_ entropy: Contribution?, of id: UInt64) {
+        let message: JSONValue = .object(["kind": .string("entropy"), "from": .string(runtime.instanceID), "page": .int(Int64(id)),
+                                          "entropy": entropy.map { .string($0.hex) } ?? .null])
+        store.client.send([Array("PUBLISH".utf8), Array(keys.commands.utf8), Array(message.canonicalString.utf8)]) { _ in }
+    }
+
+    func remoteViewerSum() -> Int {
+        let now = MonotonicClock.nanoseconds()
+        remoteCounts = remoteCounts.filter { now &- $0.value.at < 3_500_000_000 }
+        return remoteCounts.values.reduce(0) { $0 + $1.count }
+    }
+}

@@ -1,0 +1,142 @@
+import Cluster
+import Crypto
+import DrawEngine
+import JSON
+import Posix
+import Server
+
+/// A follower: the owner's channel to this instance's pages, snapshots, and the log check
+/// (docs/CLUSTER.md, *Fan-out*).
+extension ClusterDrawNode {
+    // MARK: Following
+
+    func subscribeIfNeeded(resend: Bool = false) {
+        guard !subscribed, room == nil else { return }
+        subscribed = true
+        snapshot = nil
+        runtime.subscriber.subscribe(keys.channel) { [weak self] payload in self?.fanout(payload) }
+        refreshSnapshot(resend: resend)
+    }
+
+    func unsubscribe() {
+        guard subscribed else { return }
+        subscribed = false
+        runtime.subscriber.unsubscribe(keys.channel)
+    }
+
+    /// Every subscription is live. After a new connection (a Redis outage: messages may have
+    /// been lost) a follower reads the latest snapshot and resends it to every page.
+    func subscriptionsReady(reconnected: Bool) {
+        subscriptionsReady()
+        guard reconnected, subscribed, room == nil else { return }
+        refreshSnapshot(resend: true)
+    }
+
+    /// A new owner's `R` goes out once its command channel is live, so that what the other
+    /// instances send in answer (their pages' entropy, commands) reaches it.
+    func subscriptionsReady() {
+        guard announcePending, let room, runtime.subscriber.liveChannels.contains(keys.commands) else { return }
+        announcePending = false
+        publishSnapshot(of: room, kind: "R")
+    }
+
+    func refreshSnapshot(resend: Bool) {
+        store.client.send(["GET", keys.snapshot]) { [self] result in
+            if case .success(let reply) = result, let text = reply.string, let read = Self.parseSnapshot(text), accept(read) {
+                if resend { for id in members.keys { sendSnapshot(to: id) } }
+            }
+            let waiting = waitingForSnapshot
+            waitingForSnapshot = []
+            for id in waiting { sendSnapshot(to: id) }
+        }
+    }
+
+    func sendSnapshot(to id: UInt64) {
+        guard let member = members[id], room == nil else { return }
+        guard let snapshot else {
+            if !waitingForSnapshot.contains(id) { waitingForSnapshot.append(id) }
+            return
+        }
+        member.handle.send(text: snapshot.text)
+        if let lastTick { member.handle.send(text: lastTick) }
+        if let lastViewers { member.handle.send(text: lastViewers) }
+        if member.isHost { member.handle.send(text: Self.roleHost) }
+    }
+
+    /// One message from the owner's channel, in publication order.
+    func fanout(_ payload: [UInt8]) {
+        let text = String(decoding: payload, as: UTF8.self)
+        let parts = text.split(separator: "\n", maxSplits: 3, omittingEmptySubsequences: false)
+        guard parts.count == 4, let token = Int64(parts[2]), parts[1] != runtime.instanceID else { return }
+        // A publication of an older owner (paused past its lease, then resumed) is dropped.
+        guard token >= highestToken else { return }
+        if token > highestToken { ownerChanged(to: token) }
+        if let lease, token > lease.token { stepDown("a newer owner (token \(token)) publishes") }
+        guard room == nil else { return }
+        let body = String(parts[3])
+        switch parts[0] {
+        case "T":
+            lastTick = body
+            group.broadcast(text: body, stream: .latestValue)
+        case "V":
+            lastViewers = body
+            group.broadcast(text: body, stream: .latestValue)
+        case "L":
+            group.broadcast(text: body, stream: .latestValue)
+        case "F":
+            if body.contains("\"type\":\"cleared\"") { lastTick = nil }
+            group.broadcast(text: body, stream: .reliable)
+        case "S", "R":
+            guard let read = Self.parseSnapshot(String(text.dropFirst(2))), accept(read) else { return }
+            // A new owner: every page gets its state (what it showed may have moved on).
+            if parts[0] == "R" { for id in members.keys { sendSnapshot(to: id) } }
+        default:
+            break
+        }
+    }
+
+    /// A new owner publishes: commands forwarded to an earlier one will not be answered (it
+    /// died or was fenced), so they fail now rather than at their timeout. Their outcome is
+    /// in the log: the host resyncs and decides, as after any `cluster_unavailable`.
+    func ownerChanged(to token: Int64) {
+        highestToken = token
+        // The new owner learns this instance's pages' entropy afresh.
+        for (id, member) in members { if let entropy = member.entropy { forwardEntropy(entropy, of: id) } }
+        for (id, entry) in forwarded where entry.token < token && entry.token > 0 {
+            forwarded[id] = nil
+            entry.timer.cancel()
+            entry.completion(.failure(CommandFailure(code: "cluster_unavailable")))
+        }
+    }
+
+    /// Takes a snapshot newer than the one held; checks the log up to its offset.
+    @discardableResult
+    func accept(_ read: Snapshot) -> Bool {
+        if let snapshot, (read.token, read.seq) <= (snapshot.token, snapshot.seq) { return false }
+        if read.token < highestToken { return false }
+        if read.token > highestToken { ownerChanged(to: read.token) }
+        snapshot = read
+        lastTick = nil
+        if !read.offset.isEmpty, read.offset != cursor.offset { checkLog() }
+        return true
+    }
+
+    /// Follows the round log with a `ChainCursor`: a gap or a new epoch (Redis lost data) is
+    /// reported as an alarm, never papered over.
+    func checkLog() {
+        guard !catchingUp else { return }
+        catchingUp = true
+        store.catchUp(draw: code, from: cursor) { [self] result in
+            catchingUp = false
+            switch result {
+            case .success(let (advanced, _)):
+                cursor = advanced
+            case .failure(.broken(let broken)):
+                DrawLog.error("cluster ALARM: the round log of draw \(code) changed under this instance: \(broken)", code: code)
+                cursor = ChainCursor()
+            case .failure(.store):
+                break
+            }
+        }
+    }
+}

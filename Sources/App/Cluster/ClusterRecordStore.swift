@@ -1,0 +1,32 @@
+import DrawEngine
+
+/// A draw's settings and records as the round log holds them, with the sealed seed of its
+/// last commitment and where the log ends.
+struct ClusterChain: Sendable {
+    var configJSON: String
+    var records: [DrawRecord]
+    /// The seal beside the last `commit` record and that record's commitment.
+    var pendingSeal: (seal: String, commitment: String)?
+    var epoch: String
+    var offset: String
+}
+
+/// The owner room's store in cluster mode: the round log in Redis through the node, which
+/// holds the lease whose fencing token every append carries.
+struct ClusterRecordStore: DrawRecordStore {
+    let node: ClusterDrawNode
+
+    func append(_ batch: RecordBatch, to code: String, completion: @escaping @Sendable (Result<Void, any Error>) -> Void) {
+        let node = self.node
+        node.loop.execute { node.append(batch, completion: completion) }
+    }
+
+    func chain(of code: String, completion: @escaping @Sendable (Result<StoredChain, any Error>) -> Void) {
+        let node = self.node
+        node.loop.execute {
+            node.readChain { completion($0.map { StoredChain(configJSON: $0.configJSON, records: $0.records) }) }
+        }
+    }
+
+    func errorCode(for error: any Error) -> String { "cluster_unavailable" }
+}

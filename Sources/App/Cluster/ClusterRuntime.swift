@@ -1,0 +1,266 @@
+import Cluster
+import Dispatch
+import DrawEngine
+import JSON
+import Locking
+import Posix
+import Server
+
+/// Cluster mode's settings (`--redis`, `--cluster-key`, `--allow-unsafe-redis`). The key is
+/// never printed: `description` leaves it out.
+public struct ClusterSettings: Sendable, CustomStringConvertible {
+    public var endpoint: RedisEndpoint
+    /// 32 bytes shared by every instance: seals each commitment's seed in the round log.
+    public var key: [UInt8]
+    public var allowUnsafeRedis = false
+    /// How long a lease lasts unless renewed; a dead owner is replaced within about this.
+    public var leaseTTL: Duration = .seconds(2)
+    public var renewInterval: Duration = .milliseconds(500)
+    /// How often an instance that does not own a draw tries to take its lease.
+    public var pollInterval: Duration = .milliseconds(250)
+    /// The owner stops acting this long before its lease could have expired in Redis.
+    public var safetyMargin: Duration = .milliseconds(150)
+    /// How long a forwarded host command waits for the owner's answer.
+    public var forwardTimeout: Duration = .seconds(10)
+
+    public init(endpoint: RedisEndpoint, key: [UInt8], allowUnsafeRedis: Bool = false) {
+        self.endpoint = endpoint
+        self.key = key
+        self.allowUnsafeRedis = allowUnsafeRedis
+    }
+
+    public var description: String { "cluster on \(endpoint) (key not shown)" }
+}
+
+public struct ClusterStartError: Error, Sendable, CustomStringConvertible {
+    public let description: String
+}
+
+/// This instance's part of the cluster: its id, the Redis client and subscriber on the
+/// cluster loop (which is also the draw rooms' loop), and one `ClusterDrawNode` per draw of
+/// the cluster (the set `tombola:draws`; a draw created on any instance is announced on
+/// `tombola:draws:created`, and the set is read again whenever the subscriber reconnects).
+///
+/// `@unchecked Sendable`: the stored properties are immutable, `table` guards itself.
+final class ClusterRuntime: @unchecked Sendable {
+    let instanceID: String
+    let settings: ClusterSettings
+    let group: EventLoopGroup
+    let loop: EventLoop
+    let client: RedisClient
+    let store: ClusterStore
+    let subscriber: RedisSubscriber
+    let limiter: AuthRateLimiter
+    let roomSettings: DrawRoomSettings
+    let metrics: DrawMetrics
+    private let table = Lock<[String: ClusterDrawNode]>([:])
+    var nodes: [String: ClusterDrawNode] { table.withLock { $0 } }
+
+    static let drawsKey = "tombola:draws"
+    static let createdChannel = "tombola:draws:created"
+
+    private init(settings: ClusterSettings, limiter: AuthRateLimiter, roomSettings: DrawRoomSettings, metrics: DrawMetrics) throws {
+        var generator = SystemRandomNumberGenerator()
+        instanceID = Hex.encode((0..<6).map { _ in UInt8.random(in: 0...255, using: &generator) })
+        self.settings = settings
+        self.limiter = limiter
+        self.roomSettings = roomSettings
+        self.metrics = metrics
+        group = try EventLoopGroup(loopCount: 1)
+        loop = group.loops[0]
+        client = RedisClient(endpoint: settings.endpoint, loop: loop)
+        store = ClusterStore(client: client)
+        subscriber = RedisSubscriber(endpoint: settings.endpoint, loop: loop)
+    }
+
+    /// Connects, refuses a Redis that would lose acknowledged writes (unless overridden,
+    /// loudly), agrees on the default draw with the other instances, and starts competing for
+    /// its lease. Blocks (start-up only).
+    static func start(settings: ClusterSettings, configuration: AppConfiguration, limiter: AuthRateLimiter,
+                      roomSettings: DrawRoomSettings, metrics: DrawMetrics) throws -> (ClusterRuntime, DrawService.DefaultDraw) {
+        let runtime = try ClusterRuntime(settings: settings, limiter: limiter, roomSettings: roomSettings, metrics: metrics)
+        runtime.client.start()
+        let outcome = Lock<Result<DrawService.DefaultDraw, ClusterStartError>?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        Task {
+            let result = await runtime.prepare(configuration: configuration)
+            outcome.withLock { $0 = result }
+            done.signal()
+        }
+        done.wait()
+        switch outcome.withLock({ $0 })! {
+        case .failure(let error):
+            runtime.close()
+            throw error
+        case .success(let defaultDraw):
+            return (runtime, defaultDraw)
+        }
+    }
+
+    private func prepare(configuration: AppConfiguration) async -> Result<DrawService.DefaultDraw, ClusterStartError> {
+        let endpoint = settings.endpoint
+        switch await store.checkDurability(allowUnsafe: settings.allowUnsafeRedis) {
+        case .failure(.unavailable(let error)):
+            return .failure(ClusterStartError(description: "cannot reach Redis at \(endpoint): \(error)"))
+        case .failure(let error):
+            return .failure(ClusterStartError(description: "\(error) (Redis at \(endpoint); override: --allow-unsafe-redis)"))
+        case .success(let report):
+            if !report.isDurable {
+                let warning = ClusterError.notDurable(appendonly: report.appendonly, appendfsync: report.appendfsync)
+                Log.event("cluster.unsafe_redis", level: .error, fields: ["appendonly": .string(report.appendonly),
+                                                                             "appendfsync": .string(report.appendfsync)],
+                          text: "tombola: WARNING: --allow-unsafe-redis: \(warning)")
+            }
+        }
+        func command(_ arguments: [String]) async -> RedisReply? {
+            if case .success(let reply) = await client.command(arguments) { return reply }
+            return nil
+        }
+        // The default draw: the one given, or the one the first instance made.
+        var code = configuration.defaultDrawCode ?? DrawKeys.newCode()
+        if configuration.defaultDrawCode == nil {
+            guard await command(["SET", "tombola:default-draw", code, "NX"]) != nil,
+                  let agreed = await command(["GET", "tombola:default-draw"])?.string else {
+                return .failure(ClusterStartError(description: "Redis at \(endpoint) stopped answering during start-up"))
+            }
+            code = agreed
+        }
+        let meta = Cluster.DrawKeys(code: code).meta
+        var shownKey: String? = nil
+        var created = false
+        var keyReset = false
+        if let key = configuration.hostKey {
+            guard let stored = await command(["HGET", meta, "hostKeyHash"]) else {
+                return .failure(ClusterStartError(description: "Redis at \(endpoint) stopped answering during start-up"))
+            }
+            if let hash = stored.string, DrawKeys.matches(key, storedHash: hash) {
+                // Already this key.
+            } else {
+                keyReset = stored.string != nil
+                created = stored.string == nil
+                _ = await command(["HSET", meta, "hostKeyHash", DrawKeys.hash(key)])
+            }
+            shownKey = key
+        } else {
+            let key = DrawKeys.newSecret()
+            if await command(["HSETNX", meta, "hostKeyHash", DrawKeys.hash(key)])?.integer == 1 {
+                shownKey = key
+                created = true
+            }
+        }
+        _ = await command(["HSETNX", meta, "config", DrawPersistence.encode(.standard)])
+        guard let hash = await command(["HGET", meta, "hostKeyHash"])?.string else {
+            return .failure(ClusterStartError(description: "Redis at \(endpoint) stopped answering during start-up"))
+        }
+        _ = await command(["SADD", Self.drawsKey, code])
+        let defaultCode = code
+        _ = await client.onLoop { [self] (done: @escaping (Bool) -> Void) in
+            add(code: defaultCode, hostKeyHash: hash)
+            subscriber.subscribe(Cluster.DrawKeys.replies(instance: instanceID)) { [self] payload in
+                guard let json = try? JSONValue.parse(payload), let draw = json["draw"]?.stringValue else { return }
+                node(draw)?.replied(json)
+            }
+            subscriber.subscribe(Self.createdChannel) { [self] payload in
+                learn(String(decoding: payload, as: UTF8.self))
+            }
+            var connections = 0
+            subscriber.onReady { [self] in
+                // Also called when a channel is added; only a new connection may have missed messages.
+                let reconnected = subscriber.readyCount != connections
+                connections = subscriber.readyCount
+                if reconnected { syncDraws() }
+                for node in nodes.values { node.subscriptionsReady(reconnected: reconnected) }
+            }
+            subscriber.start()
+            done(true)
+        }
+        Log.event("cluster.start", fields: ["instance": .string(instanceID), "redis": .string("\(endpoint)"), "draw": .string(code)],
+                  text: "tombola: cluster mode on \(endpoint) as instance \(instanceID)")
+        return .success(DrawService.DefaultDraw(code: code, hostKey: shownKey, created: created, keyReset: keyReset))
+    }
+
+    func node(_ code: String) -> ClusterDrawNode? {
+        table.withLock { $0[code] ?? $0[code.uppercased()] }
+    }
+
+    /// Serves draw `code` from now on (competing for its lease). Loop only.
+    private func add(code: String, hostKeyHash: String) {
+        let node: ClusterDrawNode? = table.withLock { nodes in
+            guard nodes[code] == nil else { return nil }
+            let node = ClusterDrawNode(code: code, hostKeyHash: hostKeyHash, runtime: self)
+            nodes[code] = node
+            return node
+        }
+        node?.start()
+    }
+
+    /// A draw another instance created (or one found in `tombola:draws`). Loop only.
+    private func learn(_ code: String) {
+        guard node(code) == nil, DrawKeys.isValidCode(code) else { return }
+        client.send(["HGET", Cluster.DrawKeys(code: code).meta, "hostKeyHash"]) { [self] result in
+            if case .success(let reply) = result, let hash = reply.string { add(code: code, hostKeyHash: hash) }
+        }
+    }
+
+    /// Reads `tombola:draws` (at start and after each reconnect: announcements may have been missed). Loop only.
+    private func syncDraws() {
+        client.send(["SMEMBERS", Self.drawsKey]) { [self] result in
+            guard case .success(let reply) = result, let members = reply.array else { return }
+            for member in members { if let code = member.string { learn(code) } }
+        }
+    }
+
+    /// `POST /api/draws` in cluster mode: a new draw with a fresh code and host key, stored in
+    /// Redis and announced to the other instances. Any thread; completion on the loop.
+    func createDraw(config: DrawConfig, completion: @escaping @Sendable (Result<(code: String, key: String), any Error>) -> Void) {
+        loop.execute { [self] in attemptCreate(config: config, attempts: 5, completion: completion) }
+    }
+
+    private func attemptCreate(config: DrawConfig, attempts: Int,
+                               completion: @escaping @Sendable (Result<(code: String, key: String), any Error>) -> Void) {
+        let code = DrawKeys.newCode()
+        let key = DrawKeys.newSecret()
+        let hash = DrawKeys.hash(key)
+        let meta = Cluster.DrawKeys(code: code).meta
+        client.send(["HSETNX", meta, "hostKeyHash", hash]) { [self] result in
+            switch result {
+            case .failure(let error):
+                completion(.failure(ClusterError.unavailable(error)))
+            case .success(let reply) where reply.integer != 1:
+                // The code is taken: another one.
+                if attempts > 1 { attemptCreate(config: config, attempts: attempts - 1, completion: completion) } else {
+                    completion(.failure(ClusterError.unexpectedReply("no free draw code")))
+                }
+            case .success:
+                client.send(["HSET", meta, "config", DrawPersistence.encode(config)]) { _ in }
+                client.send(["SADD", Self.drawsKey, code]) { _ in }
+                client.send(["PUBLISH", Self.createdChannel, code]) { [self] published in
+                    guard case .success = published else { return completion(.failure(ClusterError.unavailable(.closed))) }
+                    add(code: code, hostKeyHash: hash)
+                    completion(.success((code, key)))
+                }
+            }
+        }
+    }
+
+    /// Gives up the leases (so another instance takes over at once), then closes Redis and the loop.
+    func shutdown() {
+        let done = DispatchSemaphore(value: 0)
+        let all = Array(nodes.values)
+        let remaining = Lock(all.count)
+        if all.isEmpty { done.signal() }
+        for node in all {
+            node.shutdown {
+                if remaining.withLock({ $0 -= 1; return $0 }) == 0 { done.signal() }
+            }
+        }
+        _ = done.wait(timeout: .now() + .seconds(2))
+        close()
+    }
+
+    private func close() {
+        subscriber.close()
+        client.close()
+        group.shutdown()
+    }
+}

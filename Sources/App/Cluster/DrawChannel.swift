@@ -1,0 +1,47 @@
+import DrawEngine
+import Posix
+import Server
+
+/// What the routes need from a draw: a single-box `DrawRoom`, or in cluster mode the
+/// `ClusterDrawNode` that serves the draw's pages on this instance (and owns it, or forwards).
+protocol DrawChannel: AnyObject, Sendable {
+    var code: String { get }
+    /// This instance's pages of the draw.
+    var group: BroadcastGroup { get }
+    func isHostKey(_ key: String) -> Bool
+    func join(_ handle: WebSocketSessionHandle, remote: String)
+    func leave(_ id: UInt64)
+    func received(_ text: String, from id: UInt64)
+    func perform(_ command: HostCommand, seq: Int64?, client: String?, awaitReveal: Bool,
+                 completion: @escaping @Sendable (Result<CommandReply, CommandFailure>) -> Void)
+    /// The public `state` as JSON text; nil when this instance cannot know it right now
+    /// (cluster mode: no owner has published it yet and Redis cannot be read).
+    func currentState(_ completion: @escaping @Sendable (String?) -> Void)
+    func export(_ completion: @escaping @Sendable (Result<[DrawRecord], any Error>) -> Void)
+    /// The loop the channel's pages are served on.
+    var loop: EventLoop { get }
+    /// The full settings (`GET /api/draws/<code>/config`); nil when this instance cannot serve
+    /// them (cluster mode: only the owner holds them).
+    func settingsDocument(_ completion: @escaping @Sendable (SettingsDocument?) -> Void)
+    /// This draw's winners for other draws' `excludeWinnersOf`; nil when this instance does not
+    /// hold them (cluster mode).
+    var pastWinners: PastWinners? { get }
+}
+
+extension DrawRoom: DrawChannel {
+    func currentState(_ completion: @escaping @Sendable (String?) -> Void) {
+        publicState { completion($0) }
+    }
+
+    var pastWinners: PastWinners? { winners }
+}
+
+/// Cluster mode's say over what an owner's room announces. Loop only.
+protocol DrawAnnouncer: AnyObject {
+    /// Whether the room may still announce: its owner lease holds.
+    func mayAnnounce() -> Bool
+    /// A broadcast the room is making to this instance's pages: forward it to the others.
+    func announced(_ text: String, stream: OutboundStream)
+    /// One event's actions are performed (a fresh snapshot is due if anything reliable went out).
+    func settled(_ room: DrawRoom)
+}

@@ -1,0 +1,28 @@
+import Server
+import Storage
+
+extension DrawService {
+    /// Cluster mode (`--redis`): checks Redis's durability, agrees on the default draw with
+    /// the other instances and starts competing for its lease. Blocks; call before the server starts.
+    public static func openCluster(configuration: AppConfiguration, cluster settings: ClusterSettings,
+                                   metrics registry: MetricsRegistry = MetricsRegistry(),
+                                   slowDown: Duration = .milliseconds(1500)) throws -> DrawService {
+        if let wanted = configuration.defaultDrawCode, !DrawKeys.isValidCode(wanted) { throw DrawServiceError.badCode(wanted) }
+        if let key = configuration.hostKey, !DrawKeys.isPlausibleKey(key) { throw DrawServiceError.badKey }
+        let storage = try StorageQueue(directory: configuration.dataDirectory)
+        let roomSettings = DrawRoomSettings(tickHz: configuration.tickHz, slowDown: slowDown)
+        let limiter = AuthRateLimiter(burst: 5, refill: .seconds(2))
+        let metrics = DrawMetrics(registry: registry)
+        do {
+            let (runtime, defaultDraw) = try ClusterRuntime.start(settings: settings, configuration: configuration, limiter: limiter,
+                                                                  roomSettings: roomSettings, metrics: metrics)
+            // Branding sits in this instance's SQLite: each instance serves what was set through it.
+            let branding = try BrandingStore(storage: storage)
+            return DrawService(cluster: runtime, defaultDraw: defaultDraw, configuration: configuration, storage: storage,
+                               branding: branding, settings: roomSettings, limiter: limiter, metrics: metrics, registry: registry)
+        } catch {
+            storage.close()
+            throw error
+        }
+    }
+}

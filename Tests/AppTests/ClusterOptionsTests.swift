@@ -1,0 +1,101 @@
+import Foundation
+import Testing
+@testable import App
+import DrawEngine
+import JSON
+
+/// Cluster mode's options and the pieces of `ClusterDrawNode` that need no Redis: the sealed
+/// seed and forwarded commands. The cluster itself runs in Tests/peers/test_cluster.py
+/// (real redis-server, real instances).
+@Suite struct ClusterOptionsTests {
+    private func parse(_ arguments: [String], environment: [String: String] = [:]) throws -> AppConfiguration {
+        guard case .run(let configuration) = try ServerOptions.parse(arguments, environment: environment) else {
+            throw ServerOptions.UsageError(message: "expected run")
+        }
+        return configuration
+    }
+
+    private func keyFile(_ contents: [UInt8]) throws -> String {
+        let path = NSTemporaryDirectory() + "tombola-cluster-key-\(UUID().uuidString)"
+        try Data(contents).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
+    @Test func withoutRedisNothingChanges() throws {
+        #expect(try parse([]).cluster == nil)
+    }
+
+    @Test func redisWithAKeyFileOrTheEnvironment() throws {
+        let raw = (0..<32).map { UInt8($0) }
+        let rawFile = try keyFile(raw)
+        let hexFile = try keyFile(Array((Hex.encode(raw) + "\n").utf8))
+        defer { try? FileManager.default.removeItem(atPath: rawFile); try? FileManager.default.removeItem(atPath: hexFile) }
+        let a = try #require(try parse(["--redis", "redis://10.0.0.5:6380/2", "--cluster-key", rawFile]).cluster)
+        #expect(a.endpoint.host == "10.0.0.5" && a.endpoint.port == 6380 && a.endpoint.database == 2)
+        #expect(a.key == raw && !a.allowUnsafeRedis)
+        #expect(!"\(a)".contains(Hex.encode(raw)) && !"\(a)".contains("0001020304"))
+        let b = try #require(try parse(["--cluster-key=" + hexFile, "--allow-unsafe-redis"],
+                                       environment: ["TOMBOLA_REDIS": "redis://127.0.0.1:7000"]).cluster)
+        #expect(b.key == raw && b.allowUnsafeRedis && b.endpoint.port == 7000)
+        let c = try #require(try parse(["--redis", "redis://127.0.0.1"], environment: ["TOMBOLA_CLUSTER_KEY": Hex.encode(raw)]).cluster)
+        #expect(c.key == raw && c.endpoint.port == 6379)
+    }
+
+    @Test func badClusterOptionsAreRefusedWithAClearMessage() throws {
+        let short = try keyFile(Array(repeating: 7, count: 31))
+        defer { try? FileManager.default.removeItem(atPath: short) }
+        func message(_ arguments: [String], _ environment: [String: String] = [:]) -> String? {
+            do {
+                _ = try ServerOptions.parse(arguments, environment: environment)
+                return nil
+            } catch {
+                return error.message
+            }
+        }
+        #expect(message(["--redis", "http://x:1"])?.contains("redis://HOST:PORT") == true)
+        #expect(message(["--redis", "redis://127.0.0.1:6379"])?.contains("--cluster-key FILE or TOMBOLA_CLUSTER_KEY") == true)
+        #expect(message(["--redis", "redis://127.0.0.1:6379", "--cluster-key", short])?.contains("exactly 32 bytes") == true)
+        #expect(message(["--redis", "redis://127.0.0.1:6379", "--cluster-key", "/nonexistent/key"])?.contains("cannot read") == true)
+        #expect(message(["--redis", "redis://127.0.0.1:6379"], ["TOMBOLA_CLUSTER_KEY": "abcd"])?.contains("64 hex digits") == true)
+        #expect(message(["--cluster-key", short])?.contains("need --redis") == true)
+        #expect(message(["--allow-unsafe-redis"])?.contains("need --redis") == true)
+        // The key's bytes never appear in a message.
+        let secret = String(repeating: "5a", count: 31) + "zz"
+        #expect(message(["--redis", "redis://127.0.0.1:6379"], ["TOMBOLA_CLUSTER_KEY": secret])?.contains(secret) == false)
+    }
+
+    @Test func aSealedSeedOpensOnlyWithItsKeyDrawAndCommitment() throws {
+        var generator = SystemRandomNumberGenerator()
+        let seed = Seed.random(using: &generator)
+        let key = (0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        let sealed = ClusterSeal.seal(seed, key: key, code: "MAIN")
+        #expect(!sealed.isEmpty && !sealed.contains(seed.hex))
+        #expect(ClusterSeal.open(sealed, key: key, code: "MAIN", commitment: seed.commitment) == seed)
+        var otherKey = key
+        otherKey[0] ^= 1
+        #expect(ClusterSeal.open(sealed, key: otherKey, code: "MAIN", commitment: seed.commitment) == nil)
+        #expect(ClusterSeal.open(sealed, key: key, code: "OTHER", commitment: seed.commitment) == nil)
+        #expect(ClusterSeal.open(sealed, key: key, code: "MAIN", commitment: String(repeating: "0", count: 64)) == nil)
+        var tampered = Array(sealed)
+        let index = tampered.index(tampered.startIndex, offsetBy: 30)
+        tampered[index] = tampered[index] == "a" ? "b" : "a"
+        #expect(ClusterSeal.open(String(tampered), key: key, code: "MAIN", commitment: seed.commitment) == nil)
+        // A fresh nonce each time.
+        #expect(ClusterSeal.seal(seed, key: key, code: "MAIN") != sealed)
+    }
+
+    @Test func forwardedCommandsReadBackAsTheSameCommand() throws {
+        let commands: [HostCommand] = [
+            .start(audience: "123"), .start(audience: nil), .stop, .clear,
+            .configure(try DrawConfig(json: JSONValue.parse(#"{"pool":{"kind":"list","entrants":["a","b","c"]},"perStop":2}"#))),
+            .void(round: 3, winner: .name("b"), reason: "no-show", audience: nil),
+            .void(round: 1, winner: .number(17), reason: "left", audience: "9"),
+        ]
+        for command in commands {
+            let json = ClusterDrawNode.encode(command)
+            let type = try #require(json["type"]?.stringValue)
+            let back = try DrawMessageParser.command(type, JSONValue.parse(json.canonicalString))
+            #expect(ClusterDrawNode.encode(back) == json)
+        }
+    }
+}

@@ -1,0 +1,711 @@
+"""Cluster mode (docs/CLUSTER.md) with real processes: a private `redis-server` (AOF,
+fsync always) on a free loopback port in a temporary directory, and `tombola --redis`
+instances on port 0 (the port read from the banner), watched by `websockets` pages.
+
+- three instances, pages on all three, the host on a non-owner: ticks and results reach
+  every page in order, every page shows the same winners, viewer counts add up;
+- failover: kill -9 the owner while rolling and while stopping, TOMBOLA_CLUSTER_FAILOVERS
+  times (default 6; 50 with CI=true): another instance takes the lease within 3 s, no
+  announced winner is lost or changed, and the final export passes `tombola verify` and the
+  FAIRNESS.md script;
+- fencing: the owner SIGSTOPped past its lease and resumed writes and announces nothing;
+- Redis SIGKILLed and restarted on its AOF: nothing acknowledged is lost, commands meanwhile
+  get `cluster_unavailable`, the draw carries on;
+- HAProxy (deploy/haproxy/tombola-cluster.cfg) and nginx (deploy/nginx/tombola-cluster.conf)
+  in front of three instances: pages and REST through it; a page whose instance dies
+  reconnects through the balancer to another and resyncs.
+"""
+import asyncio
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import threading
+import time
+import urllib.error
+import urllib.request
+
+import pytest
+import websockets
+
+from test_draw_export import ADMIN_KEY, Tombola, verify_with_script  # noqa: F401
+from test_fairness_script import script, tombola_binary  # noqa: F401 (fixture)
+
+CODE = "CLUSTER1"
+HOST_KEY = "peer-host-key-0123456789"
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Redis:
+    """A private redis-server with appendonly yes and appendfsync always."""
+
+    def __init__(self, directory, port=None):
+        self.directory = directory
+        self.port = port or free_port()
+        self.start()
+
+    def start(self):
+        self.proc = subprocess.Popen(
+            [shutil.which("redis-server") or "/usr/bin/redis-server", "--port", str(self.port), "--bind", "127.0.0.1",
+             "--dir", self.directory, "--appendonly", "yes", "--appendfsync", "always", "--save", "",
+             "--protected-mode", "no"],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.time() + 20
+        while self.cli("PING") != "PONG":
+            assert self.proc.poll() is None, "redis-server exited"
+            assert time.time() < deadline, "redis-server did not answer PING"
+            time.sleep(0.05)
+
+    def cli(self, *args):
+        result = subprocess.run(["redis-cli", "-p", str(self.port), *args], capture_output=True, text=True, timeout=10)
+        return result.stdout.strip()
+
+    def kill(self):
+        if self.proc.poll() is None:
+            self.proc.kill()
+        self.proc.wait(timeout=10)
+
+    @property
+    def url(self):
+        return "redis://127.0.0.1:%d" % self.port
+
+    def lease_holder(self):
+        """The instance id holding the draw's lease, or None."""
+        value = self.cli("GET", "{d:%s}:lease" % CODE)
+        return value.split(":", 1)[1] if ":" in value else None
+
+    def tokens(self):
+        """The fencing token of every record in the round log, in order."""
+        lines = self.cli("XRANGE", "{d:%s}:log" % CODE, "-", "+").splitlines()
+        return [int(lines[i + 1]) for i, line in enumerate(lines) if line == "token"]
+
+
+class Instance(Tombola):
+    """One `tombola --redis` process; its stdout and stderr are drained so it never blocks."""
+
+    def __init__(self, redis, key_file, extra=()):
+        super().__init__(tempfile.mkdtemp(prefix="tombola-cluster-data-"), code=CODE,
+                         extra=("--redis", redis.url, "--cluster-key", key_file, *extra))
+        self.id = re.search(r"as instance ([0-9a-f]+)", self.banner).group(1)
+        self.lines = []
+        self.errors = []
+        threading.Thread(target=self._drain, args=(self.proc.stdout, self.lines), daemon=True).start()
+        threading.Thread(target=self._drain, args=(self.proc.stderr, self.errors), daemon=True).start()
+
+    @staticmethod
+    def _drain(stream, into):
+        for line in stream:
+            into.append(line)
+
+    def stop(self):
+        self.kill()
+        shutil.rmtree(self.data_dir, ignore_errors=True)
+        shutil.rmtree(self.public_dir, ignore_errors=True)
+
+    def state(self):
+        return self.json("GET", "/api/draws/" + CODE)[1]
+
+
+@pytest.fixture
+def cluster(tmp_path):
+    """Redis, a key file and a way to start instances; everything is stopped afterwards."""
+    key_file = tmp_path / "cluster.key"
+    key_file.write_bytes(os.urandom(32))
+    redis_dir = tmp_path / "redis"
+    redis_dir.mkdir()
+    redis = Redis(str(redis_dir))
+    instances = []
+
+    class Cluster:
+        def __init__(self):
+            self.redis = redis
+            self.instances = instances
+
+        def start(self, extra=()):
+            instance = Instance(redis, str(key_file), extra)
+            instances.append(instance)
+            return instance
+
+        def owner(self, timeout=10):
+            deadline = time.time() + timeout
+            while time.time() < deadline:
+                holder = redis.lease_holder()
+                for instance in instances:
+                    if instance.id == holder and instance.proc.poll() is None:
+                        return instance
+                time.sleep(0.05)
+            raise AssertionError("no live instance holds the lease")
+
+        def others(self, owner):
+            return [i for i in instances if i is not owner and i.proc.poll() is None]
+
+    try:
+        yield Cluster()
+    finally:
+        for instance in instances:
+            instance.stop()
+        redis.kill()
+
+
+class Page:
+    """A page on /ws/draw/CODE that records every message, in order, on its own thread."""
+
+    def __init__(self, instance, host=False, port=None, code=CODE):
+        self.messages = []
+        self.url = "ws://127.0.0.1:%d/ws/draw/%s" % (port or instance.port, code)
+        self.host = host
+        self.ready = threading.Event()
+        self.closed = threading.Event()
+        self.outbox = []
+        self.loop = None
+        self.thread = threading.Thread(target=lambda: asyncio.run(self._run()), daemon=True)
+        self.thread.start()
+        assert self.ready.wait(15), "page did not connect"
+
+    async def _run(self):
+        self.loop = asyncio.get_running_loop()
+        self.queue = asyncio.Queue()
+        try:
+            async with websockets.connect(self.url, open_timeout=10, max_size=None) as ws:
+                if self.host:
+                    await ws.send(json.dumps({"type": "auth", "key": HOST_KEY, "client": "cluster-test"}))
+                self.ready.set()
+
+                async def sender():
+                    while True:
+                        text = await self.queue.get()
+                        if text is None:
+                            await ws.close()
+                            return
+                        await ws.send(text)
+
+                task = asyncio.create_task(sender())
+                try:
+                    async for raw in ws:
+                        self.messages.append(json.loads(raw))
+                finally:
+                    task.cancel()
+        except (OSError, websockets.WebSocketException):
+            pass
+        finally:
+            self.ready.set()
+            self.closed.set()
+
+    def send(self, message):
+        self.loop.call_soon_threadsafe(self.queue.put_nowait, json.dumps(message))
+
+    def hello(self, entropy):
+        """Sends entropy and waits until its instance has handled it (a `sync` after it is answered)."""
+        mark = len(self.messages)
+        self.send({"type": "hello", "entropy": entropy})
+        self.send({"type": "sync"})
+        self.wait_for(lambda m: m.get("type") == "state", what="state after hello", since=mark)
+
+    def close(self):
+        if self.loop and not self.closed.is_set():
+            self.loop.call_soon_threadsafe(self.queue.put_nowait, None)
+        self.closed.wait(10)
+
+    def wait_for(self, predicate, timeout=15, what="message", since=0):
+        deadline = time.time() + timeout
+        seen = since
+        while time.time() < deadline:
+            while seen < len(self.messages):
+                message = self.messages[seen]
+                seen += 1
+                if predicate(message):
+                    return message
+            time.sleep(0.02)
+        raise AssertionError("%s not seen on %s; last: %s" % (what, self.url, self.messages[-5:]))
+
+    def of_type(self, kind):
+        return [m for m in self.messages if m.get("type") == kind]
+
+
+def export_rounds(instance):
+    status, export = instance.json("GET", "/api/draws/%s/export.json" % CODE)
+    assert status == 200, export
+    rounds = {}
+    for record in export["records"]:
+        if record["kind"] == "round" and record.get("replaces") is None:
+            rounds[record["round"]] = record["winners"]
+    return export, rounds
+
+
+def verify_export(export, tmp_path, script_path):
+    path = tmp_path / ("export-%d.json" % time.monotonic_ns())
+    path.write_text(json.dumps(export), encoding="utf-8")
+    result = subprocess.run([tombola_binary(), "verify", str(path)], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stdout + result.stderr
+    checked = verify_with_script(script_path, export, tmp_path)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+
+
+def test_three_instances_share_one_draw(cluster, script, tmp_path):
+    first = cluster.start()
+    owner = cluster.owner()
+    assert owner is first
+    second, third = cluster.start(), cluster.start()
+    pages = [Page(instance) for instance in (first, second, third) for _ in range(3)]
+    host = Page(third, host=True)
+    host.wait_for(lambda m: m.get("type") == "role" and m["role"] == "host", what="role host")
+    for page in pages:
+        page.wait_for(lambda m: m.get("type") == "state", what="state")
+    # Every page's entropy counts, whichever instance it is on (forwarded to the owner).
+    entropies = [os.urandom(16).hex() for _ in pages]
+    for page, entropy in zip(pages, entropies):
+        page.send({"type": "hello", "entropy": entropy, "client": "page-" + entropy[:6]})
+
+    # Counts add up: 9 viewers + the host page, announced on every page of every instance.
+    for page in pages + [host]:
+        page.wait_for(lambda m: m.get("type") == "viewers" and m["count"] == 10, timeout=10, what="viewers 10")
+
+    winners = []
+    for round_number in (1, 2):
+        host.send({"type": "start", "seq": round_number * 10})
+        host.wait_for(lambda m: m.get("type") == "ack" and m.get("seq") == round_number * 10, what="start ack")
+        for page in pages:
+            page.wait_for(lambda m: m.get("type") == "tick", what="tick")
+        host.send({"type": "stop", "seq": round_number * 10 + 1})
+        host.wait_for(lambda m: m.get("type") == "ack" and m.get("seq") == round_number * 10 + 1, what="stop ack")
+        results = [page.wait_for(lambda m: m.get("type") == "result" and m["round"] == round_number, what="result")
+                   for page in pages + [host]]
+        assert len({json.dumps(r["winners"]) for r in results}) == 1, "pages disagree on the winners"
+        assert sorted(results[0]["contributions"]) == sorted(entropies), "a page's entropy was left out"
+        winners.append(results[0]["winners"])
+        for page in pages:
+            page.wait_for(lambda m: m.get("type") == "phase" and m["phase"] == "revealed", what="revealed")
+
+    for page in pages:
+        ticks = [m["seq"] for m in page.of_type("tick")]
+        assert ticks == sorted(ticks) and len(set(ticks)) == len(ticks), "ticks out of order on " + page.url
+        order = [m["type"] for m in page.messages if m.get("type") in ("phase", "result")]
+        assert order.count("result") == 2
+        # Every result comes after its round's `stopping` and before its `revealed`.
+        phases = [(m["type"], m.get("phase")) for m in page.messages if m.get("type") in ("phase", "result")]
+        assert phases == [("phase", "rolling"), ("phase", "stopping"), ("result", None), ("phase", "revealed")] * 2, phases
+
+    # A host command on a non-owner gets the same errors as single-box: stop while revealed.
+    host.send({"type": "stop", "seq": 99})
+    error = host.wait_for(lambda m: m.get("type") == "error" and m.get("seq") == 99, what="error")
+    assert error["code"] == "wrong_phase"
+    # Not the host: refused on a follower as on the owner.
+    pages[-1].send({"type": "start", "seq": 1})
+    assert pages[-1].wait_for(lambda m: m.get("type") == "error", what="not_host")["code"] == "not_host"
+
+    # A page joining any instance late gets the same board; every instance exports the same log.
+    late = Page(second)
+    state = late.wait_for(lambda m: m.get("type") == "state", what="late state")
+    assert [r["winners"] for r in state["rounds"]] == winners
+    exports = [export_rounds(instance) for instance in (first, second, third)]
+    assert all(e[0] == exports[0][0] for e in exports)
+    assert [exports[0][1][1], exports[0][1][2]] == winners
+    verify_export(exports[0][0], tmp_path, script)
+    for page in pages + [host, late]:
+        page.close()
+
+
+FAILOVERS = int(os.environ.get("TOMBOLA_CLUSTER_FAILOVERS", "50" if os.environ.get("CI") == "true" else "6"))
+
+
+def wait_new_owner(cluster, old, killed_at):
+    deadline = killed_at + 10
+    while time.time() < deadline:
+        holder = cluster.redis.lease_holder()
+        if holder and holder != old.id:
+            return time.time() - killed_at
+        time.sleep(0.02)
+    raise AssertionError("nobody took the lease over")
+
+
+def test_failover_kill_9_while_rolling_and_while_stopping(cluster, script, tmp_path):
+    for _ in range(3):
+        cluster.start()
+    announced = {}  # round → winners, as any page was shown them
+    takeovers = []
+    for attempt in range(FAILOVERS):
+        owner = cluster.owner()
+        others = cluster.others(owner)
+        watcher = Page(others[0])
+        watcher.wait_for(lambda m: m.get("type") == "state", what="state")
+        frozen = os.urandom(16).hex()  # given before Start: frozen into the round
+        watcher.hello(frozen)
+        before = owner.state()
+        assert before["phase"] in ("idle", "revealed"), before
+        # Through the watcher's instance: its forwarded entropy reaches the owner first.
+        status, body = others[0].command("start")
+        assert status == 200, body
+        watcher.wait_for(lambda m: m.get("type") == "tick", what="tick")
+        while_stopping = attempt % 2 == 1
+        if while_stopping:
+            length = int(cluster.redis.cli("XLEN", "{d:%s}:log" % CODE))
+            def stop(via=others[0]):
+                try:
+                    via.command("stop", timeout=30)  # its answer may be lost with the owner: pages tell
+                except OSError:
+                    pass
+            stopper = threading.Thread(target=stop, daemon=True)
+            stopper.start()
+            deadline = time.time() + 10
+            while int(cluster.redis.cli("XLEN", "{d:%s}:log" % CODE)) == length:
+                assert time.time() < deadline, "the round was never stored"
+                time.sleep(0.005)
+        mark = len(watcher.messages)
+        owner.proc.send_signal(signal.SIGKILL)
+        killed_at = time.time()
+        owner.proc.wait(timeout=10)
+        takeovers.append(wait_new_owner(cluster, owner, killed_at))
+        assert takeovers[-1] < 3.0, "takeover took %.2f s" % takeovers[-1]
+        new_owner = cluster.owner()
+        state = watcher.wait_for(lambda m: m.get("type") == "state" and m["phase"] == ("revealed" if while_stopping else "rolling")
+                                 and len(m["rounds"]) == len(before["rounds"]) + (1 if while_stopping else 0),
+                                 what="state from the new owner", since=mark)
+        if while_stopping:
+            round_number = state["result"]["round"]
+            assert state["result"]["winners"] == state["rounds"][-1]["winners"]
+            announced[round_number] = state["result"]["winners"]
+        else:
+            # The round carries on rolling on the new owner: same commitment, same frozen inputs.
+            assert state["commit"]["commitment"] == before["commit"]["commitment"]
+            watcher.wait_for(lambda m: m.get("type") == "tick", what="ticks from the new owner", since=mark)
+            late = os.urandom(16).hex()  # given after Start: must not count in this round
+            watcher.send({"type": "hello", "entropy": late})
+            status, body = others[-1].command("stop")
+            assert status == 200, body
+            result = body["result"]
+            assert result["commitment"] == before["commit"]["commitment"]
+            assert frozen in result["contributions"] and late not in result["contributions"], result["contributions"]
+            announced[result["round"]] = result["winners"]
+        # Every announced winner is unchanged on the new owner.
+        _, rounds = export_rounds(new_owner)
+        for number, winners in announced.items():
+            assert rounds[number] == winners, "round %d changed after failover %d" % (number, attempt)
+        watcher.close()
+        cluster.instances.remove(owner)
+        owner.stop()
+        cluster.start()
+    export, rounds = export_rounds(cluster.owner())
+    for number, winners in announced.items():
+        assert rounds[number] == winners
+    verify_export(export, tmp_path, script)
+    print("takeovers: max %.2f s, mean %.2f s over %d" % (max(takeovers), sum(takeovers) / len(takeovers), len(takeovers)))
+
+
+def test_a_paused_owner_writes_and_announces_nothing(cluster, script, tmp_path):
+    first = cluster.start()
+    owner = cluster.owner()
+    second = cluster.start()
+    third = cluster.start()
+    on_owner = Page(owner)
+    on_other = Page(second)
+    on_third = Page(third)
+    for page in (on_owner, on_other, on_third):
+        page.wait_for(lambda m: m.get("type") == "state", what="state")
+    # Entropy given before the takeover still counts after it: the new owner replays its own
+    # pages' and the other instances send theirs again when they see a new owner.
+    entropies = [os.urandom(16).hex(), os.urandom(16).hex()]
+    on_other.hello(entropies[0])
+    on_third.hello(entropies[1])
+    assert second.command("start")[0] == 200
+    on_other.wait_for(lambda m: m.get("type") == "tick", what="tick")
+    old_tokens = cluster.redis.tokens()
+    marks = {page: len(page.messages) for page in (on_other, on_third)}
+    owner.proc.send_signal(signal.SIGSTOP)
+    try:
+        paused_at = time.time()
+        wait_new_owner(cluster, owner, paused_at)
+        new_owner = cluster.owner()
+        # The new owner carries the round on (it was rolling) and announces itself to every page.
+        for page in (on_other, on_third):
+            page.wait_for(lambda m: m.get("type") == "state" and m["phase"] == "rolling", what="new owner's state",
+                          since=marks[page])
+        status, body = second.command("stop")
+        assert status == 200, body
+        carried = body["result"]
+        # A fresh round on the new owner counts the entropy given before the takeover: the new
+        # owner replays its own pages' and the other instances send theirs again.
+        status, body = second.command("start")
+        assert status == 200, body
+        status, body = second.command("stop")
+        assert status == 200, body
+        result = body["result"]
+        assert set(entropies) <= set(carried["contributions"])
+        assert set(entropies) <= set(result["contributions"]), (new_owner.id, result["contributions"])
+    finally:
+        owner.proc.send_signal(signal.SIGCONT)
+    resumed = len(on_owner.messages)
+    # The resumed owner is told to stop, directly: it must not draw (fenced) or announce.
+    status, body = owner.command("stop")
+    assert status in (409, 503), body
+    state = on_owner.wait_for(lambda m: m.get("type") == "state" and m.get("result") and m["result"]["round"] == result["round"],
+                              what="the new owner's state on the resumed instance")
+    assert state["result"]["winners"] == result["winners"]
+    later = on_owner.messages[resumed:]
+    assert not [m for m in later if m.get("type") == "result" and m["winners"] != result["winners"]]
+    new_tokens = cluster.redis.tokens()
+    old_token = max(old_tokens)
+    assert all(t > old_token for t in new_tokens[len(old_tokens):]), "the paused owner wrote after the takeover"
+    export, rounds = export_rounds(second)
+    assert rounds[result["round"]] == result["winners"]
+    assert rounds[carried["round"]] == carried["winners"]
+    verify_export(export, tmp_path, script)
+    for page in (on_owner, on_other, on_third):
+        page.close()
+
+
+def test_redis_killed_and_restarted(cluster, script, tmp_path):
+    first = cluster.start()
+    second = cluster.start()
+    owner = cluster.owner()
+    follower = cluster.others(owner)[0]
+    page = Page(follower)
+    page.wait_for(lambda m: m.get("type") == "state", what="state")
+    assert follower.command("start")[0] == 200
+    status, body = follower.command("stop")
+    assert status == 200, body
+    first_result = body["result"]
+    # The page has everything of the round (the REST answer may come before the fan-out).
+    page.wait_for(lambda m: m.get("type") == "phase" and m["phase"] == "revealed", what="revealed")
+    shown = len(page.messages)
+
+    cluster.redis.kill()
+    # While Redis is down: a clear error, nothing drawn; the page keeps its state (no new frames, no close).
+    status, body = follower.command("start", timeout=30)
+    assert status == 503 and body["error"]["code"] == "cluster_unavailable", body
+    status, body = owner.command("start", timeout=30)
+    assert status == 503 and body["error"]["code"] == "cluster_unavailable", body
+    assert not page.closed.is_set()
+    assert not [m for m in page.messages[shown:] if m.get("type") in ("result", "tick")]
+    # REST: the follower still shows its last state; the former owner (no pages, so nothing
+    # cached) says it cannot know, once it has stepped down.
+    status, state = follower.json("GET", "/api/draws/" + CODE)
+    assert status == 200 and state["result"]["winners"] == first_result["winners"]
+    deadline = time.time() + 20
+    while True:
+        status, body = owner.json("GET", "/api/draws/" + CODE, timeout=30)
+        if status == 503:
+            assert body["error"]["code"] == "cluster_unavailable"
+            break
+        assert status == 200 and time.time() < deadline, body
+        time.sleep(0.1)
+
+    cluster.redis.start()
+    cluster.owner(timeout=15)
+    deadline = time.time() + 15
+    while True:
+        status, body = follower.command("start")
+        if status == 200:
+            break
+        assert status == 503 and time.time() < deadline, body
+        time.sleep(0.2)
+    status, body = follower.command("stop")
+    assert status == 200, body
+    assert body["result"]["round"] == first_result["round"] + 1
+    export, rounds = export_rounds(follower)
+    assert rounds[first_result["round"]] == first_result["winners"]
+    verify_export(export, tmp_path, script)
+    page.close()
+
+
+def test_start_up_refuses_redis_that_would_lose_writes(tmp_path):
+    port = free_port()
+    proc = subprocess.Popen([shutil.which("redis-server") or "/usr/bin/redis-server", "--port", str(port), "--bind", "127.0.0.1",
+                             "--dir", str(tmp_path), "--appendonly", "no", "--save", ""],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.time() + 20
+        while subprocess.run(["redis-cli", "-p", str(port), "PING"], capture_output=True, text=True).stdout.strip() != "PONG":
+            assert time.time() < deadline
+            time.sleep(0.05)
+        key = tmp_path / "k"
+        key.write_text("ab" * 32 + "\n")
+        args = [tombola_binary(), "--host", "127.0.0.1", "--port", "0", "--data", str(tmp_path / "d"),
+                "--redis", "redis://127.0.0.1:%d" % port, "--cluster-key", str(key)]
+        refused = subprocess.run(args, capture_output=True, text=True, timeout=30)
+        assert refused.returncode == 1
+        assert "appendonly no" in refused.stderr and "--allow-unsafe-redis" in refused.stderr
+        assert "ab" * 16 not in refused.stderr + refused.stdout
+        # Overridden: it runs, and says so loudly.
+        unsafe = subprocess.Popen(args + ["--allow-unsafe-redis"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            out = ""
+            while "Press Ctrl-C" not in out:
+                line = unsafe.stdout.readline()
+                assert line, unsafe.stderr.read()
+                out += line
+            assert "WARNING: --allow-unsafe-redis" in out + unsafe.stderr.readline()
+        finally:
+            unsafe.kill()
+            unsafe.wait()
+        missing = subprocess.run(args[:-2], capture_output=True, text=True, timeout=30)
+        assert missing.returncode == 2 and "cluster-key" in missing.stderr
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+def test_a_draw_created_on_one_instance_runs_on_every_instance(cluster, script, tmp_path):
+    first, second, third = cluster.start(), cluster.start(), cluster.start()
+    status, created = first.json("POST", "/api/draws", {"config": {"pool": {"kind": "range", "from": 1, "to": 30}}}, ADMIN_KEY)
+    assert status == 201, created
+    code, key = created["code"], created["hostKey"]
+    assert created["hostUrl"].endswith("/draw/%s#key=%s" % (code, key))
+    # The other instances learn it from Redis (announced on creation).
+    for instance in (second, third):
+        deadline = time.time() + 10
+        while instance.request("GET", "/api/draws/" + code)[0] != 200:
+            assert time.time() < deadline, "instance never learnt the new draw"
+            time.sleep(0.02)
+    page = Page(second, code=code)
+    state = page.wait_for(lambda m: m.get("type") == "state", what="state of the new draw")
+    assert state["code"] == code and state["remaining"] == 30
+    status, body = third.json("POST", "/api/draws/%s/start" % code, {}, key)
+    assert status == 200, body
+    status, body = third.json("POST", "/api/draws/%s/stop" % code, {}, key)
+    assert status == 200, body
+    shown = page.wait_for(lambda m: m.get("type") == "result", what="result of the new draw")
+    assert shown["winners"] == body["result"]["winners"]
+    # The default draw's key does not control it, nor the other way round.
+    assert third.json("POST", "/api/draws/%s/start" % code, {}, HOST_KEY)[0] == 403
+    status, export = second.json("GET", "/api/draws/%s/export.json" % code)
+    assert status == 200 and export["code"] == code
+    verify_export(export, tmp_path, script)
+    page.close()
+
+
+HAPROXY = shutil.which("haproxy") or "/usr/sbin/haproxy"
+HAPROXY_CONFIG = os.path.join(os.path.dirname(__file__), "..", "..", "deploy", "haproxy", "tombola-cluster.cfg")
+NGINX = shutil.which("nginx") or "/usr/sbin/nginx"
+NGINX_CONFIG = os.path.join(os.path.dirname(__file__), "..", "..", "deploy", "nginx", "tombola-cluster.conf")
+
+
+class Balancer:
+    """A load balancer in front of three instances, on a free loopback port: HAProxy with
+    deploy/haproxy/tombola-cluster.cfg, or nginx with deploy/nginx/tombola-cluster.conf."""
+
+    def __init__(self, kind, instances, work):
+        self.port = free_port()
+        if kind == "haproxy":
+            env = dict(os.environ, TOMBOLA_LB_BIND="127.0.0.1:%d" % self.port)
+            for letter, instance in zip("ABC", instances):
+                env["TOMBOLA_INSTANCE_" + letter] = "127.0.0.1:%d" % instance.port
+            self.proc = subprocess.Popen([HAPROXY, "-db", "-f", HAPROXY_CONFIG], env=env,
+                                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        else:
+            with open(NGINX_CONFIG) as f:
+                site = f.read()
+            for default, instance in zip((8081, 8082, 8083), instances):
+                assert "server 127.0.0.1:%d " % default in site, "deploy/nginx/tombola-cluster.conf changed"
+                site = site.replace("server 127.0.0.1:%d " % default, "server 127.0.0.1:%d " % instance.port)
+            assert "listen 80;" in site
+            site = site.replace("listen 80;", "listen 127.0.0.1:%d;" % self.port)
+            for name in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi"):
+                os.makedirs(os.path.join(work, name), exist_ok=True)
+            conf = os.path.join(work, "nginx.conf")
+            with open(conf, "w") as f:
+                f.write("daemon off;\nmaster_process off;\npid %(d)s/nginx.pid;\nerror_log %(d)s/error.log warn;\n"
+                        "events { worker_connections 512; }\nhttp {\n access_log off;\n client_body_temp_path %(d)s/client_body;\n"
+                        " proxy_temp_path %(d)s/proxy;\n fastcgi_temp_path %(d)s/fastcgi;\n uwsgi_temp_path %(d)s/uwsgi;\n"
+                        " scgi_temp_path %(d)s/scgi;\n%(site)s\n}\n" % {"d": work, "site": site})
+            self.proc = subprocess.Popen([NGINX, "-p", work, "-c", conf, "-e", os.path.join(work, "error.log")],
+                                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self.base = "http://127.0.0.1:%d" % self.port
+        deadline = time.time() + 20
+        while True:
+            assert self.proc.poll() is None, "haproxy exited"
+            try:
+                if self.request("GET", "/api/info")[0] == 200:
+                    break
+            except OSError:
+                pass
+            assert time.time() < deadline, "haproxy did not serve"
+            time.sleep(0.05)
+
+    def request(self, method, path, body=None, key=None):
+        data = None if body is None else json.dumps(body).encode()
+        req = urllib.request.Request(self.base + path, data=data, method=method)
+        if key:
+            req.add_header("Authorization", "Bearer " + key)
+        try:
+            with urllib.request.urlopen(req, timeout=30) as resp:
+                return resp.status, json.loads(resp.read())
+        except urllib.error.HTTPError as e:
+            return e.code, json.loads(e.read())
+
+    def command(self, name):
+        return self.request("POST", "/api/draws/%s/%s" % (CODE, name), {}, HOST_KEY)
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.kill()
+        self.proc.wait(timeout=10)
+
+
+@pytest.mark.parametrize("kind", ["haproxy", "nginx"])
+def test_pages_through_a_load_balancer_reconnect_to_another_instance(kind, cluster, script, tmp_path):
+    instances = [cluster.start(extra=("--trusted-proxy", "127.0.0.1")) for _ in range(3)]
+    work = tmp_path / kind
+    work.mkdir()
+    balancer = Balancer(kind, instances, str(work))
+    try:
+        pages = [Page(None, port=balancer.port) for _ in range(6)]
+        for page in pages:
+            page.wait_for(lambda m: m.get("type") == "state", what="state through haproxy")
+        results = []
+        owner = cluster.owner()
+        # First a follower dies, then the owner: each time its pages reconnect through HAProxy.
+        for victim in (cluster.others(owner)[0], owner):
+            status, body = balancer.command("start")
+            assert status == 200, body
+            status, body = balancer.command("stop")
+            assert status == 200, body
+            results.append(body["result"])
+            for page in pages:
+                shown = page.wait_for(lambda m: m.get("type") == "result" and m["round"] == results[-1]["round"], what="result")
+                assert shown["winners"] == results[-1]["winners"]
+            victim.proc.send_signal(signal.SIGKILL)
+            victim.proc.wait(timeout=10)
+            # Each page either answers a sync (its instance lives) or is cut off (it was on the victim).
+            cut = []
+            for page in pages:
+                mark = len(page.messages)
+                if not page.closed.is_set():
+                    page.send({"type": "sync"})
+                deadline = time.time() + 10
+                while not page.closed.is_set() and not [m for m in page.messages[mark:] if m.get("type") == "state"]:
+                    assert time.time() < deadline, "a page neither answered nor closed"
+                    time.sleep(0.01)
+                if page.closed.is_set():
+                    cut.append(page)
+            assert cut, "no page was on the instance that died"
+            cluster.owner()
+            for page in cut:
+                pages.remove(page)
+                again = Page(None, port=balancer.port)
+                state = again.wait_for(lambda m: m.get("type") == "state" and len(m["rounds"]) == len(results),
+                                       what="resynced state")
+                assert [r["winners"] for r in state["rounds"]] == [r["winners"] for r in results]
+                pages.append(again)
+        status, body = balancer.command("start")
+        assert status == 200, body
+        status, body = balancer.command("stop")
+        assert status == 200, body
+        for page in pages:
+            assert page.wait_for(lambda m: m.get("type") == "result" and m["round"] == body["result"]["round"],
+                                 what="result after the failovers")["winners"] == body["result"]["winners"]
+        status, export = balancer.request("GET", "/api/draws/%s/export.json" % CODE)
+        assert status == 200
+        verify_export(export, tmp_path, script)
+        for page in pages:
+            page.close()
+    finally:
+        balancer.stop()
