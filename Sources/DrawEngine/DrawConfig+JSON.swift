@@ -59,6 +59,7 @@ extension DrawConfig {
         case .range(let from, let to): poolJSON = .object(["kind": .string("range"), "from": .int(from), "to": .int(to)])
         case .list(let names): poolJSON = .object(["kind": .string("list"), "entrants": .array(names.map { .string($0) })])
         case .entries(let entrants): poolJSON = .object(["kind": .string("list"), "entrants": .array(entrants.map(\.json))])
+        case .checkin(let ids): poolJSON = .object(["kind": .string("checkin"), "entrants": .array(ids.map { .string($0) })])
         }
         let perStopJSON: JSONValue
         switch perStop {
@@ -97,6 +98,9 @@ extension PoolConfig {
             } else {
                 self = .list([try reader.required(members, "text") { (v, r) throws(DrawConfigDecodingError) in try r.string(v) }])
             }
+        case "checkin":
+            // The ids are the App's to fill in (from its entrant book); a host cannot choose them.
+            self = .checkin(try reader.optional(members, "entrants") { (v, r) throws(DrawConfigDecodingError) in try r.strings(v) } ?? [])
         default:
             reader.path.append(.key("kind"))
             throw reader.failure()

@@ -45,6 +45,7 @@ enum DrawAPI {
             responder.respond(APIError.response("unknown_draw"))
             return
         }
+        if CheckinAPI.route(rest, method: method, request: request, room: room, responder: responder, service: service) { return }
         switch (rest.count, rest.dropFirst().first) {
         case (1, _):
             guard method == "GET" else { return responder.respond(APIError.methodNotAllowed(allow: ["GET", "HEAD"])) }

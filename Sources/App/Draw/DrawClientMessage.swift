@@ -10,9 +10,12 @@ enum HostCommand: Sendable {
     case clear
     case configure(DrawConfig)
     case void(round: Int, winner: DrawValue, reason: String, audience: String?)
+    /// Check-in (REST only): open/close entries, remove or erase entrants.
+    case checkin(CheckinCommand)
 
     var name: String {
         switch self {
+        case .checkin(let command): command.name
         case .start: "start"
         case .stop: "stop"
         case .clear: "clear"

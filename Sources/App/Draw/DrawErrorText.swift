@@ -26,6 +26,20 @@ enum DrawErrorText {
         // Storage
         "storage_failed": "The draw could not be saved; nothing was announced. Try again.",
         "disk_full": "The server's disk is full; nothing was announced. Free some space and try again.",
+        // Check-in (#14)
+        "not_checkin": "This draw's pool is not checked-in entrants.",
+        "entries_open": "Entries are still open; close them before starting a round.",
+        "entries_closed": "Entries are closed.",
+        "already_joined": "This device has already entered this draw.",
+        "duplicate_value": "Someone has already entered with that value.",
+        "entries_full": "The draw has as many entrants as it can hold.",
+        "bad_name": "Enter your name (1–60 characters, no control characters).",
+        "bad_field": "A field is too long, has control characters or is not one the host asked for.",
+        "missing_field": "A required field is empty.",
+        "bad_code": "That is not the code the screen shows now.",
+        "bad_settings": "The check-in settings are not valid (at most 8 fields with keys of a–z, 0–9, _ or -).",
+        "no_entry": "This device has not entered this draw.",
+        "unknown_entrant": "There is no entrant with that id in the pool.",
         // Engine (DrawError codes)
         "invalid_range": "The range must go from a smaller to a larger whole number within ±9007199254740991.",
         "pool_too_small": "The pool needs at least 2 numbers or names.",

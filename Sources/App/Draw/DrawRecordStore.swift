@@ -9,6 +9,8 @@ struct RecordBatch: Sendable {
     var config: String? = nil
     var clearedThrough: Int? = nil
     var audit: AuditEntry? = nil
+    /// Check-in rows written in the same transaction (#14).
+    var checkin: CheckinWrite? = nil
 }
 
 /// A draw's stored chain: its settings (as stored JSON text) and every record in order.

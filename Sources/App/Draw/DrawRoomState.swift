@@ -26,6 +26,8 @@ struct DrawRoomState {
         case motion
         /// The throttled `viewers` announcement.
         case viewers
+        /// The throttled `entrants` announcement (check-in).
+        case entrants
     }
 
     /// Who hears a command's outcome: a page (ack or error frame) or a caller of `DrawRoom.perform`.
@@ -52,6 +54,12 @@ struct DrawRoomState {
         /// The stored host key changed (`tombola host-link`): hosts authenticated with the old one become viewers.
         case hostKeyChanged
         case shutdown
+        /// A phone's check-in (REST), answered with `.reply(caller:)`.
+        case checkinJoin(CheckinJoin, caller: UInt64)
+        /// After `.storeEntrants`.
+        case entrantsStored(Result<Void, StoreFailure>)
+        /// The page `id` carries the device cookie whose hash is `device`.
+        case deviceLinked(UInt64, device: String)
     }
 
     enum Action {
@@ -62,6 +70,8 @@ struct DrawRoomState {
         case reply(caller: UInt64, Result<CommandReply, CommandFailure>)
         /// Store in one synced transaction and answer with `.stored`; nothing else is stored meanwhile.
         case store(RecordBatch)
+        /// Store check-ins (one transaction) and answer with `.entrantsStored`.
+        case storeEntrants(RecordBatch)
         /// Append to the audit log without holding the queue (a failure is only logged).
         case audit(AuditEntry)
         /// Compare the store with `expectedRecords` and answer with `.resynchronized`.
@@ -113,6 +123,7 @@ struct DrawRoomState {
             case configure(text: String, duplicates: [String])
             /// `voided`: the `void` message, so every page learns the reason.
             case void(contributors: Set<UInt64>, voided: JSONValue?, reason: String)
+            case checkin(CheckinChange, configText: String?)
         }
 
         let job: Job
@@ -143,17 +154,20 @@ struct DrawRoomState {
     private var announcedViewers = 0
     private var viewerTimerArmed = false
     private var revealWaiters: [Job] = []
+    /// Check-in (#14): the entrant book and the joins in flight (DrawRoomState+Checkin.swift).
+    var checkin = CheckinBook()
+    var checkinFlow = CheckinFlow()
 
     /// `draw` must already have a stored pending commitment.
     init(code: String, draw: Draw, settings: DrawRoomSettings) {
         self.code = code
         self.draw = draw
         self.settings = settings
-        self.configText = DrawPersistence.encode(draw.config)
+        self.configText = Self.publicConfigText(draw.config)
     }
 
     /// Whether a write (or the check after a failed one) is in flight; commands wait meanwhile.
-    var isBusy: Bool { pending != nil || resynchronizing }
+    var isBusy: Bool { pending != nil || resynchronizing || checkinFlow.writing }
 
     // MARK: Events
 
@@ -165,6 +179,7 @@ struct DrawRoomState {
             actions.append(.send(stateText(for: id), to: id))
             scheduleViewerAnnouncement(at: time, &actions)
         case .left(let id):
+            checkinMemberLeft(id)
             members[id] = nil
             scheduleViewerAnnouncement(at: time, &actions)
         case .received(let text, let id):
@@ -178,6 +193,14 @@ struct DrawRoomState {
             motionDue(at: time, using: &random, &actions)
         case .timerDue(.viewers):
             viewersDue(at: time, &actions)
+        case .timerDue(.entrants):
+            entrantsDue(at: time, &actions)
+        case .checkinJoin(let join, let caller):
+            checkinJoin(join, caller: caller, at: time, using: &random, &actions)
+        case .entrantsStored(let result):
+            entrantsStored(result, at: time, using: &random, &actions)
+        case .deviceLinked(let id, let device):
+            deviceLinked(id, device: device)
         case .stored(let result):
             stored(result, at: time, using: &random, &actions)
         case .resynchronized(let restored):
@@ -185,7 +208,7 @@ struct DrawRoomState {
             if let restored {
                 stopMotion(&actions)
                 draw = restored
-                configText = DrawPersistence.encode(restored.config)
+                configText = Self.publicConfigText(restored.config)
                 for id in members.keys { actions.append(.send(stateText(for: id), to: id)) }
             }
             pump(at: time, using: &random, &actions)
@@ -200,6 +223,7 @@ struct DrawRoomState {
             viewerTimerArmed = false
             actions.append(.cancel(.motion))
             actions.append(.cancel(.viewers))
+            actions.append(.cancel(.entrants))
         }
         return actions
     }
@@ -255,7 +279,7 @@ struct DrawRoomState {
 
     /// A command that writes holds the queue until the write is done, so a resend or a
     /// double tap always sees the outcome of the first.
-    private mutating func pump(at time: Time, using random: inout some RandomNumberGenerator, _ actions: inout [Action]) {
+    mutating func pump(at time: Time, using random: inout some RandomNumberGenerator, _ actions: inout [Action]) {
         while !isBusy, !queue.isEmpty {
             let job = queue.removeFirst()
             run(job, at: time, using: &random, &actions)
@@ -282,8 +306,25 @@ struct DrawRoomState {
             return
         }
         let now = time.unixMilliseconds
+        if case .start = job.command, isCheckinPool, checkin.settings.open {
+            actions.append(.count(.refusedCommands))
+            deliver(.failure(CommandFailure(code: "entries_open")), for: job, &actions)
+            return
+        }
+        if case .checkin(let command) = job.command {
+            switch checkinPlan(command, at: time) {
+            case .success(let plan):
+                write(plan.batch, job: job, candidate: plan.candidate, then: .checkin(plan.change, configText: plan.configText), &actions)
+            case .failure(let failure):
+                actions.append(.count(.refusedCommands))
+                deliver(.failure(failure), for: job, &actions)
+            }
+            return
+        }
         do {
             switch job.command {
+            case .checkin:
+                break
             case .start(let audience):
                 let contributions = currentContributions
                 try draw.start(contributions: contributions.values, audience: audience, at: now)
@@ -308,7 +349,9 @@ struct DrawRoomState {
                 write(RecordBatch(command: job.command.name, records: [record], clearedThrough: record.index, audit: entry),
                       job: job, candidate: candidate, then: .clear, &actions)
 
-            case .configure(let config):
+            case .configure(var config):
+                // A check-in pool holds the entrants who joined, never ids a host types.
+                if case .checkin = config.pool { config.pool = .checkin(checkin.activeIDs) }
                 var candidate = draw
                 let duplicates = try candidate.configure(config)
                 let text = DrawPersistence.encode(candidate.config)
@@ -316,7 +359,7 @@ struct DrawRoomState {
                     "poolHash": candidate.commit.map { .string($0.poolHash) } ?? .null,
                     "remaining": .int(Int64(clamping: candidate.remaining))]))
                 write(RecordBatch(command: job.command.name, records: [], config: text, audit: entry), job: job, candidate: candidate,
-                      then: .configure(text: text, duplicates: duplicates), &actions)
+                      then: .configure(text: Self.publicConfigText(candidate.config), duplicates: duplicates), &actions)
 
             case .void(let round, let winner, let reason, let audience):
                 var candidate = draw
@@ -390,10 +433,21 @@ struct DrawRoomState {
                 succeed(job, CommandReply(ack: ack(job), result: result), &actions)
                 if let voided { broadcast(voided, &actions) }
                 if let result { broadcast(result, &actions) }
+                announceCheckinWinners(&actions)
                 if let commit = draw.commit { broadcast(commit.message, &actions) }
+            case .checkin(let change, let text):
+                applyCheckin(change, &actions)
+                succeed(job, CommandReply(ack: ack(job, ["entrants": .int(Int64(checkin.activeCount))])), &actions)
+                if let text {
+                    configText = text
+                    actions.append(.broadcast(configMessageText(), stream: .reliable))
+                    if let commit = draw.commit { broadcast(commit.message, &actions) }
+                }
+                broadcast(entrantsMessage, &actions)
             }
         }
         pump(at: time, using: &random, &actions)
+        flushJoins(&actions)
     }
 
     private func ack(_ job: Job, _ extra: [String: JSONValue] = [:]) -> JSONValue {
@@ -521,6 +575,7 @@ struct DrawRoomState {
         guard (try? draw.reveal()) != nil else { return }
         let result = draw.lastResult?.resultMessage()
         if let result { broadcast(result, &actions) }
+        announceCheckinWinners(&actions)
         broadcast(Self.phaseMessage(.revealed), &actions)
         if let commit = draw.commit { broadcast(commit.message, &actions) }
         let waiters = revealWaiters
@@ -607,6 +662,7 @@ struct DrawRoomState {
             "tick": lastTick ?? .null,
             "algorithm": .string(Fairness.algorithm),
             "contributed": contributed,
+            "checkin": checkinState(for: id),
         ])
         // The settings are spliced in as text: a list of 100,000 names is encoded once, not per join.
         var text = state.canonicalString
