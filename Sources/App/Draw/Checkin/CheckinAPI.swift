@@ -102,11 +102,13 @@ enum CheckinAPI {
         let existing = DeviceToken.token(in: request.head.headers)
         let token = existing ?? DeviceToken.newToken()
         let device = DeviceToken.hash(token)
-        guard limits.codes.allows(address), limits.codes.allows(device) else {
-            return responder.respond(failure(CommandFailure(code: "rate_limited")))
-        }
         guard let json = try? JSONValue.parse(request.body), json.objectValue != nil else {
             return responder.respond(failure(CommandFailure(code: "bad_json")))
+        }
+        // Guessing presence codes is limited per address and per device (a join without a code is
+        // not a guess: it is refused `bad_code` when the draw needs one, which counts as a failure).
+        if json["code"] != nil, !(limits.codes.allows(address) && limits.deviceCodes.allows(device)) {
+            return responder.respond(failure(CommandFailure(code: "rate_limited")))
         }
         let secure = responder.client.baseURL?.hasPrefix("https:") ?? false
         @Sendable func withCookie(_ response: HTTPResponse) -> HTTPResponse {
@@ -129,7 +131,7 @@ enum CheckinAPI {
                     case .failure(let error):
                         if error.code == "bad_code" {
                             limits.codes.recordFailure(address)
-                            limits.codes.recordFailure(device)
+                            limits.deviceCodes.recordFailure(device)
                         }
                         responder.respond(withCookie(failure(error)))
                     }
@@ -219,9 +221,12 @@ enum CheckinCSV {
 }
 
 /// Per-room limits on check-in attempts: every join spends a token per address (a flood is
-/// slowed, a hall behind one NAT address still fits), and wrong presence codes spend one per
-/// address and per device.
+/// slowed, a hall behind one NAT address still fits: 600, then 250 a second), and wrong
+/// presence codes spend one per address and per device.
 final class CheckinLimits: Sendable {
     let attempts = AuthRateLimiter(burst: 600, refill: .milliseconds(4))
-    let codes = AuthRateLimiter(burst: 10, refill: .seconds(2))
+    /// 30 wrong codes, then one every 500 ms: about 80 guesses in the 40 s a code lives, against
+    /// 10,000 codes (and per device 5, then one every 2 s).
+    let codes = AuthRateLimiter(burst: 30, refill: .milliseconds(500))
+    let deviceCodes = AuthRateLimiter(burst: 5, refill: .seconds(2))
 }
