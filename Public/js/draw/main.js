@@ -6,6 +6,7 @@ import { codeFromLocation, connectRoom, forgetHostKey, takeHostKey, winnerText }
 import { lanBase } from '../lib/info.js';
 import { HostState } from './state.js';
 import { DrawView } from './view.js';
+import { HostCheckin } from './checkin.js';
 
 initLanguageSwitch();
 const code = codeFromLocation();
@@ -25,6 +26,7 @@ const { socket, command } = connectRoom(state, {
   },
 });
 attachConnectionUI(socket);
+const checkin = new HostCheckin({ code, key: () => hostKey, toast: (text) => view.toast(text) });
 
 view.bindStartStop(() => {
   if (!state.isHost) return;
@@ -69,6 +71,7 @@ state.addEventListener('change', ({ detail }) => {
   if (detail === 'warning' && state.warning) view.toast(state.warning.message ?? state.warning.code);
   if (detail === 'cleared') view.toast(t('draw.cleared'));
   view.render(state);
+  checkin.render(state);
 });
 socket.addEventListener('message', ({ detail }) => {
   if (detail.type === 'ack' && configureSeq !== null && detail.seq === configureSeq) {

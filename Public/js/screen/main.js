@@ -8,6 +8,7 @@ import { lanBase } from '../lib/info.js';
 import { ScreenState } from './state.js';
 import { ScreenView } from './view.js';
 import { Sound } from './sound.js';
+import { ScreenCheckin } from './checkin.js';
 
 initLanguageSwitch();
 const code = codeFromLocation();
@@ -22,6 +23,7 @@ const { socket, command } = connectRoom(state, {
   onAuthFailed: () => { forgetHostKey(code); state.hasKey = false; },
 });
 attachConnectionUI(socket);
+const checkin = new ScreenCheckin({ code, key: () => (state.hasKey ? hostKey : null) });
 
 view.bindStartStop(() => {
   if (!state.hasKey || state.role !== 'host') return;
@@ -55,6 +57,7 @@ state.addEventListener('change', ({ detail }) => {
   }
   if (detail === 'result' && state.sound) sound.chime();
   view.render(state);
+  checkin.render(state);
 });
 
 // Many winners: turn the page every few seconds.

@@ -443,7 +443,7 @@ struct DrawRoomState {
                     actions.append(.broadcast(configMessageText(), stream: .reliable))
                     if let commit = draw.commit { broadcast(commit.message, &actions) }
                 }
-                broadcast(entrantsMessage, &actions)
+                broadcast(entrantsSettingsMessage, &actions)
             }
         }
         pump(at: time, using: &random, &actions)

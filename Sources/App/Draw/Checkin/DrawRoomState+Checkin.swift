@@ -242,6 +242,15 @@ extension DrawRoomState {
         .object(["type": .string("entrants"), "count": .int(Int64(checkin.activeCount)), "open": .bool(checkin.settings.open)])
     }
 
+    /// The count with the settings the join form needs, after a host's check-in command.
+    var entrantsSettingsMessage: JSONValue {
+        guard case .object(var members) = entrantsMessage else { return entrantsMessage }
+        members["fields"] = .array(checkin.settings.fields.map(\.json))
+        members["presence"] = .bool(checkin.settings.presence)
+        members["publicNames"] = .bool(checkin.settings.publicNames)
+        return .object(members)
+    }
+
     mutating func scheduleEntrantsAnnouncement(at time: Time, _ actions: inout [Action]) {
         guard !checkinFlow.timerArmed else { return }
         checkinFlow.timerArmed = true
