@@ -122,6 +122,7 @@ struct CheckinAPITests {
         let mine = try server.request("GET", "/api/draws/\(DrawTestServer.code)/entry",
                                       headers: ["Cookie: \(DeviceToken.cookieName)=\(try #require(cookie))"]).json
         #expect(mine["entry"]?["name"]?.stringValue == "Guest 1")
+        #expect(try server.request("GET", "/api/draws/\(DrawTestServer.code)/entry").json["entry"] == .null)
         let csv = try server.request("GET", path + ".csv", key: DrawTestServer.hostKey).text
         #expect(csv.contains("Guest 11") && csv.contains("left"))
 

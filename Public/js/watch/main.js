@@ -22,6 +22,9 @@ panel.bindJoin(async (body) => {
   if (entry) {
     state.myEntry = entry;
     panel.showError(null);
+    // The socket opened before the device cookie existed: reconnect so its handshake carries it
+    // and the room knows this phone (the host sees whether a winner's phone is here).
+    socket.reconnectNow();
   } else {
     panel.showError(outcome.error.code, outcome.error.field);
   }

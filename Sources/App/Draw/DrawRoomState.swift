@@ -432,8 +432,8 @@ struct DrawRoomState {
                 let result = draw.lastResult?.resultMessage(voidReason: reason)
                 succeed(job, CommandReply(ack: ack(job), result: result), &actions)
                 if let voided { broadcast(voided, &actions) }
-                if let result { broadcast(result, &actions) }
                 announceCheckinWinners(&actions)
+                if let result { broadcast(result, &actions) }
                 if let commit = draw.commit { broadcast(commit.message, &actions) }
             case .checkin(let change, let text):
                 applyCheckin(change, &actions)
@@ -574,8 +574,9 @@ struct DrawRoomState {
     private mutating func reveal(_ actions: inout [Action]) {
         guard (try? draw.reveal()) != nil else { return }
         let result = draw.lastResult?.resultMessage()
-        if let result { broadcast(result, &actions) }
+        // The winners' names first, so pages show the result with them.
         announceCheckinWinners(&actions)
+        if let result { broadcast(result, &actions) }
         broadcast(Self.phaseMessage(.revealed), &actions)
         if let commit = draw.commit { broadcast(commit.message, &actions) }
         let waiters = revealWaiters

@@ -141,13 +141,13 @@ enum CheckinAPI {
     }
 
     private static func entry(_ request: HTTPRequest, room: DrawRoom, responder: Responder) {
+        // No entry is an ordinary answer (`"entry":null`), not an error: every viewer page asks.
         guard let token = DeviceToken.token(in: request.head.headers) else {
-            return responder.respond(failure(CommandFailure(code: "no_entry")))
+            return responder.respond(APIError.json(.object(["entry": .null])))
         }
         let device = DeviceToken.hash(token)
         room.inspect({ state, _ in state.checkin.entry(device: device)?.json }, completion: { entry in
-            guard let entry else { return responder.respond(failure(CommandFailure(code: "no_entry"))) }
-            responder.respond(APIError.json(.object(["entry": entry])))
+            responder.respond(APIError.json(.object(["entry": entry ?? .null])))
         })
     }
 
