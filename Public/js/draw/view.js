@@ -403,7 +403,8 @@ export class DrawView {
     this.startStop.dataset.state = mode;
     this.startStop.disabled = mode === 'stopping' || (!state.snapshotReceived && state.connection !== 'offline');
 
-    const notice = state.exhausted ? t('host.exhausted') : state.prizesDone ? t('host.prizesdone') : '';
+    const notice = state.checkin?.open ? t('host.checkin.status.open', { n: state.checkin.count ?? 0 })
+      : state.exhausted ? t('host.exhausted') : state.prizesDone ? t('host.prizesdone') : '';
     setText($('[data-start-notice]', this.root), notice);
     // While rolling the plan is the round being drawn: the stage says so; the bar keeps quiet.
     this.planText = rolling || phase === 'stopping' ? '' : notice || DrawView.planText(state);
