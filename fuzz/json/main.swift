@@ -67,6 +67,8 @@ private func runDraw(_ config: DrawConfig) {
         for case .number(let n) in winners { precondition(n >= min(from, to) && n <= max(from, to), "winner outside the range") }
     case .list, .entries:
         for winner in winners { if case .number = winner { preconditionFailure("number drawn from a list") } }
+    case .checkin(let ids):
+        for winner in winners { precondition(ids.contains(winner.description), "a winner that did not check in") }
     }
     // Winners of a prize limited to groups belong to them (weighted or not).
     if case .entries(let entrants) = draw.config.pool, let index = draw.board.last?.prizeIndex {
