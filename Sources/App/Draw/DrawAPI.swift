@@ -52,7 +52,15 @@ enum DrawAPI {
             room.publicState { responder.respond(APIError.json(text: $0)) }
         case (2, "export.json"), (2, "export.csv"):
             guard method == "GET" else { return responder.respond(APIError.methodNotAllowed(allow: ["GET", "HEAD"])) }
-            export(room, csv: rest[1] == "export.csv", responder: responder)
+            // With the host key, the JSON export carries the check-in entrants too (personal data: never public).
+            var withEntrants = false
+            if rest[1] == "export.json", request.head.headers["Authorization"] != nil {
+                if let refusal = refusal(request, responder: responder, service: service, check: room.isHostKey) {
+                    return responder.respond(refusal)
+                }
+                withEntrants = true
+            }
+            export(room, csv: rest[1] == "export.csv", withEntrants: withEntrants, responder: responder)
         case (2, "config"):
             guard method == "PUT" else { return responder.respond(APIError.methodNotAllowed(allow: ["PUT"])) }
             command("configure", request, room: room, responder: responder, service: service)
@@ -174,8 +182,26 @@ enum DrawAPI {
         }
     }
 
-    private static func export(_ room: DrawRoom, csv: Bool, responder: Responder) {
+    private static func export(_ room: DrawRoom, csv: Bool, withEntrants: Bool = false, responder: Responder) {
         let code = room.code
+        guard !withEntrants else {
+            room.inspect({ state, _ -> JSONValue in
+                .object(["settings": state.checkin.settings.json, "entrants": .array(state.checkin.entries.map(\.json))])
+            }, completion: { checkin in
+                room.export { result in
+                    switch result {
+                    case .success(let records):
+                        var response = HTTPResponse.json(.ok, Array(DrawExport.json(code: code, records: records, extra: ["checkin": checkin]).utf8))
+                        response.headers.add(name: "Content-Disposition", value: "attachment; filename=\"tombola-\(code).json\"")
+                        response.headers.add(name: "Cache-Control", value: "no-store")
+                        responder.respond(response)
+                    case .failure(let error):
+                        responder.respond(APIError.response(DrawPersistence.errorCode(error)))
+                    }
+                }
+            })
+            return
+        }
         room.export { result in
             switch result {
             case .success(let records):

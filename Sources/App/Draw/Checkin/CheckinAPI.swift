@@ -221,10 +221,10 @@ enum CheckinCSV {
 }
 
 /// Per-room limits on check-in attempts: every join spends a token per address (a flood is
-/// slowed, a hall behind one NAT address still fits: 600, then 250 a second), and wrong
+/// slowed, a hall behind one NAT address still fits: 1,000, then 500 a second), and wrong
 /// presence codes spend one per address and per device.
 final class CheckinLimits: Sendable {
-    let attempts = AuthRateLimiter(burst: 600, refill: .milliseconds(4))
+    let attempts = AuthRateLimiter(burst: 1000, refill: .milliseconds(2))
     /// 30 wrong codes, then one every 500 ms: about 80 guesses in the 40 s a code lives, against
     /// 10,000 codes (and per device 5, then one every 2 s).
     let codes = AuthRateLimiter(burst: 30, refill: .milliseconds(500))
