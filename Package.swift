@@ -66,8 +66,14 @@ let package = Package(
         .testTarget(name: "StorageTests", dependencies: ["Storage", "Locking"]),
         .testTarget(name: "ClusterTests", dependencies: ["Cluster", "CHiredis", "Posix", "Locking"]),
         .testTarget(name: "BenchTests", dependencies: ["tombola-bench", "App", "Server"]),
+        // Helpers the Server and App tests share (a server on port 0, a raw HTTP reader, files).
+        .target(name: "TestSupport", dependencies: ["Server", "HTTPCore", "Posix", "WebSocketClient", "WebSocketCore"],
+                path: "Tests/TestSupport"),
+        .testTarget(name: "ServerTests", dependencies: [
+            "Server", "TestSupport", "HTTPCore", "Posix", "WebSocketClient", "WebSocketCore", "Locking",
+        ]),
         .testTarget(name: "AppTests", dependencies: [
-            "App", "Server", "WebSocketClient", "Posix", "HTTPCore", "WebSocketCore", "CalculatorEngine", "DrawEngine", "JSON",
+            "App", "Server", "TestSupport", "WebSocketClient", "Posix", "HTTPCore", "WebSocketCore", "CalculatorEngine", "DrawEngine", "JSON",
             "Storage", "Locking",
         ]),
     ],

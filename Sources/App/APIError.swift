@@ -8,7 +8,7 @@ enum APIError {
     static func status(for code: String) -> HTTPStatus {
         switch code {
         case "unauthorized": .unauthorized
-        case "bad_key", "not_host": .forbidden
+        case "bad_key", "not_host", "past_draw_key": .forbidden
         case "unknown_draw", "not_found": .notFound
         case "method_not_allowed": .methodNotAllowed
         case "wrong_phase", "not_committed", "pool_exhausted", "none_eligible", "prizes_done", "already_voided": .conflict
@@ -16,6 +16,9 @@ enum APIError {
         case "bad_code": .forbidden
         case "no_entry", "unknown_entrant": .notFound
         case "too_large": .contentTooLarge
+        case "too_large", "logo_too_large": .contentTooLarge
+        case "bad_logo": .unsupportedMediaType
+        case "no_logo": .notFound
         case "rate_limited": .tooManyRequests
         case "storage_failed", "disk_full", "busy": .serviceUnavailable
         default: .badRequest

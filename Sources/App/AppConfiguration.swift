@@ -16,6 +16,12 @@ public struct AppConfiguration: Sendable {
     public var tickHz: Int
     /// Serve `/ws/echo` for WebSocket conformance suites.
     public var echoEndpoint: Bool
+    /// Largest body of a pool upload or import by a draw's host (`--max-pool-bytes`).
+    public var maxPoolBytes: Int = defaultMaxPoolBytes
+
+    /// 16 MiB: 100,000 spreadsheet rows of up to ~160 bytes (a realistic name, id, tickets and
+    /// group take 30–60), or 100,000 realistic names as JSON (1.7 MB) many times over.
+    public static let defaultMaxPoolBytes = 16 << 20
 
     public init(
         host: String = "0.0.0.0",

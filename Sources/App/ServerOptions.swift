@@ -67,6 +67,10 @@ public enum ServerOptions {
                help: "seconds an idle or non-reading HTTP connection is kept (default 60)") { c, v in if case .integer(let n) = v { c.idleTimeout = .seconds(n) } },
         Option(name: "loops", environment: "TOMBOLA_LOOPS", kind: .integer(1...256), valueName: "N",
                help: "event-loop threads (default: one per core; one more serves calculator keys)") { c, v in if case .integer(let n) = v { c.loopCount = n } },
+        Option(name: "max-pool-bytes", environment: "TOMBOLA_MAX_POOL_BYTES", kind: .integer(1 << 20...1 << 30), valueName: "N",
+               help: "largest pool upload or import by a draw's host, in bytes (default 16777216; other requests: 1 MiB)") { c, v in
+            if case .integer(let n) = v { c.maxPoolBytes = n }
+        },
         Option(name: "no-io-uring", environment: "TOMBOLA_NO_IO_URING", kind: .flag, valueName: "",
                help: "send with one write() per socket, not batched io_uring sends") { c, v in if case .flag(let b) = v { c.ioUring = !b } },
     ]

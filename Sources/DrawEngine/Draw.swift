@@ -101,6 +101,10 @@ public struct Draw: Sendable {
     private var nextCommitReason = CommitReason.open
     /// The plan frozen at Start, kept until the reveal (the board moves on at Stop).
     private var armedPlan: RoundPlan?
+    /// The other draws' winners as the latest Start resolved them (`excludeWinnersOf`).
+    private var pastWinners: [PastWinners] = []
+    /// Every winner in the chain not voided since (all sessions): what other draws exclude.
+    private var keptWinners = Set<DrawValue>()
 
     /// A new draw (no records yet). Call `prepareCommitment` before the first Start.
     public init(config: DrawConfig = .standard) throws(DrawError) {
@@ -129,6 +133,7 @@ public struct Draw: Sendable {
                     lastRound = max(lastRound, round.round)
                 }
                 winnersThisSession.formUnion(round.winners)
+                keptWinners.formUnion(round.winners)
                 lastResult = record
             case .void(let round, let winner, let reason):
                 guard let b = board.firstIndex(where: { $0.round == round }),
@@ -136,6 +141,7 @@ public struct Draw: Sendable {
                 board[b].winners.remove(at: w)
                 board[b].voided.append(VoidedWinner(winner: winner, reason: reason))
                 voidedThisSession.insert(winner)
+                keptWinners.remove(winner)
             case .clear:
                 board = []
                 winnersThisSession = []
@@ -220,10 +226,13 @@ public struct Draw: Sendable {
     // MARK: Commands
 
     /// New settings, only while idle or revealed. Returns the duplicate names of a list (kept once).
+    /// `pastWinners`: the winners of the draws `excludeWinnersOf` names, as they stand now, so the
+    /// published lock already leaves them out (Start resolves them again).
     @discardableResult
-    public mutating func configure(_ newConfig: DrawConfig) throws(DrawError) -> [String] {
+    public mutating func configure(_ newConfig: DrawConfig, pastWinners: [PastWinners] = []) throws(DrawError) -> [String] {
         guard phase == .idle || phase == .revealed else { throw .wrongPhase }
         validated = try ValidatedConfig(newConfig)
+        self.pastWinners = validated.config.excludeWinnersOf.compactMap { link in pastWinners.first { $0.code == link.code } }
         relock()
         return validated.duplicates
     }
@@ -236,11 +245,26 @@ public struct Draw: Sendable {
     }
 
     /// Start rolling: freezes the contributions and the audience number (1–32 digits; blank means none).
-    public mutating func start(contributions: [Contribution], audience: String? = nil, at: Int64) throws(DrawError) {
+    /// With `excludeWinnersOf`, `pastWinners` are the linked draws' winners as they stand now: they
+    /// are locked into the pool here (the lock, and so `commit?.poolHash`, may change; publish it).
+    public mutating func start(contributions: [Contribution], audience: String? = nil, at: Int64,
+                               pastWinners: [PastWinners] = []) throws(DrawError) {
         guard phase == .idle || phase == .revealed else { throw .wrongPhase }
         guard pendingSeed != nil else { throw .notCommitted }
         let audience = try Self.audienceNumber(audience)
-        if lock.pool.count == 0, case .list(_, _, _, .some) = lock.spec { throw .noneEligible }
+        if !config.excludeWinnersOf.isEmpty {
+            var next = self
+            next.pastWinners = config.excludeWinnersOf.compactMap { link in pastWinners.first { $0.code == link.code } }
+            next.relock()
+            try next.startLocked(contributions: contributions, audience: audience)
+            self = next
+            return
+        }
+        try startLocked(contributions: contributions, audience: audience)
+    }
+
+    private mutating func startLocked(contributions: [Contribution], audience: String?) throws(DrawError) {
+        if lock.pool.count == 0, case .list(_, _, _, .some, _) = lock.spec { throw .noneEligible }
         guard lock.pool.count > 0 else { throw .poolExhausted }
         guard !prizesDone else { throw .prizesDone }
         let plan = nextPlan
@@ -264,6 +288,7 @@ public struct Draw: Sendable {
         lastResult = roundRecord
         board.append(BoardRound(round: round.round, prize: round.prize, prizeIndex: round.prizeIndex, winners: round.winners, voided: []))
         winnersThisSession.formUnion(round.winners)
+        keptWinners.formUnion(round.winners)
         lastRound = round.round
         self.frozen = nil
         relock()
@@ -295,8 +320,8 @@ public struct Draw: Sendable {
         guard let w = candidates.first(where: { board[b].winners.contains($0) }) else { throw .unknownWinner }
         let voided = voidedThisSession.union([w])
         let replacementLock = Self.makeLock(validated, winners: winnersThisSession, voided: voided, extra: board[b].winners,
-                                            prize: board[b].prizeIndex)
-        if replacementLock.pool.count == 0, case .list(_, _, _, .some) = replacementLock.spec { throw .noneEligible }
+                                            prize: board[b].prizeIndex, past: pastWinners)
+        if replacementLock.pool.count == 0, case .list(_, _, _, .some, _) = replacementLock.spec { throw .noneEligible }
         guard replacementLock.pool.count > 0 else { throw .poolExhausted }
         let frozen = Self.freeze(contributions, audience: audience, count: 1, prizeIndex: board[b].prizeIndex)
 
@@ -313,6 +338,8 @@ public struct Draw: Sendable {
         board[b].winners += replacement.winners
         voidedThisSession = voided
         winnersThisSession.formUnion(replacement.winners)
+        keptWinners.remove(w)
+        keptWinners.formUnion(replacement.winners)
         relock()
         records.append(commitNext(nextSeed, at: at))
         return records
@@ -366,7 +393,20 @@ public struct Draw: Sendable {
     }
 
     private mutating func relock() {
-        lock = Self.makeLock(validated, winners: winnersThisSession, voided: voidedThisSession, extra: [], prize: currentPrize)
+        lock = Self.makeLock(validated, winners: winnersThisSession, voided: voidedThisSession, extra: [], prize: currentPrize,
+                             past: pastWinners)
+    }
+
+    /// This draw's winners for other draws' `excludeWinnersOf`: every winner in the chain not
+    /// voided since, by name and (from the current list) by id, with the chain's head.
+    public func winnersForExclusion(code: String) -> PastWinners {
+        var names = Set<String>()
+        var ids = Set<String>()
+        for winner in keptWinners {
+            names.insert(winner.description)
+            if let listIDs = validated.ids, let index = validated.nameIndex[winner], !listIDs[index].isEmpty { ids.insert(listIDs[index]) }
+        }
+        return PastWinners(code: code, head: lastHash, records: recordCount, names: names, ids: ids)
     }
 
     private func derive(round: Int, seed: Seed, commitment: String, lock: Lock, frozen: Frozen,
@@ -393,7 +433,7 @@ public struct Draw: Sendable {
     /// The eligible set of docs/FAIRNESS.md §3: exclusions, voided, earlier winners unless repeats, `extra`,
     /// and for a prize limited to groups, the entrants outside them.
     static func makeLock(_ validated: ValidatedConfig, winners: Set<DrawValue>, voided: Set<DrawValue>, extra: [DrawValue],
-                         prize: Int?) -> Lock {
+                         prize: Int?, past: [PastWinners] = []) -> Lock {
         var removed = validated.excluded.union(voided).union(extra)
         if !validated.config.repeats { removed.formUnion(winners) }
         let spec: PoolSpec
@@ -416,7 +456,19 @@ public struct Draw: Sendable {
                 }
                 filter = groupFilter
             }
-            spec = .list(count: names.count, entrantsHash: validated.entrantsHash!, removed: indices.sorted(), groups: filter)
+            // Winners of other draws, matched by id when both have one, else by name (FAIRNESS.md §3).
+            var exclusions = [PastExclusion]()
+            for other in past where validated.config.excludeWinnersOf.contains(where: { $0.code == other.code }) {
+                var removed = [Int64]()
+                for index in names.indices {
+                    let id = validated.ids?[index] ?? ""
+                    if other.names.contains(names[index]) || (!id.isEmpty && other.ids.contains(id)) { removed.append(Int64(index)) }
+                }
+                indices.formUnion(removed)
+                exclusions.append(PastExclusion(code: other.code, head: other.head, records: other.records, removed: removed))
+            }
+            spec = .list(count: names.count, entrantsHash: validated.entrantsHash!, removed: indices.sorted(), groups: filter,
+                         past: exclusions)
         }
         return Lock(spec: spec, hash: spec.poolHash, pool: EligiblePool(spec: spec, entrants: validated.entrants)!)
     }

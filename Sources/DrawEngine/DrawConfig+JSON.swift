@@ -48,32 +48,55 @@ extension DrawConfig {
                                  exceptGroups: try reader.optional(prize, "exceptGroups") { (v, r) throws(DrawConfigDecodingError) in try r.strings(v) })
                 }
             } ?? [],
-            prize: Int(try reader.optional(members, "prize") { (value, reader) throws(DrawConfigDecodingError) in try reader.integer(value) } ?? 0))
+            prize: Int(try reader.optional(members, "prize") { (value, reader) throws(DrawConfigDecodingError) in try reader.integer(value) } ?? 0),
+            // Codes, or `{"code","key"}` when the configure links a draw (the key proves control).
+            excludeWinnersOf: try reader.optional(members, "excludeWinnersOf") { (value, reader) throws(DrawConfigDecodingError) in
+                try reader.array(value) { (element, reader) throws(DrawConfigDecodingError) in
+                    if case .string(let code) = element { return PastDraw(code: code) }
+                    let link = try reader.object(element)
+                    return PastDraw(code: try reader.required(link, "code") { (v, r) throws(DrawConfigDecodingError) in try r.string(v) },
+                                    key: try reader.optional(link, "key") { (v, r) throws(DrawConfigDecodingError) in try r.string(v) })
+                }
+            } ?? [])
     }
 
     /// The settings with every key, as stored and as `state.config` carries them (canonical
     /// form: sorted keys).
-    public var json: JSONValue {
+    public var json: JSONValue { json(public: false) }
+
+    /// The settings as pages see them (`state`, `config`): entrant ids left out, and a detailed
+    /// list whose entrants all hold one ticket without group written as plain names.
+    public var publicJSON: JSONValue { json(public: true) }
+
+    private func json(public: Bool) -> JSONValue {
         let poolJSON: JSONValue
         switch pool {
         case .range(let from, let to): poolJSON = .object(["kind": .string("range"), "from": .int(from), "to": .int(to)])
         case .list(let names): poolJSON = .object(["kind": .string("list"), "entrants": .array(names.map { .string($0) })])
-        case .entries(let entrants): poolJSON = .object(["kind": .string("list"), "entrants": .array(entrants.map(\.json))])
-        case .checkin(let ids): poolJSON = .object(["kind": .string("checkin"), "entrants": .array(ids.map { .string($0) })])
+        case .entries(let entrants) where `public` && entrants.allSatisfy({ $0.tickets == 1 && $0.group == nil }):
+            poolJSON = .object(["kind": .string("list"), "entrants": .array(entrants.map { .string($0.name) })])
+        case .entries(let entrants):
+            poolJSON = .object(["kind": .string("list"), "entrants": .array(entrants.map { `public` ? $0.publicJSON : $0.json })])
+        case .checkin(let ids):
+            // Pages get the size only: the ids are fetched apart (`GET …/entries/pool`).
+            poolJSON = `public` ? .object(["kind": .string("checkin"), "count": .int(Int64(ids.count))])
+                : .object(["kind": .string("checkin"), "entrants": .array(ids.map { .string($0) })])
         }
         let perStopJSON: JSONValue
         switch perStop {
         case .count(let count): perStopJSON = .int(Int64(count))
         case .all: perStopJSON = .string("all")
         }
-        return .object([
+        var members: [String: JSONValue] = [
             "pool": poolJSON,
             "exclude": .array(exclude.map(\.json)),
             "perStop": perStopJSON,
             "repeats": .bool(repeats),
             "prizes": .array(prizes.map(\.json)),
             "prize": .int(Int64(prize)),
-        ])
+        ]
+        if !excludeWinnersOf.isEmpty { members["excludeWinnersOf"] = .array(excludeWinnersOf.map { .string($0.code) }) }
+        return .object(members)
     }
 }
 
@@ -122,6 +145,13 @@ extension Entrant {
     var json: JSONValue {
         var members: [String: JSONValue] = ["name": .string(name), "tickets": .int(Int64(tickets))]
         if let id { members["id"] = .string(id) }
+        if let group { members["group"] = .string(group) }
+        return .object(members)
+    }
+
+    /// As pages see it: without `id`.
+    var publicJSON: JSONValue {
+        var members: [String: JSONValue] = ["name": .string(name), "tickets": .int(Int64(tickets))]
         if let group { members["group"] = .string(group) }
         return .object(members)
     }

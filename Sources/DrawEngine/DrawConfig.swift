@@ -35,6 +35,38 @@ public struct Entrant: Sendable, Equatable {
     }
 }
 
+/// Another draw whose winners this draw excludes (`excludeWinnersOf`, docs/FAIRNESS.md §3).
+public struct PastDraw: Sendable, Equatable {
+    public var code: String
+    /// The other draw's host key, the proof of control a `configure` gives when it links the
+    /// draw. Validation drops it: it is never stored, shown or hashed.
+    public var key: String?
+
+    public init(code: String, key: String? = nil) {
+        self.code = code
+        self.key = key
+    }
+}
+
+/// The winners of another draw as they stand when this draw's Start resolves them: matched
+/// against this draw's entrants by id (when both have one) or by name.
+public struct PastWinners: Sendable, Equatable {
+    public let code: String
+    /// `hash` of the other draw's latest record (its chain as it stood), and how many records it had.
+    public let head: String
+    public let records: Int
+    public let names: Set<String>
+    public let ids: Set<String>
+
+    public init(code: String, head: String, records: Int, names: Set<String>, ids: Set<String>) {
+        self.code = code
+        self.head = head
+        self.records = records
+        self.names = names
+        self.ids = ids
+    }
+}
+
 /// How many winners one Stop draws.
 public enum PerStop: Sendable, Equatable {
     case count(Int)
@@ -68,15 +100,18 @@ public struct DrawConfig: Sendable, Equatable {
     public var prizes: [Prize]
     /// The prize tier the next round starts looking at (0-based).
     public var prize: Int
+    /// Draws whose winners may not win here (list pools); resolved and locked at each Start.
+    public var excludeWinnersOf: [PastDraw]
 
     public init(pool: PoolConfig = .range(from: 1, to: 500), exclude: [DrawValue] = [], perStop: PerStop = .count(1),
-                repeats: Bool = false, prizes: [Prize] = [], prize: Int = 0) {
+                repeats: Bool = false, prizes: [Prize] = [], prize: Int = 0, excludeWinnersOf: [PastDraw] = []) {
         self.pool = pool
         self.exclude = exclude
         self.perStop = perStop
         self.repeats = repeats
         self.prizes = prizes
         self.prize = prize
+        self.excludeWinnersOf = excludeWinnersOf
     }
 
     /// 1…500, one winner per Stop, no repeats, no prizes.
@@ -102,4 +137,7 @@ public enum DrawLimits {
     public static let maxIdBytes = 200
     /// Groups one prize may name in `onlyGroups` plus `exceptGroups`.
     public static let maxPrizeGroups = 100
+    /// Draws one draw may exclude the winners of.
+    public static let maxPastDraws = 20
+    public static let maxCodeBytes = 32
 }

@@ -49,6 +49,11 @@ public enum DrawError: Error, Equatable, Sendable, CaseIterable {
     case badGroup
     /// No entrant left is eligible for the current prize (its groups).
     case noneEligible
+    /// `excludeWinnersOf`: more than 20 draws, a malformed or repeated code, the draw itself,
+    /// an unknown draw, or a range pool.
+    case badPastDraw
+    /// `excludeWinnersOf` links a draw without its host key (or with a wrong one).
+    case pastDrawKey
 
     public var code: String {
         switch self {
@@ -75,6 +80,8 @@ public enum DrawError: Error, Equatable, Sendable, CaseIterable {
         case .badTickets: "bad_tickets"
         case .badGroup: "bad_group"
         case .noneEligible: "none_eligible"
+        case .badPastDraw: "bad_past_draw"
+        case .pastDrawKey: "past_draw_key"
         }
     }
 }

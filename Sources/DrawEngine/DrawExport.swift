@@ -108,6 +108,46 @@ public enum SampleDraw {
     }
 }
 
+extension SampleDraw {
+    /// The export of a main draw that excludes the winners of a lunch draw (`excludeWinnersOf`),
+    /// matched by id under another spelling and by name, for `tombola verify --sample-export past`.
+    /// Its `pastWinners` heads refer to the lunch draw's chain, built here from the same seed.
+    public static func pastExport(seed: UInt64 = 1) -> String { pastExports(seed: seed).main }
+
+    /// The main draw's export and the lunch draw's (for `tombola verify MAIN --past LUNCH`).
+    public static func pastExports(seed: UInt64 = 1) -> (main: String, lunch: String) {
+        var random = SplitMix64(state: seed)
+        var clock: Int64 = 1_764_455_400_000
+        func now() -> Int64 { clock += 1_250; return clock }
+        let staff = (1...8).map { Entrant(name: "Staff \($0)", id: "E\($0)") }
+        var records = [DrawRecord]()
+        var lunchRecords = [DrawRecord]()
+        do {
+            var lunch = try Draw(config: DrawConfig(pool: .entries(staff), perStop: .count(2)))
+            lunchRecords.append(try lunch.prepareCommitment(seed: .random(using: &random), at: now()))
+            try lunch.start(contributions: [], at: now())
+            lunchRecords += try lunch.stop(at: now(), nextSeed: .random(using: &random))
+            try lunch.reveal()
+            let won = lunch.winnersForExclusion(code: "LUNCH")
+            // The main list spells one lunch winner differently (matched by id) and adds guests.
+            let main = staff.map { entrant in
+                won.names.contains(entrant.name) && entrant.id == staff.first(where: { won.names.contains($0.name) })?.id
+                    ? Entrant(name: entrant.name.uppercased(), id: entrant.id) : entrant
+            } + [Entrant(name: "Guest 1"), Entrant(name: "Guest 2")]
+            var draw = try Draw(config: DrawConfig(pool: .entries(main), perStop: .count(3), excludeWinnersOf: [PastDraw(code: "LUNCH")]))
+            records.append(try draw.prepareCommitment(seed: .random(using: &random), at: now()))
+            try draw.start(contributions: [], audience: "42", at: now(), pastWinners: [won])
+            records += try draw.stop(at: now(), nextSeed: .random(using: &random))
+            try draw.reveal()
+            try draw.start(contributions: [], at: now(), pastWinners: [won])
+            records += try draw.stop(at: now(), nextSeed: .random(using: &random))
+        } catch {
+            preconditionFailure("sample past-winners draw failed: \(error.code)")
+        }
+        return (DrawExport.json(code: "MAIN", records: records), DrawExport.json(code: "LUNCH", records: lunchRecords))
+    }
+}
+
 /// SplitMix64 (Steele, Lea, Flood 2014): a small seeded generator for samples and tests.
 /// Not for seeds in production.
 public struct SplitMix64: RandomNumberGenerator, Sendable {

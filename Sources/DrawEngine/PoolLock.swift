@@ -17,25 +17,61 @@ public struct GroupFilter: Sendable, Equatable {
     }
 }
 
+/// The entrants a round left out because they won another draw (`excludeWinnersOf`): that
+/// draw's code, its chain as it stood at Start (`head`, the hash of its latest record, and
+/// `records`, how many it had), and the indices of this list it removed (docs/FAIRNESS.md §3).
+public struct PastExclusion: Sendable, Equatable {
+    public let code: String
+    public let head: String
+    public let records: Int
+    public let removed: [Int64]
+
+    public init(code: String, head: String, records: Int, removed: [Int64]) {
+        self.code = code
+        self.head = head
+        self.records = records
+        self.removed = removed
+    }
+
+    var json: JSONValue {
+        .object(["code": .string(code), "head": .string(head), "records": .int(Int64(records)),
+                 "removed": .array(removed.map { .int($0) })])
+    }
+
+    init?(json: JSONValue) {
+        guard let code = json["code"]?.stringValue, let head = json["head"]?.stringValue,
+              let records = json["records"]?.intValue, records >= 0, records <= Int64(Int32.max),
+              let items = json["removed"]?.arrayValue else { return nil }
+        var removed = [Int64]()
+        for item in items {
+            guard let value = item.intValue else { return nil }
+            removed.append(value)
+        }
+        self.init(code: code, head: head, records: Int(records), removed: removed)
+    }
+}
+
 /// The pool object of docs/FAIRNESS.md §3 (what `poolHash` covers) and its eligible array.
 public enum PoolSpec: Sendable, Equatable {
     /// `removed` holds values inside from…to, sorted and distinct.
     case range(from: Int64, to: Int64, removed: [Int64])
     /// `removed` holds indices into the entrant list, sorted and distinct; `groups` is the
-    /// prize's group filter (its ineligible entrants are in `removed`).
-    case list(count: Int, entrantsHash: String, removed: [Int64], groups: GroupFilter? = nil)
+    /// prize's group filter (its ineligible entrants are in `removed`); `past` the winners of
+    /// other draws left out (also in `removed`).
+    case list(count: Int, entrantsHash: String, removed: [Int64], groups: GroupFilter? = nil, past: [PastExclusion] = [])
 
     public var json: JSONValue {
         switch self {
         case .range(let from, let to, let removed):
             return .object(["kind": .string("range"), "from": .int(from), "to": .int(to), "removed": .array(removed.map { .int($0) })])
-        case .list(let count, let hash, let removed, let groups):
+        case .list(let count, let hash, let removed, let groups, let past):
             var members: [String: JSONValue] = ["kind": .string("list"), "count": .int(Int64(count)), "entrants": .string(hash),
                                                 "removed": .array(removed.map { .int($0) })]
             if let groups {
                 if !groups.only.isEmpty { members["onlyGroups"] = .array(groups.only.map { .string($0) }) }
                 if !groups.except.isEmpty { members["exceptGroups"] = .array(groups.except.map { .string($0) }) }
             }
+            if !past.isEmpty { members["pastWinners"] = .array(past.map(\.json)) }
             return .object(members)
         }
     }
@@ -62,7 +98,15 @@ public enum PoolSpec: Sendable, Equatable {
             }
             guard let only = names("onlyGroups"), let except = names("exceptGroups") else { return nil }
             let groups = only == nil && except == nil ? nil : GroupFilter(only: only ?? [], except: except ?? [])
-            self = .list(count: Int(count), entrantsHash: hash, removed: removed, groups: groups)
+            var past = [PastExclusion]()
+            if let value = json["pastWinners"] {
+                guard let items = value.arrayValue, !items.isEmpty else { return nil }
+                for item in items {
+                    guard let exclusion = PastExclusion(json: item) else { return nil }
+                    past.append(exclusion)
+                }
+            }
+            self = .list(count: Int(count), entrantsHash: hash, removed: removed, groups: groups, past: past)
         default: return nil
         }
     }
@@ -96,7 +140,7 @@ struct EligiblePool {
                 guard value >= from, value <= to else { return nil }
                 indices.append(UInt64(bitPattern: value &- from))
             }
-        case .list(let count, _, let removed, _):
+        case .list(let count, _, let removed, _, _):
             guard let entrants, entrants.count == count else { return nil }
             base = .list(entrants)
             for index in removed {

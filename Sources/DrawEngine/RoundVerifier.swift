@@ -131,7 +131,14 @@ private struct ChainState {
         var tickets: [UInt64]? = nil
         var groups: [String]? = nil
         var filter: GroupFilter? = nil
-        if case .list(let count, let hash, _, let groupFilter) = r.pool {
+        if case .list(let count, let hash, let removed, let groupFilter, let exclusions) = r.pool {
+            // Each draw's exclusions are part of `removed` (docs/FAIRNESS.md §3, "Winners of other draws").
+            let all = Set(removed)
+            for exclusion in exclusions {
+                try require(exclusion.head.count == 64 && Hex.isLowercase(exclusion.head, byteCount: 32)
+                            && zip(exclusion.removed, exclusion.removed.dropFirst()).allSatisfy { $0 < $1 }
+                            && exclusion.removed.allSatisfy(all.contains), "pastWinners")
+            }
             guard let list = lists[hash] else { throw RecordError(reason: "entrant list missing") }
             try require(list.names.count == count, "entrant count")
             entrants = list.names

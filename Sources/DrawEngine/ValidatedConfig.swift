@@ -12,6 +12,9 @@ struct ValidatedConfig: Sendable {
     /// Group per entrant ("" for none), only when some entrant has a group.
     let groups: [String]?
     let entrantsHash: String?
+    /// Id per entrant ("" for none), only when some entrant has one; kept for `excludeWinnersOf`
+    /// (matched by id), never hashed and never in the public settings.
+    let ids: [String]?
     /// List name → index.
     let nameIndex: [DrawValue: Int]
     let excluded: Set<DrawValue>
@@ -22,6 +25,7 @@ struct ValidatedConfig: Sendable {
         var entrants: [String]? = nil
         var tickets: [UInt64]? = nil
         var groups: [String]? = nil
+        var ids: [String]? = nil
         var nameIndex = [DrawValue: Int]()
         let size: UInt64
         switch input.pool {
@@ -35,6 +39,7 @@ struct ValidatedConfig: Sendable {
             duplicates = normalized.duplicates
             entrants = normalized.names
             config.pool = .list(normalized.names)
+            nameIndex.reserveCapacity(normalized.names.count)
             for (index, name) in normalized.names.enumerated() { nameIndex[.name(name)] = index }
             size = UInt64(normalized.names.count)
         case .entries(let raw):
@@ -42,7 +47,9 @@ struct ValidatedConfig: Sendable {
             entrants = details.names
             tickets = details.tickets
             groups = details.groups
+            if let entrants = details.entrants, entrants.contains(where: { $0.id != nil }) { ids = entrants.map { $0.id ?? "" } }
             config.pool = details.entrants.map { .entries($0) } ?? .list(details.names)
+            nameIndex.reserveCapacity(details.names.count)
             for (index, name) in details.names.enumerated() { nameIndex[.name(name)] = index }
             size = UInt64(details.names.count)
         case .checkin(let ids):
@@ -100,12 +107,26 @@ struct ValidatedConfig: Sendable {
         }
         guard input.prize == 0 || (0..<input.prizes.count).contains(input.prize) else { throw .badPrize }
 
+        guard input.excludeWinnersOf.count <= DrawLimits.maxPastDraws else { throw .badPastDraw }
+        var pastCodes = Set<String>()
+        config.excludeWinnersOf = []
+        for past in input.excludeWinnersOf {
+            let code = EntrantList.trim(past.code)
+            guard (1...DrawLimits.maxCodeBytes).contains(code.utf8.count),
+                  code.utf8.allSatisfy({ $0 < 0x80 && (Character(Unicode.Scalar($0)).isLetter || Character(Unicode.Scalar($0)).isNumber
+                                                        || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_")) }),
+                  pastCodes.insert(code).inserted else { throw .badPastDraw }
+            if case .range = input.pool { throw .badPastDraw }
+            config.excludeWinnersOf.append(PastDraw(code: code))
+        }
+
         self.config = config
         self.duplicates = duplicates
         self.entrants = entrants
         self.tickets = tickets
         self.groups = groups
         self.entrantsHash = entrants.map { EntrantList.hash(names: $0, tickets: tickets, groups: groups) }
+        self.ids = ids
         self.nameIndex = nameIndex
         self.excluded = excluded
     }
@@ -153,16 +174,22 @@ public enum EntrantList {
 
     /// A detailed list, validated: names and ids trimmed and distinct (a repeat is
     /// `duplicateEntrant`, never merged silently), tickets 1…1,000,000, groups trimmed (empty:
-    /// none). Ids are checked, then dropped: the settings are public (every page's `state`), and
-    /// nothing in the draw uses them. `tickets`/`groups` are nil when every entrant holds one ticket / has no group;
-    /// `entrants` is nil when the list is plain (then it is drawn as `.list(names)`).
+    /// none). Ids are kept in the stored settings (`excludeWinnersOf` matches by id) but never
+    /// hashed, never in the chain and never in the public settings (`DrawConfig.publicJSON`).
+    /// `tickets`/`groups` are nil when every entrant holds one ticket / has no group;
+    /// `entrants` is nil when the list is plain, without ids (then it is drawn as `.list(names)`).
     public static func normalize(_ raw: [Entrant]) throws(DrawError)
         -> (names: [String], tickets: [UInt64]?, groups: [String]?, entrants: [Entrant]?) {
         guard raw.count <= DrawLimits.maxEntrants else { throw .tooManyEntrants }
         var names = [String](), tickets = [UInt64](), groups = [String](), entrants = [Entrant]()
-        var seenNames = Set<DrawValue>(), seenIDs = Set<DrawValue>()
-        var weighted = false, grouped = false
+        var seenNames = Set<DrawValue>(minimumCapacity: raw.count), seenIDs = Set<DrawValue>()
+        names.reserveCapacity(raw.count)
+        tickets.reserveCapacity(raw.count)
+        groups.reserveCapacity(raw.count)
+        entrants.reserveCapacity(raw.count)
+        var weighted = false, grouped = false, identified = false
         for item in raw {
+            var id: String? = nil
             let name = trim(item.name)
             guard !name.isEmpty, name.utf8.count <= DrawLimits.maxEntrantBytes, !hasControlCharacter(name) else { throw .badEntrant }
             guard (1...DrawLimits.maxTickets).contains(item.tickets) else { throw .badTickets }
@@ -173,18 +200,20 @@ public enum EntrantList {
                 guard text.utf8.count <= DrawLimits.maxIdBytes, !hasControlCharacter(text) else { throw .badEntrant }
                 if !text.isEmpty {
                     guard seenIDs.insert(.name(text)).inserted else { throw .duplicateEntrant }
+                    id = text
                 }
             }
             guard seenNames.insert(.name(name)).inserted else { throw .duplicateEntrant }
             weighted = weighted || item.tickets != 1
             grouped = grouped || !group.isEmpty
+            identified = identified || id != nil
             names.append(name)
             tickets.append(UInt64(item.tickets))
             groups.append(group)
-            entrants.append(Entrant(name: name, tickets: item.tickets, group: group.isEmpty ? nil : group))
+            entrants.append(Entrant(name: name, id: id, tickets: item.tickets, group: group.isEmpty ? nil : group))
         }
         guard names.count >= 2 else { throw .poolTooSmall }
-        return (names, weighted ? tickets : nil, grouped ? groups : nil, weighted || grouped ? entrants : nil)
+        return (names, weighted ? tickets : nil, grouped ? groups : nil, weighted || grouped || identified ? entrants : nil)
     }
 
     /// Splits at line breaks, trims, drops empty lines, keeps the first of duplicates.
@@ -214,6 +243,10 @@ public enum EntrantList {
     }
 
     public static func trim(_ text: String) -> String {
+        // Most names start and end with a visible ASCII character: nothing to trim.
+        if let first = text.utf8.first, let last = text.utf8.last, (0x21...0x7e).contains(first), (0x21...0x7e).contains(last) {
+            return text
+        }
         let scalars = text.unicodeScalars
         func blank(_ s: Unicode.Scalar) -> Bool { s.properties.isWhitespace || s.value == 0xfeff || s.value == 0x200b }
         guard let first = scalars.firstIndex(where: { !blank($0) }) else { return "" }

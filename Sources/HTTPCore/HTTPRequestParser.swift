@@ -3,6 +3,10 @@
 /// Each limit fails the moment it is knowable; after an error the parser stays failed.
 public struct HTTPRequestParser: Sendable {
     public let limits: HTTPLimits
+    /// Asked, once per request, only when a body would pass `limits.bodyBytes`: a larger limit
+    /// for this request (e.g. a pool upload by a draw's host), or nil to keep the default. Decided
+    /// from the head alone, before the body is buffered.
+    public var largerBodyLimit: (@Sendable (HTTPRequestHead) -> Int?)?
 
     private enum State: Sendable {
         case requestLine
@@ -30,9 +34,24 @@ public struct HTTPRequestParser: Sendable {
     private var headerBytes = 0
     private var body: [UInt8] = []
     private var head: HTTPRequestHead?
+    /// The body limit of the request being read: `limits.bodyBytes` until `largerBodyLimit` raised it.
+    private var bodyLimit: Int
+    private var askedForLargerBody = false
 
-    public init(limits: HTTPLimits = .init()) {
+    public init(limits: HTTPLimits = .init(), largerBodyLimit: (@Sendable (HTTPRequestHead) -> Int?)? = nil) {
         self.limits = limits
+        self.largerBodyLimit = largerBodyLimit
+        self.bodyLimit = limits.bodyBytes
+    }
+
+    /// Whether a body of `size` bytes fits, asking `largerBodyLimit` (once) before refusing.
+    private mutating func bodyFits(_ size: Int) -> Bool {
+        if size <= bodyLimit { return true }
+        if !askedForLargerBody, let head, let decide = largerBodyLimit {
+            askedForLargerBody = true
+            if let larger = decide(head), larger > bodyLimit { bodyLimit = larger }
+        }
+        return size <= bodyLimit
     }
 
     /// Buffers received bytes. Ignored once the parser has failed.
@@ -305,7 +324,7 @@ public struct HTTPRequestParser: Sendable {
         }
         if hasLength {
             let length = try RequestSyntax.parseContentLength(headers.values(for: "Content-Length"))
-            if length > limits.bodyBytes { throw HTTPParseError(.bodyTooLarge) }
+            if !bodyFits(length) { throw HTTPParseError(.bodyTooLarge) }
             if length > 0 {
                 state = .fixedBody(remaining: length)
                 return nil
@@ -315,12 +334,12 @@ public struct HTTPRequestParser: Sendable {
     }
 
     /// `chunk-size [ chunk-ext ]`; extensions are ignored (RFC 9112 §7.1.1).
-    private func parseChunkSize(_ line: ArraySlice<UInt8>) throws(HTTPParseError) -> Int {
+    private mutating func parseChunkSize(_ line: ArraySlice<UInt8>) throws(HTTPParseError) -> Int {
         var size = 0
         var index = line.startIndex
         while index < line.endIndex, let digit = ASCII.hexValue(line[index]) {
             size = size * 16 + Int(digit)
-            if body.count + size > limits.bodyBytes { throw HTTPParseError(.bodyTooLarge) }
+            if !bodyFits(body.count + size) { throw HTTPParseError(.bodyTooLarge) }
             index += 1
         }
         guard index > line.startIndex else { throw HTTPParseError(.invalidChunkSize) }
@@ -333,7 +352,7 @@ public struct HTTPRequestParser: Sendable {
 
     /// Checks the hex digits at the start of a (possibly incomplete) chunk-size line, up to
     /// the line limit: a first byte that is not a digit → 400, a size over the body limit → 413.
-    private func checkChunkSizePrefix(_ pending: ArraySlice<UInt8>) throws(HTTPParseError) {
+    private mutating func checkChunkSizePrefix(_ pending: ArraySlice<UInt8>) throws(HTTPParseError) {
         var size = 0
         for (offset, byte) in pending.prefix(limits.chunkSizeLineBytes + 1).enumerated() {
             guard let digit = ASCII.hexValue(byte) else {
@@ -341,7 +360,7 @@ public struct HTTPRequestParser: Sendable {
                 return
             }
             size = size * 16 + Int(digit)
-            if body.count + size > limits.bodyBytes { throw HTTPParseError(.bodyTooLarge) }
+            if !bodyFits(body.count + size) { throw HTTPParseError(.bodyTooLarge) }
         }
     }
 
@@ -356,6 +375,8 @@ public struct HTTPRequestParser: Sendable {
         headerBytes = 0
         body = []
         head = nil
+        bodyLimit = limits.bodyBytes
+        askedForLargerBody = false
         return request
     }
 }

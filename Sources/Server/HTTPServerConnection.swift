@@ -49,6 +49,12 @@ final class HTTPServerConnection: ConnectionHandler, GracefulShutdownHandling {
         self.connection = connection
         self.remote = connection.remoteAddress.host
         self.parser = HTTPRequestParser(limits: context.limits)
+        if !context.router.bodyLimits.isEmpty {
+            let remote = self.remote
+            parser.largerBodyLimit = { [context] head in
+                context.router.largerBodyLimit(for: head, client: context.configuration.trustedProxies.client(peer: remote, headers: head.headers).address)
+            }
+        }
         connection.writeStallTimeout = context.configuration.idleTimeout
         updateTimer()
     }

@@ -13,6 +13,11 @@ public typealias HTTPHandler = @Sendable (HTTPRequest, Responder) -> Void
 public typealias UpgradeHandler = @Sendable (_ request: HTTPRequest, _ connection: TCPConnection, _ leftover: [UInt8],
                                              _ server: UpgradeContext) -> UpgradeResult
 
+/// Decides, from a request's head and the client's address (see `TrustedProxies`), a body
+/// limit larger than the server's default for that request, or nil to keep the default. Called
+/// on the connection's loop, at most once per request, and only when the body would pass the default.
+public typealias BodyLimitHandler = @Sendable (_ head: HTTPRequestHead, _ client: String) -> Int?
+
 /// What a running `Server` hands an upgrade handler: passed per upgrade, never stored in
 /// the `Router`, so a router stays a plain value that outlives no server.
 public struct UpgradeContext: Sendable {
@@ -37,6 +42,7 @@ public struct Router: Sendable {
     private(set) var prefixes: [(prefix: String, handler: HTTPHandler)] = []
     private(set) var upgrades: [(prefix: String, handler: UpgradeHandler)] = []
     private(set) var pageResolvers: [@Sendable ([String]) -> [String]?] = []
+    private(set) var bodyLimits: [(prefix: String, decide: BodyLimitHandler)] = []
     /// Run by `Server.init` with its metrics registry.
     private(set) var metricsInstallers: [@Sendable (MetricsRegistry) -> Void] = []
 
@@ -61,6 +67,17 @@ public struct Router: Sendable {
     public mutating func upgrade(prefix: String, _ handler: @escaping UpgradeHandler) {
         upgrades.append((prefix, handler))
         upgrades.sort { $0.prefix.count > $1.prefix.count }
+    }
+
+    /// A larger body limit for some requests under `prefix` (e.g. pool uploads by a draw's host):
+    /// every other request keeps the default limit (413 beyond it).
+    public mutating func bodyLimit(prefix: String, _ decide: @escaping BodyLimitHandler) {
+        bodyLimits.append((prefix, decide))
+        bodyLimits.sort { $0.prefix.count > $1.prefix.count }
+    }
+
+    func largerBodyLimit(for head: HTTPRequestHead, client: String) -> Int? {
+        bodyLimits.first(where: { head.path.hasPrefix($0.prefix) })?.decide(head, client)
     }
 
     /// Clean page routes: `resolve` maps a request's path segments (e.g. `["calc"]`) to the

@@ -43,7 +43,18 @@ enum Migrations {
         CREATE TRIGGER audit_no_delete BEFORE DELETE ON audit
             BEGIN SELECT RAISE(ABORT, 'audit is append-only'); END;
         """,
-        // 2: check-in (#14): the entrants who joined a draw from their phones, the values of
+        // 2: a draw's branding for the screen (issue #15): title, accent colour, logo.
+        """
+        CREATE TABLE branding (
+            draw_code TEXT PRIMARY KEY NOT NULL REFERENCES draws(code),
+            title TEXT NOT NULL,
+            accent TEXT NOT NULL,
+            logo_type TEXT NOT NULL,
+            logo BLOB,
+            updated_at REAL NOT NULL
+        ) STRICT;
+        """,
+        // 3: check-in (#14): the entrants who joined a draw from their phones, the values of
         // fields that must be unique, and the draw's check-in settings. Personal columns
         // (name, fields, device hash) become NULL when erased; the public id stays.
         """

@@ -5,6 +5,7 @@ enum SQLiteValue {
     case integer(Int)
     case real(Double)
     case text(String)
+    case blob([UInt8])
     case null
 }
 
@@ -34,6 +35,7 @@ final class SQLiteStatement {
             case .integer(let n): rc = sqlite3_bind_int64(handle, index, Int64(n))
             case .real(let x): rc = sqlite3_bind_double(handle, index, x)
             case .text(let s): rc = sqlite3_bind_text(handle, index, s, -1, SQLiteStatement.transient)
+            case .blob(let bytes): rc = bytes.withUnsafeBytes { sqlite3_bind_blob(handle, index, $0.baseAddress, Int32($0.count), SQLiteStatement.transient) }
             case .null: rc = sqlite3_bind_null(handle, index)
             }
             guard rc == SQLITE_OK else { throw connection.error(rc) }
@@ -77,6 +79,12 @@ final class SQLiteStatement {
         guard let pointer = sqlite3_column_text(handle, column) else { return "" }
         let count = Int(sqlite3_column_bytes(handle, column))
         return String(decoding: UnsafeBufferPointer(start: pointer, count: count), as: UTF8.self)
+    }
+
+    func blob(_ column: Int32) -> [UInt8] {
+        let count = Int(sqlite3_column_bytes(handle, column))
+        guard count > 0, let pointer = sqlite3_column_blob(handle, column) else { return [] }
+        return Array(UnsafeRawBufferPointer(start: pointer, count: count))
     }
 
     func isNull(_ column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }

@@ -12,6 +12,7 @@ let usage = """
     \(StartupCommand.usage)
     \(FloorCommand.usage)
     \(CheckinCommand.usage)
+    \(PoolCommand.usage)
     """
 
 /// Writes one line straight to a descriptor (unbuffered, so worker pipes see it at once).
@@ -36,6 +37,7 @@ func runCommand(_ arguments: [String]) throws(BenchError) {
     case "static": try StaticCommand(rest).run().print()
     case "startup": try StartupCommand(rest).run().print()
     case "floor": for report in try FloorCommand(rest).run() { report.print() }
+    case "pool": try PoolCommand(rest).run().print()
     case "floor-reader": try FloorReader(rest).run()
     case "checkin": try CheckinCommand(rest).run().print()
     case "help", "--help", "-h": emit(usage)

@@ -2,11 +2,26 @@
 import Glibc
 #endif
 import DrawEngine
+import JSON
 
 /// `tombola verify FILE` rechecks every record of an exported draw (docs/FAIRNESS.md §7),
 /// prints one line per record and exits 0 when all check, 1 when any fails, 2 on usage errors.
 enum VerifyCommand {
     static func run(_ arguments: [String]) -> Int32 {
+        if arguments.first == "--sample-export", arguments.count > 1, arguments[1] == "past" {
+            // A draw that excludes the winners of another (docs/FAIRNESS.md §3, "Winners of other
+            // draws"); `past lunch` prints that other draw's export.
+            let lunch = arguments.count > 2 && arguments[2] == "lunch"
+            let rest = Array(arguments.dropFirst(lunch ? 3 : 2))
+            let seed = rest.first.map { UInt64($0) } ?? 1
+            guard let seed, rest.count <= 1 else {
+                printError("usage: tombola verify --sample-export past [lunch] [SEED]")
+                return 2
+            }
+            let exports = SampleDraw.pastExports(seed: seed)
+            print(lunch ? exports.lunch : exports.main)
+            return 0
+        }
         if arguments.first == "--sample-export", arguments.count > 1, arguments[1] == "pools" {
             // Weighted entries and prizes limited to groups (docs/FAIRNESS.md §3, §5).
             let seed = arguments.count > 2 ? UInt64(arguments[2]) : 1
@@ -27,8 +42,16 @@ enum VerifyCommand {
             print(SampleDraw.export(seed: seed))
             return 0
         }
-        guard arguments.count == 1, let path = arguments.first, !path.hasPrefix("-") || path == "-" else {
-            printError("usage: tombola verify EXPORT.json   (- reads standard input; --sample-export [pools] [SEED] prints a demo export)")
+        // `--past OTHER.json` (repeatable): the exports of draws this one excludes the winners of.
+        var rest = arguments
+        var pastPaths = [String]()
+        while let flag = rest.firstIndex(of: "--past"), flag + 1 < rest.count {
+            pastPaths.append(rest[flag + 1])
+            rest.removeSubrange(flag...flag + 1)
+        }
+        guard rest.count == 1, let path = rest.first, !path.hasPrefix("-") || path == "-" else {
+            printError("usage: tombola verify EXPORT.json [--past OTHER.json …]   (- reads standard input; "
+                       + "--sample-export [pools|past] [SEED] prints a demo export)")
             return 2
         }
         guard let text = readAll(path) else {
@@ -47,11 +70,29 @@ enum VerifyCommand {
             print(check.line)
         }
         if let problem = report.chainProblem { print("FAIL: \(problem)") }
-        let failed = report.checks.filter { !$0.ok }.count + (report.chainProblem == nil ? 0 : 1)
-        print(report.passed
+        var pastFailures = 0
+        if !pastPaths.isEmpty {
+            var others = [String: [JSONValue]]()
+            for other in pastPaths {
+                guard let text = readAll(other), let json = try? JSONValue.parse(text), let code = json["code"]?.stringValue,
+                      let records = json["records"]?.arrayValue else {
+                    printError("tombola verify: cannot read the export \(other)")
+                    return 2
+                }
+                others[code] = records
+            }
+            let records = (try? JSONValue.parse(text))?["records"]?.arrayValue ?? []
+            for finding in PastWinnersCheck.check(records: records, others: others) {
+                for note in finding.notes { print("#\(finding.record) note: \(note)") }
+                print("#\(finding.record) past winners of \(finding.code): " + (finding.problem.map { "FAIL: \($0)" } ?? "OK"))
+                if finding.problem != nil { pastFailures += 1 }
+            }
+        }
+        let failed = report.checks.filter { !$0.ok }.count + (report.chainProblem == nil ? 0 : 1) + pastFailures
+        print(report.passed && pastFailures == 0
               ? "verified: \(report.roundCount) rounds, \(report.checks.count) records, \(report.algorithms.joined(separator: " + "))"
               : "NOT verified: \(failed) problem(s)")
-        return report.passed ? 0 : 1
+        return report.passed && pastFailures == 0 ? 0 : 1
     }
 
     private static func readAll(_ path: String) -> String? {

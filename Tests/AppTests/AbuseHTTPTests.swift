@@ -4,6 +4,7 @@ import Posix
 import Testing
 @testable import App
 @testable import Server
+import TestSupport
 
 /// Hostile HTTP clients against the real server (`tombola`, a child process of its own) on
 /// loopback: each attack is bounded and ends in seconds; a normal client's latency is measured

@@ -3,6 +3,7 @@ import HTTPCore
 import Posix
 @testable import App
 @testable import Server
+import TestSupport
 
 /// Helpers for the abuse tests: descriptor limits and a normal client's latency measured
 /// while an attack runs. The server under attack is a `ChildServer`, so its memory and

@@ -7,6 +7,7 @@ import WebSocketClient
 import WebSocketCore
 @testable import App
 @testable import Server
+import TestSupport
 
 /// Hostile WebSocket clients against the real draw room (`/ws/draw/<code>` of `tombola`, a child
 /// process of its own) on loopback. Each attack is bounded; a normal client's latency is measured

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import App
 @testable import Server
+import TestSupport
 
 @Suite struct CalcAPITests {
     @Test func evaluatesAKeyListToTheFinalDisplayWithoutSeq() throws {

@@ -3,6 +3,7 @@ import Posix
 import WebSocketClient
 @testable import App
 @testable import Server
+import TestSupport
 
 /// A `/ws/calc` client for tests: reads frames as JSON objects (decoded by Foundation, not by
 /// the server's own reader) and numbers its keys.

@@ -5,6 +5,7 @@ import Locking
 import Posix
 @testable import App
 @testable import Server
+import TestSupport
 
 @Suite struct CalcWebSocketTests {
     @Test func greetsWithAHexSessionIdAndTheFirstDisplay() throws {

@@ -2,6 +2,7 @@ import Glibc
 import HTTPCore
 import Posix
 @testable import App
+import TestSupport
 
 /// The real `tombola` executable in a child process of its own, on 127.0.0.1 port 0 with a
 /// temporary data directory and `Public/`. Tests that measure a server's memory use this:

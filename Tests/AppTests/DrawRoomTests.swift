@@ -6,6 +6,7 @@ import Posix
 import Testing
 import WebSocketClient
 @testable import Server
+import TestSupport
 
 extension DrawEndpoint {
     func connect(code: String = DrawTestServer.code) throws -> WebSocketClient {

@@ -5,6 +5,7 @@ import HTTPCore
 import JSON
 import Posix
 @testable import Server
+import TestSupport
 
 /// A server with the draw routes on 127.0.0.1 port 0 and its own temporary data directory.
 /// `restart()` stops it and starts a new one on the same data (an in-process restart).

@@ -2,6 +2,7 @@ import JSON
 import DrawEngine
 import Testing
 @testable import App
+import TestSupport
 
 /// `POST /api/draws/<code>/import` on a real server: the preview, its errors, and a round drawn
 /// from the previewed entrants that `tombola verify`'s checker accepts.

@@ -4,6 +4,7 @@ import Testing
 import WebSocketClient
 import WebSocketCore
 @testable import App
+import TestSupport
 
 /// Promises kept exactly: messages handled in order before a failure, an answer to every frame
 /// a client can send, and live pages told everything a reload would show.

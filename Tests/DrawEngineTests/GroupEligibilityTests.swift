@@ -32,7 +32,7 @@ import Testing
             if case .round(let round) = record.body { return round }
             return nil
         }
-        guard case .list(_, _, let removed, let filter) = rounds[0].pool else { Issue.record("not a list"); return }
+        guard case .list(_, _, let removed, let filter, _) = rounds[0].pool else { Issue.record("not a list"); return }
         #expect(filter == GroupFilter(only: ["Sales"], except: []) && removed == [2, 3, 4, 5])
         #expect(rounds[0].eligible == 2)
     }

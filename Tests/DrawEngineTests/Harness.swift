@@ -30,9 +30,10 @@ struct Harness {
 
     /// Start, stop, reveal; returns the round's winners.
     @discardableResult
-    mutating func round(contributions count: Int = 2, audience: String? = nil) throws(DrawError) -> [DrawValue] {
+    mutating func round(contributions count: Int = 2, audience: String? = nil,
+                        pastWinners: [PastWinners] = []) throws(DrawError) -> [DrawValue] {
         let given = contributions(count)
-        try draw.start(contributions: given, audience: audience, at: tick())
+        try draw.start(contributions: given, audience: audience, at: tick(), pastWinners: pastWinners)
         let next = Seed.random(using: &random)
         let new = try draw.stop(at: tick(), nextSeed: next)
         records += new

@@ -131,12 +131,21 @@ import Testing
         #expect(!encode(old).contains("Groups"))
     }
 
-    @Test func idsAreCheckedThenDroppedFromThePublicSettings() throws {
-        let draw = try Draw(config: DrawConfig(pool: .entries([Entrant(name: "Ann", id: "E1", tickets: 2),
+    @Test func idsAreKeptForMatchingButLeftOutOfThePublicSettingsAndTheLock() throws {
+        let draw = try Draw(config: DrawConfig(pool: .entries([Entrant(name: "Ann", id: " E1 ", tickets: 2),
                                                                Entrant(name: "Bob", id: "E2", group: "IT")])))
-        #expect(draw.config.pool == .entries([Entrant(name: "Ann", tickets: 2), Entrant(name: "Bob", group: "IT")]))
+        #expect(draw.config.pool == .entries([Entrant(name: "Ann", id: "E1", tickets: 2), Entrant(name: "Bob", id: "E2", group: "IT")]))
+        #expect(!draw.config.publicJSON.canonicalString.contains("E1"))
+        #expect(draw.config.publicJSON["pool"]?["entrants"]?.arrayValue?.first == .object(["name": .string("Ann"), "tickets": .int(2)]))
         let plain = try Draw(config: DrawConfig(pool: .entries([Entrant(name: "Ann", id: "E1"), Entrant(name: "Bob", id: "E2")])))
-        #expect(plain.config.pool == .list(["Ann", "Bob"]))
+        #expect(plain.config.publicJSON["pool"] == .object(["kind": .string("list"), "entrants": .array([.string("Ann"), .string("Bob")])]))
+        let unnamed = try Draw(config: DrawConfig(pool: .list(["Ann", "Bob"])))
+        #expect(plain.commit == nil && plain.remaining == unnamed.remaining)
+        // Ids never enter the hash: the same names lock the same pool with or without them.
+        var a = plain, b = unnamed
+        _ = try a.prepareCommitment(seed: Seed(bytes: [UInt8](repeating: 1, count: 32))!, at: 0)
+        _ = try b.prepareCommitment(seed: Seed(bytes: [UInt8](repeating: 1, count: 32))!, at: 0)
+        #expect(a.commit?.poolHash == b.commit?.poolHash)
     }
 
     @Test func weightedEntrantsRecordCarriesTheTickets() throws {

@@ -9,7 +9,7 @@ import Testing
         #expect(try db.schemaVersion() == Migrations.latest)
         #expect(Migrations.latest >= 1)
         let tables = try db.statement("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").query([]) { $0.text(0) }
-        #expect(tables == ["audit", "checkin", "draws", "entrant_values", "entrants", "records"])
+        #expect(tables == ["audit", "branding", "checkin", "draws", "entrant_values", "entrants", "records"])
     }
 
     @Test func reopensWithoutMigratingAgainAndKeepsData() throws {
@@ -143,5 +143,20 @@ import Testing
             }
         }
         #expect(try db.loadDraws().isEmpty)
+    }
+}
+
+@Suite struct BrandingRepositoryTests {
+    @Test func brandingIsStoredReplacedAndReadBackWithItsLogoBytes() throws {
+        let dir = TemporaryDirectory()
+        let db = try Database(path: dir.path("t.sqlite"))
+        try db.insertDraw(DrawRow(code: "A", hostKeyHash: "h", createdAt: 1, configJSON: "{}", clearedThrough: -1))
+        #expect(try db.loadBranding().isEmpty)
+        let logo: [UInt8] = [0x89, 0x50, 0x4e, 0x47, 0, 255, 0, 13, 10]
+        try db.saveBranding(code: "A", BrandingRow(title: "Gala", accent: "#c8102e", logoType: "image/png", logo: logo), at: 2)
+        #expect(try db.loadBranding()["A"] == BrandingRow(title: "Gala", accent: "#c8102e", logoType: "image/png", logo: logo))
+        try db.saveBranding(code: "A", BrandingRow(title: "Gala 2"), at: 3)
+        #expect(try db.loadBranding() == ["A": BrandingRow(title: "Gala 2")])
+        #expect(throws: StorageError.self) { try db.saveBranding(code: "nobody", BrandingRow(), at: 4) }
     }
 }

@@ -3,7 +3,7 @@ tests): the landing page, the keypad (390x844, 1280x800), the host and viewer
 pages (390x844) and the projector (1920x1080, rolling and revealed, plus a
 round of several named winners), each in English and Simplified Chinese.
 
-    TOMBOLA_BIN=.build/debug/tombola python3 Tests/browser/screenshots.py [landing keypad draw names event checkin]
+    TOMBOLA_BIN=.build/debug/tombola python3 Tests/browser/screenshots.py [landing keypad draw names event branding checkin]
 
 With section names, only those are written ("event": the states issue 19 changed — the
 armed prize while rolling, the plan in the host's bar, several winners on a phone's stage,
@@ -13,6 +13,7 @@ TOMBOLA_SHOTS_LOOPBACK=1 keeps the server on 127.0.0.1 and a free port (shared m
 Look at every image after a change: they are the product as people see it.
 """
 
+import base64
 import contextlib
 import json
 import os
@@ -310,6 +311,44 @@ def checkin(server, opened):
         phone.wait_js("!document.querySelector('[data-you-won]').hidden", 15)
         phone.js("window.scrollTo(0, 0)")
         shot(phone, "checkin-won-390x844-" + suffix, 1.2)
+def brand(server, code, key, title, accent, logo):
+    def send(method, path, body, kind):
+        req = urllib.request.Request(server.url("/api/draws/%s/%s" % (code, path)), data=body, method=method,
+                                     headers={"Authorization": "Bearer " + key, "Content-Type": kind})
+        urllib.request.urlopen(req, timeout=10).close()
+    send("PUT", "branding", json.dumps({"title": title, "accent": accent}).encode(), "application/json")
+    send("PUT", "logo", logo, "image/png")
+
+
+def branding(server, opened):
+    """Issue 15: a branded projector, the host's branding panel, and the stream overlay (a PNG
+    with a transparent background, as OBS's browser source composites it)."""
+    from test_branding import logo_pixel, png
+    code, key = create_names_draw(server)
+    brand(server, code, key, "Spring Gala 2026 · 春季年会", "#c8102e", png(120, 120, logo_pixel))
+    host = Browser(390, 844); opened.append(host)
+    host.get(server.url("/draw/%s#key=%s" % (code, key))); wait_room(host)
+    host.wait_js("window.tombola.state.role === 'host'")
+    s = Browser(1920, 1080); opened.append(s)
+    s.get(server.url("/screen/%s" % code)); wait_room(s)
+    s.wait_js("document.querySelector('[data-brand-logo]').complete && !document.querySelector('[data-brand]').hidden")
+    round_trip(host, 1.0)
+    s.wait_js("window.tombola.state.phase === 'revealed'", 15)
+    verified(s)
+    shot(s, "screen-branded-1920x1080-en")
+    host.js("const p = document.querySelector('[data-branding-panel]'); p.open = true; p.scrollIntoView({ block: 'start' })")
+    host.wait_js("!document.querySelector('[data-brand-logo-preview]').hidden && document.querySelector('[data-brand-logo-preview]').complete")
+    shot(host, "host-branding-390x844-en", 0.3)
+    o = Browser(1920, 1080); opened.append(o)
+    o.execute_cdp_cmd("Emulation.setDefaultBackgroundColorOverride", {"color": {"r": 0, "g": 0, "b": 0, "a": 0}})
+    o.get(server.url("/screen/%s?overlay" % code)); wait_room(o)
+    o.wait_js("document.querySelector('[data-brand-logo]').complete && !document.querySelector('[data-brand]').hidden")
+    o.wait_js("window.tombola.state.phase === 'revealed'", 15)  # the round above, from the snapshot
+    time.sleep(1.2)
+    path = os.path.join(OUT, "screen-overlay-1920x1080-en.png")
+    with open(path, "wb") as f:
+        f.write(base64.b64decode(o.execute_cdp_cmd("Page.captureScreenshot", {"format": "png"})["data"]))
+    print("wrote", os.path.relpath(path, ROOT))
 
 
 class ShotServer(Server):
@@ -349,7 +388,7 @@ def main():
     server = ShotServer()
     opened = []
     sections = {"landing": landing, "keypad": keypad, "draw": draw_pages, "names": names_round, "event": event,
-                "checkin": checkin}
+                "branding": branding, "checkin": checkin}
     wanted = sys.argv[1:] or list(sections)
     try:
         for name in wanted:

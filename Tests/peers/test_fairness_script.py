@@ -223,3 +223,72 @@ def test_script_and_tombola_verify_reject_tampered_pools(script, tmp_path, index
     assert swift.returncode == 1, tamper.__name__ + "\n" + swift.stdout
     failed = lambda text: sorted(line.split(":")[0] for line in text.splitlines() if ": FAIL" in line)
     assert failed(result.stdout) == failed(swift.stdout), tamper.__name__
+
+
+PAST = pathlib.Path(__file__).with_name("fixtures") / "sample-export-past.json"
+
+
+def test_past_fixture_is_what_the_engine_produces_now():
+    binary = tombola_binary()
+    expected = PAST.read_text(encoding="utf-8").strip()
+    if binary is None:
+        data = json.loads(expected)
+        assert json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False) == expected
+        return
+    produced = subprocess.run([binary, "verify", "--sample-export", "past"], capture_output=True, text=True, timeout=60, check=True)
+    assert produced.stdout.strip() == expected
+
+
+def test_script_and_tombola_verify_check_exclusions_of_past_winners(script, tmp_path):
+    data = json.loads(PAST.read_text(encoding="utf-8"))
+    rounds = [r for r in data["records"] if r["kind"] == "round"]
+    assert len(rounds) == 2 and all(r["pool"]["pastWinners"][0]["code"] == "LUNCH" for r in rounds)
+    past = rounds[0]["pool"]["pastWinners"][0]
+    assert len(past["removed"]) == 2 and set(past["removed"]) <= set(rounds[0]["pool"]["removed"])
+    entrants = next(r for r in data["records"] if r["kind"] == "entrants")["entrants"]
+    assert not {entrants[i] for i in past["removed"]} & {w for r in rounds for w in r["winners"]}
+    result = run(script, data, tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+    # An exclusion claimed for an entrant still in the pool: pool and record rehashed, so only
+    # the pastWinners rule can catch it.
+    tampered = copy.deepcopy(data)
+    r = next(r for r in tampered["records"] if r["kind"] == "round")
+    outsider = next(i for i in range(r["pool"]["count"]) if i not in r["pool"]["removed"])
+    r["pool"]["pastWinners"][0]["removed"] = sorted(r["pool"]["pastWinners"][0]["removed"] + [outsider])
+    r["poolHash"] = hashlib.sha256(json.dumps(r["pool"], sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()).hexdigest()
+    rehash(r)
+    result = run(script, tampered, tmp_path, "tampered.json")
+    assert result.returncode == 1 and "pastWinners" in result.stdout, result.stdout
+    binary = tombola_binary()
+    if binary is None:
+        pytest.fail("build tombola first (swift build --product tombola) or set TOMBOLA_BIN")
+    path = tmp_path / "tampered-past.json"
+    path.write_text(json.dumps(tampered, ensure_ascii=False), encoding="utf-8")
+    checked = subprocess.run([binary, "verify", str(path)], capture_output=True, text=True, timeout=60)
+    assert checked.returncode == 1 and "pastWinners" in checked.stdout, checked.stdout
+    clean = subprocess.run([binary, "verify", str(PAST)], capture_output=True, text=True, timeout=60)
+    assert clean.returncode == 0, clean.stdout
+
+
+def test_tombola_verify_checks_the_exclusion_against_the_linked_draws_export(tmp_path):
+    binary = tombola_binary()
+    if binary is None:
+        pytest.fail("build tombola first (swift build --product tombola) or set TOMBOLA_BIN")
+    lunch = subprocess.run([binary, "verify", "--sample-export", "past", "lunch"], capture_output=True, text=True,
+                           timeout=60, check=True).stdout
+    (tmp_path / "lunch.json").write_text(lunch, encoding="utf-8")
+    ok = subprocess.run([binary, "verify", str(PAST), "--past", str(tmp_path / "lunch.json")], capture_output=True, text=True, timeout=60)
+    assert ok.returncode == 0 and ok.stdout.count("past winners of LUNCH: OK") == 2, ok.stdout
+    assert "matched by id" in ok.stdout  # the lunch winner listed under another spelling
+
+    # A lunch export whose winners were changed afterwards (rehashed, so its own chain checks
+    # from there on): the main draw's lock names another head.
+    data = json.loads(lunch)
+    r = next(r for r in data["records"] if r["kind"] == "round")
+    r["winners"].reverse()
+    rehash(r)
+    (tmp_path / "lunch-changed.json").write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+    bad = subprocess.run([binary, "verify", str(PAST), "--past", str(tmp_path / "lunch-changed.json")],
+                         capture_output=True, text=True, timeout=60)
+    assert bad.returncode == 1 and "past winners of LUNCH: FAIL" in bad.stdout, bad.stdout

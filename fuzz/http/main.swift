@@ -2,13 +2,20 @@
 // input chooses. Invariants checked on every input:
 // - no crash, no trap, no sanitizer report;
 // - the requests and the error do not depend on how the bytes arrive;
-// - every limit holds for what the parser returns;
+// - every limit holds for what the parser returns (and a larger body limit granted from the
+//   head, as for pool uploads, only to the requests it names);
 // - SafePath never yields a segment that can leave the served root.
 // Built by scripts/fuzz with the HTTPCore sources in the same module.
 
+/// With control bit 2: a request to a path starting `/big` that carries `Authorization: Bearer
+/// yes` may have a body 4× the limit (as a host's pool upload may), decided from its head.
+private func largerLimit(_ limits: HTTPLimits) -> @Sendable (HTTPRequestHead) -> Int? {
+    { head in head.path.hasPrefix("/big") && head.headers["Authorization"] == "Bearer yes" ? limits.bodyBytes * 4 : nil }
+}
+
 /// Requests until the first error, and that error's kind.
-private func outcome(_ chunks: [ArraySlice<UInt8>], limits: HTTPLimits) -> ([HTTPRequest], HTTPParseError.Kind?) {
-    var parser = HTTPRequestParser(limits: limits)
+private func outcome(_ chunks: [ArraySlice<UInt8>], limits: HTTPLimits, larger: Bool = false) -> ([HTTPRequest], HTTPParseError.Kind?) {
+    var parser = HTTPRequestParser(limits: limits, largerBodyLimit: larger ? largerLimit(limits) : nil)
     var requests: [HTTPRequest] = []
     do {
         for chunk in chunks {
@@ -30,8 +37,9 @@ private func checkSafePath(_ path: String) {
     }
 }
 
-private func checkLimits(_ request: HTTPRequest, _ limits: HTTPLimits) {
-    precondition(request.body.count <= limits.bodyBytes, "body over limit")
+private func checkLimits(_ request: HTTPRequest, _ limits: HTTPLimits, larger: Bool) {
+    let granted = larger && largerLimit(limits)(request.head) != nil
+    precondition(request.body.count <= limits.bodyBytes * (granted ? 4 : 1), "body over limit")
     precondition(request.head.headers.count <= limits.headerFields, "too many header fields")
     precondition(request.head.target.utf8.count <= limits.requestLineBytes, "target over limit")
 }
@@ -46,7 +54,8 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         ? HTTPLimits()
         : HTTPLimits(requestLineBytes: 40, headerBytes: 120, headerFields: 4, bodyBytes: 30, chunkSizeLineBytes: 8)
 
-    let whole = outcome([bytes[...]], limits: limits)
+    let larger = control & 4 != 0
+    let whole = outcome([bytes[...]], limits: limits, larger: larger)
 
     // Split at pseudo-random points (1...16 bytes) derived from the seed byte, and byte by byte.
     var chunks: [ArraySlice<UInt8>] = []
@@ -58,15 +67,15 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         chunks.append(bytes[start..<start + n])
         start += n
     }
-    let split = outcome(chunks, limits: limits)
+    let split = outcome(chunks, limits: limits, larger: larger)
     precondition(whole.0 == split.0 && whole.1 == split.1, "outcome depends on split points")
     if control & 2 != 0 && bytes.count <= 512 {
-        let single = outcome(bytes.indices.map { bytes[$0...$0] }, limits: limits)
+        let single = outcome(bytes.indices.map { bytes[$0...$0] }, limits: limits, larger: larger)
         precondition(whole.0 == single.0 && whole.1 == single.1, "outcome differs byte by byte")
     }
 
     for request in whole.0 {
-        checkLimits(request, limits)
+        checkLimits(request, limits, larger: larger)
         checkSafePath(request.head.path)
         _ = QueryString.parse(request.head.query ?? "")
         _ = acceptsGzip(request.head.headers["accept-encoding"])

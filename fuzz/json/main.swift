@@ -47,21 +47,51 @@ private struct CalcRequest: Decodable {
     var mode: String?
 }
 
+/// For a config that excludes the winners of other draws: a third of its entrants "won" each
+/// linked draw (by name, and by id for every other one), as the App resolves them at Start.
+private func pastWinners(_ config: DrawConfig) -> [PastWinners] {
+    let entrants: [Entrant]
+    switch config.pool {
+    case .range: return []
+    case .list(let names): entrants = names.flatMap { $0.split(whereSeparator: \.isNewline) }.map { Entrant(name: EntrantList.trim(String($0))) }
+    case .entries(let given): entrants = given
+    }
+    return config.excludeWinnersOf.map { link in
+        let won = entrants.prefix(max(1, entrants.count / 3))
+        return PastWinners(code: EntrantList.trim(link.code), head: String(repeating: "ab", count: 32), records: 3,
+                           names: Set(won.enumerated().filter { $0.offset % 2 == 0 }.map { EntrantList.trim($0.element.name) }),
+                           ids: Set(won.enumerated().filter { $0.offset % 2 == 1 }.compactMap { $0.element.id.map(EntrantList.trim) }))
+    }
+}
+
 private func runDraw(_ config: DrawConfig) {
     guard var draw = try? Draw(config: config) else { return }
+    let past = pastWinners(draw.config)
     // Keep each execution fast: large rounds are covered by the engine's own tests.
     if draw.remaining > 1_000_000 { if case .all = config.perStop { return } }
     if case .count(let n) = config.perStop, n > 2000 { return }
     if config.prizes.contains(where: { $0.count > 2000 }) { return }
     let seed = Seed(bytes: Array(repeating: 7, count: 32))!
     guard (try? draw.prepareCommitment(seed: seed, at: 1)) != nil,
-          (try? draw.start(contributions: [], audience: "42", at: 2)) != nil else { return }
+          (try? draw.start(contributions: [], audience: "42", at: 2, pastWinners: past)) != nil else { return }
     guard let records = try? draw.stop(at: 3, nextSeed: Seed(bytes: Array(repeating: 9, count: 32))!) else {
         preconditionFailure("stop failed after a successful start")
     }
     precondition(!records.isEmpty, "stop stored nothing")
     let winners = draw.board.last?.winners ?? []
     precondition(Set(winners).count == winners.count, "a value won twice in one round")
+    // Winners of linked draws never win here (matched by name, or by id when both have one).
+    for winner in winners {
+        let id: String? = if case .entries(let entrants) = draw.config.pool { entrants.first { DrawValue.name($0.name) == winner }?.id } else { nil }
+        for other in past {
+            precondition(!other.names.contains(winner.description), "an excluded name won")
+            if let id { precondition(!other.ids.contains(id), "an excluded id won") }
+        }
+    }
+    // Entrant ids stay on the server: the settings pages see carry none.
+    if case .entries(let entrants) = draw.config.pool, entrants.contains(where: { $0.id != nil }) {
+        precondition(!draw.config.publicJSON.canonicalString.contains("\"id\":"), "an id in the public settings")
+    }
     switch config.pool {
     case .range(let from, let to):
         for case .number(let n) in winners { precondition(n >= min(from, to) && n <= max(from, to), "winner outside the range") }
@@ -82,7 +112,7 @@ private func runDraw(_ config: DrawConfig) {
     var chain = [DrawRecord]()
     if var fresh = try? Draw(config: config) {
         if let commit = try? fresh.prepareCommitment(seed: seed, at: 1) { chain.append(commit) }
-        if (try? fresh.start(contributions: [], audience: "42", at: 2)) != nil,
+        if (try? fresh.start(contributions: [], audience: "42", at: 2, pastWinners: past)) != nil,
            let more = try? fresh.stop(at: 3, nextSeed: Seed(bytes: Array(repeating: 9, count: 32))!) {
             chain += more
             precondition(RoundVerifier.verify(records: chain.map(\.json)).passed, "the engine's own round does not verify")
@@ -162,6 +192,25 @@ private func checkImport(_ bytes: [UInt8]) {
 }
 #endif
 
+#if APP_BRANDING
+/// The screen's branding rules on arbitrary text and bytes: an accepted accent is exactly
+/// `#rrggbb` (nothing else can reach a page's style), an accepted title has no control
+/// character and at most 100 characters, and only PNG/JPEG/WebP magic bytes name a logo type.
+private func checkBranding(_ bytes: [UInt8]) {
+    let text = String(decoding: bytes, as: UTF8.self)
+    if let accent = try? BrandingRules.accent(text), !accent.isEmpty {
+        precondition(accent.utf8.count == 7 && accent.utf8.first == UInt8(ascii: "#")
+                     && accent.utf8.dropFirst().allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }, "accent \(accent)")
+    }
+    if let title = try? BrandingRules.title(text) {
+        precondition(title.count <= BrandingRules.maxTitleLength && !title.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7f }, "title")
+    }
+    if let type = BrandingRules.imageType(bytes) {
+        precondition(["image/png", "image/jpeg", "image/webp"].contains(type) && bytes.first != UInt8(ascii: "<"), "logo type \(type)")
+    }
+}
+#endif
+
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
@@ -186,9 +235,16 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     #endif
     if let json = try? JSONValue.parse(bytes), let config = try? DrawConfig(json: json) {
         runDraw(config)
-        // A config must read back from its own text as itself.
+        // A config must read back from its own text as itself (keys of linked draws are never
+        // written: they prove control once and are dropped).
+        var keyless = config
+        keyless.excludeWinnersOf = config.excludeWinnersOf.map { PastDraw(code: $0.code) }
         let back = try? DrawConfig(json: JSONValue.parse(config.json.canonicalBytes))
-        precondition(back == config, "DrawConfig does not round-trip")
+        precondition(back == keyless, "DrawConfig does not round-trip")
+        precondition(!config.json.canonicalString.contains("\"key\""), "a linked draw's key was written")
     }
+    #if APP_BRANDING
+    checkBranding(bytes)
+    #endif
     return 0
 }

@@ -7,6 +7,8 @@ import { lanBase } from '../lib/info.js';
 import { HostState } from './state.js';
 import { DrawView } from './view.js';
 import { HostCheckin } from './checkin.js';
+import { wireBranding } from './branding.js';
+import { pastDrawsText, readPastDraws } from './pastdraws.js';
 
 initLanguageSwitch();
 const code = codeFromLocation();
@@ -60,7 +62,39 @@ view.bindImport(async (bytes, merge) => {
   }
 });
 let configureSeq = null;
-view.bindSettings((config) => { configureSeq = command('configure', { config }); });
+// A WebSocket message holds at most 1 MiB; a bigger list (100,000 names is ~1.7 MB) goes
+// over REST, where a host's pool upload may reach --max-pool-bytes (PROTOCOL.md, "Big pools").
+const WS_CONFIG_BYTES = 1000 * 1000;
+const pastField = document.querySelector('[data-past-draws]');
+let pastDirty = false;
+pastField.addEventListener('input', () => { pastDirty = true; });
+// Only a list pool may exclude other draws' winners; the field follows the pool kind chosen.
+const showPast = () => {
+  const list = document.querySelector('[data-pool-kind][value=list]')?.checked ?? false;
+  for (const node of document.querySelectorAll('[data-past-field], [data-past-hint]')) node.hidden = !list;
+};
+document.querySelector('[data-settings]').addEventListener('change', showPast);
+view.bindSettings(async (config) => {
+  const past = readPastDraws(pastField.value);
+  if (past.length && config.pool?.kind === 'list') config.excludeWinnersOf = past;
+  pastDirty = false;
+  const body = JSON.stringify(config);
+  if (new TextEncoder().encode(body).length < WS_CONFIG_BYTES) {
+    configureSeq = command('configure', { config });
+    return;
+  }
+  try {
+    const response = await fetch(`/api/draws/${encodeURIComponent(code)}/config`, {
+      method: 'PUT', body, headers: { Authorization: `Bearer ${hostKey ?? ''}`, 'Content-Type': 'application/json' },
+    });
+    const json = await response.json().catch(() => null);
+    if (!response.ok) { view.toast(errorText(json?.error?.code ?? (response.status === 413 ? 'import_too_large' : 'network'))); return; }
+    const duplicates = Array.isArray(json?.duplicates) ? json.duplicates : [];
+    view.toast(duplicates.length ? t('host.duplicates', { n: duplicates.length, names: duplicates.slice(0, 5).join(', ') }) : t('host.saved'));
+  } catch {
+    view.toast(errorText('network'));
+  }
+});
 
 state.addEventListener('change', ({ detail }) => {
   if (detail === 'tick') { view.renderTick(state); return; }
@@ -72,6 +106,8 @@ state.addEventListener('change', ({ detail }) => {
   if (detail === 'cleared') view.toast(t('draw.cleared'));
   view.render(state);
   checkin.render(state);
+  if (!pastDirty && document.activeElement !== pastField) pastField.value = pastDrawsText(state.config);
+  showPast();
 });
 socket.addEventListener('message', ({ detail }) => {
   if (detail.type === 'ack' && configureSeq !== null && detail.seq === configureSeq) {
@@ -85,6 +121,7 @@ i18nEvents.addEventListener('change', () => { view.render(state); view.renderLin
 view.render(state);
 view.renderLinks(state, hostKey);
 lanBase().then((base) => { state.lanBase = base; view.renderLinks(state, hostKey); });
+if (hostKey !== null) wireBranding({ code, key: () => hostKey, toast: (text) => view.toast(text) });
 socket.start();
 
 window.tombola = { state, socket };

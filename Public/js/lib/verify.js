@@ -192,6 +192,15 @@ export function verifyRound(record, { entrants = null, published = null } = {}) 
       if (!/^[0-9a-f]{32}$/.test(c[i]) || (i > 0 && c[i] <= c[i - 1])) return { ok: false, reason: 'contributions' };
     }
     if (entropyDigest(c, record.audience ?? null) !== record.entropy) return { ok: false, reason: 'entropy digest' };
+    // Winners of other draws left out (FAIRNESS §3): each list sorted, distinct, inside `removed`.
+    const removedSet = new Set(record.pool.removed ?? []);
+    for (const p of record.pool.pastWinners ?? []) {
+      const rm = p.removed;
+      if (typeof p.code !== 'string' || !Number.isInteger(p.records) || p.records < 0 || !/^[0-9a-f]{64}$/.test(p.head)
+          || !Array.isArray(rm) || rm.some((x, i) => !removedSet.has(x) || (i > 0 && x <= rm[i - 1]))) {
+        return { ok: false, reason: 'pastWinners' };
+      }
+    }
     if (record.pool.kind === 'list' && entrantsHash(entrants ?? []) !== record.pool.entrants) {
       return { ok: false, reason: 'entrant list unavailable' };
     }

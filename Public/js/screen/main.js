@@ -8,6 +8,14 @@ import { lanBase } from '../lib/info.js';
 import { ScreenState } from './state.js';
 import { ScreenView } from './view.js';
 import { Sound } from './sound.js';
+import { applyBranding, fetchBranding } from '../lib/branding.js';
+
+// `?overlay`: the stream-overlay view for OBS's browser source (README, "Streaming"):
+// transparent background, only the stage, no chrome.
+if (new URLSearchParams(location.search).has('overlay')) {
+  document.documentElement.classList.add('overlay');
+  document.querySelector('meta[name="color-scheme"]')?.remove();
+}
 import { ScreenCheckin } from './checkin.js';
 
 initLanguageSwitch();
@@ -66,6 +74,8 @@ setInterval(() => { if (view.pages > 1) state.nextPage(view.pages); }, 6000);
 i18nEvents.addEventListener('change', () => view.render(state));
 view.render(state);
 lanBase().then((base) => state.setJoinUrl(`${base}/watch/${encodeURIComponent(code)}`));
+socket.addEventListener('message', ({ detail }) => { if (detail?.type === 'branding') applyBranding(detail); });
+fetchBranding(code).then((branding) => { if (branding) applyBranding(branding); });
 socket.start();
 
 window.tombola = { state, socket };

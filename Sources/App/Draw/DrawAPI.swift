@@ -11,6 +11,7 @@ enum DrawAPI {
         router.handle(prefix: "/api/draws") { request, responder in
             route(request, responder: responder, service: service)
         }
+        router.bodyLimit(prefix: "/api/draws/") { head, client in PoolUploadAPI.bodyLimit(head, client: client, service: service) }
         router.handle("/api/info") { _, responder in
             let info: JSONValue = .object(["defaultDraw": .string(service.defaultDraw.code), "lanUrl": .string(responder.client.baseURL ?? service.baseURL),
                                            "version": .string(DrawService.version)])
@@ -70,6 +71,16 @@ enum DrawAPI {
                 return responder.respond(refusal)
             }
             responder.respond(EntrantImportAPI.preview(request))
+        case (2, "branding"):
+            BrandingAPI.branding(request, method: method, room: room, responder: responder, service: service)
+        case (2, "logo"):
+            BrandingAPI.logo(request, method: method, room: room, responder: responder, service: service)
+        case (2, "pool"):
+            guard method == "PUT" else { return responder.respond(APIError.methodNotAllowed(allow: ["PUT"])) }
+            if let refusal = refusal(request, responder: responder, service: service, check: room.isHostKey) {
+                return responder.respond(refusal)
+            }
+            PoolUploadAPI.replacePool(request, room: room, responder: responder)
         case (2, let name?) where ["start", "stop", "clear", "void"].contains(name):
             guard method == "POST" else { return responder.respond(APIError.methodNotAllowed(allow: ["POST"])) }
             command(name, request, room: room, responder: responder, service: service)

@@ -1,4 +1,3 @@
-import Server
 import DrawEngine
 import JSON
 
@@ -12,6 +11,8 @@ enum HostCommand: Sendable {
     case void(round: Int, winner: DrawValue, reason: String, audience: String?)
     /// Check-in (REST only): open/close entries, remove or erase entrants.
     case checkin(CheckinCommand)
+    /// A new pool, the other settings kept (`PUT /api/draws/<code>/pool`); acknowledged as `configure`.
+    case replacePool(PoolConfig)
 
     var name: String {
         switch self {
@@ -19,7 +20,7 @@ enum HostCommand: Sendable {
         case .start: "start"
         case .stop: "stop"
         case .clear: "clear"
-        case .configure: "configure"
+        case .configure, .replacePool: "configure"
         case .void: "void"
         }
     }

@@ -64,6 +64,13 @@ enum DrawErrorText {
         "bad_tickets": "Tickets must be a whole number from 1 to 1,000,000.",
         "bad_group": "A group must be 1 to 100 bytes without control characters (at most 100 per prize, and only for a list).",
         "none_eligible": "Nobody left in the pool may win this prize (its groups).",
+        "bad_past_draw": "Past-winner exclusion: at most 20 other draws of a list pool, each an existing draw code, not this draw.",
+        "bad_title": "The event title must be at most 100 characters without control characters.",
+        "bad_accent": "The accent colour must be a hex colour such as #c8102e.",
+        "bad_logo": "The logo must be a PNG, JPEG or WebP image (SVG is not accepted).",
+        "logo_too_large": "The logo must be at most 256 KiB.",
+        "no_logo": "This draw has no logo.",
+        "past_draw_key": "To exclude the winners of another draw, give that draw's host key.",
         // Spreadsheet import (the whole import is refused; `line` says where)
         "import_too_large": "The import is larger than the server accepts.",
         "import_field_too_large": "A cell is longer than 1,000 bytes.",
@@ -72,5 +79,6 @@ enum DrawErrorText {
         "import_bad_encoding": "The file is not UTF-8 text; save it as CSV UTF-8.",
         "import_unterminated_quote": "A quoted cell is never closed.",
         "import_empty": "The import holds no rows.",
+        "import_rejected": "Some rows were rejected or repeated; nothing was saved. Fix them (or merge repeats) and upload again.",
     ]
 }

@@ -75,6 +75,11 @@ enum DrawPersistence {
         config.json.canonicalString
     }
 
+    /// The settings as pages see them: without entrant ids.
+    static func encodePublic(_ config: DrawConfig) -> String {
+        config.publicJSON.canonicalString
+    }
+
     static func decode(_ text: String) -> DrawConfig? {
         guard let json = try? JSONValue.parse(text) else { return nil }
         return try? DrawConfig(json: json)

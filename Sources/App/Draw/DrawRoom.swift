@@ -2,6 +2,7 @@ import DrawEngine
 import JSON
 import Posix
 import Server
+import Locking
 
 /// Settings all rooms share.
 struct DrawRoomSettings: Sendable {
@@ -9,6 +10,8 @@ struct DrawRoomSettings: Sendable {
     var tickHz = 20
     /// How long the Stop slow-down takes before it lands on the first winner.
     var slowDown = Duration.milliseconds(1500)
+    /// The body limit of a pool upload by a draw's host (`--max-pool-bytes`); every other request keeps 1 MiB.
+    var maxPoolBytes = AppConfiguration.defaultMaxPoolBytes
 }
 
 /// What a host command came to.
@@ -50,6 +53,9 @@ final class DrawRoom: @unchecked Sendable {
     private var callers: [UInt64: @Sendable (Result<CommandReply, CommandFailure>) -> Void] = [:]
     private var nextCaller: UInt64 = 0
     private var random = SystemRandomNumberGenerator()
+    /// This draw's winners for other draws' `excludeWinnersOf`, republished when records are added.
+    private let winnersForOthers: Lock<PastWinners>
+    private var publishedRecords = -1
 
     /// `draw` must already have a stored pending commitment.
     init(code: String, draw: Draw, hostKeyHash: String, loop: EventLoop, store: any DrawRecordStore,
@@ -61,7 +67,16 @@ final class DrawRoom: @unchecked Sendable {
         self.limiter = limiter
         self.metrics = metrics
         self.state = DrawRoomState(code: code, draw: draw, settings: settings)
+        self.winnersForOthers = Lock(draw.winnersForExclusion(code: code))
     }
+
+    /// Wires `excludeWinnersOf` to the other draws (`DrawService`, once every room exists).
+    func connect(_ links: PastDrawLinks) {
+        loop.execute { [self] in state.links = links }
+    }
+
+    /// This draw's winners (every winner not voided, with the chain's head), from any thread.
+    var winners: PastWinners { winnersForOthers.withLock { $0 } }
 
     /// Whether `key` is this draw's host key (constant-time on the digests). From any thread.
     func isHostKey(_ key: String) -> Bool {
@@ -142,6 +157,13 @@ final class DrawRoom: @unchecked Sendable {
     func apply(_ event: DrawRoomState.Event) {
         let now = DrawRoomState.Time(instant: .now, wallMilliseconds: WallClock.unixMilliseconds())
         let actions = state.handle(event, at: now, using: &random)
+        // A round being slowed down is stored but not announced yet: its winners are published to
+        // other draws once revealed, so no other draw's lock can hint at them earlier.
+        if state.draw.phase != .stopping, state.draw.recordCount != publishedRecords {
+            publishedRecords = state.draw.recordCount
+            let winners = state.draw.winnersForExclusion(code: code)
+            winnersForOthers.withLock { $0 = winners }
+        }
         for action in actions { perform(action, now: now) }
     }
 

@@ -139,6 +139,8 @@ struct DrawRoomState {
 
     let code: String
     let settings: DrawRoomSettings
+    /// The other draws `excludeWinnersOf` may name (set by the shell).
+    var links = PastDrawLinks()
     private(set) var draw: Draw
     private(set) var members: [UInt64: Member] = [:]
     /// Members whose entropy went into the current/last round; nil before any round here.
@@ -327,12 +329,15 @@ struct DrawRoomState {
                 break
             case .start(let audience):
                 let contributions = currentContributions
-                try draw.start(contributions: contributions.values, audience: audience, at: now)
+                let lockedBefore = draw.commit?.poolHash
+                try draw.start(contributions: contributions.values, audience: audience, at: now, pastWinners: resolvePastWinners())
                 frozenMembers = contributions.members
                 actions.append(.audit(AuditEntry(actor: "host", action: "start", detail: .object([
                     "round": .int(Int64(draw.nextRound)), "audience": audience.map { .string($0) } ?? .null,
                     "contributors": .int(Int64(Set(contributions.values).count))]))))
                 succeed(job, CommandReply(ack: ack(job)), &actions)
+                // Other draws' winners were locked in at Start: pages hear the pool they changed.
+                if let commit = draw.commit, commit.poolHash != lockedBefore { broadcast(commit.message, &actions) }
                 broadcast(Self.phaseMessage(.rolling), &actions)
                 startRolling(at: time, using: &random, &actions)
 
@@ -349,11 +354,18 @@ struct DrawRoomState {
                 write(RecordBatch(command: job.command.name, records: [record], clearedThrough: record.index, audit: entry),
                       job: job, candidate: candidate, then: .clear, &actions)
 
-            case .configure(var config):
+            case .configure, .replacePool:
+                var config = draw.config
+                switch job.command {
+                case .configure(let given): config = given
+                case .replacePool(let pool): config.pool = pool
+                default: break
+                }
                 // A check-in pool holds the entrants who joined, never ids a host types.
                 if case .checkin = config.pool { config.pool = .checkin(checkin.activeIDs) }
+                try checkPastDraws(config)
                 var candidate = draw
-                let duplicates = try candidate.configure(config)
+                let duplicates = try candidate.configure(config, pastWinners: config.excludeWinnersOf.compactMap { links.winners(EntrantList.trim($0.code)) })
                 let text = DrawPersistence.encode(candidate.config)
                 let entry = AuditEntry(actor: "host", action: "configure", detail: .object([
                     "poolHash": candidate.commit.map { .string($0.poolHash) } ?? .null,
@@ -420,8 +432,8 @@ struct DrawRoomState {
                 broadcast(Self.phaseMessage(.idle), &actions)
                 // The board is empty: what is left and what the next round draws changed.
                 if let commit = draw.commit { broadcast(commit.message, &actions) }
-            case .configure(let text, let duplicates):
-                configText = text
+            case .configure(_, let duplicates):
+                configText = DrawPersistence.encodePublic(draw.config)
                 succeed(job, CommandReply(ack: ack(job, ["duplicates": .array(duplicates.map { .string($0) })])), &actions)
                 // One shared frame for every page (a 100,000-name list is encoded once, not per page).
                 actions.append(.broadcast(configMessageText(), stream: .reliable))

@@ -31,6 +31,8 @@ public final class DrawService: Sendable {
     let settings: DrawRoomSettings
     let audit = DrawAuditLog()
     let metrics: DrawMetrics
+    /// Each draw's title, accent colour and logo for the screen.
+    let branding: BrandingStore
     private let group: EventLoopGroup
     private let rooms: Lock<[String: DrawRoom]>
     private let hostKeyWatch: HostKeyWatch
@@ -47,7 +49,8 @@ public final class DrawService: Sendable {
         let storage = try StorageQueue(directory: configuration.dataDirectory)
         do {
             return try DrawService(configuration: configuration, storage: storage,
-                                   settings: DrawRoomSettings(tickHz: configuration.tickHz, slowDown: slowDown),
+                                   settings: DrawRoomSettings(tickHz: configuration.tickHz, slowDown: slowDown,
+                                                              maxPoolBytes: configuration.maxPoolBytes),
                                    limiter: AuthRateLimiter(burst: authBurst, refill: authRefill),
                                    registry: metrics)
         } catch {
@@ -126,6 +129,12 @@ public final class DrawService: Sendable {
             throw error
         }
         defaultDraw = loaded.defaultDraw
+        do {
+            branding = try BrandingStore(storage: storage)
+        } catch {
+            group.shutdown()
+            throw error
+        }
         var rooms = [String: DrawRoom]()
         for (row, draw) in loaded.draws {
             rooms[row.code] = DrawRoom(code: row.code, draw: draw, hostKeyHash: row.hostKeyHash, loop: loop,
@@ -136,6 +145,7 @@ public final class DrawService: Sendable {
         self.rooms = Lock(rooms)
         hostKeyWatch = HostKeyWatch(loop: loop, storage: storage) { [rooms = self.rooms] in rooms.withLock { $0 } }
         hostKeyWatch.start()
+        for room in rooms.values { room.connect(pastDrawLinks(for: room.code)) }
         registry.gauge("tombola_draw_rooms", help: "Draws this server holds.") { [weak self] in
             Double(self?.rooms.withLock { $0.count } ?? 0)
         }
@@ -166,6 +176,25 @@ public final class DrawService: Sendable {
 
     var drawCodes: [String] { rooms.withLock { Array($0.keys) } }
 
+    /// What draw `code`'s `excludeWinnersOf` reaches. Weak: rooms hold these, the service holds the rooms.
+    /// Wrong keys for a linked draw spend tokens of a bucket of their own per draw (`link:<code>`),
+    /// so a host cannot guess another draw's key through `configure` faster than through `auth`.
+    private func pastDrawLinks(for code: String) -> PastDrawLinks {
+        PastDrawLinks(
+            winners: { [weak self] other in self?.room(other)?.winners },
+            controls: { [weak self] other, key in
+                guard let self, let room = room(other) else { return false }
+                let bucket = "link:" + code
+                guard limiter.allows(bucket) else { return false }
+                guard room.isHostKey(key) else {
+                    limiter.recordFailure(bucket)
+                    metrics.authFailures.increment()
+                    return false
+                }
+                return true
+            })
+    }
+
     /// Creates a draw with a fresh code and host key (`POST /api/draws`); completion runs on the storage thread.
     func createDraw(config: DrawConfig, completion: @escaping @Sendable (Result<(code: String, key: String), any Error>) -> Void) {
         let key = DrawKeys.newSecret()
@@ -185,6 +214,7 @@ public final class DrawService: Sendable {
                                     store: SQLiteDrawStore(storage: storage, audit: audit), limiter: limiter,
                                     settings: settings, metrics: metrics)
                 rooms.withLock { $0[code] = room }
+                room.connect(pastDrawLinks(for: code))
                 completion(.success((code, key)))
             case .failure(let error):
                 completion(.failure(error))

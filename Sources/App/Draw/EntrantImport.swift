@@ -1,5 +1,4 @@
 import JSON
-import Server
 import DrawEngine
 
 /// A spreadsheet of entrants turned into a preview (docs/openapi.yaml, `ImportPreview`): the
@@ -51,6 +50,8 @@ struct EntrantImport: Sendable {
     /// The whole input at once (the endpoint's body).
     static func preview(of bytes: [UInt8], duplicates: DuplicatePolicy = .reject) throws(ImportError) -> Preview {
         var builder = EntrantImport(duplicates: duplicates)
+        // Room for every line up front: growing the name index 17 times cost a tenth of a 100,000-row import.
+        builder.reserve(min(bytes.reduce(into: 0) { if $1 == 0x0a || $1 == 0x0d { $0 += 1 } } + 1, ImportLimits.maxRows))
         var parser = SpreadsheetParser()
         for row in try parser.feed(bytes) { try builder.add(row) }
         for row in try parser.finish() { try builder.add(row) }
@@ -71,6 +72,12 @@ struct EntrantImport: Sendable {
 
     init(duplicates: DuplicatePolicy) {
         policy = duplicates
+    }
+
+    /// Expect about `rows` entrants.
+    mutating func reserve(_ rows: Int) {
+        entrants.reserveCapacity(rows)
+        byName.reserveCapacity(rows)
     }
 
     /// Takes the next parsed row: the first maps the columns.

@@ -1,4 +1,3 @@
-import Server
 /// Why a whole spreadsheet import was refused (nothing of it is used). `line` is 1-based.
 struct ImportError: Error, Equatable, Sendable {
     enum Kind: String, Sendable {

@@ -60,11 +60,7 @@ extension DrawRoomState {
     /// The settings as pages see them: a check-in pool is summarised (its size), never listed:
     /// the public ids are fetched separately (`GET /api/draws/<code>/entries/pool`).
     static func publicConfigText(_ config: DrawConfig) -> String {
-        guard case .checkin(let ids) = config.pool, case .object(var members) = config.json else {
-            return DrawPersistence.encode(config)
-        }
-        members["pool"] = .object(["kind": .string("checkin"), "count": .int(Int64(ids.count))])
-        return JSONValue.object(members).canonicalString
+        DrawPersistence.encodePublic(config)
     }
 
     static func newEntrantID(using random: inout some RandomNumberGenerator) -> String {

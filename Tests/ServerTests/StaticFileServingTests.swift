@@ -1,8 +1,8 @@
 import Glibc
 import HTTPCore
 import Testing
-@testable import App
 @testable import Server
+import TestSupport
 
 @Suite struct StaticFileServingTests {
     @Test func rootServesIndexWithSecurityHeadersDateAndServer() throws {
@@ -23,11 +23,19 @@ import Testing
     }
 
     @Test(arguments: [
-        ("/calc", "calc"), ("/calc/", "calc"), ("/draw/abc123", "draw"), ("/screen/abc123", "screen"),
-        ("/watch/Q7-x", "watch"), ("/docs/", "docs"), ("/docs", "docs"), ("/index.html", "home"),
+        ("/calc", "calc"), ("/calc/", "calc"), ("/room/abc", "draw"), ("/docs/", "docs"), ("/docs", "docs"),
+        ("/index.html", "home"),
     ])
-    func cleanRoutesAndDirectoriesServeTheirPage(path: String, title: String) throws {
-        let server = try TestServer()
+    func pageResolversAndDirectoriesServeTheirPage(path: String, title: String) throws {
+        var router = Router()
+        router.pages { segments in
+            switch segments.first {
+            case "calc" where segments.count == 1: ["calc.html"]
+            case "room" where segments.count == 2: ["draw.html"]
+            default: nil
+            }
+        }
+        let server = try TestServer(router: router)
         defer { server.stop() }
         let response = try server.get(path)
         #expect(response.status == 200, "\(path)")

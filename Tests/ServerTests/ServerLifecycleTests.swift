@@ -2,8 +2,8 @@ import Glibc
 import Posix
 import Synchronization
 import Testing
-@testable import App
 @testable import Server
+import TestSupport
 
 @Suite struct ServerLifecycleTests {
     @Test func slowHeadersGet408AfterTheHeaderTimeout() throws {
@@ -68,7 +68,7 @@ import Testing
         #expect(response.headers["Retry-After"] != nil)
         #expect(try reader.isClosedByPeer())
         // The held connections still work, and a slot frees up once one closes.
-        try first.send("GET /calc HTTP/1.1\r\nHost: t\r\n\r\n")
+        try first.send("GET /calc.html HTTP/1.1\r\nHost: t\r\n\r\n")
         #expect(try firstReader.next().status == 200)
         second.close()
         // `third` is still open on our side, so the server lingers on it (reading until our

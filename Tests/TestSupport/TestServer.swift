@@ -1,30 +1,39 @@
 import Glibc
 import HTTPCore
 import Posix
-@testable import App
-@testable import Server
+import Server
 
-/// A `Server` on 127.0.0.1 port 0 with its own temporary `Public/`, stopped by `stop()`.
-final class TestServer: Sendable {
-    let server: HTTPServer
-    let port: Int
-    let publicDirectory: String
+/// An `HTTPServer` on 127.0.0.1 port 0 with its own temporary `Public/`, stopped by `stop()`.
+/// Shared by the Server and App test targets; App's tests add its routes and page names.
+public final class TestServer: Sendable {
+    public let server: HTTPServer
+    public let port: Int
+    public let publicDirectory: String
 
-    init(files: [String: String] = TestServer.defaultFiles,
-         configure: (inout AppConfiguration) -> Void = { _ in },
-         router: Router = Router()) throws {
+    /// `configure` sees the test defaults (loopback, port 0, the temporary `Public/`, one loop,
+    /// no static reload) and may change any of them.
+    public init(files: [String: String] = TestServer.defaultFiles,
+                configure: (inout ServerConfiguration) -> Void = { _ in },
+                router: Router = Router()) throws {
         publicDirectory = try makeTemporaryDirectory()
         for (path, contents) in files { try writeFile(publicDirectory + "/" + path, contents) }
-        var configuration = AppConfiguration(host: "127.0.0.1", port: 0, publicDirectory: publicDirectory,
+        var configuration = ServerConfiguration(host: "127.0.0.1", port: 0, publicDirectory: publicDirectory,
                                                 loopCount: 1, staticReloadInterval: nil)
         configure(&configuration)
-        var router = router
-        router.pages(PageRoutes.pageFile(for:))
-        server = HTTPServer(configuration: configuration.server, router: router)
+        server = HTTPServer(configuration: configuration, router: router)
         port = try server.start()
     }
 
-    static let defaultFiles: [String: String] = [
+    /// A server with the WebSocket echo endpoint (when `echo`) and the routes `extra` adds.
+    public convenience init(echo: Bool, configure: (inout ServerConfiguration) -> Void = { _ in },
+                            extra: (inout Router) -> Void = { _ in }) throws {
+        var router = Router()
+        if echo { EchoEndpoint.install(into: &router) }
+        extra(&router)
+        try self.init(configure: configure, router: router)
+    }
+
+    public static let defaultFiles: [String: String] = [
         "index.html": "<!doctype html><title>home</title>",
         "calc.html": "<!doctype html><title>calc</title>",
         "draw.html": "<!doctype html><title>draw</title>",
@@ -42,12 +51,12 @@ final class TestServer: Sendable {
         "docs/index.html": "<!doctype html><title>docs</title>",
     ]
 
-    func connect() throws -> BlockingSocket {
+    public func connect() throws -> BlockingSocket {
         try BlockingSocket(host: "127.0.0.1", port: port, timeout: .seconds(5))
     }
 
     /// One request on a fresh connection.
-    func get(_ path: String, headers: [String] = [], method: String = "GET") throws -> RawResponse {
+    public func get(_ path: String, headers: [String] = [], method: String = "GET") throws -> RawResponse {
         let socket = try connect()
         let extra = headers.map { $0 + "\r\n" }.joined()
         try socket.send("\(method) \(path) HTTP/1.1\r\nHost: test\r\n\(extra)\r\n")
@@ -55,31 +64,32 @@ final class TestServer: Sendable {
         return try reader.next(isHead: method == "HEAD")
     }
 
-    func stop() {
+    public func stop() {
         server.shutdown()
         removeTree(publicDirectory)
     }
 }
 
-struct RawResponse {
-    var status: Int
-    var headers: HTTPHeaders
-    var body: [UInt8]
-    var text: String { String(decoding: body, as: UTF8.self) }
+public struct RawResponse: Sendable {
+    public var status: Int
+    public var headers: HTTPHeaders
+    public var body: [UInt8]
+    public var text: String { String(decoding: body, as: UTF8.self) }
 }
 
-struct ReaderError: Error, CustomStringConvertible {
-    var description: String
+public struct ReaderError: Error, CustomStringConvertible {
+    public var description: String
+    public init(description: String) { self.description = description }
 }
 
 /// Reads HTTP/1.1 responses off a socket, one at a time (Content-Length framing).
-struct ResponseReader {
-    let socket: BlockingSocket
-    var buffer: [UInt8] = []
+public struct ResponseReader {
+    public let socket: BlockingSocket
+    public var buffer: [UInt8] = []
 
-    init(socket: BlockingSocket) { self.socket = socket }
+    public init(socket: BlockingSocket) { self.socket = socket }
 
-    mutating func next(isHead: Bool = false) throws -> RawResponse {
+    public mutating func next(isHead: Bool = false) throws -> RawResponse {
         var headEnd: Int?
         while headEnd == nil {
             headEnd = find([13, 10, 13, 10])
@@ -112,7 +122,7 @@ struct ResponseReader {
     }
 
     /// True when the server closed the connection (and sent nothing more).
-    mutating func isClosedByPeer() throws -> Bool {
+    public mutating func isClosedByPeer() throws -> Bool {
         guard buffer.isEmpty else { return false }
         return try socket.receive().isEmpty
     }
@@ -127,7 +137,7 @@ struct ResponseReader {
 }
 
 extension String {
-    func trimmingCharacters(in character: Character) -> String {
+    public func trimmingCharacters(in character: Character) -> String {
         var s = Substring(self)
         while s.first == character { s = s.dropFirst() }
         while s.last == character { s = s.dropLast() }
@@ -135,13 +145,13 @@ extension String {
     }
 }
 
-func makeTemporaryDirectory() throws -> String {
+public func makeTemporaryDirectory() throws -> String {
     var template = Array("/tmp/tombola-test-XXXXXX".utf8CString)
     guard let result = mkdtemp(&template) else { throw ReaderError(description: "mkdtemp failed") }
     return String(cString: result)
 }
 
-func writeFile(_ path: String, _ contents: String) throws {
+public func writeFile(_ path: String, _ contents: String) throws {
     let directory = String(path[..<path.lastIndex(of: "/")!])
     var partial = ""
     for component in directory.split(separator: "/") {
@@ -155,7 +165,7 @@ func writeFile(_ path: String, _ contents: String) throws {
     _ = bytes.withUnsafeMutableBytes { write(fd, $0.baseAddress, $0.count) }
 }
 
-func removeTree(_ path: String) {
+public func removeTree(_ path: String) {
     guard path.hasPrefix("/tmp/tombola-test-") else { return }
     guard let handle = opendir(path) else { unlink(path); return }
     var names: [String] = []
@@ -172,6 +182,6 @@ func removeTree(_ path: String) {
     rmdir(path)
 }
 
-func millisecondsSince(_ start: UInt64) -> Double {
+public func millisecondsSince(_ start: UInt64) -> Double {
     Double(MonotonicClock.nanoseconds() - start) / 1_000_000
 }

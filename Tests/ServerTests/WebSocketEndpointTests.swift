@@ -3,12 +3,12 @@ import Synchronization
 import Testing
 import WebSocketClient
 import WebSocketCore
-@testable import App
 @testable import Server
+import TestSupport
 
 @Suite struct WebSocketEndpointTests {
     @Test func acceptsAValidHandshakeWithTheRFCAcceptValue() throws {
-        let server = try TestServer(webSockets: { $0.echoEndpoint = true })
+        let server = try TestServer(echo: true)
         defer { server.stop() }
         let response = try server.handshake(lines: validHandshakeLines)
         #expect(response.status == 101)
@@ -18,7 +18,7 @@ import WebSocketCore
     }
 
     @Test func answers426WithTheSupportedVersionForAnotherVersion() throws {
-        let server = try TestServer(webSockets: { $0.echoEndpoint = true })
+        let server = try TestServer(echo: true)
         defer { server.stop() }
         let lines = validHandshakeLines.map { $0.hasPrefix("Sec-WebSocket-Version") ? "Sec-WebSocket-Version: 8" : $0 }
         let response = try server.handshake(lines: lines)
@@ -33,7 +33,7 @@ import WebSocketCore
         "Connection: keep-alive",
     ])
     func answers400ForABadKeyOrMissingUpgradeHeaders(_ replacement: String) throws {
-        let server = try TestServer(webSockets: { $0.echoEndpoint = true })
+        let server = try TestServer(echo: true)
         defer { server.stop() }
         let name = replacement.prefix { $0 != ":" }
         let lines = validHandshakeLines.map { $0.hasPrefix(name) ? replacement : $0 }
@@ -41,13 +41,13 @@ import WebSocketCore
     }
 
     @Test func answers400ToAPlainRequestWithoutUpgrade() throws {
-        let server = try TestServer(webSockets: { $0.echoEndpoint = true })
+        let server = try TestServer(echo: true)
         defer { server.stop() }
         #expect(try server.get("/ws/echo").status == 400)
     }
 
     @Test func refusesAForeignBrowserOriginWith403() throws {
-        let server = try TestServer(webSockets: { $0.echoEndpoint = true })
+        let server = try TestServer(echo: true)
         defer { server.stop() }
         let response = try server.handshake(lines: validHandshakeLines + ["Origin: https://evil.example"])
         #expect(response.status == 403)
@@ -55,22 +55,19 @@ import WebSocketCore
 
     @Test(arguments: ["Origin: http://127.0.0.1", "Origin: https://screen.example.org"])
     func acceptsTheServersOwnOriginAndAllowListedOnes(_ origin: String) throws {
-        let server = try TestServer(webSockets: {
-            $0.echoEndpoint = true
-            $0.allowedOrigins = ["https://screen.example.org"]
-        })
+        let server = try TestServer(echo: true, configure: { $0.allowedOrigins = ["https://screen.example.org"] })
         defer { server.stop() }
         #expect(try server.handshake(lines: validHandshakeLines + [origin]).status == 101)
     }
 
     @Test func echoEndpointIs404WithoutTheFlag() throws {
-        let server = try TestServer(webSockets: { _ in })
+        let server = try TestServer(echo: false)
         defer { server.stop() }
         #expect(try server.handshake(lines: validHandshakeLines).status == 404)
     }
 
     @Test func negotiatesPermessageDeflateWhenOffered() throws {
-        let server = try TestServer(webSockets: { $0.echoEndpoint = true })
+        let server = try TestServer(echo: true)
         defer { server.stop() }
         let plain = try server.webSocket()
         #expect(plain.deflate == nil)
@@ -79,7 +76,7 @@ import WebSocketCore
     }
 
     @Test func acceptRunsOnTheSessionsLoopWithTheUpgradeRequest() throws {
-        let server = try TestServer(webSockets: { _ in }, extra: { router in
+        let server = try TestServer(echo: false, extra: { router in
             router.webSocket(prefix: "/ws/hello/") { session in
                 let onLoop = session.loop.inEventLoop
                 session.send(text: "\(session.request.head.path) \(session.request.head.query ?? "-") \(onLoop)")
@@ -91,7 +88,7 @@ import WebSocketCore
     }
 
     @Test func bytesSentWithTheHandshakeReachTheSession() throws {
-        let server = try TestServer(webSockets: { $0.echoEndpoint = true })
+        let server = try TestServer(echo: true)
         defer { server.stop() }
         let socket = try server.connect()
         let request = "GET /ws/echo HTTP/1.1\r\n" + validHandshakeLines.map { $0 + "\r\n" }.joined() + "\r\n"
@@ -109,10 +106,7 @@ import WebSocketCore
     }
 
     @Test func sessionsCountTowardsTheConnectionCap() throws {
-        let server = try TestServer(webSockets: {
-            $0.echoEndpoint = true
-            $0.maxConnections = 1
-        })
+        let server = try TestServer(echo: true, configure: { $0.maxConnections = 1 })
         defer { server.stop() }
         let client = try server.webSocket()
         try client.send(text: "one")
@@ -125,7 +119,7 @@ import WebSocketCore
     }
 
     @Test func metricsCountSessionsMessagesAndCloseCodes() throws {
-        let server = try TestServer(webSockets: { $0.echoEndpoint = true })
+        let server = try TestServer(echo: true)
         defer { server.stop() }
         let client = try server.webSocket()
         try client.send(text: "one")

@@ -1,12 +1,12 @@
 import Testing
 import WebSocketClient
 import WebSocketCore
-@testable import App
 @testable import Server
+import TestSupport
 
 @Suite struct WebSocketEchoTests {
     private func echoServer() throws -> TestServer {
-        try TestServer(webSockets: { $0.echoEndpoint = true })
+        try TestServer(echo: true)
     }
 
     @Test(arguments: [false, true])
@@ -90,18 +90,5 @@ import WebSocketCore
         let binary = [UInt8](repeating: 0x5A, count: 16 << 20)
         try client.send(binary: binary, timeout: .seconds(30))
         #expect(try client.receiveMessage(timeout: .seconds(30)) == .binary(binary))
-    }
-}
-
-/// SplitMix64, for reproducible test data.
-struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

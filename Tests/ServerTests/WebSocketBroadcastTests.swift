@@ -3,8 +3,8 @@ import Locking
 import Testing
 import WebSocketClient
 import WebSocketCore
-@testable import App
 @testable import Server
+import TestSupport
 
 /// A room endpoint at `/ws/room` whose sessions join `group`.
 /// The loops sessions were accepted on.
@@ -17,7 +17,7 @@ private func roomServer(loops: Int = 1, group: BroadcastGroup, loopsSeen: LoopRe
     var endpoint = WebSocketEndpointConfiguration()
     configure(&endpoint)
     let configuration = endpoint
-    return try TestServer(webSockets: { $0.loopCount = loops }, extra: { router in
+    return try TestServer(echo: false, configure: { $0.loopCount = loops }, extra: { router in
         router.webSocket(prefix: "/ws/room", configuration: configuration) { session in
             loopsSeen?.seen.withLock { _ = $0.insert(session.loop.index) }
             group.join(session)
@@ -169,7 +169,7 @@ private func sequenceNumber(_ message: WebSocketClient.Message) -> Int? {
 
     @Test func aSessionHandleSendsFromAnyThread() throws {
         let recorder = HandleRecorder()
-        let server = try TestServer(webSockets: { _ in }, extra: { router in
+        let server = try TestServer(echo: false, extra: { router in
             router.webSocket(prefix: "/ws/handle") { session in recorder.handles.withLock { $0.append(session.handle) } }
         })
         defer { server.stop() }

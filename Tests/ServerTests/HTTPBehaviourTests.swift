@@ -2,8 +2,8 @@ import Glibc
 import HTTPCore
 import Posix
 import Testing
-@testable import App
 @testable import Server
+import TestSupport
 
 @Suite struct HTTPBehaviourTests {
     @Test func keepAliveServesSeveralRequestsOnOneConnection() throws {
@@ -11,7 +11,7 @@ import Testing
         defer { server.stop() }
         let socket = try server.connect()
         var reader = ResponseReader(socket: socket)
-        for path in ["/", "/calc", "/robots.txt"] {
+        for path in ["/", "/calc.html", "/robots.txt"] {
             try socket.send("GET \(path) HTTP/1.1\r\nHost: t\r\n\r\n")
             let response = try reader.next()
             #expect(response.status == 200)

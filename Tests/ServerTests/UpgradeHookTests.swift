@@ -2,8 +2,8 @@ import Glibc
 import HTTPCore
 import Posix
 import Testing
-@testable import App
 @testable import Server
+import TestSupport
 
 /// After the handshake, echoes bytes back in upper case.
 final class ShoutingHandler: ConnectionHandler {

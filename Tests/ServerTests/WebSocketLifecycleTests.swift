@@ -4,12 +4,12 @@ import Synchronization
 import Testing
 import WebSocketClient
 import WebSocketCore
-@testable import App
 @testable import Server
+import TestSupport
 
 @Suite struct WebSocketLifecycleTests {
     private func heartbeatServer() throws -> TestServer {
-        try TestServer(webSockets: { _ in }, extra: { router in
+        try TestServer(echo: false, extra: { router in
             router.webSocket(prefix: "/ws/beat",
                              configuration: WebSocketEndpointConfiguration(pingInterval: .milliseconds(100),
                                                                            idleTimeout: .milliseconds(500))) { _ in }
@@ -42,7 +42,7 @@ import WebSocketCore
     }
 
     @Test func gracefulShutdownSendsGoingAway() throws {
-        let server = try TestServer(webSockets: { $0.echoEndpoint = true })
+        let server = try TestServer(echo: true)
         let client = try server.webSocket()
         try client.send(text: "hi")
         #expect(try client.receiveMessage() == .text("hi"))
@@ -60,7 +60,7 @@ import WebSocketCore
 
     @Test func onCloseRunsOnceWhenTheClientLeaves() throws {
         let closes = Atomic<Int>(0)
-        let server = try TestServer(webSockets: { _ in }, extra: { router in
+        let server = try TestServer(echo: false, extra: { router in
             router.webSocket(prefix: "/ws/x") { session in
                 session.onClose = { closes.wrappingAdd(1, ordering: .relaxed) }
             }

@@ -1,0 +1,32 @@
+import DrawEngine
+
+/// How a room reaches the other draws its settings name in `excludeWinnersOf`: their winners
+/// as they stand (resolved at Start) and the proof that the host controls them (their host key,
+/// checked when a `configure` links a draw). The shell (`DrawRoom`) wires these to the service;
+/// a room without links knows no other draw.
+struct PastDrawLinks: Sendable {
+    /// The winners of draw `code` now, or nil when there is no such draw.
+    var winners: @Sendable (_ code: String) -> PastWinners? = { _ in nil }
+    /// Whether `key` is the host key of draw `code` (rate-limited like `auth`).
+    var controls: @Sendable (_ code: String, _ key: String) -> Bool = { _, _ in false }
+}
+
+extension DrawRoomState {
+    /// A `configure` may keep the draws it already excludes; each newly linked one must exist, not
+    /// be this draw, and come with its host key (`past_draw_key`), so a host can only tie its draw
+    /// to draws it controls. The keys are dropped by validation: never stored, shown or logged.
+    func checkPastDraws(_ config: DrawConfig) throws(DrawError) {
+        let linked = Set(draw.config.excludeWinnersOf.map(\.code))
+        for link in config.excludeWinnersOf {
+            let code = EntrantList.trim(link.code)
+            guard code != self.code, links.winners(code)?.code == code else { throw .badPastDraw }
+            if linked.contains(code) { continue }
+            guard let key = link.key, links.controls(code, key) else { throw .pastDrawKey }
+        }
+    }
+
+    /// The linked draws' winners, resolved now (for Start).
+    func resolvePastWinners() -> [PastWinners] {
+        draw.config.excludeWinnersOf.compactMap { links.winners($0.code) }
+    }
+}
