@@ -3,6 +3,7 @@ import DrawEngine
 import JSON
 import Posix
 import Testing
+import TestSupport
 import WebSocketClient
 @testable import Server
 

@@ -2,6 +2,7 @@
 import DrawEngine
 import JSON
 import Testing
+import TestSupport
 
 /// The room's check-in pipeline driven with a manual clock: batching, ordering against host
 /// writes, the throttled count, and failed writes that store nothing.

@@ -1,6 +1,7 @@
 @testable import App
 import JSON
 import Testing
+import TestSupport
 
 @Suite("Check-in form, book and presence codes")
 struct CheckinUnitTests {
