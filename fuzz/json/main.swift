@@ -55,6 +55,7 @@ private func pastWinners(_ config: DrawConfig) -> [PastWinners] {
     case .range: return []
     case .list(let names): entrants = names.flatMap { $0.split(whereSeparator: \.isNewline) }.map { Entrant(name: EntrantList.trim(String($0))) }
     case .entries(let given): entrants = given
+    case .checkin(let ids): entrants = ids.map { Entrant(name: $0) }
     }
     return config.excludeWinnersOf.map { link in
         let won = entrants.prefix(max(1, entrants.count / 3))
