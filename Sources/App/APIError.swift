@@ -12,11 +12,16 @@ enum APIError {
         case "unknown_draw", "not_found": .notFound
         case "method_not_allowed": .methodNotAllowed
         case "wrong_phase", "not_committed", "pool_exhausted", "none_eligible", "prizes_done", "already_voided": .conflict
+        case "not_checkin", "entries_open", "entries_closed", "already_joined", "duplicate_value", "entries_full": .conflict
+        case "bad_code": .forbidden
+        case "no_entry", "unknown_entrant": .notFound
+        case "too_large": .contentTooLarge
         case "too_large", "logo_too_large": .contentTooLarge
         case "bad_logo": .unsupportedMediaType
         case "no_logo": .notFound
         case "rate_limited": .tooManyRequests
         case "storage_failed", "disk_full", "busy", "cluster_unavailable": .serviceUnavailable
+        case "not_in_cluster": .notImplemented
         default: .badRequest
         }
     }

@@ -390,6 +390,7 @@ public struct Draw: Sendable {
         case .range(let from, let to): .number(Int64.random(in: from...to, using: &generator))
         case .list(let names): .name(names.randomElement(using: &generator) ?? "")
         case .entries(let entrants): .name(entrants.randomElement(using: &generator)?.name ?? "")
+        case .checkin(let ids): .name(ids.randomElement(using: &generator) ?? "")
         }
     }
 
@@ -468,7 +469,7 @@ public struct Draw: Sendable {
                 return nil
             }
             spec = .range(from: from, to: to, removed: values.sorted())
-        case .list, .entries:
+        case .list, .entries, .checkin:
             let names = validated.entrants!
             var indices = Set(removed.compactMap { validated.nameIndex[$0].map(Int64.init) })
             var filter: GroupFilter? = nil

@@ -77,6 +77,10 @@ extension DrawConfig {
             poolJSON = .object(["kind": .string("list"), "entrants": .array(entrants.map { .string($0.name) })])
         case .entries(let entrants):
             poolJSON = .object(["kind": .string("list"), "entrants": .array(entrants.map { `public` ? $0.publicJSON : $0.json })])
+        case .checkin(let ids):
+            // Pages get the size only: the ids are fetched apart (`GET …/entries/pool`).
+            poolJSON = `public` ? .object(["kind": .string("checkin"), "count": .int(Int64(ids.count))])
+                : .object(["kind": .string("checkin"), "entrants": .array(ids.map { .string($0) })])
         }
         let perStopJSON: JSONValue
         switch perStop {
@@ -117,6 +121,9 @@ extension PoolConfig {
             } else {
                 self = .list([try reader.required(members, "text") { (v, r) throws(DrawConfigDecodingError) in try r.string(v) }])
             }
+        case "checkin":
+            // The ids are the App's to fill in (from its entrant book); a host cannot choose them.
+            self = .checkin(try reader.optional(members, "entrants") { (v, r) throws(DrawConfigDecodingError) in try r.strings(v) } ?? [])
         default:
             reader.path.append(.key("kind"))
             throw reader.failure()

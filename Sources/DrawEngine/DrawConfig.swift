@@ -84,6 +84,11 @@ public enum PoolConfig: Sendable, Equatable {
     /// or id given twice (`duplicate_entrant`), drops the ids and turns a list of one-ticket
     /// entrants without group into `.list`.
     case entries([Entrant])
+    /// Checked-in entrants (docs/FAIRNESS.md §3, "Checked-in entrants"): the public ids of the
+    /// entries in the pool, in join order. Locked and drawn exactly as a list of these ids; the
+    /// entrants' names and fields stay with the App, never in the chain. Any number (0 too:
+    /// Start then answers `pool_exhausted`).
+    case checkin([String])
 }
 
 /// The host's settings, as `configure` carries them.

@@ -52,6 +52,16 @@ struct ValidatedConfig: Sendable {
             nameIndex.reserveCapacity(details.names.count)
             for (index, name) in details.names.enumerated() { nameIndex[.name(name)] = index }
             size = UInt64(details.names.count)
+        case .checkin(let ids):
+            // Public ids made by the App: checked like names, never merged (a repeat is a bug upstream).
+            guard ids.count <= DrawLimits.maxEntrants else { throw .tooManyEntrants }
+            for (index, id) in ids.enumerated() {
+                guard !id.isEmpty, id == EntrantList.trim(id), id.utf8.count <= DrawLimits.maxEntrantBytes,
+                      !EntrantList.hasControlCharacter(id) else { throw .badEntrant }
+                guard nameIndex.updateValue(index, forKey: .name(id)) == nil else { throw .duplicateEntrant }
+            }
+            entrants = ids
+            size = UInt64(ids.count)
         }
 
         guard input.exclude.count <= DrawLimits.maxExclusions else { throw .badExclusion }
@@ -67,14 +77,17 @@ struct ValidatedConfig: Sendable {
                 }
                 guard let number, number >= from, number <= to else { throw .badExclusion }
                 member = .number(number)
-            case .list, .entries:
+            case .list, .entries, .checkin:
                 let name = EntrantList.trim(value.description)
                 guard nameIndex[.name(name)] != nil else { throw .badExclusion }
                 member = .name(name)
             }
             if excluded.insert(member).inserted { excludeList.append(member) }
         }
-        guard UInt64(excluded.count) < size else { throw .allExcluded }
+        // A check-in pool may be empty (or emptied) while entries are open; Start refuses it then.
+        if case .checkin = input.pool {} else {
+            guard UInt64(excluded.count) < size else { throw .allExcluded }
+        }
         config.exclude = excludeList
 
         if case .count(let n) = input.perStop, !(1...DrawLimits.maxPerRound).contains(n) { throw .badPerStop }

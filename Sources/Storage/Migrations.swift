@@ -54,6 +54,36 @@ enum Migrations {
             updated_at REAL NOT NULL
         ) STRICT;
         """,
+        // 3: check-in (#14): the entrants who joined a draw from their phones, the values of
+        // fields that must be unique, and the draw's check-in settings. Personal columns
+        // (name, fields, device hash) become NULL when erased; the public id stays.
+        """
+        CREATE TABLE entrants (
+            draw_code TEXT NOT NULL REFERENCES draws(code),
+            public_id TEXT NOT NULL,
+            seq INTEGER NOT NULL,
+            name TEXT,
+            fields_json TEXT,
+            device_hash TEXT,
+            joined_at REAL NOT NULL,
+            removed_at REAL,
+            removed_reason TEXT,
+            PRIMARY KEY (draw_code, public_id)
+        ) STRICT;
+        CREATE UNIQUE INDEX entrants_by_device ON entrants (draw_code, device_hash);
+        CREATE UNIQUE INDEX entrants_by_seq ON entrants (draw_code, seq);
+        CREATE TABLE entrant_values (
+            draw_code TEXT NOT NULL REFERENCES draws(code),
+            field TEXT NOT NULL,
+            value TEXT NOT NULL,
+            public_id TEXT NOT NULL,
+            PRIMARY KEY (draw_code, field, value)
+        ) STRICT;
+        CREATE TABLE checkin (
+            draw_code TEXT PRIMARY KEY NOT NULL REFERENCES draws(code),
+            settings_json TEXT NOT NULL
+        ) STRICT;
+        """,
     ]
 
     /// The version a fully migrated database has.

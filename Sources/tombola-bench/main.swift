@@ -11,6 +11,7 @@ let usage = """
     \(StaticCommand.usage)
     \(StartupCommand.usage)
     \(FloorCommand.usage)
+    \(CheckinCommand.usage)
     \(PoolCommand.usage)
     \(StormCommand.usage)
     \(RoomsCommand.usage)
@@ -42,6 +43,7 @@ func runCommand(_ arguments: [String]) throws(BenchError) {
     case "floor": for report in try FloorCommand(rest).run() { report.print() }
     case "pool": try PoolCommand(rest).run().print()
     case "floor-reader": try FloorReader(rest).run()
+    case "checkin": try CheckinCommand(rest).run().print()
     case "help", "--help", "-h": emit(usage)
     default: throw .usage("unknown command '\(command)'\n\n\(usage)")
     }

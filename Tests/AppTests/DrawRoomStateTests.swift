@@ -231,13 +231,13 @@ extension Array where Element == DrawRoomState.Action {
         #expect(room.state.draw.remaining == 10)
     }
 
-    @Test func shutdownCancelsBothTimers() throws {
+    @Test func shutdownCancelsEveryTimer() throws {
         var room = try RoomHarness()
         room.host()
         _ = room.command(.start(audience: nil))
         let actions = room.handle(.shutdown)
         let cancelled = actions.compactMap { if case .cancel(let timer) = $0 { timer } else { nil } }
-        #expect(Set(cancelled) == [.motion, .viewers])
+        #expect(Set(cancelled) == [.motion, .viewers, .entrants])
         #expect(room.handle(.timerDue(.motion)).isEmpty)
     }
 }

@@ -3,7 +3,7 @@ tests): the landing page, the keypad (390x844, 1280x800), the host and viewer
 pages (390x844) and the projector (1920x1080, rolling and revealed, plus a
 round of several named winners), each in English and Simplified Chinese.
 
-    TOMBOLA_BIN=.build/debug/tombola python3 Tests/browser/screenshots.py [landing keypad draw names event branding]
+    TOMBOLA_BIN=.build/debug/tombola python3 Tests/browser/screenshots.py [landing keypad draw names event branding checkin]
 
 With section names, only those are written ("event": the states issue 19 changed — the
 armed prize while rolling, the plan in the host's bar, several winners on a phone's stage,
@@ -245,6 +245,72 @@ def event(server, opened):
     shot(s, "screen-longnames-1920x1080-en", 1.2)
 
 
+def checkin(server, opened):
+    """Check-in (#14): the phone's join form, the host's check-in card, the projector with the
+    count, QR code and presence code, and a winner's phone."""
+    def api(method, path, key, body=None):
+        req = urllib.request.Request(server.url(path), data=None if body is None else json.dumps(body).encode(), method=method,
+                                     headers={"Authorization": "Bearer " + key, "Content-Type": "application/json"})
+        with urllib.request.urlopen(req, timeout=10) as r:
+            return json.load(r)
+
+    def new_draw(presence):
+        made = api("POST", "/api/draws", server.admin_key, {"config": {"pool": {"kind": "checkin"}}})
+        code, key = made["code"], made["hostKey"]
+        api("POST", "/api/draws/%s/entries/open" % code, key, {
+            "fields": [{"key": "ticket", "label": "Ticket number", "required": True, "unique": True, "maxLength": 12}],
+            "presence": presence, "publicNames": True})
+        return code, key
+
+    def rest_join(code, key, name, ticket):
+        presence = api("GET", "/api/draws/%s/entries/presence" % code, key)
+        req = urllib.request.Request(server.url("/api/draws/%s/join" % code), method="POST", data=json.dumps(
+            {"name": name, "fields": {"ticket": ticket}, "code": presence["code"]}).encode(),
+            headers={"Content-Type": "application/json"})
+        urllib.request.urlopen(req, timeout=10).close()
+
+    code, key = new_draw(True)
+    for n, name in enumerate(NAMES[:12]):
+        rest_join(code, key, name, "A-%03d" % (n + 1))
+    for lang, suffix in LANGS:
+        phone = Browser(390, 844, lang); opened.append(phone)
+        phone.get(server.url("/watch/%s" % code))
+        wait_room(phone)
+        phone.wait_js("!document.querySelector('[data-join-form]').hidden && document.querySelector('[data-field-key]')")
+        shot(phone, "checkin-join-390x844-" + suffix, 0.5)
+        screen = Browser(1920, 1080, lang); opened.append(screen)
+        screen.get(server.url("/screen/%s#key=%s" % (code, key)))
+        wait_room(screen)
+        screen.wait_js("!document.querySelector('[data-presence]').hidden && document.querySelector('[data-qr]').complete")
+        shot(screen, "checkin-screen-1920x1080-" + suffix, 0.8)
+        host = Browser(390, 844, lang); opened.append(host)
+        host.get(server.url("/draw/%s#key=%s" % (code, key)))
+        wait_room(host)
+        host.wait_js("window.tombola.state.role === 'host' && document.querySelectorAll('[data-checkin-list] li').length > 0")
+        host.js("document.querySelector('[data-checkin-host]').scrollIntoView({block: 'start'})")
+        shot(host, "checkin-host-390x844-" + suffix, 0.5)
+
+    # A winner's phone: a draw of two, the phone entered through its form; rounds until it wins.
+    for lang, suffix in LANGS:
+        code, key = new_draw(False)
+        phone = Browser(390, 844, lang); opened.append(phone)
+        phone.get(server.url("/watch/%s" % code))
+        wait_room(phone)
+        phone.wait_js("!document.querySelector('[data-join-form]').hidden && document.querySelector('[data-field-key]')")
+        phone.find_element(By.CSS_SELECTOR, "[data-join-name]").send_keys("陈静" if suffix == "zh" else "Dara Okafor")
+        phone.find_element(By.CSS_SELECTOR, "[data-field-key]").send_keys("B-017")
+        phone.find_element(By.CSS_SELECTOR, "[data-join-submit]").click()
+        mine = phone.wait_js("window.tombola.state.me && window.tombola.state.me.id")
+        rest_join(code, key, "Kofi Mensah", "B-018")
+        api("POST", "/api/draws/%s/entries/close" % code, key, {})
+        for _ in range(2):
+            api("POST", "/api/draws/%s/start" % code, key, {})
+            result = api("POST", "/api/draws/%s/stop" % code, key, {})["result"]
+            if mine in result["winners"]:
+                break
+        phone.wait_js("!document.querySelector('[data-you-won]').hidden", 15)
+        phone.js("window.scrollTo(0, 0)")
+        shot(phone, "checkin-won-390x844-" + suffix, 1.2)
 def brand(server, code, key, title, accent, logo):
     def send(method, path, body, kind):
         req = urllib.request.Request(server.url("/api/draws/%s/%s" % (code, path)), data=body, method=method,
@@ -322,7 +388,7 @@ def main():
     server = ShotServer()
     opened = []
     sections = {"landing": landing, "keypad": keypad, "draw": draw_pages, "names": names_round, "event": event,
-                "branding": branding}
+                "branding": branding, "checkin": checkin}
     wanted = sys.argv[1:] or list(sections)
     try:
         for name in wanted:

@@ -55,6 +55,7 @@ private func pastWinners(_ config: DrawConfig) -> [PastWinners] {
     case .range: return []
     case .list(let names): entrants = names.flatMap { $0.split(whereSeparator: \.isNewline) }.map { Entrant(name: EntrantList.trim(String($0))) }
     case .entries(let given): entrants = given
+    case .checkin(let ids): entrants = ids.map { Entrant(name: $0) }
     }
     return config.excludeWinnersOf.map { link in
         let won = entrants.prefix(max(1, entrants.count / 3))
@@ -97,6 +98,8 @@ private func runDraw(_ config: DrawConfig) {
         for case .number(let n) in winners { precondition(n >= min(from, to) && n <= max(from, to), "winner outside the range") }
     case .list, .entries:
         for winner in winners { if case .number = winner { preconditionFailure("number drawn from a list") } }
+    case .checkin(let ids):
+        for winner in winners { precondition(ids.contains(winner.description), "a winner that did not check in") }
     }
     // Winners of a prize limited to groups belong to them (weighted or not).
     if case .entries(let entrants) = draw.config.pool, let index = draw.board.last?.prizeIndex {
@@ -119,6 +122,32 @@ private func runDraw(_ config: DrawConfig) {
     _ = try? draw.reveal()
     _ = try? draw.configure(config)
 }
+
+#if APP_CHECKIN
+/// A phone's join body and a host's check-in settings (#14): whatever the bytes, a form that is
+/// accepted has a trimmed, NFC, 1–60 character name without controls, only the host's fields,
+/// each within its length; settings that are accepted respect their limits and read back.
+private func checkCheckin(_ bytes: [UInt8]) {
+    guard let json = try? JSONValue.parse(bytes) else { return }
+    let host = try! JSONValue.parse(Array(#"{"fields":[{"key":"ticket","required":true,"unique":true,"maxLength":8},{"key":"team"}]}"#.utf8))
+    let settings = CheckinSettings.parse(host, base: CheckinSettings())!
+    if case .success(let parsed) = CheckinForm.parse(json, settings: settings) {
+        let name = parsed.form.name
+        precondition(!name.isEmpty && name.count <= CheckinSettings.maxNameLength, "name length")
+        precondition(name == CheckinForm.clean(name), "name not normalised")
+        precondition(!CheckinForm.hasControl(name), "control in name")
+        precondition(parsed.form.fields.contains { $0.key == "ticket" }, "required field missing")
+        for field in parsed.form.fields {
+            let limit = settings.fields.first { $0.key == field.key }?.maxLength
+            precondition(limit != nil && field.value.count <= limit! && !field.value.isEmpty, "field \(field.key)")
+        }
+    }
+    if let parsed = CheckinSettings.parse(json, base: CheckinSettings()) {
+        precondition(parsed.fields.count <= CheckinSettings.maxFields, "too many fields")
+        precondition(CheckinSettings(stored: parsed.json.canonicalString)?.fields == parsed.fields, "settings do not read back")
+    }
+}
+#endif
 
 #if APP_IMPORT
 /// The spreadsheet import on the same bytes: fed whole and split at an input-chosen point, the
@@ -189,6 +218,9 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     checkJSONValue(bytes)
     #if APP_IMPORT
     checkImport(bytes)
+    #endif
+    #if APP_CHECKIN
+    checkCheckin(bytes)
     #endif
     let blob = Data(bytes)
     _ = try? JSONSerialization.jsonObject(with: blob, options: [.fragmentsAllowed])

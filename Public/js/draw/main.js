@@ -6,6 +6,7 @@ import { codeFromLocation, connectRoom, forgetHostKey, takeHostKey, winnerText }
 import { lanBase } from '../lib/info.js';
 import { HostState } from './state.js';
 import { DrawView } from './view.js';
+import { HostCheckin } from './checkin.js';
 import { wireBranding } from './branding.js';
 import { pastDrawsText, readPastDraws } from './pastdraws.js';
 
@@ -27,6 +28,7 @@ const { socket, command } = connectRoom(state, {
   },
 });
 attachConnectionUI(socket);
+const checkin = new HostCheckin({ code, key: () => hostKey, toast: (text) => view.toast(text) });
 
 view.bindStartStop(() => {
   if (!state.isHost) return;
@@ -105,6 +107,7 @@ state.addEventListener('change', ({ detail }) => {
   if (detail === 'warning' && state.warning) view.toast(state.warning.message ?? state.warning.code);
   if (detail === 'cleared') view.toast(t('draw.cleared'));
   view.render(state);
+  checkin.render(state);
   if (!pastDirty && document.activeElement !== pastField) pastField.value = pastDrawsText(state.config);
   showPast();
 });

@@ -200,7 +200,7 @@ export class DrawView {
 
   updateFormShape() {
     const list = this.poolKind() === 'list';
-    show($('[data-range-fields]', this.form), !list);
+    show($('[data-range-fields]', this.form), this.poolKind() === 'range');
     show($('[data-list-fields]', this.form), list);
     if (list) {
       const text = $('[data-entrants]', this.form).value;
@@ -242,7 +242,7 @@ export class DrawView {
   fillForm(config) {
     if (!config || this.formDirty) return;
     const pool = config.pool ?? {};
-    for (const r of $$('[data-pool-kind]', this.form)) r.checked = r.value === (pool.kind === 'list' ? 'list' : 'range');
+    for (const r of $$('[data-pool-kind]', this.form)) r.checked = r.value === (['list', 'checkin'].includes(pool.kind) ? pool.kind : 'range');
     if (pool.kind === 'range') {
       $('[data-from]', this.form).value = pool.from ?? 1;
       $('[data-to]', this.form).value = pool.to ?? 500;
@@ -274,6 +274,10 @@ export class DrawView {
       if (!(to > from) || to - from + 1 > MAX_RANGE || Math.abs(from) > MAX_RANGE || Math.abs(to) > MAX_RANGE) return { error: t('host.invalid.range') };
       pool = { kind: 'range', from, to };
       exclude = exclude.filter((x) => /^-?\d+$/.test(x)).map(Number);
+    } else if (kind === 'checkin') {
+      // The pool is whoever enters from their phones (the check-in card opens entries).
+      pool = { kind: 'checkin' };
+      exclude = [];
     } else {
       const entrants = parseList($('[data-entrants]', this.form).value);
       if (entrants.length < 2) return { error: t('host.invalid.list') };
@@ -399,7 +403,8 @@ export class DrawView {
     this.startStop.dataset.state = mode;
     this.startStop.disabled = mode === 'stopping' || (!state.snapshotReceived && state.connection !== 'offline');
 
-    const notice = state.exhausted ? t('host.exhausted') : state.prizesDone ? t('host.prizesdone') : '';
+    const notice = state.checkin?.open ? t('host.checkin.status.open', { n: state.checkin.count ?? 0 })
+      : state.exhausted ? t('host.exhausted') : state.prizesDone ? t('host.prizesdone') : '';
     setText($('[data-start-notice]', this.root), notice);
     // While rolling the plan is the round being drawn: the stage says so; the bar keeps quiet.
     this.planText = rolling || phase === 'stopping' ? '' : notice || DrawView.planText(state);

@@ -33,11 +33,23 @@ export function forgetHostKey(code) {
   try { sessionStorage.removeItem(`tombola.key.${code}`); } catch { /* nothing stored */ }
 }
 
-/** A winner value as text: numbers and names as they are, objects by name/value. */
+/**
+ * Names of checked-in entrants by public id, as far as this page may know them (the board's
+ * winners when the host shows names; every winner on the host page). One page shows one draw.
+ */
+export const entrantNames = new Map();
+
+/** A winner value as text: numbers and names as they are, objects by name/value; a checked-in
+ * entrant's public id as its name when known. */
 export function winnerText(w) {
   if (w === null || w === undefined) return '';
   if (typeof w === 'object') return String(w.name ?? w.value ?? w.label ?? JSON.stringify(w));
-  return String(w);
+  return entrantNames.get(w) ?? String(w);
+}
+
+function learnNames(names) {
+  if (!names || typeof names !== 'object') return;
+  for (const [id, name] of Object.entries(names)) if (typeof name === 'string') entrantNames.set(id, name);
 }
 
 function sameWinner(a, b) {
@@ -78,6 +90,20 @@ export class DrawRoom extends EventTarget {
     this.clearedAt = 0;
     this.snapshotReceived = false;
     this.exportCache = null;
+    this.checkin = null;           // check-in: { open, count, fields, presence, publicNames, names, me } or null
+    this.winnerPresence = null;    // host: { round, winners: [{ id, name, connected }] }
+  }
+
+  /** The entry this page's device made (check-in), or null. */
+  get me() {
+    return this.myEntry ?? this.checkin?.me ?? null;
+  }
+
+  /** The newest round on the board this device's entry won (not voided), or null. */
+  myWin() {
+    const id = this.me?.id;
+    if (!id) return null;
+    return this.board().find((r) => r.winners.some((w) => !w.voided && w.value === id)) ?? null;
   }
 
   /** Applies one server message and fires `change` (detail: the message type). */
@@ -103,6 +129,17 @@ export class DrawRoom extends EventTarget {
         break;
       case 'result': this.applyResult(msg, true); break;
       case 'viewers': this.viewers = msg.count; break;
+      case 'entrants': {
+        // The count (and after a host's change, the settings too: fields, presence, publicNames).
+        const { type, ...rest } = msg;
+        this.checkin = { fields: [], names: {}, me: null, ...(this.checkin ?? {}), ...rest };
+        break;
+      }
+      case 'winners': learnNames(msg.names); break;
+      case 'winnerPresence':
+        this.winnerPresence = msg;
+        for (const w of msg.winners ?? []) if (typeof w.name === 'string') entrantNames.set(w.id, w.name);
+        break;
       case 'cleared':
         this.rounds = [];
         this.results = [];
@@ -113,6 +150,8 @@ export class DrawRoom extends EventTarget {
       case 'role': this.role = msg.role === 'host' ? 'host' : 'viewer'; break;
       case 'config':
         if (msg.config) this.config = msg.config;
+        if (msg.config?.pool?.kind !== 'checkin') this.checkin = null;
+        else this.checkin ??= { open: false, count: msg.config.pool.count ?? 0, fields: [], names: {}, me: null };
         this.applyCounts(msg);
         break;
       case 'warning': this.warning = { code: msg.code, message: msg.message, at: Date.now() }; break;
@@ -145,6 +184,8 @@ export class DrawRoom extends EventTarget {
     this.plan = s.plan && typeof s.plan === 'object' ? s.plan : null;
     this.viewers = s.viewers ?? this.viewers;
     this.algorithm = s.algorithm ?? null;
+    this.checkin = s.checkin && typeof s.checkin === 'object' ? s.checkin : null;
+    learnNames(this.checkin?.names);
     this.tick = s.tick === null || s.tick === undefined ? null
       : typeof s.tick === 'object' && 'value' in s.tick ? s.tick : { value: s.tick };
     this.rounds = [];

@@ -16,6 +16,7 @@ if (new URLSearchParams(location.search).has('overlay')) {
   document.documentElement.classList.add('overlay');
   document.querySelector('meta[name="color-scheme"]')?.remove();
 }
+import { ScreenCheckin } from './checkin.js';
 
 initLanguageSwitch();
 const code = codeFromLocation();
@@ -30,6 +31,7 @@ const { socket, command } = connectRoom(state, {
   onAuthFailed: () => { forgetHostKey(code); state.hasKey = false; },
 });
 attachConnectionUI(socket);
+const checkin = new ScreenCheckin({ code, key: () => (state.hasKey ? hostKey : null) });
 
 view.bindStartStop(() => {
   if (!state.hasKey || state.role !== 'host') return;
@@ -63,6 +65,7 @@ state.addEventListener('change', ({ detail }) => {
   }
   if (detail === 'result' && state.sound) sound.chime();
   view.render(state);
+  checkin.render(state);
 });
 
 // Many winners: turn the page every few seconds.

@@ -5,24 +5,53 @@ import { i18nEvents, initLanguageSwitch } from '../lib/i18n.js';
 import { codeFromLocation, connectRoom } from '../lib/room.js';
 import { WatchState } from './state.js';
 import { WatchView } from './view.js';
+import { JoinPanel, join, myEntry } from './checkin.js';
 
 initLanguageSwitch();
 const state = new WatchState(codeFromLocation());
 const view = new WatchView();
 const { socket } = connectRoom(state);
 attachConnectionUI(socket);
+const panel = new JoinPanel();
+
+panel.bindJoin(async (body) => {
+  panel.setBusy(true);
+  const outcome = await join(state.code, body);
+  panel.setBusy(false);
+  const entry = outcome.entry ?? (outcome.error?.code === 'already_joined' ? outcome.error.entry : null);
+  if (entry) {
+    state.myEntry = entry;
+    panel.showError(null);
+    // The socket opened before the device cookie existed: reconnect so its handshake carries it
+    // and the room knows this phone (the host sees whether a winner's phone is here).
+    socket.reconnectNow();
+  } else {
+    panel.showError(outcome.error.code, outcome.error.field);
+  }
+  view.render(state);
+  panel.render(state);
+});
+myEntry(state.code).then((entry) => { if (entry) { state.myEntry = entry; panel.render(state); } });
+let wonShown = null;
 
 state.addEventListener('change', ({ detail }) => {
   if (detail === 'tick') { view.renderTick(state); return; }
   // Browsers only allow vibration after the user has touched the page.
   if (detail === 'result' && navigator.vibrate && navigator.userActivation?.hasBeenActive) {
-    navigator.vibrate([120, 60, 200]);
+    navigator.vibrate(state.myWin() ? [300, 100, 300, 100, 600] : [120, 60, 200]);
   }
   view.render(state);
+  panel.render(state);
+  const win = state.myWin();
+  if (win && detail === 'result' && wonShown !== win.round) {
+    wonShown = win.round;
+    document.querySelector('[data-you-won]')?.scrollIntoView({ block: 'start' });
+  }
 });
 
-i18nEvents.addEventListener('change', () => view.render(state));
+i18nEvents.addEventListener('change', () => { view.render(state); panel.render(state); });
 view.render(state);
+panel.render(state);
 socket.start();
 
 window.tombola = { state, socket };

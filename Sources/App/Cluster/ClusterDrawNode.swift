@@ -114,7 +114,7 @@ final class ClusterDrawNode: DrawChannel, @unchecked Sendable {
 
     // MARK: Pages (DrawChannel)
 
-    func join(_ handle: WebSocketSessionHandle, remote: String) {
+    func join(_ handle: WebSocketSessionHandle, remote: String, device: String?) {
         loop.execute { [self] in
             members[handle.id] = Member(handle: handle, remote: remote)
             if let room {
@@ -255,6 +255,9 @@ final class ClusterDrawNode: DrawChannel, @unchecked Sendable {
             break
         case .configure(let config):
             members["config"] = config.json
+        case .checkin:
+            // Check-in commands come only over REST, which refuses them in cluster mode.
+            break
         case .replacePool(let pool):
             // Read back by `inbound` (not a WebSocket command: `PUT …/pool` only).
             members["type"] = .string("replacePool")

@@ -9,7 +9,8 @@ protocol DrawChannel: AnyObject, Sendable {
     /// This instance's pages of the draw.
     var group: BroadcastGroup { get }
     func isHostKey(_ key: String) -> Bool
-    func join(_ handle: WebSocketSessionHandle, remote: String)
+    /// `device`: the hash of the page's check-in cookie, if any (single-box only).
+    func join(_ handle: WebSocketSessionHandle, remote: String, device: String?)
     func leave(_ id: UInt64)
     func received(_ text: String, from id: UInt64)
     func perform(_ command: HostCommand, seq: Int64?, client: String?, awaitReveal: Bool,

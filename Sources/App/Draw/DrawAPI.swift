@@ -46,13 +46,27 @@ enum DrawAPI {
             responder.respond(APIError.response("unknown_draw"))
             return
         }
+        if let local = room as? DrawRoom {
+            if CheckinAPI.route(rest, method: method, request: request, room: local, responder: responder, service: service) { return }
+        } else if CheckinAPI.isCheckinPath(rest) {
+            // Check-in keeps its entrants in the room's SQLite: not built for cluster mode (docs/CLUSTER.md).
+            return responder.respond(APIError.response("not_in_cluster"))
+        }
         switch (rest.count, rest.dropFirst().first) {
         case (1, _):
             guard method == "GET" else { return responder.respond(APIError.methodNotAllowed(allow: ["GET", "HEAD"])) }
             room.currentState { responder.respond($0.map { APIError.json(text: $0) } ?? APIError.response("cluster_unavailable")) }
         case (2, "export.json"), (2, "export.csv"):
             guard method == "GET" else { return responder.respond(APIError.methodNotAllowed(allow: ["GET", "HEAD"])) }
-            export(room, csv: rest[1] == "export.csv", responder: responder)
+            // With the host key, the JSON export carries the check-in entrants too (personal data: never public).
+            var withEntrants = false
+            if rest[1] == "export.json", request.head.headers["Authorization"] != nil {
+                if let refusal = refusal(request, responder: responder, service: service, check: room.isHostKey) {
+                    return responder.respond(refusal)
+                }
+                withEntrants = true
+            }
+            export(room, csv: rest[1] == "export.csv", withEntrants: withEntrants, responder: responder)
         case (2, "config"):
             if method == "GET" {
                 // The full settings (the names the `state` summary leaves out), cached and validated by ETag.
@@ -191,8 +205,27 @@ enum DrawAPI {
         }
     }
 
-    private static func export(_ room: any DrawChannel, csv: Bool, responder: Responder) {
+    private static func export(_ room: any DrawChannel, csv: Bool, withEntrants: Bool = false, responder: Responder) {
         let code = room.code
+        guard !withEntrants else {
+            guard let room = room as? DrawRoom else { return responder.respond(APIError.response("not_in_cluster")) }
+            room.inspect({ state, _ -> JSONValue in
+                .object(["settings": state.checkin.settings.json, "entrants": .array(state.checkin.entries.map(\.json))])
+            }, completion: { checkin in
+                room.export { result in
+                    switch result {
+                    case .success(let records):
+                        var response = HTTPResponse.json(.ok, Array(DrawExport.json(code: code, records: records, extra: ["checkin": checkin]).utf8))
+                        response.headers.add(name: "Content-Disposition", value: "attachment; filename=\"tombola-\(code).json\"")
+                        response.headers.add(name: "Cache-Control", value: "no-store")
+                        responder.respond(response)
+                    case .failure(let error):
+                        responder.respond(APIError.response(DrawPersistence.errorCode(error)))
+                    }
+                }
+            })
+            return
+        }
         room.export { result in
             switch result {
             case .success(let records):

@@ -9,11 +9,14 @@ enum HostCommand: Sendable {
     case clear
     case configure(DrawConfig)
     case void(round: Int, winner: DrawValue, reason: String, audience: String?)
+    /// Check-in (REST only): open/close entries, remove or erase entrants.
+    case checkin(CheckinCommand)
     /// A new pool, the other settings kept (`PUT /api/draws/<code>/pool`); acknowledged as `configure`.
     case replacePool(PoolConfig)
 
     var name: String {
         switch self {
+        case .checkin(let command): command.name
         case .start: "start"
         case .stop: "stop"
         case .clear: "clear"

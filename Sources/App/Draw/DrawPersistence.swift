@@ -21,10 +21,12 @@ enum DrawPersistence {
     /// Appends `records` (and optionally the new settings and Clear mark) in one synced
     /// transaction: all or nothing.
     static func append(_ records: [DrawRecord], code: String, config: String? = nil, clearedThrough: Int? = nil,
-                       audit: (log: DrawAuditLog, entry: AuditEntry)? = nil, in database: Database) throws {
+                       audit: (log: DrawAuditLog, entry: AuditEntry)? = nil, checkin: CheckinWrite? = nil,
+                       in database: Database) throws {
         do {
             try database.transaction {
                 for record in records { try database.appendRecord(row(record, code: code)) }
+                if let checkin { try write(checkin, code: code, in: database) }
                 if let config { try database.updateConfig(code: code, configJSON: config) }
                 if let clearedThrough { try database.setClearedThrough(code: code, index: clearedThrough) }
                 if let audit { try audit.log.append(audit.entry, code: code, at: Self.now, in: database) }
@@ -36,6 +38,39 @@ enum DrawPersistence {
     }
 
     static var now: Int64 { Int64(WallClock.unixMilliseconds()) }
+
+    /// Check-in rows (#14); inside `append`'s transaction.
+    static func write(_ checkin: CheckinWrite, code: String, in database: Database) throws {
+        let at = WallClock.unixMilliseconds() / 1000
+        switch checkin {
+        case .settings(let json):
+            try database.saveCheckinSettings(drawCode: code, json: json)
+        case .join(let inserts):
+            for insert in inserts {
+                try database.insertEntrant(insert.row, uniqueValues: insert.uniques.map { ($0.field, $0.value) })
+            }
+        case .remove(let id, let reason, let settings):
+            try database.removeEntrant(drawCode: code, publicID: id, reason: reason, at: at)
+            try database.saveCheckinSettings(drawCode: code, json: settings)
+        case .erase(let settings):
+            try database.eraseEntrants(drawCode: code, at: at)
+            try database.saveCheckinSettings(drawCode: code, json: settings)
+        }
+    }
+
+    /// A draw's entrant book as stored (empty when it never used check-in).
+    static func loadCheckin(code: String, in database: Database) throws -> CheckinBook {
+        let settings = try database.loadCheckinSettings(drawCode: code).flatMap(CheckinSettings.init(stored:)) ?? CheckinSettings()
+        let entries = try database.loadEntrants(drawCode: code).map { row in
+            var fields = [String: String]()
+            if let text = row.fieldsJSON, case .object(let members)? = try? JSONValue.parse(text) {
+                for (key, value) in members { if let string = value.stringValue { fields[key] = string } }
+            }
+            return CheckinEntry(id: row.publicID, seq: row.seq, name: row.name, fields: fields, device: row.deviceHash,
+                                joinedAt: Int64(row.joinedAt * 1000), removedReason: row.removedReason)
+        }
+        return CheckinBook(settings: settings, entries: entries)
+    }
 
     static func encode(_ config: DrawConfig) -> String {
         config.json.canonicalString

@@ -12,6 +12,8 @@ struct RecordBatch: Sendable {
     /// The seed behind the batch's last `commit` record (set by the room; a cluster store
     /// keeps it sealed beside that record, SQLite ignores it).
     var committedSeed: Seed? = nil
+    /// Check-in rows written in the same transaction (#14).
+    var checkin: CheckinWrite? = nil
 }
 
 /// A draw's stored chain: its settings (as stored JSON text) and every record in order.

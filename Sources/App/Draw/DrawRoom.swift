@@ -25,6 +25,8 @@ struct CommandReply: Sendable, Equatable {
 
 struct CommandFailure: Error, Sendable, Equatable {
     let code: String
+    /// Extra members for the error body (check-in: the `field`, or the device's `entry`).
+    var detail: JSONValue? = nil
 }
 
 /// One draw's live room: the thin shell on the draw loop around `DrawRoomState`. It feeds
@@ -45,6 +47,8 @@ final class DrawRoom: @unchecked Sendable {
     private let store: any DrawRecordStore
     private let limiter: AuthRateLimiter
     private let metrics: DrawMetrics
+    /// Check-in attempt limits (#14).
+    let checkinLimits = CheckinLimits()
 
     private var state: DrawRoomState
     private var handles: [UInt64: WebSocketSessionHandle] = [:]
@@ -87,11 +91,33 @@ final class DrawRoom: @unchecked Sendable {
     // MARK: Pages and callers (from any thread)
 
     /// A page connected: it gets a `state` snapshot. `handle`'s session must already be in `group`.
-    func join(_ handle: WebSocketSessionHandle, remote: String) {
+    /// `device`: the hash of the page's check-in device cookie, if it sent one.
+    func join(_ handle: WebSocketSessionHandle, remote: String, device: String? = nil) {
         loop.execute { [self] in
             handles[handle.id] = handle
+            // Linked first, so the `state` the page gets on joining already knows its entry (`me`).
+            if let device { apply(.deviceLinked(handle.id, device: device)) }
             apply(.joined(handle.id, remote: remote))
         }
+    }
+
+    /// A phone's check-in; `completion` gets the ack with the entry, or the refusal.
+    func checkin(_ join: CheckinJoin, completion: @escaping @Sendable (Result<CommandReply, CommandFailure>) -> Void) {
+        loop.execute { [self] in
+            nextCaller += 1
+            callers[nextCaller] = completion
+            apply(.checkinJoin(join, caller: nextCaller))
+        }
+    }
+
+    /// Reads the room's state on its loop (check-in lists, the presence code).
+    func inspect<T: Sendable>(_ body: @escaping @Sendable (DrawRoomState, Int64) -> T, completion: @escaping @Sendable (T) -> Void) {
+        loop.execute { [self] in completion(body(state, Int64(WallClock.unixMilliseconds()))) }
+    }
+
+    /// The entrant book read back from storage at start-up (before any page joins).
+    func restoreCheckin(_ book: CheckinBook) {
+        loop.execute { [self] in state.checkin = book }
     }
 
     func leave(_ id: UInt64) {
@@ -195,6 +221,11 @@ final class DrawRoom: @unchecked Sendable {
             apply(.keyChecked(id, verdict))
         case .reply(let caller, let outcome):
             callers.removeValue(forKey: caller)?(outcome)
+        case .storeEntrants(let batch):
+            store.append(batch, to: code) { [self] result in
+                let mapped = result.mapError { DrawRoomState.StoreFailure(code: store.errorCode(for: $0), detail: "\($0)") }
+                loop.execute { [self] in apply(.entrantsStored(mapped)) }
+            }
         case .store(let batch):
             let store = self.store
             store.append(batch, to: code) { [self] result in

@@ -28,6 +28,8 @@ struct DrawRoomState {
         case motion
         /// The throttled `viewers` announcement.
         case viewers
+        /// The throttled `entrants` announcement (check-in).
+        case entrants
     }
 
     /// Who hears a command's outcome: a page (ack or error frame) or a caller of `DrawRoom.perform`.
@@ -60,6 +62,12 @@ struct DrawRoomState {
         /// Cluster mode: a new owner restored a round that was rolling: tick again.
         case resumeRolling
         case shutdown
+        /// A phone's check-in (REST), answered with `.reply(caller:)`.
+        case checkinJoin(CheckinJoin, caller: UInt64)
+        /// After `.storeEntrants`.
+        case entrantsStored(Result<Void, StoreFailure>)
+        /// The page `id` carries the device cookie whose hash is `device`.
+        case deviceLinked(UInt64, device: String)
     }
 
     enum Action {
@@ -72,6 +80,8 @@ struct DrawRoomState {
         case reply(caller: UInt64, Result<CommandReply, CommandFailure>)
         /// Store in one synced transaction and answer with `.stored`; nothing else is stored meanwhile.
         case store(RecordBatch)
+        /// Store check-ins (one transaction) and answer with `.entrantsStored`.
+        case storeEntrants(RecordBatch)
         /// Append to the audit log without holding the queue (a failure is only logged).
         case audit(AuditEntry)
         /// Compare the store with `expectedRecords` and answer with `.resynchronized`.
@@ -123,6 +133,7 @@ struct DrawRoomState {
             case configure(text: String, duplicates: [String])
             /// `voided`: the `void` message, so every page learns the reason.
             case void(contributors: Set<UInt64>, voided: JSONValue?, reason: String)
+            case checkin(CheckinChange, configText: String?)
         }
 
         let job: Job
@@ -168,6 +179,9 @@ struct DrawRoomState {
     private var remoteEntropy: [String: Contribution] = [:]
     /// The pages counted in `viewers`: this room's members and those of other instances.
     private var viewerCount: Int { members.count + remoteViewers }
+    /// Check-in (#14): the entrant book and the joins in flight (DrawRoomState+Checkin.swift).
+    var checkin = CheckinBook()
+    var checkinFlow = CheckinFlow()
 
     /// `draw` must already have a stored pending commitment.
     init(code: String, draw: Draw, settings: DrawRoomSettings) {
@@ -185,6 +199,9 @@ struct DrawRoomState {
         var host: Bool
         /// nil before any round here; else whether the member's entropy is in the frozen set.
         var contributed: Bool?
+        /// Check-in: the hash of the member's device when it has an entry here (its `me`);
+        /// nil shares the frame with every page without one.
+        var device: String?
     }
 
     private mutating func adoptConfig(_ text: String) {
@@ -196,7 +213,7 @@ struct DrawRoomState {
     }
 
     /// Whether a write (or the check after a failed one) is in flight; commands wait meanwhile.
-    var isBusy: Bool { pending != nil || resynchronizing }
+    var isBusy: Bool { pending != nil || resynchronizing || checkinFlow.writing }
 
     // MARK: Events
 
@@ -208,6 +225,7 @@ struct DrawRoomState {
             actions.append(.sendFrame(snapshotFrame(for: id), to: id))
             scheduleViewerAnnouncement(at: time, &actions)
         case .left(let id):
+            checkinMemberLeft(id)
             members[id] = nil
             scheduleViewerAnnouncement(at: time, &actions)
         case .received(let text, let id):
@@ -221,6 +239,14 @@ struct DrawRoomState {
             motionDue(at: time, using: &random, &actions)
         case .timerDue(.viewers):
             viewersDue(at: time, &actions)
+        case .timerDue(.entrants):
+            entrantsDue(at: time, &actions)
+        case .checkinJoin(let join, let caller):
+            checkinJoin(join, caller: caller, at: time, using: &random, &actions)
+        case .entrantsStored(let result):
+            entrantsStored(result, at: time, using: &random, &actions)
+        case .deviceLinked(let id, let device):
+            deviceLinked(id, device: device)
         case .stored(let result):
             stored(result, at: time, using: &random, &actions)
         case .resynchronized(let restored):
@@ -252,6 +278,7 @@ struct DrawRoomState {
             viewerTimerArmed = false
             actions.append(.cancel(.motion))
             actions.append(.cancel(.viewers))
+            actions.append(.cancel(.entrants))
         }
         switch event {
         case .joined, .left, .received, .keyChecked, .hostKeyChanged, .remoteViewers, .remoteEntropy:
@@ -259,7 +286,10 @@ struct DrawRoomState {
             // part of the snapshot (a command does: `received` drops the snapshots for it; the
             // viewer count is refreshed with the viewers timer).
             break
-        case .command, .timerDue, .stored, .resynchronized, .shutdown, .resumeRolling:
+        case .checkinJoin, .deviceLinked:
+            // A join changes the snapshot once stored; a linked device only its own (see `device`).
+            break
+        case .command, .timerDue, .stored, .resynchronized, .shutdown, .resumeRolling, .entrantsStored:
             snapshots = [:]
         }
         return actions
@@ -317,7 +347,7 @@ struct DrawRoomState {
 
     /// A command that writes holds the queue until the write is done, so a resend or a
     /// double tap always sees the outcome of the first.
-    private mutating func pump(at time: Time, using random: inout some RandomNumberGenerator, _ actions: inout [Action]) {
+    mutating func pump(at time: Time, using random: inout some RandomNumberGenerator, _ actions: inout [Action]) {
         while !isBusy, !queue.isEmpty {
             let job = queue.removeFirst()
             run(job, at: time, using: &random, &actions)
@@ -345,8 +375,25 @@ struct DrawRoomState {
             return
         }
         let now = time.unixMilliseconds
+        if case .start = job.command, isCheckinPool, checkin.settings.open {
+            actions.append(.count(.refusedCommands))
+            deliver(.failure(CommandFailure(code: "entries_open")), for: job, &actions)
+            return
+        }
+        if case .checkin(let command) = job.command {
+            switch checkinPlan(command, at: time) {
+            case .success(let plan):
+                write(plan.batch, job: job, candidate: plan.candidate, then: .checkin(plan.change, configText: plan.configText), &actions)
+            case .failure(let failure):
+                actions.append(.count(.refusedCommands))
+                deliver(.failure(failure), for: job, &actions)
+            }
+            return
+        }
         do {
             switch job.command {
+            case .checkin:
+                break
             case .start(let audience):
                 let contributions = currentContributions
                 let lockedBefore = draw.commit?.poolHash
@@ -381,6 +428,8 @@ struct DrawRoomState {
                 case .replacePool(let pool): config.pool = pool
                 default: break
                 }
+                // A check-in pool holds the entrants who joined, never ids a host types.
+                if case .checkin = config.pool { config.pool = .checkin(checkin.activeIDs) }
                 try checkPastDraws(config)
                 var candidate = draw
                 let duplicates = try candidate.configure(config, pastWinners: config.excludeWinnersOf.compactMap { links.winners(EntrantList.trim($0.code)) })
@@ -389,7 +438,7 @@ struct DrawRoomState {
                     "poolHash": candidate.commit.map { .string($0.poolHash) } ?? .null,
                     "remaining": .int(Int64(clamping: candidate.remaining))]))
                 write(RecordBatch(command: job.command.name, records: [], config: text, audit: entry), job: job, candidate: candidate,
-                      then: .configure(text: text, duplicates: duplicates), &actions)
+                      then: .configure(text: Self.publicConfigText(candidate.config), duplicates: duplicates), &actions)
 
             case .void(let round, let winner, let reason, let audience):
                 var candidate = draw
@@ -465,11 +514,22 @@ struct DrawRoomState {
                 let result = draw.lastResult?.resultMessage(voidReason: reason)
                 succeed(job, CommandReply(ack: ack(job), result: result), &actions)
                 if let voided { broadcast(voided, &actions) }
+                announceCheckinWinners(&actions)
                 if let result { broadcast(result, &actions) }
                 if let commit = draw.commit { broadcast(commit.message, &actions) }
+            case .checkin(let change, let text):
+                applyCheckin(change, &actions)
+                succeed(job, CommandReply(ack: ack(job, ["entrants": .int(Int64(checkin.activeCount))])), &actions)
+                if let text {
+                    adoptConfig(text)
+                    actions.append(.broadcast(configMessageText(), stream: .reliable))
+                    if let commit = draw.commit { broadcast(commit.message, &actions) }
+                }
+                broadcast(entrantsSettingsMessage, &actions)
             }
         }
         pump(at: time, using: &random, &actions)
+        flushJoins(&actions)
     }
 
     private func ack(_ job: Job, _ extra: [String: JSONValue] = [:]) -> JSONValue {
@@ -596,6 +656,8 @@ struct DrawRoomState {
     private mutating func reveal(_ actions: inout [Action]) {
         guard (try? draw.reveal()) != nil else { return }
         let result = draw.lastResult?.resultMessage()
+        // The winners' names first, so pages show the result with them.
+        announceCheckinWinners(&actions)
         if let result { broadcast(result, &actions) }
         broadcast(Self.phaseMessage(.revealed), &actions)
         if let commit = draw.commit { broadcast(commit.message, &actions) }
@@ -660,7 +722,9 @@ struct DrawRoomState {
         let member = id.flatMap { members[$0] }
         var contributed: Bool?
         if let id, let frozenMembers { contributed = frozenMembers.contains(id) }
-        return SnapshotVariant(host: member?.isHost == true, contributed: contributed)
+        var device: String?
+        if let id, let hash = checkinFlow.memberDevice[id], checkin.entry(device: hash) != nil { device = hash }
+        return SnapshotVariant(host: member?.isHost == true, contributed: contributed, device: device)
     }
 
     /// The `state` snapshot for member `id` as a shared frame: built on the first join after a
@@ -703,6 +767,7 @@ struct DrawRoomState {
             "tick": lastTick ?? .null,
             "algorithm": .string(Fairness.algorithm),
             "contributed": contributed,
+            "checkin": checkinState(host: variant.host, device: variant.device),
         ])
         // The settings' summary is spliced in as text, encoded once per configure.
         var text = state.canonicalString

@@ -15,6 +15,8 @@ public enum DrawRoutes {
         router.upgrade(prefix: "/ws/draw/") { request, connection, leftover, server in
             let code = String(request.head.path.dropFirst("/ws/draw/".count))
             guard let room = service.room(code) else { return .rejected(APIError.response("unknown_draw")) }
+            // The check-in device cookie (#14) tells the room which entry this page made.
+            let device = DeviceToken.token(in: request.head.headers).map(DeviceToken.hash)
             return WebSocketUpgrade.perform(request: request, connection: connection, leftover: leftover,
                                             configuration: configuration, server: server) { session in
                 room.group.join(session)
@@ -23,7 +25,7 @@ public enum DrawRoutes {
                 // Draw messages are JSON text frames; a binary one is answered, not dropped.
                 session.onBinary = { _ in handle.send(text: DrawRoomState.errorText("bad_json", seq: nil)) }
                 session.onClose = { room.leave(handle.id) }
-                room.join(handle, remote: session.clientAddress)
+                room.join(handle, remote: session.clientAddress, device: device)
             }
         }
     }

@@ -87,6 +87,7 @@ public final class DrawService: Sendable {
             var defaultDraw: DefaultDraw
         }
         let loaded: Loaded
+        let books: [String: CheckinBook]
         let audit = self.audit
         do {
             loaded = try storage.sync { database -> Loaded in
@@ -126,6 +127,10 @@ public final class DrawService: Sendable {
                 return Loaded(draws: draws, defaultDraw: DefaultDraw(code: created.row.code, hostKey: key, created: true,
                                                                      keyReset: false))
             }
+            let codes = loaded.draws.map(\.row.code)
+            books = try storage.sync { database in
+                try codes.reduce(into: [String: CheckinBook]()) { $0[$1] = try DrawPersistence.loadCheckin(code: $1, in: database) }
+            }
         } catch {
             group.shutdown()
             throw error
@@ -142,6 +147,7 @@ public final class DrawService: Sendable {
             rooms[row.code] = DrawRoom(code: row.code, draw: draw, hostKeyHash: row.hostKeyHash, loop: loop,
                                        store: SQLiteDrawStore(storage: storage, audit: audit), limiter: limiter,
                                        settings: settings, metrics: metrics)
+            if let book = books[row.code] { rooms[row.code]?.restoreCheckin(book) }
         }
         self.rooms = Lock(rooms)
         hostKeyWatch = HostKeyWatch(loop: loop, storage: storage) { [rooms = self.rooms] in rooms.withLock { $0 } }

@@ -80,6 +80,9 @@ extension DrawConfig {
         guard case .object(var members) = small.json else { return small.json }
         switch pool {
         case .range: break
+        case .checkin(let ids):
+            // The checked-in entrants' public ids: `GET …/entries/pool`.
+            members["pool"] = .object(["kind": .string("checkin"), "count": .int(Int64(ids.count))])
         case .list, .entries:
             var detailed = false
             if case .entries = pool { detailed = true }

@@ -10,7 +10,7 @@ struct SQLiteDrawStore: DrawRecordStore {
         let audit = self.audit
         storage.async({ database in
             try DrawPersistence.append(batch.records, code: code, config: batch.config, clearedThrough: batch.clearedThrough,
-                                       audit: batch.audit.map { (audit, $0) }, in: database)
+                                       audit: batch.audit.map { (audit, $0) }, checkin: batch.checkin, in: database)
         }, completion: completion)
     }
 

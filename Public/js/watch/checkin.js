@@ -1,0 +1,109 @@
+// The viewer page's check-in: the join form while entries are open, the phone's own entry
+// once it entered, and "You won!" when a revealed round drew it. Owns its part of the DOM.
+
+import { $, el, replaceChildren, setText, show } from '../lib/dom.js';
+import { errorText, t } from '../lib/i18n.js';
+
+export class JoinPanel {
+  constructor(root = document) {
+    this.card = $('[data-checkin]', root);
+    this.form = $('[data-join-form]', root);
+    this.name = $('[data-join-name]', root);
+    this.fields = $('[data-join-fields]', root);
+    this.codeRow = $('[data-join-code-row]', root);
+    this.code = $('[data-join-code]', root);
+    this.error = $('[data-join-error]', root);
+    this.submit = $('[data-join-submit]', root);
+    this.done = $('[data-join-done]', root);
+    this.doneText = $('[data-join-done-text]', root);
+    this.id = $('[data-join-id]', root);
+    this.closed = $('[data-join-closed]', root);
+    this.count = $('[data-join-count]', root);
+    this.won = $('[data-you-won]', root);
+    this.wonDetail = $('[data-you-won-detail]', root);
+    this.fieldsShown = '';
+  }
+
+  /** `handler({ name, fields, code })` runs on submit. */
+  bindJoin(handler) {
+    this.form.addEventListener('submit', (event) => {
+      event.preventDefault();
+      const fields = {};
+      for (const input of this.fields.querySelectorAll('[data-field-key]')) {
+        if (input.value.trim() !== '') fields[input.dataset.fieldKey] = input.value;
+      }
+      handler({ name: this.name.value, fields, code: this.codeRow.hidden ? null : this.code.value });
+    });
+  }
+
+  showError(code, field) {
+    if (!code) { setText(this.error, ''); return; }
+    const label = field ? this.fieldLabel(field) : null;
+    setText(this.error, label ? `${errorText(code)} (${label})` : errorText(code));
+  }
+
+  fieldLabel(key) {
+    return this.lastFields?.find((f) => f.key === key)?.label ?? key;
+  }
+
+  setBusy(busy) {
+    this.submit.disabled = busy;
+  }
+
+  render(state) {
+    const checkin = state.checkin;
+    const me = state.me;
+    show(this.card, Boolean(checkin) || Boolean(me));
+    const win = state.myWin();
+    show(this.won, Boolean(win));
+    if (win) {
+      setText(this.wonDetail, win.prize ? t('checkin.won.prize', { prize: win.prize, n: win.round }) : t('checkin.won.round', { n: win.round }));
+    }
+    document.body.classList.toggle('i-won', Boolean(win));
+    if (!checkin && !me) return;
+    const open = Boolean(checkin?.open);
+    show(this.form, open && !me);
+    show(this.done, Boolean(me));
+    show(this.closed, !open && !me);
+    if (me) {
+      setText(this.doneText, me.removed ? t('checkin.removed', { name: me.name ?? '' }) : t('checkin.done', { name: me.name ?? '' }));
+      setText(this.id, me.id);
+    }
+    setText(this.count, typeof checkin?.count === 'number' ? t('checkin.count', { n: checkin.count }) : '');
+    show(this.codeRow, Boolean(checkin?.presence));
+    const fields = Array.isArray(checkin?.fields) ? checkin.fields : [];
+    const signature = JSON.stringify(fields);
+    if (signature !== this.fieldsShown) {
+      this.fieldsShown = signature;
+      this.lastFields = fields;
+      replaceChildren(this.fields, ...fields.map((f) => el('label', { class: 'field' },
+        el('span', { text: f.required ? f.label : t('checkin.optional', { label: f.label }) }),
+        el('input', { attrs: { type: 'text', maxlength: f.maxLength ?? 64, autocomplete: 'off', ...(f.required ? { required: '' } : {}) },
+          data: { fieldKey: f.key } }))));
+    }
+  }
+}
+
+/** POST /api/draws/<code>/join; resolves to { entry } or { error: { code, field, entry } }. */
+export async function join(code, body) {
+  try {
+    const response = await fetch(`/api/draws/${encodeURIComponent(code)}/join`, {
+      method: 'POST', body: JSON.stringify(body), headers: { 'Content-Type': 'application/json' }, credentials: 'same-origin',
+    });
+    const json = await response.json().catch(() => null);
+    if (response.ok) return { entry: json?.entry ?? null };
+    return { error: json?.error ?? { code: 'network' } };
+  } catch {
+    return { error: { code: 'network' } };
+  }
+}
+
+/** This device's entry (GET /api/draws/<code>/entry), or null. */
+export async function myEntry(code) {
+  try {
+    const response = await fetch(`/api/draws/${encodeURIComponent(code)}/entry`, { cache: 'no-store', credentials: 'same-origin' });
+    return response.ok ? (await response.json())?.entry ?? null : null;
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,238 @@
+import DrawEngine
+import HTTPCore
+import JSON
+import Server
+
+/// Check-in over REST (docs/PROTOCOL.md "Check-in", docs/openapi.yaml): phones join and read
+/// their entry with the device cookie; the host opens and closes entries, lists, removes and
+/// erases entrants with the host key. Everything reaches the room on its loop.
+enum CheckinAPI {
+    /// Routes under `/api/draws/<code>/`; false when `rest` is not a check-in path.
+    /// The paths `route` serves (so cluster mode can refuse them clearly).
+    static func isCheckinPath(_ rest: [String]) -> Bool {
+        guard rest.count >= 2 else { return false }
+        return ["join", "entry", "entries", "entrants", "entrants.csv"].contains(rest[1])
+    }
+
+    static func route(_ rest: [String], method: String, request: HTTPRequest, room: DrawRoom, responder: Responder,
+                      service: DrawService) -> Bool {
+        switch (rest.count, rest.dropFirst().first) {
+        case (2, "join"):
+            guard method == "POST" else { responder.respond(APIError.methodNotAllowed(allow: ["POST"])); return true }
+            join(request, room: room, responder: responder)
+        case (2, "entry"):
+            guard method == "GET" else { responder.respond(APIError.methodNotAllowed(allow: ["GET", "HEAD"])); return true }
+            entry(request, room: room, responder: responder)
+        case (3, "entries") where rest[2] == "pool":
+            guard method == "GET" else { responder.respond(APIError.methodNotAllowed(allow: ["GET", "HEAD"])); return true }
+            pool(room: room, responder: responder)
+        case (3, "entries") where rest[2] == "open" || rest[2] == "close":
+            guard method == "POST" else { responder.respond(APIError.methodNotAllowed(allow: ["POST"])); return true }
+            hostOnly(request, room: room, responder: responder, service: service) {
+                if rest[2] == "close" { return .close }
+                guard let body = DrawAPI.body(request) else { throw CommandFailure(code: "bad_json") }
+                guard body.objectValue?.isEmpty == false else { return .open(nil) }
+                guard let settings = CheckinSettings.parse(body, base: CheckinSettings()) else { throw CommandFailure(code: "bad_settings") }
+                return .open(settings)
+            }
+        case (3, "entries") where rest[2] == "presence":
+            guard method == "GET" else { responder.respond(APIError.methodNotAllowed(allow: ["GET", "HEAD"])); return true }
+            if let refusal = DrawAPI.refusal(request, responder: responder, service: service, check: room.isHostKey) {
+                responder.respond(refusal)
+                return true
+            }
+            room.inspect({ state, now in
+                let current = state.checkinFlow.presence.current(at: now)
+                return JSONValue.object(["code": .string(current.code), "changesAt": .int(current.changesAt),
+                                         "required": .bool(state.checkin.settings.presence),
+                                         "open": .bool(state.checkin.settings.open)])
+            }, completion: { responder.respond(APIError.json($0)) })
+        case (2, "entrants"), (2, "entrants.csv"):
+            guard method == "GET" else { responder.respond(APIError.methodNotAllowed(allow: ["GET", "HEAD"])); return true }
+            list(request, csv: rest[1] == "entrants.csv", room: room, responder: responder, service: service)
+        case (3, "entrants") where rest[2] == "erase":
+            guard method == "POST" else { responder.respond(APIError.methodNotAllowed(allow: ["POST"])); return true }
+            hostOnly(request, room: room, responder: responder, service: service) { .erase }
+        case (3, "entrants"):
+            guard method == "DELETE" else { responder.respond(APIError.methodNotAllowed(allow: ["DELETE"])); return true }
+            hostOnly(request, room: room, responder: responder, service: service) {
+                guard let body = DrawAPI.body(request) else { throw CommandFailure(code: "bad_json") }
+                guard let reason = body["reason"]?.stringValue else { throw CommandFailure(code: "bad_reason") }
+                return .remove(id: rest[2], reason: reason)
+            }
+        default:
+            return false
+        }
+        return true
+    }
+
+    /// `{"error":{"code","message", …detail}}` with the code's status.
+    static func failure(_ failure: CommandFailure) -> HTTPResponse {
+        var error: [String: JSONValue] = ["code": .string(failure.code), "message": .string(DrawErrorText.message(for: failure.code))]
+        for (key, value) in failure.detail?.objectValue ?? [:] { error[key] = value }
+        var response = APIError.json(.object(["error": .object(error)]), status: APIError.status(for: failure.code))
+        if failure.code == "rate_limited" { response.headers.add(name: "Retry-After", value: "2") }
+        return response
+    }
+
+    private static func hostOnly(_ request: HTTPRequest, room: DrawRoom, responder: Responder, service: DrawService,
+                                 command: () throws -> CheckinCommand) {
+        if let refusal = DrawAPI.refusal(request, responder: responder, service: service, check: room.isHostKey) {
+            return responder.respond(refusal)
+        }
+        let parsed: CheckinCommand
+        do { parsed = try command() } catch let error as CommandFailure { return responder.respond(failure(error)) } catch {
+            return responder.respond(APIError.response("bad_message"))
+        }
+        room.perform(.checkin(parsed), seq: nil, client: nil) { outcome in
+            switch outcome {
+            case .success(let reply):
+                var members = reply.ack.objectValue ?? [:]
+                members["type"] = nil
+                members["ok"] = .bool(true)
+                responder.respond(APIError.json(.object(members)))
+            case .failure(let error):
+                responder.respond(failure(error))
+            }
+        }
+    }
+
+    // MARK: Phones
+
+    private static func join(_ request: HTTPRequest, room: DrawRoom, responder: Responder) {
+        guard request.body.count <= CheckinForm.maxBodyBytes else { return responder.respond(APIError.response("too_large")) }
+        let address = responder.remoteAddress
+        let limits = room.checkinLimits
+        guard limits.attempts.allows(address) else { return responder.respond(failure(CommandFailure(code: "rate_limited"))) }
+        limits.attempts.recordFailure(address)  // every attempt spends: a flood from one address is slowed
+        let existing = DeviceToken.token(in: request.head.headers)
+        let token = existing ?? DeviceToken.newToken()
+        let device = DeviceToken.hash(token)
+        guard let json = try? JSONValue.parse(request.body), json.objectValue != nil else {
+            return responder.respond(failure(CommandFailure(code: "bad_json")))
+        }
+        // Guessing presence codes is limited per address and per device (a join without a code is
+        // not a guess: it is refused `bad_code` when the draw needs one, which counts as a failure).
+        if json["code"] != nil, !(limits.codes.allows(address) && limits.deviceCodes.allows(device)) {
+            return responder.respond(failure(CommandFailure(code: "rate_limited")))
+        }
+        let secure = responder.client.baseURL?.hasPrefix("https:") ?? false
+        @Sendable func withCookie(_ response: HTTPResponse) -> HTTPResponse {
+            var response = response
+            if existing == nil { response.headers.add(name: "Set-Cookie", value: DeviceToken.setCookie(token, secure: secure)) }
+            return response
+        }
+        // The form is checked against the room's settings, on its loop (they may change meanwhile).
+        room.inspect({ state, _ in CheckinForm.parse(json, settings: state.checkin.settings) }, completion: { parsed in
+            switch parsed {
+            case .failure(let refusal):
+                let detail: JSONValue? = refusal.field.map { .object(["field": .string($0)]) }
+                responder.respond(withCookie(failure(CommandFailure(code: refusal.code, detail: detail))))
+            case .success(let form):
+                room.checkin(CheckinJoin(form: form.form, device: device, code: form.code)) { outcome in
+                    switch outcome {
+                    case .success(let reply):
+                        let body: JSONValue = .object(["ok": .bool(true), "entry": reply.ack["entry"] ?? .null])
+                        responder.respond(withCookie(APIError.json(body, status: .created)))
+                    case .failure(let error):
+                        if error.code == "bad_code" {
+                            limits.codes.recordFailure(address)
+                            limits.deviceCodes.recordFailure(device)
+                        }
+                        responder.respond(withCookie(failure(error)))
+                    }
+                }
+            }
+        })
+    }
+
+    private static func entry(_ request: HTTPRequest, room: DrawRoom, responder: Responder) {
+        // No entry is an ordinary answer (`"entry":null`), not an error: every viewer page asks.
+        guard let token = DeviceToken.token(in: request.head.headers) else {
+            return responder.respond(APIError.json(.object(["entry": .null])))
+        }
+        let device = DeviceToken.hash(token)
+        room.inspect({ state, _ in state.checkin.entry(device: device)?.json }, completion: { entry in
+            responder.respond(APIError.json(.object(["entry": entry ?? .null])))
+        })
+    }
+
+    /// The public ids of the pool as locked now (what `poolHash` covers), for verifiers and pages.
+    private static func pool(room: DrawRoom, responder: Responder) {
+        room.inspect({ state, _ -> JSONValue in
+            guard case .checkin(let ids) = state.draw.config.pool else { return .null }
+            return .object(["count": .int(Int64(ids.count)), "entrants": .array(ids.map { .string($0) }),
+                            "entrantsHash": .string(EntrantList.hash(names: ids, tickets: nil, groups: nil))])
+        }, completion: { body in
+            guard body != .null else { return responder.respond(failure(CommandFailure(code: "not_checkin"))) }
+            responder.respond(APIError.json(body))
+        })
+    }
+
+    // MARK: Host list
+
+    private static func list(_ request: HTTPRequest, csv: Bool, room: DrawRoom, responder: Responder, service: DrawService) {
+        if let refusal = DrawAPI.refusal(request, responder: responder, service: service, check: room.isHostKey) {
+            return responder.respond(refusal)
+        }
+        let query = request.head.query
+        let search = String((QueryString.value(of: "q", in: query) ?? "").prefix(200))
+        let offset = max(0, Int(QueryString.value(of: "offset", in: query) ?? "") ?? 0)
+        let limit = csv ? Int.max : min(200, max(1, Int(QueryString.value(of: "limit", in: query) ?? "") ?? 50))
+        let removed = csv || QueryString.value(of: "removed", in: query) == "1"
+        room.inspect({ state, _ -> (JSONValue, [CheckinEntry], [CheckinField]) in
+            let page = state.checkin.page(query: search, offset: csv ? 0 : offset, limit: limit, includeRemoved: removed)
+            let items: [JSONValue] = page.items.map { entry in
+                guard case .object(var members) = entry.json else { return entry.json }
+                members["connected"] = .bool(state.isConnected(entry: entry.id))
+                return .object(members)
+            }
+            let body: JSONValue = .object(["total": .int(Int64(page.total)), "offset": .int(Int64(offset)),
+                                           "limit": .int(Int64(csv ? page.total : limit)), "items": .array(items),
+                                           "count": .int(Int64(state.checkin.activeCount)),
+                                           "open": .bool(state.checkin.settings.open)])
+            return (body, csv ? page.items.reversed() : [], state.checkin.settings.fields)
+        }, completion: { body, entries, fields in
+            guard csv else { return responder.respond(APIError.json(body)) }
+            var response = HTTPResponse(status: .ok, headers: ["Content-Type": "text/csv; charset=utf-8"],
+                                        body: Array(CheckinCSV.text(entries, fields: fields).utf8))
+            response.headers.add(name: "Content-Disposition", value: "attachment; filename=\"tombola-\(room.code)-entrants.csv\"")
+            response.headers.add(name: "Cache-Control", value: "no-store")
+            responder.respond(response)
+        })
+    }
+}
+
+/// The entrants as CSV for the host (personal data: never public).
+enum CheckinCSV {
+    static func text(_ entries: [CheckinEntry], fields: [CheckinField]) -> String {
+        var lines = [(["seq", "id", "name"] + fields.map(\.key) + ["joined_at", "removed"]).map(cell).joined(separator: ",")]
+        for entry in entries {
+            let row = [String(entry.seq), entry.id, entry.name ?? ""] + fields.map { entry.fields[$0.key] ?? "" }
+                + [String(entry.joinedAt), entry.removedReason ?? ""]
+            lines.append(row.map(cell).joined(separator: ","))
+        }
+        return lines.joined(separator: "\r\n") + "\r\n"
+    }
+
+    /// RFC 4180 quoting, and a leading `'` before `= + - @` so a spreadsheet never runs a name as a formula.
+    static func cell(_ text: String) -> String {
+        var value = text
+        if let first = value.unicodeScalars.first, "=+-@\t\r".unicodeScalars.contains(first) { value = "'" + value }
+        if value.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) {
+            return "\"" + value.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        }
+        return value
+    }
+}
+
+/// Per-room limits on check-in attempts: every join spends a token per address (a flood is
+/// slowed, a hall behind one NAT address still fits: 1,000, then 500 a second), and wrong
+/// presence codes spend one per address and per device.
+final class CheckinLimits: Sendable {
+    let attempts = AuthRateLimiter(burst: 1000, refill: .milliseconds(2))
+    /// 30 wrong codes, then one every 500 ms: about 80 guesses in the 40 s a code lives, against
+    /// 10,000 codes (and per device 5, then one every 2 s).
+    let codes = AuthRateLimiter(burst: 30, refill: .milliseconds(500))
+    let deviceCodes = AuthRateLimiter(burst: 5, refill: .seconds(2))
+}

@@ -1,0 +1,19 @@
+/// A host's check-in command (REST `entries/*`, `entrants/<id>` DELETE; docs/PROTOCOL.md "Check-in").
+enum CheckinCommand: Sendable {
+    /// Open entries, with new settings or the current ones.
+    case open(CheckinSettings?)
+    /// Close entries and lock the pool to the entrants in it now.
+    case close
+    case remove(id: String, reason: String)
+    /// Forget every entrant's personal fields and empty the pool (public ids and the chain stay).
+    case erase
+
+    var name: String {
+        switch self {
+        case .open: "entries_open"
+        case .close: "entries_close"
+        case .remove: "entrant_remove"
+        case .erase: "entrants_erase"
+        }
+    }
+}
