@@ -27,15 +27,11 @@ enum ClusterScripts {
         return 0
         """
 
-    /// KEYS: lease, fence, log, idem, epoch.
-    /// ARGV: lease value, token, idempotency key, index, hash, prev, json, genesis prev, new epoch.
-    /// Checks in this order, each refusal its own error code:
-    ///  FENCED    the token is not the fence counter's value, or the lease is not held with it;
-    ///  DUPLICATE the idempotency key was appended before (the reply names its offset, so a
-    ///            retry after an unknown outcome learns that the first attempt landed);
-    ///  CHAIN     prev is not the hash of the last record (the genesis value for the first).
-    /// Then XADDs the record and remembers the key. → {offset, epoch}.
-    static let append = """
+    /// The first checks of `append` and `appendBatch` (KEYS[1] lease, KEYS[2] fence, KEYS[4]
+    /// idempotency keys; ARGV[1] lease value, ARGV[2] token, ARGV[3] idempotency key): FENCED
+    /// unless the token is the fence's value and the lease is held with it; DUPLICATE (naming the
+    /// first attempt's offset) when the idempotency key was appended before.
+    static let fenceAndDuplicateChecks = """
         local fence = redis.call('GET', KEYS[2])
         if fence ~= ARGV[2] then
           return redis.error_reply('FENCED token ' .. ARGV[2] .. ' is not current (fence ' .. tostring(fence) .. ')')
@@ -45,6 +41,18 @@ enum ClusterScripts {
         end
         local seen = redis.call('HGET', KEYS[4], ARGV[3])
         if seen then return redis.error_reply('DUPLICATE ' .. seen) end
+
+        """
+
+    /// KEYS: lease, fence, log, idem, epoch.
+    /// ARGV: lease value, token, idempotency key, index, hash, prev, json, genesis prev, new epoch.
+    /// Checks in this order, each refusal its own error code:
+    ///  FENCED    the token is not the fence counter's value, or the lease is not held with it;
+    ///  DUPLICATE the idempotency key was appended before (the reply names its offset, so a
+    ///            retry after an unknown outcome learns that the first attempt landed);
+    ///  CHAIN     prev is not the hash of the last record (the genesis value for the first).
+    /// Then XADDs the record and remembers the key. → {offset, epoch}.
+    static let append = fenceAndDuplicateChecks + """
         local last = redis.call('XREVRANGE', KEYS[3], '+', '-', 'COUNT', 1)
         local lastHash = ARGV[8]
         if #last > 0 then
@@ -77,16 +85,7 @@ enum ClusterScripts {
     /// The same checks and refusals as `append` (FENCED, DUPLICATE, CHAIN, here also for a
     /// link inside the batch), then XADDs every record, sets `config` in meta, remembers the
     /// key with the first record's offset. → {last offset ('' without records), epoch}.
-    static let appendBatch = """
-        local fence = redis.call('GET', KEYS[2])
-        if fence ~= ARGV[2] then
-          return redis.error_reply('FENCED token ' .. ARGV[2] .. ' is not current (fence ' .. tostring(fence) .. ')')
-        end
-        if redis.call('GET', KEYS[1]) ~= ARGV[1] then
-          return redis.error_reply('FENCED the lease of token ' .. ARGV[2] .. ' has expired')
-        end
-        local seen = redis.call('HGET', KEYS[4], ARGV[3])
-        if seen then return redis.error_reply('DUPLICATE ' .. seen) end
+    static let appendBatch = fenceAndDuplicateChecks + """
         local n = tonumber(ARGV[7])
         local last = redis.call('XREVRANGE', KEYS[3], '+', '-', 'COUNT', 1)
         local lastHash = ARGV[4]

@@ -179,17 +179,7 @@ final class Fleet<Shard: FleetShard>: Sendable {
 
     /// Runs `body` on every shard's loop and returns the results in shard order.
     func collect<R: Sendable>(_ body: @escaping @Sendable (Shard) -> R) -> [R] {
-        let results = Mutex<[Int: R]>([:])
-        let done = DispatchSemaphore(value: 0)
-        for (i, shard) in shards.enumerated() {
-            shard.execute { value in
-                let result = body(value)
-                results.withLock { $0[i] = result }
-                done.signal()
-            }
-        }
-        for _ in shards { done.wait() }
-        return results.withLock { dict in (0..<shards.count).map { dict[$0]! } }
+        collectOnLoops(shards, body)
     }
 
     /// Sends close frames everywhere and waits (at most `grace` plus a little) for the sockets to go.
@@ -199,4 +189,19 @@ final class Fleet<Shard: FleetShard>: Sendable {
             collect { $0.openCount }.reduce(0, +) == 0
         }
     }
+}
+
+/// Runs `body` on every shard's loop, waits for all of them, and returns the results in shard order.
+func collectOnLoops<Shard, R: Sendable>(_ shards: [LoopBound<Shard>], _ body: @escaping @Sendable (Shard) -> R) -> [R] {
+    let results = Mutex<[Int: R]>([:])
+    let done = DispatchSemaphore(value: 0)
+    for (i, shard) in shards.enumerated() {
+        shard.execute { value in
+            let result = body(value)
+            results.withLock { $0[i] = result }
+            done.signal()
+        }
+    }
+    for _ in shards { done.wait() }
+    return results.withLock { dict in (0..<shards.count).map { dict[$0]! } }
 }

@@ -237,17 +237,7 @@ final class StormFleet: Sendable {
     }
 
     func collect<R: Sendable>(_ body: @escaping @Sendable (StormShard) -> R) -> [R] {
-        let results = Mutex<[Int: R]>([:])
-        let done = DispatchSemaphore(value: 0)
-        for (i, shard) in shards.enumerated() {
-            shard.execute { value in
-                let result = body(value)
-                results.withLock { $0[i] = result }
-                done.signal()
-            }
-        }
-        for _ in shards { done.wait() }
-        return results.withLock { dict in (0..<shards.count).map { dict[$0]! } }
+        collectOnLoops(shards, body)
     }
 
     func waitFor(timeout: Duration, _ condition: () -> Bool) -> Bool {
