@@ -733,6 +733,9 @@ struct DrawRoomState {
         let variant = snapshotVariant(for: id)
         if let frame = snapshots[variant] { return frame }
         let frame = BroadcastFrame(text: buildStateText(variant))
+        // A checked-in phone's snapshot (its own `me`) is nobody else's: not kept, so the cache
+        // holds a handful of shared variants, not one per entrant.
+        guard variant.device == nil else { return frame }
         snapshots[variant] = frame
         return frame
     }
