@@ -169,12 +169,7 @@ final class Fleet<Shard: FleetShard>: Sendable {
     }
 
     func waitFor(timeout: Duration, _ condition: () -> Bool) -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while !condition() {
-            if ContinuousClock.now >= deadline { return false }
-            usleep(10_000)
-        }
-        return true
+        pollUntil(timeout: timeout, condition)
     }
 
     /// Runs `body` on every shard's loop and returns the results in shard order.
@@ -204,4 +199,14 @@ func collectOnLoops<Shard, R: Sendable>(_ shards: [LoopBound<Shard>], _ body: @e
     }
     for _ in shards { done.wait() }
     return results.withLock { dict in (0..<shards.count).map { dict[$0]! } }
+}
+
+/// Polls `condition` every 10 ms until it holds (true) or `timeout` passes (false).
+func pollUntil(timeout: Duration, _ condition: () -> Bool) -> Bool {
+    let deadline = ContinuousClock.now + timeout
+    while !condition() {
+        if ContinuousClock.now >= deadline { return false }
+        usleep(10_000)
+    }
+    return true
 }

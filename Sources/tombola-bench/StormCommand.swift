@@ -241,12 +241,7 @@ final class StormFleet: Sendable {
     }
 
     func waitFor(timeout: Duration, _ condition: () -> Bool) -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while !condition() {
-            if ContinuousClock.now >= deadline { return false }
-            usleep(10_000)
-        }
-        return true
+        pollUntil(timeout: timeout, condition)
     }
 
     func closeAll() {
