@@ -41,13 +41,13 @@ for step in $steps; do
     case $step in
     storm)
         start_server "$data/storm"
-        timeout 300 "$BIN/tombola-bench" storm --viewers 10000 --pool 100000 --per-stop 1000 --code BENCH --host-key benchkey \
+        timeout 300 "$BIN/tombola-bench" storm --threads 2 --viewers 10000 --pool 100000 --per-stop 1000 --code BENCH --host-key benchkey \
             --url "http://127.0.0.1:$PORT" --server-pid "$server_pid" --calc-clients 1 | record tombola
         stop_server ;;
     storm-idle)
         # The same storm while the draw is idle: what joins cost without the fan-out beside them.
         start_server "$data/storm-idle"
-        timeout 300 "$BIN/tombola-bench" storm --idle --viewers 10000 --pool 100000 --per-stop 1000 --code BENCH --host-key benchkey \
+        timeout 300 "$BIN/tombola-bench" storm --threads 2 --idle --viewers 10000 --pool 100000 --per-stop 1000 --code BENCH --host-key benchkey \
             --url "http://127.0.0.1:$PORT" --server-pid "$server_pid" --calc-clients 1 | record tombola
         stop_server ;;
     rooms)

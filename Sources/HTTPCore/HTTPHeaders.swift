@@ -22,7 +22,9 @@ public struct HTTPHeaders: Sendable, Sequence, Equatable, ExpressibleByDictionar
 
     /// Every value of `name`, in order.
     public func values(for name: String) -> [String] {
-        fields.filter { ASCII.equalsIgnoringCase($0.name, name) }.map(\.value)
+        var values: [String] = []
+        for field in fields where ASCII.equalsIgnoringCase(field.name, name) { values.append(field.value) }
+        return values
     }
 
     public func contains(name: String) -> Bool {

@@ -46,17 +46,20 @@ public struct SocketAddress: Sendable, CustomStringConvertible {
 
     /// The numeric host, without port.
     public var host: String {
-        var buffer = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
-        withUnsafeBytes(of: storage) { raw in
-            if family == AF_INET6 {
-                var addr = raw.load(as: sockaddr_in6.self).sin6_addr
-                _ = inet_ntop(AF_INET6, &addr, &buffer, socklen_t(buffer.count))
-            } else {
-                var addr = raw.load(as: sockaddr_in.self).sin_addr
-                _ = inet_ntop(AF_INET, &addr, &buffer, socklen_t(buffer.count))
+        // Formatted on the stack: every accepted connection asks for it.
+        withUnsafeTemporaryAllocation(of: CChar.self, capacity: Int(INET6_ADDRSTRLEN)) { buffer in
+            buffer.initialize(repeating: 0)
+            withUnsafeBytes(of: storage) { raw in
+                if family == AF_INET6 {
+                    var addr = raw.load(as: sockaddr_in6.self).sin6_addr
+                    _ = inet_ntop(AF_INET6, &addr, buffer.baseAddress, socklen_t(buffer.count))
+                } else {
+                    var addr = raw.load(as: sockaddr_in.self).sin_addr
+                    _ = inet_ntop(AF_INET, &addr, buffer.baseAddress, socklen_t(buffer.count))
+                }
             }
+            return String(cString: buffer.baseAddress!)
         }
-        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     public var description: String { family == AF_INET6 ? "[\(host)]:\(port)" : "\(host):\(port)" }

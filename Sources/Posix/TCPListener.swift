@@ -22,7 +22,10 @@ public final class TCPListener: EventSource, @unchecked Sendable {
     private var isClosed = false
     private var isPaused = false
 
-    public init(host: String, port: Int, reusePort: Bool = false, backlog: Int32 = 1024) throws(POSIXError) {
+    /// `backlog`: connections the kernel completes and queues until the loop accepts them
+    /// (capped by `net.core.somaxconn`, 4,096 by default). A venue's Wi-Fi blip brings thousands
+    /// back within a second; a short queue drops their SYNs and each waits 1 s, 3 s, 7 s to retry.
+    public init(host: String, port: Int, reusePort: Bool = false, backlog: Int32 = 4096) throws(POSIXError) {
         let requested = try SocketAddress(host: host, port: port)
         let fd = Int32(try syscallOrThrow("socket") {
             Int(socket(requested.family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0))

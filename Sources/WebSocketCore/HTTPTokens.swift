@@ -1,22 +1,50 @@
-/// Small helpers for the HTTP header syntax the handshake needs (RFC 9110 §5.6).
+/// Comma-separated header lists (RFC 9110 §5.6.1), read byte by byte: the delimiters and
+/// whitespace are ASCII, so UTF-8 positions cut the text where characters would.
 enum HTTPTokens {
     /// Splits a comma-separated list, trimming optional whitespace and dropping empty elements.
     static func list(_ value: some StringProtocol) -> [Substring] {
-        value.split(separator: ",", omittingEmptySubsequences: true)
-            .map { trim($0) }
-            .filter { !$0.isEmpty }
+        let text = Substring(value)
+        let bytes = text.utf8
+        var elements: [Substring] = []
+        var start = bytes.startIndex
+        var index = start
+        while true {
+            let atEnd = index == bytes.endIndex
+            if atEnd || bytes[index] == UInt8(ascii: ",") {
+                let element = trim(text[start..<index])
+                if !element.isEmpty { elements.append(element) }
+                if atEnd { return elements }
+                index = bytes.index(after: index)
+                start = index
+            } else {
+                index = bytes.index(after: index)
+            }
+        }
     }
 
     static func trim(_ value: some StringProtocol) -> Substring {
         let text = Substring(value)
-        let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" }
-        guard let first = text.firstIndex(where: { !isSpace($0) }) else { return "" }
-        let last = text.lastIndex(where: { !isSpace($0) })!
-        return text[first...last]
+        let bytes = text.utf8
+        var lower = bytes.startIndex, upper = bytes.endIndex
+        while lower < upper, isSpace(bytes[lower]) { lower = bytes.index(after: lower) }
+        while lower < upper {
+            let last = bytes.index(before: upper)
+            guard isSpace(bytes[last]) else { break }
+            upper = last
+        }
+        return text[lower..<upper]
     }
 
-    /// Whether any of `values` holds `token` as a list element, compared case-insensitively.
+    /// Whether any of `values` holds `token` (lowercase ASCII) as a list element, ignoring ASCII case.
     static func contains(_ values: [String], token: String) -> Bool {
-        values.contains { value in list(value).contains { $0.lowercased() == token } }
+        values.contains { value in list(value).contains { equalsIgnoringCase($0, token) } }
+    }
+
+    private static func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 }
+
+    private static func equalsIgnoringCase(_ element: Substring, _ lowercaseToken: String) -> Bool {
+        let a = element.utf8, b = lowercaseToken.utf8
+        guard a.count == b.count else { return false }
+        return zip(a, b).allSatisfy { x, y in (x >= 0x41 && x <= 0x5A ? x | 0x20 : x) == y }
     }
 }

@@ -14,6 +14,20 @@ import HTTPCore
         #expect(headers.count == 3)
     }
 
+    @Test func namesDifferingOnlyInLengthOrOneLetterDoNotMatch() {
+        let headers: HTTPHeaders = ["Content-Length": "1", "X-Forwarded-For": "10.0.0.1"]
+        #expect(headers.values(for: "content-length") == ["1"])
+        #expect(headers.values(for: "content-lengths").isEmpty)
+        #expect(headers.values(for: "content-lengtH") == ["1"])
+        #expect(headers.values(for: "content_length").isEmpty)
+        #expect(headers.values(for: "x-forwarded-for") == ["10.0.0.1"])
+        // Only ASCII letters fold: "[" (0x5B) is not "{" (0x7B), and non-ASCII never matches ASCII.
+        #expect(!headers.contains(name: "X-Forwarded-Fo["))
+        #expect(!headers.contains(name: "Content-Lengt\u{E9}"))
+        // A substring (not a native string) is compared the same way.
+        #expect(headers["Content-Length!".dropLast().description] == "1")
+    }
+
     @Test(arguments: [
         ("keep-alive, Upgrade", "upgrade", true),
         ("keep-alive,upgrade", "Upgrade", true),

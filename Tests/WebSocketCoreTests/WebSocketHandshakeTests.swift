@@ -33,6 +33,25 @@ import Testing
         #expect(result.isAccepted)
     }
 
+    @Test func splitsListsOnCommasAndTrimsOnlySpacesAndTabs() {
+        #expect(HTTPTokens.list(" \tkeep-alive ,, Upgrade\t, ") == ["keep-alive", "Upgrade"])
+        #expect(HTTPTokens.list("") == [])
+        #expect(HTTPTokens.list(",") == [])
+        // Non-ASCII text stays whole inside its element.
+        #expect(HTTPTokens.list("h\u{E9}llo, w\u{F6}rld") == ["h\u{E9}llo", "w\u{F6}rld"])
+        #expect(HTTPTokens.trim("\t \t") == "")
+        #expect(HTTPTokens.trim(" a b ") == "a b")
+    }
+
+    @Test func comparesTokensByASCIICaseOnly() {
+        #expect(HTTPTokens.contains(["keep-alive, UPGRADE"], token: "upgrade"))
+        #expect(HTTPTokens.contains(["x", "Upgrade"], token: "upgrade"))
+        #expect(!HTTPTokens.contains(["upgrades"], token: "upgrade"))
+        #expect(!HTTPTokens.contains(["up grade"], token: "upgrade"))
+        // U+212A KELVIN SIGN lowercases to "k" in Unicode; a header token is ASCII and must not match.
+        #expect(!HTTPTokens.contains(["\u{212A}eep-alive"], token: "keep-alive"))
+    }
+
     static let failures: [(String, String, String, [(name: String, value: String)], Set<String>, WebSocketHandshakeError, Int)] = [
         ("POST", "POST", "HTTP/1.1", [], [], .methodNotAllowed, 405),
         ("HTTP/1.0", "GET", "HTTP/1.0", [], [], .unsupportedHTTPVersion, 505),
