@@ -39,3 +39,36 @@ def test_pages_have_no_axe_violations(server, browser, lang):
             found[name] = axe.report(results["violations"])
         assert results["passes"], "%s: axe checked nothing" % name
     assert not found, "\n".join("%s (%s):\n%s" % (name, lang, text) for name, text in found.items())
+
+
+@pytest.mark.parametrize("lang", ["en-US", "zh-CN"])
+def test_check_in_views_have_no_axe_violations(server, browser, lang):
+    """The views a check-in draw adds (#14): the host's check-in card with entries open, the
+    screen's "Scan to enter", the phone's join form, and the phone after joining."""
+    from test_checkin import create_draw, host_opens_entries, open_room, phone_joins
+
+    code, key = create_draw(server)
+    host = open_room(browser(390, 844, lang), server.url("/draw/%s#key=%s" % (code, key)))
+    host.wait_js("window.tombola.state.role === 'host'")
+    host_opens_entries(host)
+    screen = open_room(browser(1920, 1080, lang), server.url("/screen/%s" % code))
+    screen.wait_js("window.tombola.state.checkin && window.tombola.state.checkin.open === true")
+    phone = open_room(browser(390, 844, lang), server.url("/watch/%s" % code))
+    phone.wait_js("!document.querySelector('[data-join-form]').hidden")
+
+    found = {}
+
+    def audit(name, b):
+        axe = Axe(b.driver)
+        axe.inject()
+        results = axe.run()
+        if results["violations"]:
+            found[name] = axe.report(results["violations"])
+        assert results["passes"], "%s: axe checked nothing" % name
+
+    audit("host, entries open", host)
+    audit("screen, scan to enter", screen)
+    audit("phone, join form", phone)
+    phone_joins(phone, 1)
+    audit("phone, joined", phone)
+    assert not found, "\n".join("%s (%s):\n%s" % (name, lang, text) for name, text in found.items())
