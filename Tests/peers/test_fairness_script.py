@@ -292,3 +292,73 @@ def test_tombola_verify_checks_the_exclusion_against_the_linked_draws_export(tmp
     bad = subprocess.run([binary, "verify", str(PAST), "--past", str(tmp_path / "lunch-changed.json")],
                          capture_output=True, text=True, timeout=60)
     assert bad.returncode == 1 and "past winners of LUNCH: FAIL" in bad.stdout, bad.stdout
+
+
+def test_script_checks_the_exclusion_against_the_linked_draws_export_as_tombola_verify_does(script, tmp_path):
+    binary = tombola_binary()
+    if binary is None:
+        pytest.fail("build tombola first (swift build --product tombola) or set TOMBOLA_BIN")
+    lunch = subprocess.run([binary, "verify", "--sample-export", "past", "lunch"], capture_output=True, text=True,
+                           timeout=60, check=True).stdout
+    (tmp_path / "lunch.json").write_text(lunch, encoding="utf-8")
+
+    def both(lunch_path):
+        py = subprocess.run([sys.executable, str(script), str(PAST), "--past", str(lunch_path)],
+                            capture_output=True, text=True, timeout=60)
+        swift = subprocess.run([binary, "verify", str(PAST), "--past", str(lunch_path)],
+                               capture_output=True, text=True, timeout=60)
+        past_lines = lambda out: [line for line in out.splitlines() if "past winners of" in line or "matched by id" in line]
+        return py, swift, past_lines(py.stdout), past_lines(swift.stdout)
+
+    py, swift, py_lines, swift_lines = both(tmp_path / "lunch.json")
+    assert py.returncode == 0 and swift.returncode == 0, py.stdout + swift.stdout
+    assert py.stdout.count("past winners of LUNCH: OK") == 2, py.stdout
+    assert "matched by id" in py.stdout
+    # The same findings, line for line (the script writes "..." where tombola writes "…").
+    assert [line.replace("...", "…") for line in py_lines] == swift_lines
+
+    # The lunch draw's winners changed after the main draw locked: both refuse the exclusion.
+    data = json.loads(lunch)
+    r = next(r for r in data["records"] if r["kind"] == "round")
+    r["winners"].reverse()
+    rehash(r)
+    (tmp_path / "lunch-changed.json").write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+    py, swift, py_lines, swift_lines = both(tmp_path / "lunch-changed.json")
+    assert py.returncode == 1 and swift.returncode == 1, py.stdout + swift.stdout
+    assert "past winners of LUNCH: FAIL" in py.stdout
+    assert [line.replace("...", "…") for line in py_lines] == swift_lines
+
+    # A lunch winner left in the main pool: the lunch export claims a main entrant won there.
+    main = json.loads(PAST.read_text(encoding="utf-8"))
+    entrants = next(x for x in main["records"] if x["kind"] == "entrants")["entrants"]
+    first_round = next(x for x in main["records"] if x["kind"] == "round")
+    stayed = next(entrants[i] for i in range(len(entrants)) if i not in first_round["pool"]["removed"])
+    data = json.loads(lunch)
+    lunch_round = next(x for x in data["records"] if x["kind"] == "round")
+    lunch_round["winners"][0] = stayed
+    rehash(lunch_round)
+    # Re-chain everything after it and point the main draw's locks at the new head (the main
+    # export rehashed as a whole; its winners no longer recompute, since poolHash moved, but the
+    # finding checked here is the exclusion's, reported by name).
+    for j in range(data["records"].index(lunch_round) + 1, len(data["records"])):
+        data["records"][j]["prev"] = data["records"][j - 1]["hash"]
+        rehash(data["records"][j])
+    (tmp_path / "lunch-left.json").write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+    for x in main["records"]:
+        for p in x.get("pool", {}).get("pastWinners", []):
+            p["head"] = data["records"][p["records"] - 1]["hash"]
+        if x["kind"] == "round":
+            x["poolHash"] = hashlib.sha256(json.dumps(x["pool"], sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()).hexdigest()
+    prev = "0" * 64
+    for x in main["records"]:
+        x["prev"] = prev
+        rehash(x)
+        prev = x["hash"]
+    main_path = tmp_path / "main-relinked.json"
+    main_path.write_text(json.dumps(main, ensure_ascii=False), encoding="utf-8")
+    py = subprocess.run([sys.executable, str(script), str(main_path), "--past", str(tmp_path / "lunch-left.json")],
+                        capture_output=True, text=True, timeout=60)
+    swift = subprocess.run([binary, "verify", str(main_path), "--past", str(tmp_path / "lunch-left.json")],
+                           capture_output=True, text=True, timeout=60)
+    assert py.returncode == 1 and ('"%s" won LUNCH but was not left out' % stayed) in py.stdout, py.stdout
+    assert swift.returncode == 1 and ('"%s" won LUNCH but was not left out' % stayed) in swift.stdout, swift.stdout
