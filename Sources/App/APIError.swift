@@ -15,7 +15,6 @@ enum APIError {
         case "not_checkin", "entries_open", "entries_closed", "already_joined", "duplicate_value", "entries_full": .conflict
         case "bad_code": .forbidden
         case "no_entry", "unknown_entrant": .notFound
-        case "too_large": .contentTooLarge
         case "too_large", "logo_too_large": .contentTooLarge
         case "bad_logo": .unsupportedMediaType
         case "no_logo": .notFound

@@ -4,10 +4,16 @@ import CCrypto
 public enum SHA1 {
     public static let byteCount = 20
 
+    /// Fetched once from the default provider: `SHA1()` looks the algorithm up again on every
+    /// call, which cost more than the digest of a WebSocket key itself. A fetched `EVP_MD` is
+    /// immutable and may be used from any thread.
+    nonisolated(unsafe) private static let algorithm = EVP_MD_fetch(nil, "SHA1", nil)
+
     public static func hash(_ bytes: [UInt8]) -> [UInt8] {
         var digest = [UInt8](repeating: 0, count: byteCount)
         bytes.withUnsafeBufferPointer { input in
             digest.withUnsafeMutableBufferPointer { output in
+                if let algorithm, EVP_Digest(input.baseAddress, input.count, output.baseAddress, nil, algorithm, nil) == 1 { return }
                 _ = CCrypto.SHA1(input.baseAddress, input.count, output.baseAddress)
             }
         }

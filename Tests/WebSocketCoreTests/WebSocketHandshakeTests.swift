@@ -33,6 +33,18 @@ import Testing
         #expect(result.isAccepted)
     }
 
+    @Test func writesTheWholeResponseHeadForAnAcceptAndARefusal() {
+        let accepted = WebSocketHandshake.validate(method: "GET", version: "HTTP/1.1", headers: Self.request(),
+                                                   configuration: .init(deflate: nil))
+        #expect(String(decoding: accepted.responseHead, as: UTF8.self)
+            == "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+            + "Sec-WebSocket-Accept: s3pPLMBiTxaQ9kYGzzhZRbK+xOo=\r\n\r\n")
+        let refused = WebSocketHandshake.validate(method: "GET", version: "HTTP/1.1", headers: Self.request(
+            [("Sec-WebSocket-Version", "8")], removing: ["Sec-WebSocket-Version"]))
+        #expect(String(decoding: refused.responseHead, as: UTF8.self)
+            == "HTTP/1.1 426 Upgrade Required\r\nSec-WebSocket-Version: 13\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+    }
+
     @Test func splitsListsOnCommasAndTrimsOnlySpacesAndTabs() {
         #expect(HTTPTokens.list(" \tkeep-alive ,, Upgrade\t, ") == ["keep-alive", "Upgrade"])
         #expect(HTTPTokens.list("") == [])
