@@ -23,6 +23,16 @@ def test_every_page_of_public_is_audited(server):
     assert set(AUDITED_FILES.values()) <= set(pages(server))
 
 
+def audit(b, name, found):
+    """Runs axe on what `b` shows now; its violations go into `found[name]`."""
+    axe = Axe(b.driver)
+    axe.inject()
+    results = axe.run()
+    if results["violations"]:
+        found[name] = axe.report(results["violations"])
+    assert results["passes"], "%s: axe checked nothing" % name
+
+
 @pytest.mark.parametrize("lang", ["en-US", "zh-CN"])
 def test_pages_have_no_axe_violations(server, browser, lang):
     b = browser(390, 844, lang)
@@ -32,12 +42,7 @@ def test_pages_have_no_axe_violations(server, browser, lang):
         if name == "host":
             # the settings panel holds most of the host's controls
             b.js("document.querySelector('[data-settings-panel]').open = true")
-        axe = Axe(b.driver)
-        axe.inject()
-        results = axe.run()
-        if results["violations"]:
-            found[name] = axe.report(results["violations"])
-        assert results["passes"], "%s: axe checked nothing" % name
+        audit(b, name, found)
     assert not found, "\n".join("%s (%s):\n%s" % (name, lang, text) for name, text in found.items())
 
 
@@ -57,18 +62,9 @@ def test_check_in_views_have_no_axe_violations(server, browser, lang):
     phone.wait_js("!document.querySelector('[data-join-form]').hidden")
 
     found = {}
-
-    def audit(name, b):
-        axe = Axe(b.driver)
-        axe.inject()
-        results = axe.run()
-        if results["violations"]:
-            found[name] = axe.report(results["violations"])
-        assert results["passes"], "%s: axe checked nothing" % name
-
-    audit("host, entries open", host)
-    audit("screen, scan to enter", screen)
-    audit("phone, join form", phone)
+    audit(host, "host, entries open", found)
+    audit(screen, "screen, scan to enter", found)
+    audit(phone, "phone, join form", found)
     phone_joins(phone, 1)
-    audit("phone, joined", phone)
+    audit(phone, "phone, joined", found)
     assert not found, "\n".join("%s (%s):\n%s" % (name, lang, text) for name, text in found.items())

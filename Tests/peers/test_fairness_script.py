@@ -271,13 +271,19 @@ def test_script_and_tombola_verify_check_exclusions_of_past_winners(script, tmp_
     assert clean.returncode == 0, clean.stdout
 
 
-def test_tombola_verify_checks_the_exclusion_against_the_linked_draws_export(tmp_path):
+def lunch_export(tmp_path):
+    """(tombola binary, the `past` sample's linked lunch draw export as text, saved as lunch.json)."""
     binary = tombola_binary()
     if binary is None:
         pytest.fail("build tombola first (swift build --product tombola) or set TOMBOLA_BIN")
     lunch = subprocess.run([binary, "verify", "--sample-export", "past", "lunch"], capture_output=True, text=True,
                            timeout=60, check=True).stdout
     (tmp_path / "lunch.json").write_text(lunch, encoding="utf-8")
+    return binary, lunch
+
+
+def test_tombola_verify_checks_the_exclusion_against_the_linked_draws_export(tmp_path):
+    binary, lunch = lunch_export(tmp_path)
     ok = subprocess.run([binary, "verify", str(PAST), "--past", str(tmp_path / "lunch.json")], capture_output=True, text=True, timeout=60)
     assert ok.returncode == 0 and ok.stdout.count("past winners of LUNCH: OK") == 2, ok.stdout
     assert "matched by id" in ok.stdout  # the lunch winner listed under another spelling
@@ -295,12 +301,7 @@ def test_tombola_verify_checks_the_exclusion_against_the_linked_draws_export(tmp
 
 
 def test_script_checks_the_exclusion_against_the_linked_draws_export_as_tombola_verify_does(script, tmp_path):
-    binary = tombola_binary()
-    if binary is None:
-        pytest.fail("build tombola first (swift build --product tombola) or set TOMBOLA_BIN")
-    lunch = subprocess.run([binary, "verify", "--sample-export", "past", "lunch"], capture_output=True, text=True,
-                           timeout=60, check=True).stdout
-    (tmp_path / "lunch.json").write_text(lunch, encoding="utf-8")
+    binary, lunch = lunch_export(tmp_path)
 
     def both(lunch_path):
         py = subprocess.run([sys.executable, str(script), str(PAST), "--past", str(lunch_path)],
