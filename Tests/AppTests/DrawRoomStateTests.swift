@@ -195,6 +195,35 @@ extension Array where Element == DrawRoomState.Action {
         #expect(room.state.draw.phase == .revealed)
     }
 
+    @Test func theSlowDownCountsFromTheStopSoStoringDoesNotLengthenIt() throws {
+        for storing in [Duration.zero, .milliseconds(120), .milliseconds(400)] {
+            var room = try RoomHarness(slowDown: .milliseconds(300))
+            room.host()
+            _ = room.command(.start(audience: nil))
+            _ = room.command(.stop)
+            let ranAt = room.time.instant
+            room.advance(storing)
+            let stored = room.handle(.stored(.success(())))
+            #expect(stored.broadcastTypes.first == "phase")
+            var revealedAt = stored.broadcastTypes.contains("result") ? room.time.instant : nil
+            var due = stored.motionDue
+            var steps = 0
+            while let next = due, steps < 100 {
+                room.time.instant = next
+                let actions = room.handle(.timerDue(.motion))
+                if actions.broadcastTypes.contains("result") { revealedAt = next }
+                due = actions.motionDue
+                steps += 1
+            }
+            let revealed = try #require(revealedAt, "no result after storing for \(storing)")
+            // Revealed 300 ms after the stop ran, however long the write took (within a timer's
+            // microsecond rounding), and at once when the write took longer than the slow-down.
+            let expected = max(ranAt + .milliseconds(300), ranAt + storing)
+            #expect(abs((revealed - expected) / .microseconds(1)) <= 20, "stored after \(storing): revealed \(revealed - ranAt) after the stop")
+            #expect(room.state.draw.phase == .revealed)
+        }
+    }
+
     @Test func aFailedWriteAnnouncesNothingTellsTheHostAndRechecksTheStore() throws {
         var room = try RoomHarness()
         room.host()

@@ -128,7 +128,8 @@ struct DrawRoomState {
     /// A write in flight and what follows once it is stored.
     private struct PendingWrite {
         enum Continuation {
-            case stop
+            /// `ranAt`: when the stop drew its winners; the slow-down is counted from then.
+            case stop(ranAt: ContinuousClock.Instant)
             case clear
             case configure(text: String, duplicates: [String])
             /// `voided`: the `void` message, so every page learns the reason.
@@ -412,7 +413,8 @@ struct DrawRoomState {
                 var candidate = draw
                 let records = try candidate.stop(at: now, nextSeed: .random(using: &random))
                 let entry = AuditEntry(actor: "host", action: "stop", detail: .object(["round": .int(Int64(draw.nextRound))]))
-                write(RecordBatch(command: job.command.name, records: records, audit: entry), job: job, candidate: candidate, then: .stop, &actions)
+                write(RecordBatch(command: job.command.name, records: records, audit: entry), job: job, candidate: candidate,
+                      then: .stop(ranAt: time.instant), &actions)
 
             case .clear:
                 var candidate = draw
@@ -482,7 +484,7 @@ struct DrawRoomState {
         case .success:
             draw = write.candidate
             switch write.then {
-            case .stop:
+            case .stop(let ranAt):
                 actions.append(.count(.rounds))
                 stopMotion(&actions)
                 if job.awaitReveal {
@@ -493,7 +495,7 @@ struct DrawRoomState {
                     succeed(job, CommandReply(ack: ack(job)), &actions)
                 }
                 broadcast(Self.phaseMessage(.stopping), &actions)
-                slowDown(at: time, using: &random, &actions)
+                slowDown(at: time, since: ranAt, using: &random, &actions)
             case .clear:
                 lastTick = nil
                 succeed(job, CommandReply(ack: ack(job)), &actions)
@@ -618,13 +620,16 @@ struct DrawRoomState {
         return delays.map { .microseconds(Int64($0 * 1000)) }
     }
 
-    private mutating func slowDown(at time: Time, using random: inout some RandomNumberGenerator,
-                                   _ actions: inout [Action]) {
+    /// The slow-down ends `settings.slowDown` after the stop ran (`since`): the time its result
+    /// took to be stored (an fsync) comes out of the slow-down, not on top of it.
+    private mutating func slowDown(at time: Time, since ranAt: ContinuousClock.Instant,
+                                   using random: inout some RandomNumberGenerator, _ actions: inout [Action]) {
         guard case .round(let round)? = draw.lastResult?.body, let first = round.winners.first else {
             reveal(&actions)
             return
         }
-        var delays = Self.slowDownDelays(tickHz: settings.tickHz, total: settings.slowDown)[...]
+        let left = settings.slowDown - (time.instant - ranAt)
+        var delays = Self.slowDownDelays(tickHz: settings.tickHz, total: max(.zero, left))[...]
         guard let delay = delays.popFirst() else {
             reveal(&actions)
             return
