@@ -22,6 +22,30 @@ enum HTTPTokens {
         }
     }
 
+    /// `value` cut at every `separator` byte (an ASCII delimiter), empty pieces kept.
+    static func split(_ value: Substring, at separator: UInt8) -> [Substring] {
+        let bytes = value.utf8
+        var pieces: [Substring] = []
+        var start = bytes.startIndex
+        var index = start
+        while index != bytes.endIndex {
+            if bytes[index] == separator {
+                pieces.append(value[start..<index])
+                start = bytes.index(after: index)
+            }
+            index = bytes.index(after: index)
+        }
+        pieces.append(value[start..<bytes.endIndex])
+        return pieces
+    }
+
+    /// `value` with ASCII letters lower-cased and every other byte kept (header names and
+    /// parameters are ASCII tokens; Unicode case mapping would let "K" (U+212A) pass for "k").
+    static func asciiLowercased(_ value: Substring) -> String {
+        guard value.utf8.contains(where: { $0 >= 0x41 && $0 <= 0x5A }) else { return String(value) }
+        return String(decoding: value.utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }, as: UTF8.self)
+    }
+
     static func trim(_ value: some StringProtocol) -> Substring {
         let text = Substring(value)
         let bytes = text.utf8

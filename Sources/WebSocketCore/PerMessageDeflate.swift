@@ -76,17 +76,26 @@ public enum PerMessageDeflate {
     }
 
     /// Parses `Sec-WebSocket-Extensions` header values (RFC 6455 §9.1) into elements, in order.
+    /// Read byte by byte (the delimiters are ASCII, and so are the names it is compared with):
+    /// every browser's join carries this header, and reading it by characters cost a fifth of a join.
     public static func parseExtensions(_ headerValues: [String]) -> [ExtensionElement] {
-        headerValues.flatMap { HTTPTokens.list($0) }.map { element in
-            let parts = element.split(separator: ";", omittingEmptySubsequences: false).map { HTTPTokens.trim($0) }
-            let parameters: [(name: String, value: String?)] = parts.dropFirst().map { part in
-                guard let equals = part.firstIndex(of: "=") else { return (part.lowercased(), nil) }
-                var value = HTTPTokens.trim(part[part.index(after: equals)...])
-                if value.count >= 2, value.first == "\"", value.last == "\"" { value = value.dropFirst().dropLast() }
-                return (HTTPTokens.trim(part[..<equals]).lowercased(), String(value))
+        var elements: [ExtensionElement] = []
+        for headerValue in headerValues {
+            for element in HTTPTokens.list(headerValue) {
+                let parts = HTTPTokens.split(element, at: UInt8(ascii: ";")).map { HTTPTokens.trim($0) }
+                let parameters: [(name: String, value: String?)] = parts.dropFirst().map { part in
+                    guard let equals = part.utf8.firstIndex(of: UInt8(ascii: "=")) else { return (HTTPTokens.asciiLowercased(part), nil) }
+                    var value = HTTPTokens.trim(part[part.utf8.index(after: equals)...])
+                    let bytes = value.utf8
+                    if bytes.count >= 2, bytes.first == UInt8(ascii: "\""), bytes.last == UInt8(ascii: "\"") {
+                        value = value[bytes.index(after: bytes.startIndex)..<bytes.index(before: bytes.endIndex)]
+                    }
+                    return (HTTPTokens.asciiLowercased(HTTPTokens.trim(part[..<equals])), String(value))
+                }
+                elements.append(ExtensionElement(name: HTTPTokens.asciiLowercased(parts[0]), parameters: parameters))
             }
-            return ExtensionElement(name: parts[0].lowercased(), parameters: parameters)
         }
+        return elements
     }
 
     /// A window-bits value: "8"..."15" exactly (RFC 7692 §7.1.2: 1*DIGIT in 8–15, no leading zero).

@@ -170,12 +170,26 @@ import Testing
         ("permessage-deflate; client_no_context_takeover; client_no_context_takeover", nil, "duplicate"),
         ("x-webkit-deflate-frame", nil, "other extension"),
         ("foo, permessage-deflate; server_max_window_bits=15", "permessage-deflate; server_no_context_takeover; client_no_context_takeover; server_max_window_bits=15", nil),
+        ("permessage-deflate ;\tclient_max_window_bits = \"10\" ", "permessage-deflate; server_no_context_takeover; client_no_context_takeover; client_max_window_bits=10", "spaces and tabs around"),
+        ("permessage-deflate;;client_max_window_bits", nil, "empty parameter"),
+        ("permessage-deflate; client_no_context_ta\u{212A}eover", nil, "only ASCII letters fold (U+212A is not k)"),
+        ("perm\u{E9}ssage-deflate", nil, "non-ASCII name"),
+        ("permessage-deflate; server_max_window_bits=\"", nil, "a lone quote is no value"),
     ]
 
     @Test(arguments: negotiations)
     func negotiatesOffers(_ offer: String, _ response: String?, _ why: String?) {
         let result = PerMessageDeflate.negotiate(offers: [offer], configuration: .init())
         #expect(result?.response == response, "\(why ?? offer)")
+    }
+
+    @Test func parsesElementsAndParametersAsWritten() {
+        let elements = PerMessageDeflate.parseExtensions(["Foo; A=1;b, permessage-deflate; X=\"q\"", "bar"])
+        #expect(elements.map(\.name) == ["foo", "permessage-deflate", "bar"])
+        #expect(elements[0].parameters.map(\.name) == ["a", "b"])
+        #expect(elements[0].parameters.map(\.value) == ["1", nil])
+        #expect(elements[1].parameters.map(\.name) == ["x"] && elements[1].parameters.map(\.value) == ["q"])
+        #expect(elements[2].parameters.isEmpty)
     }
 
     @Test func negotiatesParametersAsAgreed() {
