@@ -41,15 +41,18 @@ def fanout_viewers(runs, out):
             peers.setdefault(r.get("peer", "tombola"), []).append(r)
     if not peers:
         return None
-    fig, (a, b) = plt.subplots(1, 2, figsize=(9, 3.4))
+    fig, (r_ax, a, b) = plt.subplots(1, 3, figsize=(12, 3.4))
     for peer, rs in sorted(peers.items()):
         rs = sorted(rs, key=lambda r: r["viewers"])
         xs = [r["viewers"] for r in rs]
+        # The rate the server kept: a peer that falls behind sends fewer ticks for its CPU.
+        r_ax.plot(xs, [r.get("sentHz") for r in rs], marker="o", label=peer)
         a.plot(xs, [r.get("p99Ms") for r in rs], marker="o", label=peer)
         b.plot(xs, [r.get("serverCores") for r in rs], marker="o", label=peer)
+    r_ax.set(xlabel="viewers", ylabel="ticks sent per second", title="rate held (20 Hz asked)", ylim=(0, 21))
     a.set(xlabel="viewers", ylabel="tick latency p99 (ms)", title="latency at 20 Hz")
     b.set(xlabel="viewers", ylabel="server CPU (cores)", title="server CPU at 20 Hz")
-    for ax in (a, b):
+    for ax in (r_ax, a, b):
         ax.grid(alpha=0.3)
         ax.legend()
     fig.tight_layout()
@@ -86,7 +89,10 @@ def storm_cdf(runs, out):
     for r in rs:
         cdf = r["cdfMs"]
         ps = [2 * (i + 1) for i in range(len(cdf))]
-        ax.plot(cdf, ps, label="%s, load %s" % ("idle" if r.get("idle") else "rolling", r.get("load", "?").split()[0]))
+        # The generator's shape matters: one loop with 128 handshakes in flight measured its own queue.
+        gen = "%d loops × %d" % (r["threads"], r["maxPending"]) if "threads" in r else "1 loop × 128"
+        ax.plot(cdf, ps, label="%s, bench %s, load %s" % ("idle" if r.get("idle") else "rolling", gen,
+                                                           r.get("load", "?").split()[0]))
     ax.set_xscale("log")
     ax.set(xlabel="time to a correct state (ms, log)", ylabel="viewers back (%)", title="reconnect storm, 10,000 viewers")
     ax.grid(alpha=0.3)
