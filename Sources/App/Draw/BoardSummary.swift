@@ -1,0 +1,61 @@
+import DrawEngine
+import JSON
+
+/// The board as the `state` snapshot carries it, bounded whatever the rounds hold (issue #18):
+/// the latest rounds, each with its first winners and its winner count, and the rest counted.
+/// The whole board is paged from `GET /api/draws/<code>/rounds/<round>/winners` (`BoardPages`).
+enum BoardSummary {
+    /// Winners listed per round in `state.rounds` and in `state.result`.
+    static let winnersPerRound = 20
+    /// Winners listed in `state.rounds` in all (newest rounds first).
+    static let winnersInAll = 200
+    /// Rounds listed in `state.rounds`; older ones are counted in `state.olderRounds`.
+    static let rounds = 50
+
+    /// The rounds `state.rounds` lists (oldest first) and how many older rounds it leaves out:
+    /// the newest rounds while at most `rounds` of them and `winnersInAll` listed winners fit.
+    static func listed(_ board: ArraySlice<BoardRound>) -> (rounds: ArraySlice<BoardRound>, older: Int) {
+        var start = board.endIndex
+        var winners = 0
+        while start > board.startIndex, board.endIndex - start < rounds {
+            let shown = min(board[start - 1].winners.count, winnersPerRound)
+            // The newest round is always listed, whatever its size.
+            if start < board.endIndex, winners + shown > winnersInAll { break }
+            winners += shown
+            start -= 1
+        }
+        return (board[start...], start - board.startIndex)
+    }
+}
+
+extension BoardRound {
+    /// `{"round","prize","prizeIndex","winners","winnerCount","more","voided":[{"winner","reason"}]}`:
+    /// the round as `state.rounds` and `GET …/rounds` list it, with its first `limit` current winners.
+    func summaryJSON(limit: Int = BoardSummary.winnersPerRound) -> JSONValue {
+        .object([
+            "round": .int(Int64(round)),
+            "prize": prize.map { .string($0) } ?? .null,
+            "prizeIndex": prizeIndex.map { .int(Int64($0)) } ?? .null,
+            "winners": .array(winners.prefix(limit).map(\.json)),
+            "winnerCount": .int(Int64(winners.count)),
+            "more": .bool(winners.count > limit),
+            "voided": .array(voided.map { .object(["winner": $0.winner.json, "reason": .string($0.reason)]) }),
+        ])
+    }
+}
+
+extension DrawRecord {
+    /// The latest `result` as `state.result` carries it: the `result` message itself when it has at
+    /// most `limit` winners; else its first `limit` winners with `winnerCount` and `"more":true`, and
+    /// without `contributions` (a page rechecks such a round from the export, as it does a round
+    /// with more than 256 contributions). The live `result` broadcast is always whole.
+    func snapshotResult(limit: Int = BoardSummary.winnersPerRound) -> JSONValue? {
+        guard let message = resultMessage(), case .round(let round) = body else { return nil }
+        guard round.winners.count > limit, case .object(var members) = message else { return message }
+        members["winners"] = .array(round.winners.prefix(limit).map(\.json))
+        members["winnerCount"] = .int(Int64(round.winners.count))
+        members["more"] = .bool(true)
+        members["contributions"] = nil
+        return .object(members)
+    }
+}
