@@ -333,6 +333,14 @@ export class DrawRoom extends EventTarget {
   }
 
   async verify(result) {
+    if (result.more) {
+      // A snapshot's summary of a long round (its first winners, its pool without the earlier
+      // winners' positions): recheck the stored record itself, read from the export.
+      let stored = (await this.fetchExport(false))?.records?.find((r) => r.hash === result.hash);
+      if (!stored) stored = (await this.fetchExport(true))?.records?.find((r) => r.hash === result.hash);
+      if (!stored) return { state: 'fail', reason: 'record not found in the export', record: result };
+      return this.verify({ ...stored, type: 'result', contributors: result.contributors });
+    }
     let record = result;
     let entrants = null;
     const needsList = result.pool?.kind === 'list';

@@ -11,6 +11,8 @@ enum BoardSummary {
     static let winnersInAll = 200
     /// Rounds listed in `state.rounds`; older ones are counted in `state.olderRounds`.
     static let rounds = 50
+    /// A latest `result` longer than this is summarized in `state.result` (`snapshotResult`).
+    static let resultBytes = 4_096
 
     /// The rounds `state.rounds` lists (oldest first) and how many older rounds it leaves out:
     /// the newest rounds while at most `rounds` of them and `winnersInAll` listed winners fit.
@@ -46,16 +48,27 @@ extension BoardRound {
 
 extension DrawRecord {
     /// The latest `result` as `state.result` carries it: the `result` message itself when it has at
-    /// most `limit` winners; else its first `limit` winners with `winnerCount` and `"more":true`, and
-    /// without `contributions` (a page rechecks such a round from the export, as it does a round
-    /// with more than 256 contributions). The live `result` broadcast is always whole.
-    func snapshotResult(limit: Int = BoardSummary.winnersPerRound) -> JSONValue? {
-        guard let message = resultMessage(), case .round(let round) = body else { return nil }
-        guard round.winners.count > limit, case .object(var members) = message else { return message }
+    /// most `limit` winners and its text at most `bytes` bytes; else a summary of it: its first
+    /// `limit` winners with `winnerCount` and `"more":true`, no `contributions`, and its `pool`
+    /// without the lists that grow round after round (`removed`, the earlier winners' positions,
+    /// becomes `removedCount`; `pastWinners` `pastWinnersCount`). A page rechecks such a round from
+    /// the stored record (the export), as it does a round with more than 256 contributions. The
+    /// live `result` broadcast is always whole.
+    func snapshotResult(limit: Int = BoardSummary.winnersPerRound, bytes: Int = BoardSummary.resultBytes) -> JSONValue? {
+        guard let message = resultMessage(), case .round(let round) = body, case .object(var members) = message else { return nil }
+        guard round.winners.count > limit || message.canonicalBytes.count > bytes else { return message }
         members["winners"] = .array(round.winners.prefix(limit).map(\.json))
         members["winnerCount"] = .int(Int64(round.winners.count))
         members["more"] = .bool(true)
         members["contributions"] = nil
+        if case .object(var pool)? = members["pool"] {
+            for (name, value) in pool {
+                guard let items = value.arrayValue else { continue }
+                pool[name] = nil
+                pool[name + "Count"] = .int(Int64(items.count))
+            }
+            members["pool"] = .object(pool)
+        }
         return .object(members)
     }
 }
