@@ -1,0 +1,93 @@
+"""A round of 1,000 winners in Chromium against the real server (issue 18): a page that joins
+after the reveal gets the round's first winners in its `state` and pages through the rest from
+GET /api/draws/<code>/rounds/<n>/winners — the phone with "Show more", the projector a page of
+30 names at a time — and still rechecks the round (from the stored record)."""
+
+import json
+import urllib.request
+
+from selenium.webdriver.common.by import By
+
+from test_draw import create_draw, open_page
+
+FIRST = ["Ana", "Bao", "Chen", "Dara", "Emile", "Farah", "Hiro", "Ingrid", "José", "Kofi", "Li", "Mai"]
+LAST = ["Lima", "Okafor", "Dubois", "Haddad", "Tanaka", "Johansson", "Mensah", "Nguyen", "Roy", "Wang"]
+
+
+def names(count):
+    return ["%s %s %04d" % (FIRST[i % len(FIRST)], LAST[i // len(FIRST) % len(LAST)], i) for i in range(count)]
+
+
+def post(server, path, key):
+    req = urllib.request.Request(server.url(path), data=b"{}", method="POST",
+                                 headers={"Authorization": "Bearer " + key, "Content-Type": "application/json"})
+    with urllib.request.urlopen(req, timeout=60) as r:
+        return json.load(r)
+
+
+def long_round(server, winners=1000):
+    """A new draw with one revealed round of `winners` winners; returns (code, key, winners)."""
+    code, key = create_draw(server, {"pool": {"kind": "list", "entrants": names(3000)}, "perStop": winners})
+    post(server, "/api/draws/%s/start" % code, key)
+    result = post(server, "/api/draws/%s/stop" % code, key)["result"]
+    assert len(result["winners"]) == winners
+    return code, key, result["winners"]
+
+
+def list_texts(b):
+    return [e.text for e in b.find_elements(By.CSS_SELECTOR, "[data-winners] .winner-value")]
+
+
+def test_a_phone_shows_the_first_winners_and_pages_through_the_rest(server, browser):
+    code, _, winners = long_round(server)
+    phone = open_page(browser(390, 844), server.url("/watch/%s" % code))
+    state = phone.js("return { rounds: window.tombola.state.rounds.map(r => [r.winners.length, r.total]),"
+                     " more: window.tombola.state.lastReveal.more }")
+    assert state == {"rounds": [[20, 1000]], "more": True}, "the snapshot lists the first winners only"
+    phone.wait_js("document.querySelectorAll('[data-winners] .winner-value').length === 20")
+    assert list_texts(phone) == winners[:20]
+    assert phone.find_element(By.CSS_SELECTOR, "[data-winners] .winners-count").text == "Showing 20 of 1,000 winners"
+    for shown in list(range(120, 1000, 100)) + [1000]:
+        button = phone.find_element(By.CSS_SELECTOR, "[data-show-more]")
+        phone.js("arguments[0].scrollIntoView({ block: 'center' })", button)
+        button.click()
+        phone.wait_js("document.querySelectorAll('[data-winners] .winner-value').length === %d" % shown, 15)
+    assert list_texts(phone) == winners, "every winner once, in draw order"
+    assert phone.find_elements(By.CSS_SELECTOR, "[data-show-more]") == []
+    assert phone.js("return document.documentElement.scrollWidth") <= 390
+    # The round rechecks from the stored record, though the snapshot held only its summary.
+    phone.wait_js("document.querySelector('[data-verified]').dataset.verify === 'ok'", 20)
+    assert phone.errors() == []
+
+
+def test_the_projector_pages_a_long_round_reading_each_page_from_the_server(server, browser):
+    code, _, winners = long_round(server)
+    screen = open_page(browser(1920, 1080), server.url("/screen/%s" % code))
+    screen.wait_js("document.querySelectorAll('[data-winners] .winner-cell').length === 30")
+    grid = lambda: screen.js("return Array.from(document.querySelectorAll('[data-winners] .winner-value')).map(e => e.textContent)")
+    assert grid() == winners[:30]
+    assert screen.find_element(By.CSS_SELECTOR, "[data-pager]").text == "Winners 1–30 of 1,000 · Page 1 of 34"
+    # Page 21 holds winners the snapshot did not carry: the page reads them, then shows them.
+    screen.js("window.tombola.state.page = 20; window.tombola.state.changed('page')")
+    screen.wait_js("document.querySelector('[data-pager]').textContent === 'Winners 601–630 of 1,000 · Page 21 of 34'")
+    screen.wait(lambda: grid() == winners[600:630], 15, "page 21 shows winners 601–630")
+    # Every cell fits its box (names are not cut off at 1920x1080).
+    clipped = screen.js("return Array.from(document.querySelectorAll('[data-winners] .winner-value'))"
+                        ".filter(v => v.scrollWidth > v.parentElement.clientWidth + 1).length")
+    assert clipped == 0
+    # The last page is partly filled.
+    screen.js("window.tombola.state.page = 33; window.tombola.state.changed('page')")
+    screen.wait(lambda: grid() == winners[990:], 15, "the last page shows winners 991–1000")
+    assert screen.errors() == []
+
+
+def test_the_page_speaks_chinese_too(server, browser):
+    code, _, winners = long_round(server, winners=60)
+    phone = open_page(browser(390, 844, "zh-CN"), server.url("/watch/%s" % code))
+    phone.wait_js("document.querySelector('[data-winners] .winners-count')")
+    assert phone.find_element(By.CSS_SELECTOR, "[data-winners] .winners-count").text == "显示 60 名中奖者中的 20 名"
+    assert phone.find_element(By.CSS_SELECTOR, "[data-show-more]").text == "再显示 40 名"
+    phone.find_element(By.CSS_SELECTOR, "[data-show-more]").click()
+    phone.wait_js("document.querySelectorAll('[data-winners] .winner-value').length === 60", 15)
+    assert list_texts(phone) == winners
+    assert phone.errors() == []
