@@ -10,7 +10,7 @@ const PER_PAGE_NUMBERS = 12;
 const PER_PAGE_NAMES = 8;
 const HISTORY_ROUNDS = 8;
 /** A round with more winners than this is long: denser pages, read from the server as they come. */
-const LONG_ROUND = 24;
+const LONG_ROUND = 60;
 const PER_PAGE_NUMBERS_LONG = 48;
 const PER_PAGE_NAMES_LONG = 30;
 
