@@ -94,6 +94,7 @@ export class ScreenView {
     const cols = long ? (numeric ? 4 : 3) : columnsFor(shown.length);
     this.winners.dataset.cols = String(cols);
     this.winners.dataset.rows = String(Math.ceil((long ? perPage : shown.length) / cols));
+    this.winners.dataset.long = String(long);
     replaceChildren(this.winners, shown.map((w) => {
       const note = w.replaces !== undefined ? t('draw.replaces', { value: valueText(w.replaces) }) : '';
       return el('li', { class: 'winner-cell', data: { winner: winnerText(w.value) } },
@@ -107,10 +108,17 @@ export class ScreenView {
   fitWinners() {
     cancelAnimationFrame(this.fitFrame);
     this.fitFrame = requestAnimationFrame(() => {
+      const values = [];
       for (const cell of this.winners.children) {
         const box = cell.querySelector('.winner-box');
         const value = cell.querySelector('.winner-value');
         fitText(value, { max: Math.max(24, box.clientHeight), min: 14, box, wrap: !/^[\d,.\s\u00a0\u202f-]+$/.test(value.textContent) });
+        values.push(value);
+      }
+      // A dense page of a long round reads as one list: every name at the size the longest fits.
+      if (this.winners.dataset.long === 'true' && values.length) {
+        const size = Math.min(...values.map((v) => parseFloat(v.style.fontSize) || Infinity));
+        if (Number.isFinite(size)) for (const v of values) v.style.fontSize = `${size}px`;
       }
     });
   }
