@@ -91,3 +91,27 @@ def test_the_page_speaks_chinese_too(server, browser):
     phone.wait_js("document.querySelectorAll('[data-winners] .winner-value').length === 60", 15)
     assert list_texts(phone) == winners
     assert phone.errors() == []
+
+
+def test_a_checked_in_winner_past_the_listed_ones_knows_it_won(browser, static_site):
+    """The phone's "You won!" (`myWin`) after joining late: the snapshot lists the round's first 20
+    winners only, and `checkin.me.wins` names the rounds this entry won."""
+    from test_page_lib import page, result_of, run_module
+    b = page(browser, static_site)
+    listed = ["ID%06d" % i for i in range(20)]
+    snapshot = {"type": "state", "phase": "revealed", "round": 2, "result": None,
+                "rounds": [{"round": 1, "prize": None, "prizeIndex": None, "winners": listed,
+                            "winnerCount": 60, "more": True, "voided": []}],
+                "checkin": {"open": False, "count": 80, "fields": [], "presence": False,
+                            "publicNames": False, "names": {}, "me": None}}
+    got = result_of(run_module(b, "/js/lib/room.js", """
+        const state = (me) => ({ ...args[0], checkin: { ...args[0].checkin, me } });
+        const room = (me) => { const r = new m.DrawRoom('X'); r.apply(state(me)); return r; };
+        const won = (me) => room(me).myWin()?.round ?? null;
+        return [won({ id: 'LATE0059', name: 'Late', removed: null, wins: [1] }),
+                won({ id: 'LOSER001', name: 'Lost', removed: null, wins: [] }),
+                won({ id: 'ID000007', name: 'Listed', removed: null }),
+                room(null).board()[0].total];
+    """, snapshot))
+    assert got == [1, None, 1, 60]
+    assert b.errors(allow=("WebSocket connection to",)) == []
