@@ -19,10 +19,10 @@ import TestSupport
     }
 
     /// A list room with `rounds` revealed rounds of `perStop` winners each.
-    static func room(names: Int, perStop: Int, rounds: Int) throws -> RoomHarness {
+    static func room(names: Int, perStop: Int, rounds: Int, padding: Int = 0) throws -> RoomHarness {
         var room = try RoomHarness()
         room.host(1)
-        let list = (0..<names).map { "Guest number \($0 + 10_000)" }
+        let list = (0..<names).map { "Guest number \($0 + 10_000)" + String(repeating: "x", count: padding) }
         _ = room.command(.configure(DrawConfig(pool: .list(list), perStop: .count(perStop))))
         _ = room.handle(.stored(.success(())))
         for _ in 0..<rounds { drawRound(&room) }
@@ -90,6 +90,15 @@ import TestSupport
         }
         #expect(page["total"]?.intValue == 12)
         #expect(page["rounds"]?.arrayValue?.map { $0["round"]?.intValue } == [2, 1])
+    }
+
+    @Test func longNamesListFewerRounds() throws {
+        // 20 listed names of 150 bytes a round: about 3 KB a round, 6 KB in all.
+        let room = try Self.room(names: 500, perStop: 20, rounds: 5, padding: 132)
+        let state = try JSONValue.parse(room.state.stateText(for: nil))
+        #expect(state["rounds"]?.arrayValue?.map { $0["round"]?.intValue } == [4, 5])
+        #expect(state["olderRounds"]?.intValue == 3)
+        #expect(state.canonicalString.utf8.count < 16_384)
     }
 
     @Test(arguments: [1, 7, 200, 1_000])

@@ -14,16 +14,23 @@ enum BoardSummary {
     /// A latest `result` longer than this is summarized in `state.result` (`snapshotResult`).
     static let resultBytes = 4_096
 
+    /// Bytes of listed winners in `state.rounds` in all (long names list fewer rounds).
+    static let winnerBytes = 6_144
+
     /// The rounds `state.rounds` lists (oldest first) and how many older rounds it leaves out:
-    /// the newest rounds while at most `rounds` of them and `winnersInAll` listed winners fit.
+    /// the newest rounds while at most `rounds` of them, `winnersInAll` listed winners and
+    /// `winnerBytes` of their text fit. The newest round is always listed.
     static func listed(_ board: ArraySlice<BoardRound>) -> (rounds: ArraySlice<BoardRound>, older: Int) {
         var start = board.endIndex
         var winners = 0
+        var bytes = 0
         while start > board.startIndex, board.endIndex - start < rounds {
-            let shown = min(board[start - 1].winners.count, winnersPerRound)
-            // The newest round is always listed, whatever its size.
-            if start < board.endIndex, winners + shown > winnersInAll { break }
-            winners += shown
+            let shown = board[start - 1].winners.prefix(winnersPerRound)
+            // A name as JSON: its bytes, quotes and a comma (escapes aside).
+            let size = shown.reduce(0) { $0 + $1.description.utf8.count + 3 }
+            if start < board.endIndex, winners + shown.count > winnersInAll || bytes + size > winnerBytes { break }
+            winners += shown.count
+            bytes += size
             start -= 1
         }
         return (board[start...], start - board.startIndex)
