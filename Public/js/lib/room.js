@@ -452,6 +452,8 @@ export class DrawRoom extends EventTarget {
       const before = entry.winners.length;
       for (const w of page.winners) if (!known.has(winnerText(w))) { known.add(winnerText(w)); entry.winners.push(w); }
       if (Number.isInteger(page.total)) entry.total = page.total;
+      // Nothing new (the round changed under this page's count): keep what it has, ask no more.
+      if (entry.winners.length === before) entry.total = entry.winners.length;
       this.changed('winners');
       if (entry.winners.length === before) return false;
     }
