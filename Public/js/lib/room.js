@@ -437,16 +437,18 @@ export class DrawRoom extends EventTarget {
     if (!entry) return false;
     const want = Math.min(upTo, this.winnerTotal(entry));
     while (entry.winners.length < want) {
-      const key = `${round}|${entry.winners.length}`;
+      const offset = entry.winners.length;
+      const key = `${round}|${offset}`;
       this.winnerLoads ??= new Map();
       if (!this.winnerLoads.has(key)) {
-        const offset = entry.winners.length;
         const limit = Math.min(1000, Math.max(PAGE_SIZE, want - offset));
         this.winnerLoads.set(key, this.fetchWinners(round, offset, limit).finally(() => this.winnerLoads.delete(key)));
       }
       const page = await this.winnerLoads.get(key);
       if (!page || !Array.isArray(page.winners) || page.winners.length === 0) return false;
       if (!this.rounds.includes(entry)) return false; // cleared meanwhile
+      // Another caller waiting for the same page has added it already.
+      if (entry.winners.length !== offset) continue;
       learnNames(page.names);
       const known = new Set(entry.winners.map(winnerText));
       const before = entry.winners.length;
