@@ -97,6 +97,27 @@ def test_the_projector_pages_a_long_round_reading_each_page_from_the_server(serv
     assert screen.errors() == []
 
 
+def test_a_phone_reads_the_earlier_rounds_the_snapshot_left_out(server, browser):
+    code, key = create_draw(server, {"pool": {"kind": "list", "entrants": names(600)}, "perStop": 30})
+    for _ in range(12):
+        post(server, "/api/draws/%s/start" % code, key)
+        post(server, "/api/draws/%s/stop" % code, key)
+    phone = open_page(browser(390, 844), server.url("/watch/%s" % code))
+    # 20 listed winners a round, 200 in all: the latest 10 rounds, 2 older ones counted.
+    assert phone.js("return [window.tombola.state.rounds.length, window.tombola.state.olderRounds]") == [10, 2]
+    history = lambda: phone.js("return Array.from(document.querySelectorAll('[data-history] .history-round')).map(n => Number(n.dataset.round))")
+    phone.wait(lambda: history() == list(range(11, 2, -1)), 15, "rounds 11…3 in the history")
+    assert phone.find_element(By.CSS_SELECTOR, "[data-history-older] span").text == "2 earlier rounds not shown"
+    button = phone.find_element(By.CSS_SELECTOR, "[data-show-older]")
+    phone.js("arguments[0].scrollIntoView({ block: 'center' })", button)
+    button.click()
+    phone.wait(lambda: history() == list(range(11, 0, -1)), 15, "rounds 11…1 in the history")
+    assert phone.find_elements(By.CSS_SELECTOR, "[data-history-older]") == []
+    # Each earlier round shows its first 10 winners and how many more it has.
+    assert phone.find_element(By.CSS_SELECTOR, "[data-history] .history-round[data-round='1'] .history-more").text == "+20 more"
+    assert phone.errors() == []
+
+
 def test_the_page_speaks_chinese_too(server, browser):
     code, _, winners = long_round(server, winners=60)
     phone = open_page(browser(390, 844, "zh-CN"), server.url("/watch/%s" % code))

@@ -382,7 +382,7 @@ export class DrawView {
     });
     show(this.winnersEmpty, !current);
     setText(this.winnersHeading, current ? t('draw.winners.round', { n: current.round }) : t('draw.winners'));
-    renderHistory(this.history, board.slice(1), { older: state.olderRounds });
+    renderHistory(this.history, board.slice(1), { older: state.olderRounds, onOlder: () => state.loadOlderRounds() });
     show(this.historyEmpty, board.length < 2 && !state.olderRounds);
   }
 

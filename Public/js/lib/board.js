@@ -58,7 +58,7 @@ export function renderWinners(list, entry, { limit = Infinity, onMore = null, ..
 const HISTORY_WINNERS = 10;
 
 /** Fills a list with earlier rounds: "Round n · prize: a, b, c" (a long round's first ones, "+n more"). */
-export function renderHistory(list, entries, { older = 0 } = {}) {
+export function renderHistory(list, entries, { older = 0, onOlder = null } = {}) {
   const rows = entries.map((entry) => {
     const values = entry.winners.slice(0, HISTORY_WINNERS).map((w) => el('span', {
       class: w.voided ? 'history-winner is-voided' : 'history-winner',
@@ -71,7 +71,12 @@ export function renderHistory(list, entries, { older = 0 } = {}) {
       el('span', { class: 'history-label', text: t('draw.round', { n: entry.round }) + (entry.prize ? ` · ${entry.prize}` : '') }),
       el('span', { class: 'history-winners' }, values));
   });
-  if (older > 0) rows.push(el('li', { class: 'history-older', data: { historyOlder: older }, text: t('draw.history.older', { n: groupInteger(older, locale()) }) }));
+  if (older > 0) {
+    rows.push(el('li', { class: 'history-older', data: { historyOlder: older } },
+      el('span', { text: t('draw.history.older', { n: groupInteger(older, locale()) }) }),
+      onOlder ? el('button', { class: 'btn btn-small', text: t('draw.history.showOlder'), attrs: { type: 'button' },
+        data: { showOlder: '' }, on: { click: () => onOlder() } }) : null));
+  }
   replaceChildren(list, rows);
 }
 

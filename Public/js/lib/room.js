@@ -462,6 +462,40 @@ export class DrawRoom extends EventTarget {
     return true;
   }
 
+  /**
+   * Reads the board's earlier rounds the snapshot left out (GET /api/draws/<code>/rounds, newest
+   * first, after the ones this page holds), as summaries. Resolves to whether it read any.
+   */
+  async loadOlderRounds() {
+    if (this.olderLoad) return this.olderLoad;
+    const load = (async () => {
+      try {
+        const url = `/api/draws/${encodeURIComponent(this.code)}/rounds?offset=${this.rounds.length}&limit=50`;
+        const response = await fetch(url, { cache: 'no-cache', headers: this.apiKey ? { Authorization: `Bearer ${this.apiKey}` } : {} });
+        if (!response.ok) return false;
+        const page = await response.json();
+        learnNames(page.names);
+        for (const entry of Array.isArray(page.rounds) ? page.rounds : []) {
+          if (this.rounds.some((e) => e.round === entry.round)) continue;
+          this.rounds.push({
+            round: entry.round, prize: entry.prize ?? null, winners: Array.isArray(entry.winners) ? [...entry.winners] : [],
+            total: Number.isInteger(entry.winnerCount) ? entry.winnerCount : null,
+            voided: Array.isArray(entry.voided) ? entry.voided.map((v) => ({ winner: v.winner, reason: v.reason ?? null })) : [],
+          });
+        }
+        if (Number.isInteger(page.total)) this.olderRounds = Math.max(0, page.total - this.rounds.length);
+        this.changed('winners');
+        return true;
+      } catch {
+        return false;
+      } finally {
+        this.olderLoad = null;
+      }
+    })();
+    this.olderLoad = load;
+    return load;
+  }
+
   async fetchWinners(round, offset, limit) {
     const url = `/api/draws/${encodeURIComponent(this.code)}/rounds/${round}/winners?offset=${offset}&limit=${limit}`;
     try {
