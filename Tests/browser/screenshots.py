@@ -3,7 +3,7 @@ tests): the landing page, the keypad (390x844, 1280x800), the host and viewer
 pages (390x844) and the projector (1920x1080, rolling and revealed, plus a
 round of several named winners), each in English and Simplified Chinese.
 
-    TOMBOLA_BIN=.build/debug/tombola python3 Tests/browser/screenshots.py [landing keypad draw names event branding checkin]
+    TOMBOLA_BIN=.build/debug/tombola python3 Tests/browser/screenshots.py [landing keypad draw names event branding checkin board]
 
 With section names, only those are written ("event": the states issue 19 changed — the
 armed prize while rolling, the plan in the host's bar, several winners on a phone's stage,
@@ -351,6 +351,42 @@ def branding(server, opened):
     print("wrote", os.path.relpath(path, ROOT))
 
 
+def board(server, opened):
+    """A round of 1,000 winners (issue 18): the projector's dense pages, a phone's first winners and "Show more"."""
+    first = ["Ana", "Bao", "Chen", "Dara", "Emile", "Farah", "Hiro", "Ingrid", "José", "Kofi", "Li", "Mai"]
+    last = ["Lima", "Okafor", "Dubois", "Haddad", "Tanaka", "Johansson", "Mensah", "Nguyen", "Roy", "Wang"]
+    entrants = ["%s %s %04d" % (first[i % 12], last[i // 12 % 10], i) for i in range(3000)]
+    body = {"config": {"pool": {"kind": "list", "entrants": entrants}, "perStop": 1000,
+                       "prizes": [{"name": "Goodie bag", "count": 1000}]}}
+
+    def api(path, key, data):
+        req = urllib.request.Request(server.url(path), data=json.dumps(data).encode(), method="POST",
+                                     headers={"Authorization": "Bearer " + key, "Content-Type": "application/json"})
+        with urllib.request.urlopen(req, timeout=60) as r:
+            return json.load(r)
+
+    made = api("/api/draws", server.admin_key, body)
+    code, key = made["code"], made["hostKey"]
+    api("/api/draws/%s/start" % code, key, {})
+    api("/api/draws/%s/stop" % code, key, {})
+    s = Browser(1920, 1080); opened.append(s)
+    s.get(server.url("/screen/%s" % code)); wait_room(s)
+    s.wait_js("document.querySelectorAll('[data-winners] .winner-cell').length === 30")
+    s.js("window.tombola.state.page = 4; window.tombola.state.changed('page')")
+    s.wait_js("document.querySelector('[data-pager]').textContent.startsWith('Winners 121–150')", 15)
+    verified(s)
+    shot(s, "screen-longround-1920x1080-en", 1.2)
+    for lang, suffix in LANGS:
+        v = Browser(390, 844, lang); opened.append(v)
+        v.get(server.url("/watch/%s" % code)); wait_room(v)
+        v.wait_js("document.querySelector('[data-show-more]')")
+        verified(v)
+        if suffix == "en":
+            shot(v, "watch-longround-top-390x844-en", 0.3)
+        v.js("document.querySelector('[data-show-more]').scrollIntoView({ block: 'end' })")
+        shot(v, "watch-longround-390x844-%s" % suffix, 0.3)
+
+
 class ShotServer(Server):
     """The test server, but listening on every interface and on port 8080 when
     it is free, so the join URL on the screen looks like the one a venue sees."""
@@ -388,7 +424,7 @@ def main():
     server = ShotServer()
     opened = []
     sections = {"landing": landing, "keypad": keypad, "draw": draw_pages, "names": names_round, "event": event,
-                "branding": branding, "checkin": checkin}
+                "branding": branding, "checkin": checkin, "board": board}
     wanted = sys.argv[1:] or list(sections)
     try:
         for name in wanted:

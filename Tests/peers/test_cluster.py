@@ -310,6 +310,13 @@ def test_three_instances_share_one_draw(cluster, script, tmp_path):
     assert all(e[0] == exports[0][0] for e in exports)
     assert [exports[0][1][1], exports[0][1][2]] == winners
     verify_export(exports[0][0], tmp_path, script)
+    # The board's pages (issue 18): the owner holds the board; another instance says so (503).
+    for instance in (first, second, third):
+        status, body = instance.json("GET", "/api/draws/%s/rounds/2/winners?limit=1" % CODE)
+        if instance is owner:
+            assert status == 200 and body["winners"] == winners[1][:1] and body["total"] == len(winners[1]), body
+        else:
+            assert status == 503 and body["error"]["code"] == "cluster_unavailable", body
     for page in pages + [host, late]:
         page.close()
 

@@ -375,11 +375,15 @@ export class DrawView {
     this.boardShown = signature;
     const board = state.board();
     const current = board[0] ?? null;
-    renderWinners(this.winners, current, { onVoid: host && state.role === 'host' ? this.onVoid : null });
+    renderWinners(this.winners, current, {
+      onVoid: host && state.role === 'host' ? this.onVoid : null,
+      limit: current ? state.listLimit(current.round) : Infinity,
+      onMore: (entry) => state.showMore(entry.round),
+    });
     show(this.winnersEmpty, !current);
     setText(this.winnersHeading, current ? t('draw.winners.round', { n: current.round }) : t('draw.winners'));
-    renderHistory(this.history, board.slice(1));
-    show(this.historyEmpty, board.length < 2);
+    renderHistory(this.history, board.slice(1), { older: state.olderRounds, onOlder: () => state.loadOlderRounds() });
+    show(this.historyEmpty, board.length < 2 && !state.olderRounds);
   }
 
   render(state) {

@@ -33,22 +33,51 @@ export function winnerItem(entry, { onVoid = null, className = 'winner' } = {}) 
   return item;
 }
 
-/** Fills a list with the winners of one board entry. */
-export function renderWinners(list, entry, options = {}) {
-  replaceChildren(list, (entry?.winners ?? []).map((w) => winnerItem(w, options)));
+/**
+ * Fills a list with the winners of one board entry: its first `limit` current winners, its voided
+ * ones, and for a long round a "show more" button (`onMore(entry)`) that reads the next ones.
+ */
+export function renderWinners(list, entry, { limit = Infinity, onMore = null, ...options } = {}) {
+  const current = (entry?.winners ?? []).filter((w) => !w.voided);
+  const voided = (entry?.winners ?? []).filter((w) => w.voided);
+  const items = [...current.slice(0, limit), ...voided].map((w) => winnerItem(w, options));
+  const total = Math.max(entry?.total ?? 0, current.length);
+  const shown = Math.min(limit, current.length);
+  if (entry && total > shown) {
+    items.push(el('li', { class: 'winners-more', data: { winnersMore: entry.round } },
+      el('span', { class: 'winners-count', text: t('draw.shown', { shown: groupInteger(shown, locale()), total: groupInteger(total, locale()) }) }),
+      onMore ? el('button', {
+        class: 'btn btn-small', text: t('draw.showMore', { n: groupInteger(Math.min(100, total - shown), locale()) }),
+        attrs: { type: 'button' }, data: { showMore: entry.round }, on: { click: () => onMore(entry) },
+      }) : null));
+  }
+  replaceChildren(list, items);
 }
 
-/** Fills a list with earlier rounds: "Round n · prize: a, b, c". */
-export function renderHistory(list, entries) {
-  replaceChildren(list, entries.map((entry) => {
-    const values = entry.winners.map((w) => el('span', {
+/** Winners an earlier round shows inline in the history before "+n more". */
+const HISTORY_WINNERS = 10;
+
+/** Fills a list with earlier rounds: "Round n · prize: a, b, c" (a long round's first ones, "+n more"). */
+export function renderHistory(list, entries, { older = 0, onOlder = null } = {}) {
+  const rows = entries.map((entry) => {
+    const values = entry.winners.slice(0, HISTORY_WINNERS).map((w) => el('span', {
       class: w.voided ? 'history-winner is-voided' : 'history-winner',
       text: valueText(w.value),
     }));
+    const current = entry.winners.filter((w) => !w.voided).length;
+    const hidden = Math.max(entry.total ?? 0, current) - Math.min(current, HISTORY_WINNERS);
+    if (hidden > 0) values.push(el('span', { class: 'history-more', text: t('draw.history.more', { n: groupInteger(hidden, locale()) }) }));
     return el('li', { class: 'history-round', data: { round: entry.round } },
       el('span', { class: 'history-label', text: t('draw.round', { n: entry.round }) + (entry.prize ? ` · ${entry.prize}` : '') }),
       el('span', { class: 'history-winners' }, values));
-  }));
+  });
+  if (older > 0) {
+    rows.push(el('li', { class: 'history-older', data: { historyOlder: older } },
+      el('span', { text: t('draw.history.older', { n: groupInteger(older, locale()) }) }),
+      onOlder ? el('button', { class: 'btn btn-small', text: t('draw.history.showOlder'), attrs: { type: 'button' },
+        data: { showOlder: '' }, on: { click: () => onOlder() } }) : null));
+  }
+  replaceChildren(list, rows);
 }
 
 /** The verified mark for a result: text, class and description. */
@@ -175,8 +204,10 @@ export class Stage {
     const signature = on ? `${current.round}|${shown.map((w) => winnerText(w.value)).join('\u0000')}|${box?.clientWidth}x${box?.clientHeight}` : '';
     show(many, on);
     if (more) {
-      setText(more, on && active.length > shown.length ? t('draw.more', { n: active.length - shown.length }) : '');
-      show(more, on && active.length > shown.length);
+      // A long round's count is the server's: the page may hold only its first winners.
+      const total = Math.max(current?.total ?? 0, active.length);
+      setText(more, on && total > shown.length ? t('draw.more', { n: groupInteger(total - shown.length, locale()) }) : '');
+      show(more, on && total > shown.length);
     }
     if (signature === this.manyShown) return on;
     this.manyShown = signature;
@@ -268,6 +299,6 @@ export function currentPrize(room) {
 
 /** Changes whenever the lists of winners would render differently. */
 export function boardSignature(room, extra = '') {
-  const rounds = room.rounds.map((r) => `${r.round}:${r.winners.map(winnerText).join(',')}:${r.voided.map((v) => winnerText(v.winner)).join(',')}`);
-  return `${rounds.join(';')}|${room.results.length}|${extra}|${t('draw.voided')}`;
+  const rounds = room.rounds.map((r) => `${r.round}:${r.total}:${room.listLimit(r.round)}:${r.winners.length}:${r.winners.map(winnerText).join(',')}:${r.voided.map((v) => winnerText(v.winner)).join(',')}`);
+  return `${rounds.join(';')}|${room.olderRounds}|${room.results.length}|${extra}|${t('draw.voided')}|${t('draw.showMore', { n: 1 })}`;
 }

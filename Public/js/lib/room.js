@@ -67,7 +67,10 @@ export class DrawRoom extends EventTarget {
     this.remaining = null;
     this.round = null;
     this.commit = null;
-    this.rounds = [];              // the board since Clear: [{ round, prize, winners, voided: [{ winner, reason }] }]
+    this.rounds = [];              // the board since Clear: [{ round, prize, winners, total, voided: [{ winner, reason }] }]
+    this.olderRounds = 0;          // rounds of the board before the ones the snapshot lists (GET …/rounds)
+    this.listLimits = new Map();   // round → how many of its winners the lists show (show more)
+    this.apiKey = null;            // the host key for REST reads that show names (host pages only)
     this.results = [];             // result records this page has (live, or the snapshot's latest)
     this.voidReasons = new Map();  // "round|winner" → reason typed on this page
     this.exhausted = false;
@@ -99,11 +102,15 @@ export class DrawRoom extends EventTarget {
     return this.myEntry ?? this.checkin?.me ?? null;
   }
 
-  /** The newest round on the board this device's entry won (not voided), or null. */
+  /**
+   * The newest round on the board this device's entry won (not voided), or null. The snapshot
+   * lists a long round's first winners only; its `me.wins` names every round this entry wins.
+   */
   myWin() {
     const id = this.me?.id;
     if (!id) return null;
-    return this.board().find((r) => r.winners.some((w) => !w.voided && w.value === id)) ?? null;
+    const wins = Array.isArray(this.checkin?.me?.wins) && this.checkin.me.id === id ? this.checkin.me.wins : [];
+    return this.board().find((r) => wins.includes(r.round) || r.winners.some((w) => !w.voided && w.value === id)) ?? null;
   }
 
   /** Applies one server message and fires `change` (detail: the message type). */
@@ -142,6 +149,8 @@ export class DrawRoom extends EventTarget {
         break;
       case 'cleared':
         this.rounds = [];
+        this.olderRounds = 0;
+        this.listLimits.clear();
         this.results = [];
         this.lastReveal = null;
         this.tick = null;
@@ -190,6 +199,7 @@ export class DrawRoom extends EventTarget {
       : typeof s.tick === 'object' && 'value' in s.tick ? s.tick : { value: s.tick };
     this.rounds = [];
     this.results = [];
+    this.olderRounds = Number.isInteger(s.olderRounds) ? s.olderRounds : 0;
     for (const entry of Array.isArray(s.rounds) ? s.rounds : []) {
       if (entry && typeof entry === 'object' && 'kind' in entry) {
         this.applyResult(entry, false); // an older server sending full records
@@ -199,6 +209,8 @@ export class DrawRoom extends EventTarget {
         round: entry.round,
         prize: entry.prize ?? null,
         winners: Array.isArray(entry.winners) ? [...entry.winners] : [],
+        // A long round is listed by its first winners and its count; the rest is paged (loadWinners).
+        total: Number.isInteger(entry.winnerCount) ? entry.winnerCount : null,
         voided: Array.isArray(entry.voided) ? entry.voided.map((v) => ({ winner: v.winner, reason: v.reason ?? null })) : [],
       });
     }
@@ -273,7 +285,7 @@ export class DrawRoom extends EventTarget {
     if (!this.addResult(result)) return;
     let entry = this.rounds.find((e) => e.round === result.round);
     if (!entry) {
-      entry = { round: result.round, prize: result.prize ?? null, winners: [], voided: [] };
+      entry = { round: result.round, prize: result.prize ?? null, winners: [], total: null, voided: [] };
       this.rounds.push(entry);
     }
     if (result.replaces) {
@@ -321,6 +333,14 @@ export class DrawRoom extends EventTarget {
   }
 
   async verify(result) {
+    if (result.more) {
+      // A snapshot's summary of a long round (its first winners, its pool without the earlier
+      // winners' positions): recheck the stored record itself, read from the export.
+      let stored = (await this.fetchExport(false))?.records?.find((r) => r.hash === result.hash);
+      if (!stored) stored = (await this.fetchExport(true))?.records?.find((r) => r.hash === result.hash);
+      if (!stored) return { state: 'fail', reason: 'record not found in the export', record: result };
+      return this.verify({ ...stored, type: 'result', contributors: result.contributors });
+    }
     let record = result;
     let entrants = null;
     const needsList = result.pool?.kind === 'list';
@@ -380,6 +400,7 @@ export class DrawRoom extends EventTarget {
       return {
         round: entry.round,
         prize: entry.prize,
+        total: this.winnerTotal(entry),
         results,
         winners: [
           ...entry.winners.map((w) => ({ value: w, voided: false, round: entry.round, replaces: replacementOf(w) })),
@@ -387,6 +408,102 @@ export class DrawRoom extends EventTarget {
         ],
       };
     });
+  }
+
+  /** How many current winners round `round` has (the server's count when it listed only the first). */
+  winnerTotal(entry) {
+    return Math.max(entry?.total ?? 0, entry?.winners?.length ?? 0);
+  }
+
+  /** How many winners of `round` the lists show now (the first LIST_FIRST until "show more"). */
+  listLimit(round) {
+    return this.listLimits.get(round) ?? LIST_FIRST;
+  }
+
+  /** Shows `step` more winners of `round` in the lists, fetching them when this page has fewer. */
+  async showMore(round, step = LIST_STEP) {
+    const limit = this.listLimit(round) + step;
+    this.listLimits.set(round, limit);
+    this.changed('winners');
+    await this.loadWinners(round, limit);
+  }
+
+  /**
+   * Makes sure this page holds the first `upTo` current winners of `round` (or all it has), reading
+   * the missing ones from GET /api/draws/<code>/rounds/<round>/winners. Resolves to whether it did.
+   */
+  async loadWinners(round, upTo) {
+    const entry = this.rounds.find((e) => e.round === round);
+    if (!entry) return false;
+    const want = Math.min(upTo, this.winnerTotal(entry));
+    while (entry.winners.length < want) {
+      const offset = entry.winners.length;
+      const key = `${round}|${offset}`;
+      this.winnerLoads ??= new Map();
+      if (!this.winnerLoads.has(key)) {
+        const limit = Math.min(1000, Math.max(PAGE_SIZE, want - offset));
+        this.winnerLoads.set(key, this.fetchWinners(round, offset, limit).finally(() => this.winnerLoads.delete(key)));
+      }
+      const page = await this.winnerLoads.get(key);
+      if (!page || !Array.isArray(page.winners) || page.winners.length === 0) return false;
+      if (!this.rounds.includes(entry)) return false; // cleared meanwhile
+      // Another caller waiting for the same page has added it already.
+      if (entry.winners.length !== offset) continue;
+      learnNames(page.names);
+      const known = new Set(entry.winners.map(winnerText));
+      const before = entry.winners.length;
+      for (const w of page.winners) if (!known.has(winnerText(w))) { known.add(winnerText(w)); entry.winners.push(w); }
+      if (Number.isInteger(page.total)) entry.total = page.total;
+      // Nothing new (the round changed under this page's count): keep what it has, ask no more.
+      if (entry.winners.length === before) entry.total = entry.winners.length;
+      this.changed('winners');
+      if (entry.winners.length === before) return false;
+    }
+    return true;
+  }
+
+  /**
+   * Reads the board's earlier rounds the snapshot left out (GET /api/draws/<code>/rounds, newest
+   * first, after the ones this page holds), as summaries. Resolves to whether it read any.
+   */
+  async loadOlderRounds() {
+    if (this.olderLoad) return this.olderLoad;
+    const load = (async () => {
+      try {
+        const url = `/api/draws/${encodeURIComponent(this.code)}/rounds?offset=${this.rounds.length}&limit=50`;
+        const response = await fetch(url, { cache: 'no-cache', headers: this.apiKey ? { Authorization: `Bearer ${this.apiKey}` } : {} });
+        if (!response.ok) return false;
+        const page = await response.json();
+        learnNames(page.names);
+        for (const entry of Array.isArray(page.rounds) ? page.rounds : []) {
+          if (this.rounds.some((e) => e.round === entry.round)) continue;
+          this.rounds.push({
+            round: entry.round, prize: entry.prize ?? null, winners: Array.isArray(entry.winners) ? [...entry.winners] : [],
+            total: Number.isInteger(entry.winnerCount) ? entry.winnerCount : null,
+            voided: Array.isArray(entry.voided) ? entry.voided.map((v) => ({ winner: v.winner, reason: v.reason ?? null })) : [],
+          });
+        }
+        if (Number.isInteger(page.total)) this.olderRounds = Math.max(0, page.total - this.rounds.length);
+        this.changed('winners');
+        return true;
+      } catch {
+        return false;
+      } finally {
+        this.olderLoad = null;
+      }
+    })();
+    this.olderLoad = load;
+    return load;
+  }
+
+  async fetchWinners(round, offset, limit) {
+    const url = `/api/draws/${encodeURIComponent(this.code)}/rounds/${round}/winners?offset=${offset}&limit=${limit}`;
+    try {
+      const response = await fetch(url, { cache: 'no-cache', headers: this.apiKey ? { Authorization: `Bearer ${this.apiKey}` } : {} });
+      return response.ok ? await response.json() : null;
+    } catch {
+      return null;
+    }
   }
 
   /** The round entry to feature: the newest on the board, or null. */
@@ -398,6 +515,12 @@ export class DrawRoom extends EventTarget {
     this.dispatchEvent(new CustomEvent('change', { detail: type }));
   }
 }
+
+/** Winners a list shows of a round at first, and how many more each "show more" adds. */
+export const LIST_FIRST = 20;
+const LIST_STEP = 100;
+/** Winners read per request when a page needs more than it holds. */
+const PAGE_SIZE = 200;
 
 function resultId(r) {
   return r.hash ?? `${r.round}:${r.index ?? ''}:${(r.winners ?? []).map(winnerText).join(',')}`;
@@ -411,6 +534,7 @@ function resultId(r) {
  */
 export function connectRoom(room, { hostKey = null, onAuthFailed = () => {} } = {}) {
   let key = hostKey;
+  room.apiKey = key;
   const seqKey = `tombola.seq.${room.code}`;
   let seq = 0;
   try { seq = Number(sessionStorage.getItem(seqKey)) || 0; } catch { seq = 0; }
@@ -431,6 +555,7 @@ export function connectRoom(room, { hostKey = null, onAuthFailed = () => {} } = 
     if (msg.type === 'error') {
       if (msg.code === 'bad_key') {
         key = null;
+        room.apiKey = null;
         room.role = 'viewer';
         onAuthFailed(msg.code);
       } else if (typeof msg.seq === 'number') {

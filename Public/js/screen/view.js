@@ -1,13 +1,18 @@
 // Owns the projector page's DOM.
 
 import { $, el, fitText, isTyping, replaceChildren, setText, show } from '../lib/dom.js';
-import { t } from '../lib/i18n.js';
+import { locale, t } from '../lib/i18n.js';
+import { groupInteger } from '../lib/format.js';
 import { Stage, renderHistory, valueText } from '../lib/board.js';
 import { winnerText } from '../lib/room.js';
 
 const PER_PAGE_NUMBERS = 12;
 const PER_PAGE_NAMES = 8;
 const HISTORY_ROUNDS = 8;
+/** A round with more winners than this is long: denser pages, read from the server as they come. */
+const LONG_ROUND = 60;
+const PER_PAGE_NUMBERS_LONG = 48;
+const PER_PAGE_NAMES_LONG = 30;
 
 /** Columns for n winners on one page: one per row up to 3, then 2, then 3. */
 function columnsFor(n) {
@@ -66,19 +71,30 @@ export class ScreenView {
     });
   }
 
-  renderMany(current, requestedPage) {
+  /**
+   * The revealed round's winners, a page at a time (the page turns every few seconds). A long
+   * round shows more per page, and the page reads the winners it does not hold yet from the
+   * server (the snapshot lists a round's first ones only), a page ahead.
+   */
+  renderMany(current, requestedPage, state) {
     const numeric = current.winners.every((w) => typeof w.value === 'number');
-    const perPage = numeric ? PER_PAGE_NUMBERS : PER_PAGE_NAMES;
-    this.pages = Math.ceil(current.winners.length / perPage);
+    const total = Math.max(current.total ?? 0, current.winners.length);
+    const long = total > LONG_ROUND;
+    const perPage = long ? (numeric ? PER_PAGE_NUMBERS_LONG : PER_PAGE_NAMES_LONG) : numeric ? PER_PAGE_NUMBERS : PER_PAGE_NAMES;
+    this.pages = Math.ceil(total / perPage);
     const page = Math.min(requestedPage, this.pages - 1);
-    const shown = current.winners.slice(page * perPage, (page + 1) * perPage);
-    const signature = `${current.round}|${page}|${t('draw.replaces')}|${shown.map((w) => `${winnerText(w.value)}:${winnerText(w.replaces)}`).join(',')}`;
-    setText(this.pager, this.pages > 1 ? t('screen.page', { page: page + 1, pages: this.pages }) : '');
+    const end = Math.min(total, (page + 1) * perPage);
+    if (current.winners.length < Math.min(total, end + perPage)) state.loadWinners(current.round, end + perPage);
+    const shown = current.winners.slice(page * perPage, end);
+    const signature = `${current.round}|${page}|${total}|${t('draw.replaces')}|${shown.map((w) => `${winnerText(w.value)}:${winnerText(w.replaces)}`).join(',')}`;
+    const range = long ? t('screen.range', { from: groupInteger(page * perPage + 1, locale()), to: groupInteger(end, locale()), total: groupInteger(total, locale()) }) : '';
+    setText(this.pager, this.pages > 1 ? [range, t('screen.page', { page: page + 1, pages: this.pages })].filter(Boolean).join(' · ') : '');
     if (signature === this.manyShown) return;
     this.manyShown = signature;
-    const cols = columnsFor(shown.length);
+    const cols = long ? (numeric ? 4 : 3) : columnsFor(shown.length);
     this.winners.dataset.cols = String(cols);
-    this.winners.dataset.rows = String(Math.ceil(shown.length / cols));
+    this.winners.dataset.rows = String(Math.ceil((long ? perPage : shown.length) / cols));
+    this.winners.dataset.long = String(long);
     replaceChildren(this.winners, shown.map((w) => {
       const note = w.replaces !== undefined ? t('draw.replaces', { value: valueText(w.replaces) }) : '';
       return el('li', { class: 'winner-cell', data: { winner: winnerText(w.value) } },
@@ -92,10 +108,17 @@ export class ScreenView {
   fitWinners() {
     cancelAnimationFrame(this.fitFrame);
     this.fitFrame = requestAnimationFrame(() => {
+      const values = [];
       for (const cell of this.winners.children) {
         const box = cell.querySelector('.winner-box');
         const value = cell.querySelector('.winner-value');
         fitText(value, { max: Math.max(24, box.clientHeight), min: 14, box, wrap: !/^[\d,.\s\u00a0\u202f-]+$/.test(value.textContent) });
+        values.push(value);
+      }
+      // A dense page of a long round reads as one list: every name at the size the longest fits.
+      if (this.winners.dataset.long === 'true' && values.length) {
+        const size = Math.min(...values.map((v) => parseFloat(v.style.fontSize) || Infinity));
+        if (Number.isFinite(size)) for (const v of values) v.style.fontSize = `${size}px`;
       }
     });
   }
@@ -117,18 +140,18 @@ export class ScreenView {
     const current = state.phase === 'revealed' || state.phase === 'idle' ? board[0] ?? null : null;
     const active = current ? current.winners.filter((w) => !w.voided) : [];
     const voided = current ? current.winners.filter((w) => w.voided) : [];
-    const many = active.length > 1;
+    const many = active.length > 1 || (current?.total ?? 0) > 1;
     // Several winners at once: they take the whole stage, each as large as its cell allows.
     show(this.winnersBox, many);
     this.stage.nodes.stage.classList.toggle('has-many', many);
-    if (many) this.renderMany({ ...current, winners: active }, state.page);
+    if (many) this.renderMany({ ...current, winners: active }, state.page, state);
     else { this.pages = 1; this.manyShown = ''; }
     // A no-show stays on record, in small print under the winners.
     const voidedText = voided.map((w) => (w.reason ? `${valueText(w.value)} (${w.reason})` : valueText(w.value))).join(', ');
     setText(this.voidedLine, voided.length ? t('screen.voided', { list: voidedText }) : '');
     show(this.voidedLine, voided.length > 0);
     const older = current ? board.slice(1) : board;
-    renderHistory(this.history, older.slice(0, HISTORY_ROUNDS));
+    renderHistory(this.history, older.slice(0, HISTORY_ROUNDS), { older: older.length > HISTORY_ROUNDS ? 0 : state.olderRounds });
     show(this.historySection, older.length > 0);
 
     if (state.joinUrl) {

@@ -24,6 +24,9 @@ protocol DrawChannel: AnyObject, Sendable {
     /// The full settings (`GET /api/draws/<code>/config`); nil when this instance cannot serve
     /// them (cluster mode: only the owner holds them).
     func settingsDocument(_ completion: @escaping @Sendable (SettingsDocument?) -> Void)
+    /// One page of the board (`GET …/rounds`, `GET …/rounds/<n>/winners`); nil when this instance
+    /// cannot serve it (cluster mode: only the owner holds the board).
+    func boardPage(_ request: BoardPageRequest, _ completion: @escaping @Sendable (BoardPageAnswer?) -> Void)
     /// This draw's winners for other draws' `excludeWinnersOf`; nil when this instance does not
     /// hold them (cluster mode).
     var pastWinners: PastWinners? { get }

@@ -87,6 +87,8 @@ enum DrawAPI {
             BrandingAPI.branding(request, method: method, room: room, responder: responder, service: service)
         case (2, "logo"):
             BrandingAPI.logo(request, method: method, room: room, responder: responder, service: service)
+        case (2, "rounds"), (4, "rounds"):
+            BoardAPI.serve(rest, request: request, method: method, room: room, responder: responder, service: service)
         case (2, "pool"):
             guard method == "PUT" else { return responder.respond(APIError.methodNotAllowed(allow: ["PUT"])) }
             if let refusal = refusal(request, responder: responder, service: service, check: room.isHostKey) {

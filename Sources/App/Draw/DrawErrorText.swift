@@ -58,6 +58,7 @@ enum DrawErrorText {
         "pool_exhausted": "Everyone in the pool has won; change the pool or clear the board.",
         "prizes_done": "Every prize has been drawn.",
         "unknown_round": "That round is not on the board.",
+        "bad_page": "offset must be a whole number from 0, and limit a whole number from 1 to 1000 (200 for rounds).",
         "unknown_winner": "That is not a current winner of the round.",
         "already_voided": "That winner was voided already.",
         "bad_reason": "A reason must be 1 to 200 characters without control characters.",

@@ -756,6 +756,7 @@ struct DrawRoomState {
         let commit: JSONValue = draw.commit.map {
             .object(["round": .int(Int64($0.round)), "commitment": .string($0.commitment), "poolHash": .string($0.poolHash)])
         } ?? .null
+        let listed = BoardSummary.listed(visibleBoard)
         let state: JSONValue = .object([
             "type": .string("state"),
             "code": .string(code),
@@ -768,9 +769,11 @@ struct DrawRoomState {
             "round": .int(Int64(draw.nextRound)),
             "commit": commit,
             "plan": draw.armed.json,
-            // While the slow-down runs, the new round is stored but not yet announced.
-            "rounds": .array((draw.phase == .stopping ? Array(draw.board.dropLast()) : draw.board).map(\.json)),
-            "result": draw.phase == .stopping ? .null : (draw.lastResult?.resultMessage() ?? .null),
+            // While the slow-down runs, the new round is stored but not yet announced. The board is
+            // bounded (`BoardSummary`): the latest rounds with their first winners; the rest is paged.
+            "rounds": .array(listed.rounds.map { $0.summaryJSON() }),
+            "olderRounds": .int(Int64(listed.older)),
+            "result": draw.phase == .stopping ? .null : (draw.lastResult?.snapshotResult() ?? .null),
             "viewers": .int(Int64(viewerCount)),
             "tick": lastTick ?? .null,
             "algorithm": .string(Fairness.algorithm),

@@ -28,7 +28,8 @@ extension DrawRecord {
 }
 
 extension BoardRound {
-    /// `{"round","prize","winners","voided":[{"winner","reason"}]}` as in `state.rounds`.
+    /// `{"round","prize","winners","voided":[{"winner","reason"}]}` with every winner (`state.rounds`
+    /// lists `summaryJSON()`, the first ones; BoardSummary.swift).
     var json: JSONValue {
         .object([
             "round": .int(Int64(round)),

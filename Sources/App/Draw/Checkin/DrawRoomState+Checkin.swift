@@ -282,16 +282,16 @@ extension DrawRoomState {
         return checkinFlow.deviceMembers[device] != nil
     }
 
-    /// Names of the board's winners that pages may show (all of them for the host).
+    /// Names of the winners `state` lists that pages may show (all of them for the host): the
+    /// bounded board's and the latest result's; pages read the rest with the winners' pages.
     func winnerNames(forHost host: Bool) -> [String: JSONValue] {
         guard isCheckinPool, host || checkin.settings.publicNames else { return [:] }
-        var names = [String: JSONValue]()
-        var winners = draw.board.flatMap { $0.winners + $0.voided.map(\.winner) }
-        if case .round(let round)? = draw.lastResult?.body { winners += round.winners }
-        for case .name(let id) in winners {
-            if let name = checkin.entry(id: id)?.name { names[id] = .string(name) }
+        var winners = BoardSummary.listed(visibleBoard).rounds.flatMap {
+            $0.winners.prefix(BoardSummary.winnersPerRound) + $0.voided.map(\.winner)
         }
-        return names
+        // While the slow-down runs, the latest result is not announced yet.
+        if draw.phase != .stopping, case .round(let round)? = draw.lastResult?.body { winners += round.winners.prefix(BoardSummary.winnersPerRound) }
+        return entrantNames(winners, host: host)
     }
 
     /// The `checkin` part of `state` for member `id`: status, the form, the board winners' names
@@ -300,8 +300,10 @@ extension DrawRoomState {
         guard isCheckinPool else { return .null }
         var me: JSONValue = .null
         if let device, let entry = checkin.entry(device: device) {
+            // `wins`: the board's rounds this entry wins, so a winner past the listed first ones knows.
             me = .object(["id": .string(entry.id), "name": entry.name.map { .string($0) } ?? .null,
-                          "removed": entry.removedReason.map { .string($0) } ?? .null])
+                          "removed": entry.removedReason.map { .string($0) } ?? .null,
+                          "wins": .array(roundsWon(by: entry.id).map { .int(Int64($0)) })])
         }
         return .object(["open": .bool(checkin.settings.open), "count": .int(Int64(checkin.activeCount)),
                         "fields": .array(checkin.settings.fields.map(\.json)), "presence": .bool(checkin.settings.presence),

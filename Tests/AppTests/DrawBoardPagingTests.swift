@@ -1,0 +1,273 @@
+@testable import App
+import DrawEngine
+import JSON
+import Testing
+import TestSupport
+
+/// The board is bounded in `state` and paged over REST (issue #18): a join costs a few
+/// kilobytes whatever the rounds hold, and every winner is still one request away.
+@Suite struct DrawBoardPagingTests {
+    /// Start, Stop, the store's answer and the slow-down's timers until the round is revealed.
+    static func drawRound(_ room: inout RoomHarness) {
+        _ = room.command(.start(audience: nil))
+        _ = room.command(.stop)
+        _ = room.handle(.stored(.success(())))
+        for _ in 0..<60 where room.state.draw.phase == .stopping {
+            room.advance(.milliseconds(100))
+            _ = room.handle(.timerDue(.motion))
+        }
+    }
+
+    /// A list room with `rounds` revealed rounds of `perStop` winners each.
+    static func room(names: Int, perStop: Int, rounds: Int, padding: Int = 0) throws -> RoomHarness {
+        var room = try RoomHarness()
+        room.host(1)
+        let list = (0..<names).map { "Guest number \($0 + 10_000)" + String(repeating: "x", count: padding) }
+        _ = room.command(.configure(DrawConfig(pool: .list(list), perStop: .count(perStop))))
+        _ = room.handle(.stored(.success(())))
+        for _ in 0..<rounds { drawRound(&room) }
+        return room
+    }
+
+    /// Every winner of `round`, read page by page from `boardPage`.
+    static func allPages(_ state: DrawRoomState, round: Int, limit: Int) throws -> (winners: [JSONValue], pages: Int) {
+        var winners = [JSONValue]()
+        var pages = 0
+        while true {
+            guard case .page(let page) = state.boardPage(BoardPageRequest(round: round, offset: winners.count, limit: limit)) else {
+                throw TestFailure("no page for round \(round)")
+            }
+            let items = page["winners"]?.arrayValue ?? []
+            #expect(page["total"]?.intValue == Int64(state.draw.board.first { $0.round == round }?.winners.count ?? -1))
+            if items.isEmpty { break }
+            #expect(items.count <= limit)
+            winners += items
+            pages += 1
+        }
+        return (winners, pages)
+    }
+
+    @Test func theStateOfTenThousandWinnerRoundsStaysUnder16KB() throws {
+        var room = try Self.room(names: 20_000, perStop: 1_000, rounds: 10)
+        #expect(room.state.draw.board.count == 10)
+        let sent = try #require(room.handle(.joined(50, remote: "10.0.5.0")).compactMap(\.sent).first { $0.to == 50 })
+        #expect(sent.text.utf8.count < 16_384, "state is \(sent.text.utf8.count) bytes")
+        let state = try JSONValue.parse(sent.text)
+        let rounds = try #require(state["rounds"]?.arrayValue)
+        #expect(rounds.map { $0["round"]?.intValue } == (1...10).map { Int64($0) })
+        for round in rounds {
+            #expect(round["winners"]?.arrayValue?.count == BoardSummary.winnersPerRound)
+            #expect(round["winnerCount"]?.intValue == 1_000)
+            #expect(round["more"] == .bool(true))
+        }
+        #expect(state["olderRounds"]?.intValue == 0)
+        // The latest result is listed by its first winners; the live `result` stays whole.
+        let result = try #require(state["result"])
+        let record = try #require(room.state.draw.lastResult)
+        guard case .round(let drawn) = record.body else { throw TestFailure("not a round") }
+        #expect(result["winners"]?.arrayValue == drawn.winners.prefix(BoardSummary.winnersPerRound).map(\.json))
+        #expect(result["winnerCount"]?.intValue == 1_000)
+        #expect(result["more"] == .bool(true))
+        #expect(result["hash"]?.stringValue == record.hash)
+        // The pool lock's list of earlier winners grows every round: counted, not listed.
+        #expect(result["pool"]?["removed"] == nil)
+        #expect(result["pool"]?["removedCount"]?.intValue == 9_000)
+        #expect(result["contributions"] == nil)
+        #expect(record.resultMessage()?["winners"]?.arrayValue?.count == 1_000)
+    }
+
+    @Test func aBoardOfManySmallRoundsListsTheLatestAndCountsTheRest() throws {
+        let room = try Self.room(names: 500, perStop: 30, rounds: 12)
+        let state = try JSONValue.parse(room.state.stateText(for: nil))
+        let rounds = try #require(state["rounds"]?.arrayValue)
+        // 20 listed winners a round, at most 200 in all: the latest 10 rounds.
+        #expect(rounds.map { $0["round"]?.intValue } == (3...12).map { Int64($0) })
+        #expect(state["olderRounds"]?.intValue == 2)
+        #expect(state.canonicalString.utf8.count < 16_384)
+        // The older ones are a page of the summaries away, newest first.
+        guard case .page(let page) = room.state.boardPage(BoardPageRequest(round: nil, offset: 10, limit: 50)) else {
+            throw TestFailure("no rounds page")
+        }
+        #expect(page["total"]?.intValue == 12)
+        #expect(page["rounds"]?.arrayValue?.map { $0["round"]?.intValue } == [2, 1])
+    }
+
+    @Test func longNamesListFewerRounds() throws {
+        // 20 listed names of 150 bytes a round: about 3 KB a round, 6 KB in all.
+        let room = try Self.room(names: 500, perStop: 20, rounds: 5, padding: 132)
+        let state = try JSONValue.parse(room.state.stateText(for: nil))
+        #expect(state["rounds"]?.arrayValue?.map { $0["round"]?.intValue } == [4, 5])
+        #expect(state["olderRounds"]?.intValue == 3)
+        #expect(state.canonicalString.utf8.count < 16_384)
+    }
+
+    @Test(arguments: [1, 7, 200, 1_000])
+    func pagesHoldEveryWinnerOnceInTheResultsOrder(limit: Int) throws {
+        let room = try Self.room(names: 3_000, perStop: 1_000, rounds: 2)
+        let record = try #require(room.state.draw.lastResult)
+        guard case .round(let drawn) = record.body else { throw TestFailure("not a round") }
+        let (winners, pages) = try Self.allPages(room.state, round: 2, limit: limit)
+        #expect(winners == drawn.winners.map(\.json))
+        #expect(Set(winners.compactMap(\.stringValue)).count == 1_000)
+        #expect(pages == (1_000 + limit - 1) / limit)
+        let first = try Self.allPages(room.state, round: 1, limit: limit).winners
+        #expect(first == room.state.draw.board[0].winners.map(\.json))
+        #expect(room.state.boardPage(BoardPageRequest(round: 3, offset: 0, limit: 10)) == .unknownRound)
+    }
+
+    @Test func aRoundStillSlowingDownIsNeitherListedNorPaged() throws {
+        var room = try Self.room(names: 500, perStop: 30, rounds: 1)
+        _ = room.command(.start(audience: nil))
+        _ = room.command(.stop)
+        _ = room.handle(.stored(.success(())))
+        #expect(room.state.draw.phase == .stopping)
+        #expect(room.state.boardPage(BoardPageRequest(round: 2, offset: 0, limit: 10)) == .unknownRound)
+        let state = try JSONValue.parse(room.state.stateText(for: nil))
+        #expect(state["rounds"]?.arrayValue?.map { $0["round"]?.intValue } == [1])
+        #expect(state["result"] == .null)
+    }
+
+    @Test func aSharedSnapshotOfALongBoardEqualsAFreshlyBuiltOne() throws {
+        var room = try Self.room(names: 5_000, perStop: 400, rounds: 3)
+        let first = room.handle(.joined(60, remote: "10.0.6.0"))
+        let second = room.handle(.joined(61, remote: "10.0.6.1"))
+        guard case .sendFrame(let a, _)? = first.first(where: { if case .sendFrame = $0 { true } else { false } }),
+              case .sendFrame(let b, _)? = second.first(where: { if case .sendFrame = $0 { true } else { false } }) else {
+            throw TestFailure("no shared frame")
+        }
+        #expect(a === b)
+        room.advance(.seconds(1))
+        _ = room.handle(.timerDue(.viewers))
+        let shared = try #require(room.handle(.joined(62, remote: "10.0.6.2")).compactMap(\.sent).first { $0.to == 62 })
+        #expect(try JSONValue.parse(shared.text) == JSONValue.parse(room.state.stateText(for: 62)))
+    }
+
+    @Test func aCheckedInWinnerPastTheListedOnesStillLearnsItWon() throws {
+        var room = try RoomHarness(config: DrawConfig(pool: .checkin([])))
+        room.host(1)
+        _ = room.command(.checkin(.open(nil)))
+        _ = room.handle(.stored(.success(())))
+        for n in 1...70 {
+            let form = CheckinForm(name: "Person \(n)", fields: [])
+            _ = room.handle(.checkinJoin(CheckinJoin(form: form, device: "device-\(n)", code: nil), caller: UInt64(1_000 + n)))
+        }
+        var writing = true
+        for _ in 0..<10 where writing {
+            writing = room.handle(.entrantsStored(.success(()))).contains { if case .storeEntrants = $0 { true } else { false } }
+        }
+        #expect(room.state.checkin.activeCount == 70)
+        _ = room.command(.checkin(.close))
+        _ = room.handle(.stored(.success(())))
+        _ = room.command(.configure(DrawConfig(pool: .checkin([]), perStop: .count(60))))
+        _ = room.handle(.stored(.success(())))
+        Self.drawRound(&room)
+        #expect(room.state.draw.phase == .revealed)
+        let winners = room.state.draw.board[0].winners
+        #expect(winners.count == 60)
+        // The last winner drawn: not among the ones `state` lists.
+        guard case .name(let lastID) = try #require(winners.last) else { throw TestFailure("not an id") }
+        let device = try #require(room.state.checkin.entries.first { $0.id == lastID }?.device)
+        _ = room.handle(.joined(70, remote: "10.0.7.0"))
+        _ = room.handle(.deviceLinked(70, device: device))
+        let state = try JSONValue.parse(room.state.stateText(for: 70))
+        let listed = state["rounds"]?.arrayValue?.first?["winners"]?.arrayValue ?? []
+        #expect(!listed.contains(.string(lastID)))
+        #expect(state["checkin"]?["me"]?["id"]?.stringValue == lastID)
+        #expect(state["checkin"]?["me"]?["wins"] == .array([.int(1)]))
+        // Another entrant's phone learns it did not win.
+        let loser = try #require(room.state.checkin.entries.first { entry in !winners.contains(.name(entry.id)) })
+        _ = room.handle(.joined(71, remote: "10.0.7.1"))
+        _ = room.handle(.deviceLinked(71, device: try #require(loser.device)))
+        #expect(try JSONValue.parse(room.state.stateText(for: 71))["checkin"]?["me"]?["wins"] == .array([]))
+    }
+}
+
+@Suite("The board over REST", .serialized)
+struct DrawBoardAPITests {
+    static func winnersPath(_ round: String, _ query: String = "") -> String {
+        "/api/draws/\(DrawTestServer.code)/rounds/\(round)/winners" + (query.isEmpty ? "" : "?" + query)
+    }
+
+    /// The state without the parts that change by themselves (viewers, the tick).
+    static func settled(_ state: JSONValue) -> JSONValue {
+        guard case .object(var members) = state else { return state }
+        members["viewers"] = nil
+        return .object(members)
+    }
+
+    @Test func theWinnersEndpointPagesARoundAndRefusesBadParametersChangingNothing() throws {
+        let server = try DrawTestServer(slowDown: .milliseconds(50))
+        defer { server.stop() }
+        let names = (0..<3_000).map { "Guest \($0)" }.joined(separator: "\\n")
+        #expect(try server.command("config", body: #"{"pool":{"kind":"list","text":"\#(names)"},"perStop":1000}"#).status == 200)
+        var results = [[JSONValue]]()
+        for _ in 0..<2 {
+            #expect(try server.command("start").status == 200)
+            let stop = try server.command("stop")
+            #expect(stop.status == 200)
+            results.append(try #require(stop.json["result"]?["winners"]?.arrayValue))
+        }
+        #expect(results.allSatisfy { $0.count == 1_000 })
+
+        var collected = [JSONValue]()
+        var offset = 0
+        while offset < 1_000 {
+            let page = try server.request("GET", Self.winnersPath("2", "offset=\(offset)&limit=300"))
+            #expect(page.status == 200)
+            #expect(page.json["round"]?.intValue == 2)
+            #expect(page.json["total"]?.intValue == 1_000)
+            #expect(page.json["offset"]?.intValue == Int64(offset))
+            #expect(page.json["limit"]?.intValue == 300)
+            let winners = try #require(page.json["winners"]?.arrayValue)
+            #expect(!winners.isEmpty)
+            collected += winners
+            offset += winners.count
+        }
+        #expect(collected == results[1])
+        #expect(Set(collected.compactMap(\.stringValue)).count == 1_000)
+        // The default page is the first 200; a page past the end is empty.
+        let standard = try server.request("GET", Self.winnersPath("1"))
+        #expect(standard.json["winners"]?.arrayValue == Array(results[0].prefix(200)))
+        #expect(try server.request("GET", Self.winnersPath("1", "offset=1000")).json["winners"] == .array([]))
+
+        // Validated by ETag while the round does not change.
+        let tag = try #require(standard.headers["ETag"])
+        let again = try server.request("GET", Self.winnersPath("1"), headers: ["If-None-Match: \(tag)"])
+        #expect(again.status == 304)
+        #expect(again.body.isEmpty)
+        #expect(standard.headers["Cache-Control"] == "no-cache")
+
+        // The rounds' summaries, newest first.
+        let rounds = try server.request("GET", "/api/draws/\(DrawTestServer.code)/rounds")
+        #expect(rounds.status == 200)
+        #expect(rounds.json["total"]?.intValue == 2)
+        #expect(rounds.json["rounds"]?.arrayValue?.map { $0["round"]?.intValue } == [2, 1])
+        #expect(rounds.json["rounds"]?.arrayValue?.first?["winnerCount"]?.intValue == 1_000)
+
+        let before = Self.settled(try server.state())
+        let exportBefore = try server.exportJSON()
+        for query in ["offset=-1", "offset=abc", "offset=1.5", "offset=", "limit=0", "limit=1001", "limit=-5", "limit=%2B5",
+                      "offset=99999999999", "limit=20&offset=x"] {
+            let refused = try server.request("GET", Self.winnersPath("1", query))
+            #expect(refused.status == 400, "\(query)")
+            #expect(refused.errorCode == "bad_page", "\(query)")
+        }
+        #expect(try server.request("GET", "/api/draws/\(DrawTestServer.code)/rounds?limit=201").errorCode == "bad_page")
+        for round in ["3", "0", "abc", "-1", "99999999999"] {
+            let unknown = try server.request("GET", Self.winnersPath(round))
+            #expect(unknown.status == 404, "\(round)")
+            #expect(unknown.errorCode == "unknown_round", "\(round)")
+        }
+        #expect(try server.request("GET", "/api/draws/NOSUCH/rounds/1/winners").errorCode == "unknown_draw")
+        #expect(try server.request("GET", "/api/draws/\(DrawTestServer.code)/rounds/1/losers").status == 404)
+        #expect(try server.request("POST", Self.winnersPath("1"), body: "").status == 405)
+        #expect(try server.request("GET", Self.winnersPath("1"), key: "wrong key").status == 403)
+        #expect(Self.settled(try server.state()) == before)
+        #expect(try server.exportJSON() == exportBefore)
+
+        // A Clear empties the board: its rounds are no longer pages (the export keeps them).
+        #expect(try server.command("clear").status == 200)
+        #expect(try server.request("GET", Self.winnersPath("1")).status == 404)
+        #expect(try server.request("GET", "/api/draws/\(DrawTestServer.code)/rounds").json["total"]?.intValue == 0)
+    }
+}
