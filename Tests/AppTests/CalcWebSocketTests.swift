@@ -195,7 +195,7 @@ import TestSupport
         try first.type("8")
         let id = first.session
         first.close()
-        #expect(try waitUntil { store.count == 1 && store.heldCount == 0 })
+        #expect(waitUntil { store.count == 1 && store.heldCount == 0 })
         #expect(waitUntil { store.count == 0 }, "the sweep timer drops it")
         let second = try CalcTestClient(server: server)
         defer { second.close() }
