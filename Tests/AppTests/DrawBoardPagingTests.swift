@@ -76,6 +76,31 @@ import TestSupport
         #expect(record.resultMessage()?["winners"]?.arrayValue?.count == 1_000)
     }
 
+    @Test func theLiveResultCostsItsOwnWinnersNotTheHistory() throws {
+        let room = try Self.room(names: 20_000, perStop: 1_000, rounds: 10)
+        let first = try #require(Self.room(names: 20_000, perStop: 1_000, rounds: 1).state.draw.lastResult)
+        let last = try #require(room.state.draw.lastResult)
+        let firstText = try #require(first.resultMessage()).canonicalString
+        let lastMessage = try #require(last.resultMessage())
+        // Every winner of the reveal, the pool's 9,000 earlier winners counted; the record whole.
+        #expect(lastMessage["winners"]?.arrayValue?.count == 1_000)
+        #expect(lastMessage["pool"]?["removed"] == nil)
+        #expect(lastMessage["pool"]?["removedCount"]?.intValue == 9_000)
+        #expect(lastMessage["pool"]?["count"]?.intValue == 20_000)
+        guard case .round(let round) = last.body, case .list(_, _, let removed, _, _) = round.pool else {
+            throw TestFailure("not a list round")
+        }
+        #expect(removed.count == 9_000, "the stored record keeps the list")
+        let lastText = lastMessage.canonicalString
+        let (lastBytes, firstBytes) = (lastText.utf8.count, firstText.utf8.count)
+        #expect(lastBytes < firstBytes + 1_000, "round 10: \(lastBytes) bytes, round 1: \(firstBytes)")
+        // A short list stays in the message as it is stored.
+        let small = try Self.room(names: 500, perStop: 30, rounds: 3)
+        let smallResult = try #require(small.state.draw.lastResult?.resultMessage())
+        #expect(smallResult["pool"]?["removed"]?.arrayValue?.count == 60)
+        #expect(smallResult["pool"]?["removedCount"] == nil)
+    }
+
     @Test func aBoardOfManySmallRoundsListsTheLatestAndCountsTheRest() throws {
         let room = try Self.room(names: 500, perStop: 30, rounds: 12)
         let state = try JSONValue.parse(room.state.stateText(for: nil))

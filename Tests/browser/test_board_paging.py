@@ -152,3 +152,19 @@ def test_a_checked_in_winner_past_the_listed_ones_knows_it_won(browser, static_s
     """, snapshot))
     assert got == [1, None, 1, 60]
     assert b.errors(allow=("WebSocket connection to",)) == []
+
+
+def test_a_live_reveal_after_a_long_history_rechecks_from_the_stored_record(server, browser):
+    """The live `result` counts the pool's earlier winners (`removedCount`) once they pass 256,
+    so a reveal costs its own winners; the page rechecks it from the export and says so."""
+    code, key = create_draw(server, {"pool": {"kind": "list", "entrants": names(900)}, "perStop": 300})
+    post(server, "/api/draws/%s/start" % code, key)
+    post(server, "/api/draws/%s/stop" % code, key)
+    phone = open_page(browser(390, 844), server.url("/watch/%s" % code))
+    post(server, "/api/draws/%s/start" % code, key)
+    result = post(server, "/api/draws/%s/stop" % code, key)["result"]
+    assert len(result["winners"]) == 300
+    assert "removed" not in result["pool"] and result["pool"]["removedCount"] == 300
+    phone.wait_js("window.tombola.state.lastReveal && window.tombola.state.lastReveal.round === 2", 20)
+    phone.wait_js("document.querySelector('[data-verified]').dataset.verify === 'ok'", 30)
+    assert phone.errors() == []

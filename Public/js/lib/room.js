@@ -333,7 +333,8 @@ export class DrawRoom extends EventTarget {
   }
 
   async verify(result) {
-    if (result.more) {
+    // A long history's `result` carries counts for the pool's long lists (`removedCount`).
+    if (result.more || ['removed', 'pastWinners'].some((k) => result.pool && (k + 'Count') in result.pool)) {
       // A snapshot's summary of a long round (its first winners, its pool without the earlier
       // winners' positions): recheck the stored record itself, read from the export.
       let stored = (await this.fetchExport(false))?.records?.find((r) => r.hash === result.hash);

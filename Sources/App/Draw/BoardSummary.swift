@@ -60,7 +60,7 @@ extension DrawRecord {
     /// without the lists that grow round after round (`removed`, the earlier winners' positions,
     /// becomes `removedCount`; `pastWinners` `pastWinnersCount`). A page rechecks such a round from
     /// the stored record (the export), as it does a round with more than 256 contributions. The
-    /// live `result` broadcast is always whole.
+    /// live `result` broadcast keeps every winner (`resultMessage` counts only the long pool lists).
     func snapshotResult(limit: Int = BoardSummary.winnersPerRound, bytes: Int = BoardSummary.resultBytes) -> JSONValue? {
         guard let message = resultMessage(), case .round(let round) = body, case .object(var members) = message else { return nil }
         guard round.winners.count > limit || message.canonicalBytes.count > bytes else { return message }

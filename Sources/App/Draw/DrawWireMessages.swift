@@ -5,15 +5,28 @@ import JSON
 /// where the protocol lives, so the engine stays free of wire formats.
 extension DrawRecord {
     /// The `result` message for a round record: the record plus `type` and `contributors`;
-    /// `contributions` is left out when there are more than `contributionLimit`. A no-show
-    /// replacement also carries `voidReason`, the reason of the void it answers (which lives in
-    /// the void record, not in this one), so live pages show it without reloading.
-    func resultMessage(contributionLimit: Int = 256, voidReason: String? = nil) -> JSONValue? {
+    /// `contributions` is left out when there are more than `contributionLimit`, and a list of
+    /// the `pool` longer than `poolListLimit` (`removed`: the positions of every earlier winner,
+    /// which grows round after round) becomes its count (`removedCount`), so a reveal costs what
+    /// its own winners cost, not the whole history. Pages recheck such a round from the stored
+    /// record (the export). A no-show replacement also carries `voidReason`, the reason of the
+    /// void it answers (which lives in the void record, not in this one), so live pages show it
+    /// without reloading.
+    func resultMessage(contributionLimit: Int = 256, poolListLimit: Int = 256, voidReason: String? = nil) -> JSONValue? {
         guard case .round(let round) = body, case .object(var members) = json else { return nil }
         members["type"] = .string("result")
         members["contributors"] = .int(Int64(round.contributions.count))
         if round.replaces != nil, let voidReason { members["voidReason"] = .string(voidReason) }
         if round.contributions.count > contributionLimit { members["contributions"] = nil }
+        if case .object(var pool)? = members["pool"],
+           pool.contains(where: { ($0.value.arrayValue?.count ?? 0) > poolListLimit }) {
+            for (name, value) in pool {
+                guard let items = value.arrayValue, items.count > poolListLimit else { continue }
+                pool[name] = nil
+                pool[name + "Count"] = .int(Int64(items.count))
+            }
+            members["pool"] = .object(pool)
+        }
         return .object(members)
     }
 }
