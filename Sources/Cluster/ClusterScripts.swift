@@ -135,6 +135,26 @@ enum ClusterScripts {
         return 1
         """
 
+    /// KEYS: lease, fence, acks, target. ARGV: lease value, token, client, seq, answer (JSON),
+    /// ttl (ms), target value ('' for none), how many answers to keep per client.
+    /// Only while the caller holds the lease with a current token: SETs target (when a value is
+    /// given) and appends `seq\tanswer` to the client's field of acks, in one step, keeping the
+    /// last ones, and renews the hash's expiry. → 1, or 0 when fenced.
+    static let rememberAnswer = """
+        if redis.call('GET', KEYS[2]) ~= ARGV[2] or redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+        if ARGV[7] ~= '' then redis.call('SET', KEYS[4], ARGV[7]) end
+        local lines = {}
+        local old = redis.call('HGET', KEYS[3], ARGV[3])
+        if old then
+          for line in string.gmatch(old, '[^\\n]+') do lines[#lines + 1] = line end
+        end
+        lines[#lines + 1] = ARGV[4] .. '\\t' .. ARGV[5]
+        while #lines > tonumber(ARGV[8]) do table.remove(lines, 1) end
+        redis.call('HSET', KEYS[3], ARGV[3], table.concat(lines, '\\n'))
+        redis.call('PEXPIRE', KEYS[3], ARGV[6])
+        return 1
+        """
+
     /// KEYS: log, epoch. ARGV: first offset (inclusive, or '-'), count.
     /// → {epoch or '', XRANGE entries}, read together so they describe one moment.
     static let read = """

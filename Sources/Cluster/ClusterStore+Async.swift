@@ -31,6 +31,17 @@ extension ClusterStore {
         }
     }
 
+    public func rememberAnswer(_ answer: String, client: String, seq: Int64, alsoSet: (key: String, value: [UInt8])? = nil,
+                               lease: OwnerLease, ttl: Duration, keep: Int) async -> Result<Bool, ClusterError> {
+        await self.client.onLoop { done in
+            self.rememberAnswer(answer, client: client, seq: seq, alsoSet: alsoSet, lease: lease, ttl: ttl, keep: keep, done)
+        }
+    }
+
+    public func answers(draw: String, client: String) async -> Result<[Int64: String], ClusterError> {
+        await self.client.onLoop { done in self.answers(draw: draw, client: client, done) }
+    }
+
     public func publish(draw: String, payload: [UInt8]) async -> Result<Int64, ClusterError> {
         await client.onLoop { done in self.publish(draw: draw, payload: payload, done) }
     }

@@ -18,6 +18,7 @@ public final class ClusterStore: @unchecked Sendable {
     private let readScript = RedisScript(ClusterScripts.read)
     private let batchScript = RedisScript(ClusterScripts.appendBatch)
     private let setIfOwnerScript = RedisScript(ClusterScripts.setIfOwner)
+    private let rememberScript = RedisScript(ClusterScripts.rememberAnswer)
 
     public init(client: RedisClient) {
         self.client = client
@@ -146,6 +147,39 @@ public final class ClusterStore: @unchecked Sendable {
         let keys = DrawKeys(code: lease.draw)
         setIfOwnerScript.run(on: client, keys: [keys.lease, keys.fence, key], arguments: [bytes(lease.value), bytes(lease.token), value]) { result in
             completion(result.mapError(ClusterError.init).map { $0.integer == 1 })
+        }
+    }
+
+    // MARK: Answers to host commands (dedup across owners)
+
+    /// Keeps `answer` (JSON text) as the answer to command `seq` of host client `client`, only
+    /// while `lease` is held with a current token, and in the same step sets `alsoSet` (one of
+    /// the draw's keys) when given. Keeps the last `keep` answers per client; the draw's answers
+    /// expire `ttl` after the last one. Succeeds with whether it was written (false: fenced).
+    public func rememberAnswer(
+        _ answer: String, client: String, seq: Int64, alsoSet: (key: String, value: [UInt8])? = nil,
+        lease: OwnerLease, ttl: Duration, keep: Int, _ completion: @escaping (Result<Bool, ClusterError>) -> Void
+    ) {
+        let keys = DrawKeys(code: lease.draw)
+        let arguments: [[UInt8]] = [bytes(lease.value), bytes(lease.token), bytes(client), bytes(seq), bytes(answer),
+                                    bytes(ttl.milliseconds), alsoSet?.value ?? [], bytes(keep)]
+        rememberScript.run(on: self.client,
+                           keys: [keys.lease, keys.fence, keys.acks, alsoSet?.key ?? keys.rolling], arguments: arguments) { result in
+            completion(result.mapError(ClusterError.init).map { $0.integer == 1 })
+        }
+    }
+
+    /// The answers kept for host client `client` of draw `draw`: seq → answer (JSON text).
+    public func answers(draw: String, client: String, _ completion: @escaping (Result<[Int64: String], ClusterError>) -> Void) {
+        self.client.send([bytes("HGET"), bytes(DrawKeys(code: draw).acks), bytes(client)]) { result in
+            completion(result.mapError(ClusterError.init).map { reply in
+                var answers: [Int64: String] = [:]
+                for line in (reply.string ?? "").split(separator: "\n") {
+                    guard let tab = line.firstIndex(of: "\t"), let seq = Int64(line[..<tab]) else { continue }
+                    answers[seq] = String(line[line.index(after: tab)...])
+                }
+                return answers
+            })
         }
     }
 

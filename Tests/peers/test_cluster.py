@@ -22,6 +22,7 @@ import re
 import shutil
 import signal
 import socket
+import ssl
 import subprocess
 import tempfile
 import threading
@@ -400,6 +401,158 @@ def test_failover_kill_9_while_rolling_and_while_stopping(cluster, script, tmp_p
     print("takeovers: max %.2f s, mean %.2f s over %d" % (max(takeovers), sum(takeovers) / len(takeovers), len(takeovers)))
 
 
+def test_a_command_resent_after_a_takeover_gets_its_first_answer(cluster, script, tmp_path):
+    """`client`/`seq` dedup survives the owner: the answer is kept in Redis with what the
+    command wrote, so a host resending after a takeover gets the same ack and nothing runs twice."""
+    cluster.start()
+    owner = cluster.owner()
+    second, third = cluster.start(), cluster.start()
+    watcher = Page(third)
+    watcher.wait_for(lambda m: m.get("type") == "state", what="state")
+    host = Page(second, host=True)
+    host.wait_for(lambda m: m.get("type") == "role" and m["role"] == "host", what="role host")
+    before = owner.state()
+    host.send({"type": "start", "seq": 41})
+    first_ack = host.wait_for(lambda m: m.get("seq") == 41 and m.get("type") in ("ack", "error"), what="start answer")
+    assert first_ack["type"] == "ack", first_ack
+    # Killed right after the host got the ack.
+    owner.proc.send_signal(signal.SIGKILL)
+    killed_at = time.time()
+    owner.proc.wait(timeout=10)
+    wait_new_owner(cluster, owner, killed_at)
+    new_owner = cluster.owner()
+    # The host's phone reconnects to another instance and resends what it has not seen answered.
+    host.close()
+    again = Page(third, host=True)
+    again.wait_for(lambda m: m.get("type") == "role" and m["role"] == "host", what="role host again")
+    again.send({"type": "start", "seq": 41})
+    resent = again.wait_for(lambda m: m.get("seq") == 41 and m.get("type") in ("ack", "error"), what="resent start answer")
+    assert resent == first_ack
+    # No second Start: the same round carries on (same commitment, no extra round).
+    state = new_owner.state()
+    assert state["phase"] == "rolling" and state["commit"]["commitment"] == before["commit"]["commitment"], state
+    again.send({"type": "stop", "seq": 42})
+    stop_ack = again.wait_for(lambda m: m.get("seq") == 42 and m.get("type") in ("ack", "error"), what="stop answer")
+    assert stop_ack["type"] == "ack", stop_ack
+    result = watcher.wait_for(lambda m: m.get("type") == "result", what="result")
+    assert result["round"] == len(before["rounds"]) + 1
+    watcher.wait_for(lambda m: m.get("type") == "phase" and m["phase"] == "revealed", what="revealed")
+    # Both resent once more, on the owner itself and through REST on a follower: the same
+    # answers, and still exactly one round with the same winners.
+    on_owner = Page(new_owner, host=True)
+    on_owner.wait_for(lambda m: m.get("type") == "role" and m["role"] == "host", what="role host on the owner")
+    on_owner.send({"type": "stop", "seq": 42})
+    assert on_owner.wait_for(lambda m: m.get("seq") == 42, what="stop answer on the owner") == stop_ack
+    follower = [i for i in cluster.others(new_owner)][0]
+    status, body = follower.command("start", {"seq": 41, "client": "cluster-test"})
+    assert status == 200 and body == {"ok": True, "seq": 41, "command": "start"}, body
+    state = new_owner.state()
+    assert state["phase"] == "revealed" and len(state["rounds"]) == len(before["rounds"]) + 1, state
+    export, rounds = export_rounds(new_owner)
+    assert rounds[result["round"]] == result["winners"] and len(rounds) == result["round"]
+    # The answers live under the draw's hash tag and expire.
+    assert 0 < int(cluster.redis.cli("PTTL", "{d:%s}:acks" % CODE))
+    verify_export(export, tmp_path, script)
+    for page in (watcher, again, on_owner):
+        page.close()
+
+
+def settings_download(instance, headers=()):
+    """GET /api/draws/CODE/config with `headers`: (status, headers, raw body)."""
+    req = urllib.request.Request(instance.base + "/api/draws/%s/config" % CODE, method="GET")
+    for name, value in headers:
+        req.add_header(name, value)
+    try:
+        with urllib.request.urlopen(req, timeout=10) as resp:
+            return resp.status, dict(resp.headers), resp.read()
+    except urllib.error.HTTPError as e:
+        return e.code, dict(e.headers), e.read()
+
+
+def test_every_instance_serves_the_settings_download(cluster):
+    """GET /api/draws/CODE/config on a follower: the owner's document, ETag and gzip included."""
+    cluster.start()
+    owner = cluster.owner()
+    followers = [cluster.start(), cluster.start()]
+    page = Page(followers[1])
+    page.wait_for(lambda m: m.get("type") == "state", what="state")
+    for round_trip in range(2):
+        names = "\n".join("Entrant %d-%d" % (round_trip, i) for i in range(3000))
+        mark = len(page.messages)
+        status, body = followers[0].command("config", {"pool": {"kind": "list", "text": names}, "perStop": 2 + round_trip})
+        assert status == 200, body
+        summary = page.wait_for(lambda m: m.get("type") == "config", what="config frame", since=mark)
+        for encoding in ((), (("Accept-Encoding", "gzip"),)):
+            expected = settings_download(owner, encoding)
+            assert expected[0] == 200 and expected[1]["ETag"] == '"%s"' % summary["config"]["hash"], expected[1]
+            for instance in followers:
+                got = settings_download(instance, encoding)
+                assert got[0] == 200, got
+                assert got[2] == expected[2], "a follower's settings differ from the owner's"
+                for header in ("ETag", "Content-Encoding", "Cache-Control", "Vary"):
+                    assert got[1].get(header) == expected[1].get(header), header
+        assert expected[1].get("Content-Encoding") == "gzip"
+        document = json.loads(settings_download(followers[0])[2])
+        assert document["pool"]["entrants"][:2] == ["Entrant %d-0" % round_trip, "Entrant %d-1" % round_trip], document["pool"]
+        assert document["perStop"] == 2 + round_trip
+        # Revalidation: the page's copy is current.
+        status, _, raw = settings_download(followers[1], (("If-None-Match", expected[1]["ETag"]),))
+        assert status == 304 and raw == b""
+    page.close()
+
+
+def metrics(instance):
+    status, raw = instance.request("GET", "/metrics")
+    assert status == 200
+    values = {}
+    for line in raw.decode().splitlines():
+        if line and not line.startswith("#"):
+            name, value = line.rsplit(" ", 1)
+            values[name] = float(value)
+    return values
+
+
+def wait_metrics(instance, expected, timeout=10):
+    deadline = time.time() + timeout
+    while True:
+        values = metrics(instance)
+        if all(values.get(name) == value for name, value in expected.items()):
+            return values
+        assert time.time() < deadline, "metrics of %s: %s, expected %s" % (instance.id, values, expected)
+        time.sleep(0.05)
+
+
+def test_metrics_on_the_owner_and_a_follower(cluster):
+    """/metrics in cluster mode: the draws served (every draw of the cluster, on every
+    instance), the draws owned here, this instance's own pages, and what its room did."""
+    cluster.start()
+    owner = cluster.owner()
+    follower = cluster.start()
+    pages = [Page(follower), Page(follower), Page(owner)]
+    for page in pages:
+        page.wait_for(lambda m: m.get("type") == "state", what="state")
+    wait_metrics(owner, {"tombola_draw_rooms": 1, "tombola_cluster_draws_owned": 1, "tombola_draw_viewers": 1})
+    wait_metrics(follower, {"tombola_draw_rooms": 1, "tombola_cluster_draws_owned": 0, "tombola_draw_viewers": 2})
+    # A round run from the follower is drawn (and counted) by the owner.
+    assert follower.command("start")[0] == 200
+    assert follower.command("stop")[0] == 200
+    wait_metrics(owner, {"tombola_draw_rounds_total": 1, "tombola_draw_commands_total": 2})
+    assert metrics(follower)["tombola_draw_rounds_total"] == 0
+    # A draw made on either instance is served by both; each draw has exactly one owner.
+    status, created = follower.json("POST", "/api/draws", {"config": {"pool": {"kind": "range", "from": 1, "to": 9}}}, ADMIN_KEY)
+    assert status == 201, created
+    deadline = time.time() + 10
+    while True:
+        values = [metrics(instance) for instance in (owner, follower)]
+        if all(v["tombola_draw_rooms"] == 2 for v in values) and sum(v["tombola_cluster_draws_owned"] for v in values) == 2:
+            break
+        assert time.time() < deadline, values
+        time.sleep(0.05)
+    for page in pages:
+        page.close()
+    wait_metrics(follower, {"tombola_draw_viewers": 0})
+
+
 def test_a_paused_owner_writes_and_announces_nothing(cluster, script, tmp_path):
     first = cluster.start()
     owner = cluster.owner()
@@ -586,19 +739,33 @@ HAPROXY = shutil.which("haproxy") or "/usr/sbin/haproxy"
 HAPROXY_CONFIG = os.path.join(os.path.dirname(__file__), "..", "..", "deploy", "haproxy", "tombola-cluster.cfg")
 NGINX = shutil.which("nginx") or "/usr/sbin/nginx"
 NGINX_CONFIG = os.path.join(os.path.dirname(__file__), "..", "..", "deploy", "nginx", "tombola-cluster.conf")
+HAPROXY_TLS_CONFIG = os.path.join(os.path.dirname(__file__), "..", "..", "deploy", "haproxy", "tombola-cluster-https.cfg")
+NGINX_TLS_CONFIG = os.path.join(os.path.dirname(__file__), "..", "..", "deploy", "nginx", "tombola-cluster-https.conf")
 
 
 class Balancer:
     """A load balancer in front of three instances, on a free loopback port: HAProxy with
     deploy/haproxy/tombola-cluster.cfg, or nginx with deploy/nginx/tombola-cluster.conf."""
 
-    def __init__(self, kind, instances, work):
+    def __init__(self, kind, instances, work, tls=None):
+        """`tls`: (certificate, key) PEM paths: also serve HTTPS on `tls_port` with the
+        deploy/…/tombola-cluster-https.* file loaded beside the plain one."""
         self.port = free_port()
+        self.tls_port = free_port() if tls else None
         if kind == "haproxy":
             env = dict(os.environ, TOMBOLA_LB_BIND="127.0.0.1:%d" % self.port)
             for letter, instance in zip("ABC", instances):
                 env["TOMBOLA_INSTANCE_" + letter] = "127.0.0.1:%d" % instance.port
-            self.proc = subprocess.Popen([HAPROXY, "-db", "-f", HAPROXY_CONFIG], env=env,
+            files = ["-f", HAPROXY_CONFIG]
+            if tls:
+                bundle = os.path.join(work, "haproxy.pem")
+                with open(bundle, "w") as out:
+                    for path in tls:
+                        with open(path) as f:
+                            out.write(f.read())
+                env.update(TOMBOLA_LB_TLS_BIND="127.0.0.1:%d" % self.tls_port, TOMBOLA_LB_CERT=bundle)
+                files += ["-f", HAPROXY_TLS_CONFIG]
+            self.proc = subprocess.Popen([HAPROXY, "-db", *files], env=env,
                                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         else:
             with open(NGINX_CONFIG) as f:
@@ -608,6 +775,15 @@ class Balancer:
                 site = site.replace("server 127.0.0.1:%d " % default, "server 127.0.0.1:%d " % instance.port)
             assert "listen 80;" in site
             site = site.replace("listen 80;", "listen 127.0.0.1:%d;" % self.port)
+            if tls:
+                with open(NGINX_TLS_CONFIG) as f:
+                    secure = f.read()
+                for pattern, replacement in ((r"listen 443 ssl http2;", "listen 127.0.0.1:%d ssl http2;" % self.tls_port),
+                                             (r"ssl_certificate\s+\S+;", "ssl_certificate %s;" % tls[0]),
+                                             (r"ssl_certificate_key\s+\S+;", "ssl_certificate_key %s;" % tls[1])):
+                    secure, count = re.subn(pattern, replacement, secure)
+                    assert count == 1, "deploy/nginx/tombola-cluster-https.conf no longer has " + pattern
+                site += "\n" + secure
             for name in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi"):
                 os.makedirs(os.path.join(work, name), exist_ok=True)
             conf = os.path.join(work, "nginx.conf")
@@ -707,5 +883,71 @@ def test_pages_through_a_load_balancer_reconnect_to_another_instance(kind, clust
         verify_export(export, tmp_path, script)
         for page in pages:
             page.close()
+    finally:
+        balancer.stop()
+
+
+def self_signed(directory):
+    """A certificate for 127.0.0.1 and its key, made with the openssl CLI."""
+    cert, key = os.path.join(directory, "cert.pem"), os.path.join(directory, "key.pem")
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+                    "-days", "1", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
+                    "-keyout", key, "-out", cert], check=True, capture_output=True, timeout=30)
+    return cert, key
+
+
+@pytest.mark.parametrize("kind", ["haproxy", "nginx"])
+def test_https_and_wss_through_the_balancer(kind, cluster, tmp_path):
+    """deploy/haproxy/tombola-cluster-https.cfg and deploy/nginx/tombola-cluster-https.conf
+    beside the plain files: REST and a WebSocket over TLS (the client trusts exactly the
+    test's self-signed certificate), links handed out as https://, a round seen over wss://."""
+    instances = [cluster.start(extra=("--trusted-proxy", "127.0.0.1")) for _ in range(3)]
+    work = tmp_path / kind
+    work.mkdir()
+    cert, key = self_signed(str(work))
+    balancer = Balancer(kind, instances, str(work), tls=(cert, key))
+    context = ssl.create_default_context(cafile=cert)
+    base = "https://127.0.0.1:%d" % balancer.tls_port
+
+    def request(method, path, body=None, key=None):
+        req = urllib.request.Request(base + path, data=None if body is None else json.dumps(body).encode(), method=method)
+        if key:
+            req.add_header("Authorization", "Bearer " + key)
+        try:
+            with urllib.request.urlopen(req, timeout=30, context=context) as resp:
+                return resp.status, json.loads(resp.read())
+        except urllib.error.HTTPError as e:
+            return e.code, json.loads(e.read())
+
+    try:
+        assert balancer.request("GET", "/api/info")[0] == 200  # the plain side still works
+        status, _ = request("GET", "/api/info")
+        assert status == 200
+        status, created = request("POST", "/api/draws", {"config": {"pool": {"kind": "range", "from": 1, "to": 50}}}, ADMIN_KEY)
+        assert status == 201, created
+        assert created["hostUrl"].startswith(base + "/draw/"), created["hostUrl"]
+
+        async def round_over_wss():
+            async with websockets.connect("wss://127.0.0.1:%d/ws/draw/%s" % (balancer.tls_port, CODE), ssl=context,
+                                          origin=base, open_timeout=10) as ws:
+                async def next_of(kind):
+                    while True:
+                        message = json.loads(await asyncio.wait_for(ws.recv(), 20))
+                        if message.get("type") == kind:
+                            return message
+                await next_of("state")
+                loop = asyncio.get_running_loop()
+                status, body = await loop.run_in_executor(None, request, "POST", "/api/draws/%s/start" % CODE, {}, HOST_KEY)
+                assert status == 200, body
+                await next_of("tick")
+                status, body = await loop.run_in_executor(None, request, "POST", "/api/draws/%s/stop" % CODE, {}, HOST_KEY)
+                assert status == 200, body
+                shown = await next_of("result")
+                assert shown["winners"] == body["result"]["winners"]
+
+        asyncio.run(round_over_wss())
+        # A client that does not trust the certificate is refused by its own TLS check.
+        with pytest.raises(urllib.error.URLError):
+            urllib.request.urlopen(base + "/api/info", timeout=10, context=ssl.create_default_context())
     finally:
         balancer.stop()

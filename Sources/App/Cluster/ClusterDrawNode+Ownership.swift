@@ -144,6 +144,7 @@ extension ClusterDrawNode {
                             settings: runtime.roomSettings, metrics: runtime.metrics, group: group)
         room.announcer = self
         self.room = room
+        setOwner(true)
         unsubscribe()
         runtime.subscriber.subscribe(keys.commands) { [weak self] payload in self?.inbound(payload) }
         for (id, member) in members {
@@ -171,6 +172,7 @@ extension ClusterDrawNode {
         guard let lease else { return }
         self.lease = nil
         announcePending = false
+        setOwner(false)
         if let room {
             room.shutdown()
             self.room = nil
