@@ -114,7 +114,7 @@ public final class ClusterStore: @unchecked Sendable {
     /// settings `config`, all or nothing, under the same checks as `append`; the idempotency
     /// key covers the whole batch. Succeeds with the last record's offset ("" for none).
     public func appendBatch(
-        _ records: [LogRecord], config: String?, idempotencyKey: String, lease: OwnerLease,
+        _ records: [LogRecord], config: String?, idempotencyKey: String, lease: OwnerLease, answer: KeptAnswer? = nil,
         _ completion: @escaping (Result<AppendReceipt, ClusterError>) -> Void
     ) {
         let keys = DrawKeys(code: lease.draw)
@@ -125,7 +125,8 @@ public final class ClusterStore: @unchecked Sendable {
         for record in records {
             arguments += [bytes(record.index), bytes(record.hash), bytes(record.prev), Array(record.json.utf8), bytes(record.seal)]
         }
-        batchScript.run(on: client, keys: [keys.lease, keys.fence, keys.log, keys.idempotency, keys.epoch, keys.meta],
+        if let answer { arguments += answer.arguments }
+        batchScript.run(on: client, keys: [keys.lease, keys.fence, keys.log, keys.idempotency, keys.epoch, keys.meta, keys.acks],
                         arguments: arguments) { result in
             switch result {
             case .success(let reply):
@@ -152,19 +153,16 @@ public final class ClusterStore: @unchecked Sendable {
 
     // MARK: Answers to host commands (dedup across owners)
 
-    /// Keeps `answer` (JSON text) as the answer to command `seq` of host client `client`, only
-    /// while `lease` is held with a current token, and in the same step sets `alsoSet` (one of
-    /// the draw's keys) when given. Keeps the last `keep` answers per client; the draw's answers
-    /// expire `ttl` after the last one. Succeeds with whether it was written (false: fenced).
+    /// Keeps `answer` only while `lease` is held with a current token, and in the same step
+    /// sets `alsoSet` (one of the draw's keys) when given. Succeeds with whether it was written
+    /// (false: fenced).
     public func rememberAnswer(
-        _ answer: String, client: String, seq: Int64, alsoSet: (key: String, value: [UInt8])? = nil,
-        lease: OwnerLease, ttl: Duration, keep: Int, _ completion: @escaping (Result<Bool, ClusterError>) -> Void
+        _ answer: KeptAnswer, alsoSet: (key: String, value: [UInt8])? = nil, lease: OwnerLease,
+        _ completion: @escaping (Result<Bool, ClusterError>) -> Void
     ) {
         let keys = DrawKeys(code: lease.draw)
-        let arguments: [[UInt8]] = [bytes(lease.value), bytes(lease.token), bytes(client), bytes(seq), bytes(answer),
-                                    bytes(ttl.milliseconds), alsoSet?.value ?? [], bytes(keep)]
-        rememberScript.run(on: self.client,
-                           keys: [keys.lease, keys.fence, keys.acks, alsoSet?.key ?? keys.rolling], arguments: arguments) { result in
+        let arguments: [[UInt8]] = [bytes(lease.value), bytes(lease.token), alsoSet?.value ?? []] + answer.arguments
+        rememberScript.run(on: client, keys: [keys.lease, keys.fence, keys.acks, alsoSet?.key ?? keys.rolling], arguments: arguments) { result in
             completion(result.mapError(ClusterError.init).map { $0.integer == 1 })
         }
     }

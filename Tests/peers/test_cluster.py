@@ -437,23 +437,33 @@ def test_a_command_resent_after_a_takeover_gets_its_first_answer(cluster, script
     result = watcher.wait_for(lambda m: m.get("type") == "result", what="result")
     assert result["round"] == len(before["rounds"]) + 1
     watcher.wait_for(lambda m: m.get("type") == "phase" and m["phase"] == "revealed", what="revealed")
-    # Both resent once more, on the owner itself and through REST on a follower: the same
-    # answers, and still exactly one round with the same winners.
-    on_owner = Page(new_owner, host=True)
-    on_owner.wait_for(lambda m: m.get("type") == "role" and m["role"] == "host", what="role host on the owner")
+    # The Stop's answer was kept with its records: the next owner dies too, and the last
+    # instance answers both resent commands (over WebSocket and REST) as they were first
+    # answered, with still exactly one round and the same winners.
+    again.close()
+    new_owner.proc.send_signal(signal.SIGKILL)
+    killed_at = time.time()
+    new_owner.proc.wait(timeout=10)
+    wait_new_owner(cluster, new_owner, killed_at)
+    last = cluster.owner()
+    on_owner = Page(last, host=True)
+    on_owner.wait_for(lambda m: m.get("type") == "role" and m["role"] == "host", what="role host on the last instance")
     on_owner.send({"type": "stop", "seq": 42})
-    assert on_owner.wait_for(lambda m: m.get("seq") == 42, what="stop answer on the owner") == stop_ack
-    follower = [i for i in cluster.others(new_owner)][0]
-    status, body = follower.command("start", {"seq": 41, "client": "cluster-test"})
+    assert on_owner.wait_for(lambda m: m.get("seq") == 42, what="stop answer on the last instance") == stop_ack
+    status, body = last.command("start", {"seq": 41, "client": "cluster-test"})
     assert status == 200 and body == {"ok": True, "seq": 41, "command": "start"}, body
-    state = new_owner.state()
+    state = last.state()
     assert state["phase"] == "revealed" and len(state["rounds"]) == len(before["rounds"]) + 1, state
+    # A new seq is a new command: it runs.
+    on_owner.send({"type": "start", "seq": 43})
+    assert on_owner.wait_for(lambda m: m.get("seq") == 43, what="a new start")["type"] == "ack"
+    new_owner = last
     export, rounds = export_rounds(new_owner)
     assert rounds[result["round"]] == result["winners"] and len(rounds) == result["round"]
     # The answers live under the draw's hash tag and expire.
     assert 0 < int(cluster.redis.cli("PTTL", "{d:%s}:acks" % CODE))
     verify_export(export, tmp_path, script)
-    for page in (watcher, again, on_owner):
+    for page in (watcher, on_owner):
         page.close()
 
 

@@ -73,6 +73,8 @@ extension ClusterDrawNode {
                     pendingStartAnswer = PendingAnswer(client: clientKey, seq: seq, reply: reply, completion: completion)
                     return
                 }
+                // Already kept with the command's records (same answer): nothing more to write.
+                if keptWithRecords.removeValue(forKey: "\(clientKey)\t\(seq)") == reply { return completion(.success(reply)) }
                 rememberAnswer(PendingAnswer(client: clientKey, seq: seq, reply: reply, completion: completion), alsoSet: nil)
             }
         }
@@ -83,8 +85,9 @@ extension ClusterDrawNode {
     /// and resends: the new owner's log says what happened.
     func rememberAnswer(_ pending: PendingAnswer, alsoSet: (key: String, value: [UInt8])?) {
         guard let lease else { return pending.completion(.failure(CommandFailure(code: "cluster_unavailable"))) }
-        store.rememberAnswer(Self.encodeAnswer(pending.reply), client: pending.client, seq: pending.seq, alsoSet: alsoSet,
-                             lease: lease, ttl: settings.answerTTL, keep: settings.answersKept) { [self] result in
+        let answer = KeptAnswer(client: pending.client, seq: pending.seq, text: Self.encodeAnswer(pending.reply),
+                                ttl: settings.answerTTL, keep: settings.answersKept)
+        store.rememberAnswer(answer, alsoSet: alsoSet, lease: lease) { [self] result in
             switch result {
             case .success(true):
                 pending.completion(.success(pending.reply))

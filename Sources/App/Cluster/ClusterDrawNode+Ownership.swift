@@ -179,6 +179,7 @@ extension ClusterDrawNode {
             runtime.subscriber.unsubscribe(keys.commands)
         }
         remoteCounts = [:]
+        keptWithRecords = [:]
         let waiting = waitingForRoom
         waitingForRoom = []
         for run in waiting { run() }  // forwarded now, to whoever owns the draw next
@@ -210,9 +211,14 @@ extension ClusterDrawNode {
         nextBatch += 1
         // A record index is taken once: a retry of a batch whose outcome was unknown learns where it landed.
         let key = records.first.map { "r\($0.index)" } ?? "c\(lease.token).\(nextBatch)"
-        store.appendBatch(records, config: batch.config, idempotencyKey: key, lease: lease) { [self] result in
+        // The command's answer is kept with its records: resent to the next owner, it gets the same answer.
+        let answer = batch.answer.map {
+            KeptAnswer(client: $0.client, seq: $0.seq, text: Self.encodeAnswer($0.reply), ttl: settings.answerTTL, keep: settings.answersKept)
+        }
+        store.appendBatch(records, config: batch.config, idempotencyKey: key, lease: lease, answer: answer) { [self] result in
             switch result {
             case .success(let receipt):
+                if let answer = batch.answer { keptWithRecords["\(answer.client)\t\(answer.seq)"] = answer.reply }
                 if !receipt.offset.isEmpty { logOffset = receipt.offset }
                 logEpoch = receipt.epoch
                 completion(.success(()))

@@ -94,6 +94,9 @@ final class ClusterDrawNode: DrawChannel, @unchecked Sendable {
     /// Owner: a Start just applied, whose answer is kept with the round's frozen inputs (one
     /// script, `keepRolling`) before the host gets it.
     var pendingStartAnswer: PendingAnswer?
+    /// Owner: answers stored with their command's records ("client\tseq"), until the command's
+    /// completion (which then has nothing more to write).
+    var keptWithRecords: [String: CommandReply] = [:]
     /// Follower: the settings document last built from Redis, and the settings hash of the
     /// snapshot it was checked against.
     var settingsCache: SettingsDocument?
