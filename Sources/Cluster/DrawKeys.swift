@@ -37,6 +37,10 @@ public struct DrawKeys: Sendable, Equatable {
     /// that a command resent after a takeover gets its original answer; expires unless written.
     public var acks: String { "\(tag):acks" }
 
+    /// The draw's winners for other draws' `excludeWinnersOf` (JSON: code, head, records, names,
+    /// ids), written by the owner when they change.
+    public var winners: String { "\(tag):winners" }
+
     /// The Pub/Sub channel on which instance `id` hears the answers to what it forwarded.
     public static func replies(instance id: String) -> String { "{i:\(id)}:replies" }
 }

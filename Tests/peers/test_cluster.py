@@ -568,6 +568,65 @@ def test_metrics_on_the_owner_and_a_follower(cluster):
     wait_metrics(follower, {"tombola_draw_viewers": 0})
 
 
+def test_exclude_winners_of_a_draw_owned_by_another_instance(cluster, script, tmp_path):
+    """`excludeWinnersOf` across instances: the other draw's owner publishes its winners, the
+    linking draw's owner reads them before Configure and Start (docs/CLUSTER.md)."""
+    cluster.start()
+    owner = cluster.owner()
+    others = [cluster.start(), cluster.start()]
+    staff = [{"name": "Person %d" % i, "id": "E%d" % i} for i in range(10)]
+
+    def holder(code):
+        value = cluster.redis.cli("GET", "{d:%s}:lease" % code)
+        return value.split(":", 1)[1] if ":" in value else None
+
+    # A draw owned by another instance than the default draw's (made on a follower, which
+    # usually takes its lease first; made again if not).
+    for attempt in range(12):
+        status, created = others[attempt % 2].json("POST", "/api/draws",
+                                                   {"config": {"pool": {"kind": "list", "entrants": staff}, "perStop": 3}}, ADMIN_KEY)
+        assert status == 201, created
+        lunch, lunch_key = created["code"], created["hostKey"]
+        deadline = time.time() + 10
+        while holder(lunch) is None:
+            assert time.time() < deadline, "nobody took the new draw"
+            time.sleep(0.02)
+        if holder(lunch) != owner.id:
+            break
+    else:
+        raise AssertionError("every new draw went to the default draw's owner")
+    lunch_owner = [i for i in cluster.instances if i.id == holder(lunch)][0]
+    assert lunch_owner is not owner
+    status, body = owner.json("POST", "/api/draws/%s/start" % lunch, {}, lunch_key)
+    assert status == 200, body
+    status, body = owner.json("POST", "/api/draws/%s/stop" % lunch, {}, lunch_key)
+    assert status == 200, body
+    lunch_winners = body["result"]["winners"]
+    assert len(lunch_winners) == 3
+
+    def config(link):
+        return {"pool": {"kind": "list", "entrants": staff}, "perStop": 7, "excludeWinnersOf": [link]}
+
+    # Through the lunch draw's owner: forwarded to the default draw's owner, which checks the key.
+    status, body = lunch_owner.command("config", config({"code": lunch, "key": "wrong-key-0123456789"}))
+    assert status == 403 and body["error"]["code"] == "past_draw_key", body
+    status, body = lunch_owner.command("config", config({"code": lunch, "key": lunch_key}))
+    assert status == 200, body
+    state = owner.state()
+    assert state["config"]["excludeWinnersOf"] == [lunch] and state["remaining"] == 7, state
+    assert owner.command("start")[0] == 200
+    status, body = owner.command("stop")
+    assert status == 200, body
+    result = body["result"]
+    assert len(result["winners"]) == 7 and not set(result["winners"]) & set(lunch_winners)
+    past = result["pool"]["pastWinners"][0]
+    status, lunch_export = lunch_owner.json("GET", "/api/draws/%s/export.json" % lunch)
+    assert past["code"] == lunch and len(past["removed"]) == 3
+    assert past["head"] == lunch_export["records"][-1]["hash"] and past["records"] == len(lunch_export["records"])
+    export, _ = export_rounds(owner)
+    verify_export(export, tmp_path, script)
+
+
 def test_a_paused_owner_writes_and_announces_nothing(cluster, script, tmp_path):
     first = cluster.start()
     owner = cluster.owner()

@@ -52,6 +52,7 @@ extension ClusterDrawNode: DrawAnnouncer {
     }
 
     func settled(_ room: DrawRoom) {
+        publishWinnersIfChanged(room)
         if let pending = pendingStartAnswer, self.room === room {
             // A Start that broadcast no rolling phase (it was refused the announcement): keep it alone.
             pendingStartAnswer = nil

@@ -35,7 +35,7 @@ extension ClusterDrawNode {
         let message: JSONValue = .object([
             "kind": .string("command"), "from": .string(runtime.instanceID), "id": .int(Int64(id)),
             "seq": seq.map { .int($0) } ?? .null, "client": client.map { .string($0) } ?? .null,
-            "await": .bool(awaitReveal), "command": Self.encode(command),
+            "await": .bool(awaitReveal), "command": forwardable(command),
         ])
         store.client.send([Array("PUBLISH".utf8), Array(keys.commands.utf8), Array(message.canonicalString.utf8)]) { [self] result in
             // Nobody listening: no owner right now (a takeover is under way, or Redis lost the lease).
@@ -53,7 +53,15 @@ extension ClusterDrawNode {
     func performOnOwner(_ command: HostCommand, seq: Int64?, client: String?, awaitReveal: Bool,
                         completion: @escaping @Sendable (Result<CommandReply, CommandFailure>) -> Void) {
         guard let room else { return submit(command, seq: seq, client: client, awaitReveal: awaitReveal, completion: completion) }
-        guard let seq else { return room.perform(command, seq: nil, client: client, awaitReveal: awaitReveal, completion: completion) }
+        guard let seq else {
+            return refreshWinners(of: linkedDraws(of: command, in: room)) { [self] complete in
+                guard complete else { return completion(.failure(CommandFailure(code: "cluster_unavailable"))) }
+                guard let room = self.room else {
+                    return submit(command, seq: nil, client: client, awaitReveal: awaitReveal, completion: completion)
+                }
+                room.perform(command, seq: nil, client: client, awaitReveal: awaitReveal, completion: completion)
+            }
+        }
         let clientKey = client ?? ""
         store.answers(draw: code, client: clientKey) { [self] result in
             switch result {
@@ -63,6 +71,18 @@ extension ClusterDrawNode {
                 if let text = answers[seq], let reply = Self.decodeAnswer(text) { return completion(.success(reply)) }
             }
             guard let room = self.room else {
+                return submit(command, seq: seq, client: client, awaitReveal: awaitReveal, completion: completion)
+            }
+            run(command, seq: seq, clientKey: clientKey, client: client, awaitReveal: awaitReveal, on: room, completion: completion)
+        }
+    }
+
+    /// Reads the linked draws' winners, then runs the command and keeps its answer.
+    private func run(_ command: HostCommand, seq: Int64, clientKey: String, client: String?, awaitReveal: Bool, on room: DrawRoom,
+                     completion: @escaping @Sendable (Result<CommandReply, CommandFailure>) -> Void) {
+        refreshWinners(of: linkedDraws(of: command, in: room)) { [self] complete in
+            guard complete else { return completion(.failure(CommandFailure(code: "cluster_unavailable"))) }
+            guard self.room === room else {
                 return submit(command, seq: seq, client: client, awaitReveal: awaitReveal, completion: completion)
             }
             room.perform(command, seq: seq, client: client, awaitReveal: awaitReveal) { [self] outcome in

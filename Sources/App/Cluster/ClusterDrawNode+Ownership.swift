@@ -143,8 +143,11 @@ extension ClusterDrawNode {
                             store: ClusterRecordStore(node: self), limiter: runtime.limiter,
                             settings: runtime.roomSettings, metrics: runtime.metrics, group: group)
         room.announcer = self
+        room.connect(pastDrawLinks())
         self.room = room
         setOwner(true)
+        publishedWinners = nil
+        publishWinnersIfChanged(room)
         unsubscribe()
         runtime.subscriber.subscribe(keys.commands) { [weak self] payload in self?.inbound(payload) }
         for (id, member) in members {

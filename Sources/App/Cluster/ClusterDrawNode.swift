@@ -32,6 +32,7 @@ final class ClusterDrawNode: DrawChannel, @unchecked Sendable {
     var store: ClusterStore { runtime.store }
     /// Whether this instance runs the draw's room now (read by /metrics on any thread).
     private let owning = Lock(false)
+    private let exclusion = Lock<PastWinners?>(nil)
     var isOwner: Bool { owning.withLock { $0 } }
     func setOwner(_ value: Bool) { owning.withLock { $0 = value } }
     var settings: ClusterSettings { runtime.settings }
@@ -97,6 +98,8 @@ final class ClusterDrawNode: DrawChannel, @unchecked Sendable {
     /// Owner: answers stored with their command's records ("client\tseq"), until the command's
     /// completion (which then has nothing more to write).
     var keptWithRecords: [String: CommandReply] = [:]
+    /// Owner: the winners for other draws it last published (records, head).
+    var publishedWinners: (records: Int, head: String)?
     /// Follower: the settings document last built from Redis, and the settings hash of the
     /// snapshot it was checked against.
     var settingsCache: SettingsDocument?
@@ -271,8 +274,10 @@ final class ClusterDrawNode: DrawChannel, @unchecked Sendable {
         return hash
     }
 
-    /// Linking draws (`excludeWinnersOf`) across instances is not built: nil.
-    var pastWinners: PastWinners? { nil }
+    /// This draw's winners for other draws' `excludeWinnersOf`, from any thread: the owner's
+    /// room's, or as the owner last published them (read before a linking draw's Start).
+    var pastWinners: PastWinners? { exclusion.withLock { $0 } }
+    func setPastWinners(_ winners: PastWinners) { exclusion.withLock { $0 = winners } }
 
     /// Every record, read from the round log (any instance can export).
     func export(_ completion: @escaping @Sendable (Result<[DrawRecord], any Error>) -> Void) {
