@@ -1,7 +1,8 @@
 """The draw pages in Chromium against a cluster (docs/CLUSTER.md): a private redis-server
 (AOF, fsync always), three `tombola --redis` instances with the real pages, and HAProxy
-(deploy/haproxy/tombola-cluster.cfg) in front of them. The host page is on a follower, the
-screen on the owner, viewers on every instance and one through HAProxy: a round's ticks and
+(deploy/haproxy/tombola-cluster.cfg, plus tombola-cluster-https.cfg with a self-signed
+certificate) in front of them. The host page is on a follower, the
+screen on the owner, viewers on every instance and through HAProxy over HTTP and HTTPS: a round's ticks and
 winners appear on every page, every page's recheck passes, and no page logs a console error.
 
 The Redis and HAProxy helpers are those of Tests/peers/test_cluster.py.
@@ -81,7 +82,8 @@ def cluster(tmp_path):
             instances.append(ClusterInstance(redis.url, str(key_file)))
         work = tmp_path / "haproxy"
         work.mkdir()
-        balancer = peers.Balancer("haproxy", instances, str(work))
+        # Plain and HTTPS (deploy/haproxy/tombola-cluster-https.cfg, a self-signed certificate).
+        balancer = peers.Balancer("haproxy", instances, str(work), tls=peers.self_signed(str(work)))
         yield redis, instances, balancer
     finally:
         if balancer:
@@ -112,7 +114,12 @@ def test_a_round_run_from_a_follower_reaches_pages_on_every_instance(cluster, br
     screen = open_page(browser(1280, 720), owner.url("/screen/%s" % DRAW_CODE))
     viewers = [open_page(browser(), instance.url("/watch/%s" % DRAW_CODE)) for instance in instances]
     through = open_page(browser(), "http://127.0.0.1:%d/watch/%s" % (balancer.port, DRAW_CODE))
-    pages = [host, screen, through] + viewers
+    # Over HTTPS through HAProxy (HTTP/2 with ALPN; the page's WebSocket is wss://).
+    secure = browser()
+    secure.execute_cdp_cmd("Security.setIgnoreCertificateErrors", {"ignore": True})
+    open_page(secure, "https://127.0.0.1:%d/watch/%s" % (balancer.tls_port, DRAW_CODE))
+    assert secure.js("return location.protocol") == "https:"
+    pages = [host, screen, through, secure] + viewers
     for page in pages:
         page.js(TICK_RECORDER)
     # Every page on every instance is counted (summed across instances by the owner).
@@ -138,10 +145,10 @@ def test_a_round_run_from_a_follower_reaches_pages_on_every_instance(cluster, br
     for page in pages:
         assert page.js("return window.tombola.state.lastReveal.hash") == result["hash"], page.current_url
         page.wait_js("document.querySelector('[data-verified]').dataset.verify === 'ok'", 15)
-    for page in [host, through] + viewers:
+    for page in [host, through, secure] + viewers:
         page.wait(lambda page=page: [w.replace(",", "") for w in winners_text(page)][-len(expected):] == expected, 10)
     # The viewers' entropy was forwarded to the owner and counted, whichever instance they are on.
-    for page in [through] + viewers:
+    for page in [through, secure] + viewers:
         page.wait_js("!document.querySelector('[data-contributed]').hidden", 10)
     for page in pages:
         assert page.errors() == [], page.current_url
