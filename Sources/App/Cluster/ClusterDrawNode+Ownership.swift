@@ -37,10 +37,20 @@ extension ClusterDrawNode {
                 }
             }
         } else {
+            // Only on a live connection: a lease counts from when its acquire was queued, so one
+            // that waited for Redis to come back would start out nearly spent.
+            guard store.client.state == .ready else { return }
             leaseBusy = true
             store.acquireLease(draw: code, owner: runtime.instanceID, ttl: settings.leaseTTL) { [self] result in
                 leaseBusy = false
-                if case .success(.acquired(let lease)) = result, !stopped { takeOver(lease) }
+                guard case .success(.acquired(let lease)) = result, !stopped else { return }
+                takeOver(lease)
+                // The lease counts from when the acquire was sent: if its answer was slow, little is left
+                // by that count, so renew now rather than at the next tick.
+                if !lease.isValid(margin: settings.renewInterval + settings.safetyMargin), self.lease?.token == lease.token {
+                    timer?.cancel()
+                    tick()
+                }
             }
         }
     }
