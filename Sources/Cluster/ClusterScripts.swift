@@ -79,13 +79,14 @@ enum ClusterScripts {
 
     /// One host command's write, all or nothing: any number of records (each linking to the
     /// one before) and optionally the draw's new settings.
-    /// KEYS: lease, fence, log, idem, epoch, meta.
+    /// KEYS: lease, fence, log, idem, epoch, meta, acks.
     /// ARGV: lease value, token, idempotency key, genesis prev, new epoch, config ('' for none),
-    /// record count n, then per record: index, hash, prev, json, seal.
+    /// record count n, then per record: index, hash, prev, json, seal; then optionally the host
+    /// command's answer, kept with the records (`keepAnswerFunction`): client, seq, answer, ttl, keep.
     /// The same checks and refusals as `append` (FENCED, DUPLICATE, CHAIN, here also for a
     /// link inside the batch), then XADDs every record, sets `config` in meta, remembers the
     /// key with the first record's offset. → {last offset ('' without records), epoch}.
-    static let appendBatch = fenceAndDuplicateChecks + """
+    static let appendBatch = keepAnswerFunction + fenceAndDuplicateChecks + """
         local n = tonumber(ARGV[7])
         local last = redis.call('XREVRANGE', KEYS[3], '+', '-', 'COUNT', 1)
         local lastHash = ARGV[4]
@@ -124,6 +125,7 @@ enum ClusterScripts {
         end
         if ARGV[6] ~= '' then redis.call('HSET', KEYS[6], 'config', ARGV[6]) end
         redis.call('HSET', KEYS[4], ARGV[3], first or ('config@' .. ARGV[2]))
+        if #ARGV >= 8 + n * 5 + 4 then keepAnswer(KEYS[7], 8 + n * 5) end
         return {id, epoch}
         """
 
@@ -132,6 +134,35 @@ enum ClusterScripts {
     static let setIfOwner = """
         if redis.call('GET', KEYS[2]) ~= ARGV[2] or redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
         redis.call('SET', KEYS[3], ARGV[3])
+        return 1
+        """
+
+    /// A Lua function: appends `seq\tanswer` to host client ARGV[a]'s field of the hash `acks`
+    /// (ARGV[a+1] seq, ARGV[a+2] answer, ARGV[a+3] ttl in ms, ARGV[a+4] how many to keep per
+    /// client), dropping the oldest, and renews the hash's expiry.
+    static let keepAnswerFunction = """
+        local function keepAnswer(acks, a)
+          local lines = {}
+          local old = redis.call('HGET', acks, ARGV[a])
+          if old then
+            for line in string.gmatch(old, '[^\\n]+') do lines[#lines + 1] = line end
+          end
+          lines[#lines + 1] = ARGV[a + 1] .. '\\t' .. ARGV[a + 2]
+          while #lines > tonumber(ARGV[a + 4]) do table.remove(lines, 1) end
+          redis.call('HSET', acks, ARGV[a], table.concat(lines, '\\n'))
+          redis.call('PEXPIRE', acks, ARGV[a + 3])
+        end
+
+        """
+
+    /// KEYS: lease, fence, acks, target. ARGV: lease value, token, target value ('' for none),
+    /// client, seq, answer (JSON), ttl (ms), how many answers to keep per client.
+    /// Only while the caller holds the lease with a current token: SETs target (when a value is
+    /// given) and keeps the answer (`keepAnswerFunction`), in one step. → 1, or 0 when fenced.
+    static let rememberAnswer = keepAnswerFunction + """
+        if redis.call('GET', KEYS[2]) ~= ARGV[2] or redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+        if ARGV[3] ~= '' then redis.call('SET', KEYS[4], ARGV[3]) end
+        keepAnswer(KEYS[3], 4)
         return 1
         """
 

@@ -17,8 +17,10 @@ extension ClusterStore {
     }
 
     public func appendBatch(_ records: [LogRecord], config: String?, idempotencyKey: String,
-                            lease: OwnerLease) async -> Result<AppendReceipt, ClusterError> {
-        await client.onLoop { done in self.appendBatch(records, config: config, idempotencyKey: idempotencyKey, lease: lease, done) }
+                            lease: OwnerLease, answer: KeptAnswer? = nil) async -> Result<AppendReceipt, ClusterError> {
+        await client.onLoop { done in
+            self.appendBatch(records, config: config, idempotencyKey: idempotencyKey, lease: lease, answer: answer, done)
+        }
     }
 
     public func readLog(draw: String, from start: String = "-", count: Int = 1000) async -> Result<LogPage, ClusterError> {
@@ -29,6 +31,15 @@ extension ClusterStore {
         await client.onLoop { (done: @escaping (Result<(ChainCursor, [LogEntry]), CatchUpError>) -> Void) in
             self.catchUp(draw: draw, from: cursor, pageSize: pageSize, done)
         }
+    }
+
+    public func rememberAnswer(_ answer: KeptAnswer, alsoSet: (key: String, value: [UInt8])? = nil,
+                               lease: OwnerLease) async -> Result<Bool, ClusterError> {
+        await client.onLoop { done in self.rememberAnswer(answer, alsoSet: alsoSet, lease: lease, done) }
+    }
+
+    public func answers(draw: String, client: String) async -> Result<[Int64: String], ClusterError> {
+        await self.client.onLoop { done in self.answers(draw: draw, client: client, done) }
     }
 
     public func publish(draw: String, payload: [UInt8]) async -> Result<Int64, ClusterError> {

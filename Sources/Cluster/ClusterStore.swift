@@ -18,6 +18,7 @@ public final class ClusterStore: @unchecked Sendable {
     private let readScript = RedisScript(ClusterScripts.read)
     private let batchScript = RedisScript(ClusterScripts.appendBatch)
     private let setIfOwnerScript = RedisScript(ClusterScripts.setIfOwner)
+    private let rememberScript = RedisScript(ClusterScripts.rememberAnswer)
 
     public init(client: RedisClient) {
         self.client = client
@@ -113,7 +114,7 @@ public final class ClusterStore: @unchecked Sendable {
     /// settings `config`, all or nothing, under the same checks as `append`; the idempotency
     /// key covers the whole batch. Succeeds with the last record's offset ("" for none).
     public func appendBatch(
-        _ records: [LogRecord], config: String?, idempotencyKey: String, lease: OwnerLease,
+        _ records: [LogRecord], config: String?, idempotencyKey: String, lease: OwnerLease, answer: KeptAnswer? = nil,
         _ completion: @escaping (Result<AppendReceipt, ClusterError>) -> Void
     ) {
         let keys = DrawKeys(code: lease.draw)
@@ -124,7 +125,8 @@ public final class ClusterStore: @unchecked Sendable {
         for record in records {
             arguments += [bytes(record.index), bytes(record.hash), bytes(record.prev), Array(record.json.utf8), bytes(record.seal)]
         }
-        batchScript.run(on: client, keys: [keys.lease, keys.fence, keys.log, keys.idempotency, keys.epoch, keys.meta],
+        if let answer { arguments += answer.arguments }
+        batchScript.run(on: client, keys: [keys.lease, keys.fence, keys.log, keys.idempotency, keys.epoch, keys.meta, keys.acks],
                         arguments: arguments) { result in
             switch result {
             case .success(let reply):
@@ -146,6 +148,36 @@ public final class ClusterStore: @unchecked Sendable {
         let keys = DrawKeys(code: lease.draw)
         setIfOwnerScript.run(on: client, keys: [keys.lease, keys.fence, key], arguments: [bytes(lease.value), bytes(lease.token), value]) { result in
             completion(result.mapError(ClusterError.init).map { $0.integer == 1 })
+        }
+    }
+
+    // MARK: Answers to host commands (dedup across owners)
+
+    /// Keeps `answer` only while `lease` is held with a current token, and in the same step
+    /// sets `alsoSet` (one of the draw's keys) when given. Succeeds with whether it was written
+    /// (false: fenced).
+    public func rememberAnswer(
+        _ answer: KeptAnswer, alsoSet: (key: String, value: [UInt8])? = nil, lease: OwnerLease,
+        _ completion: @escaping (Result<Bool, ClusterError>) -> Void
+    ) {
+        let keys = DrawKeys(code: lease.draw)
+        let arguments: [[UInt8]] = [bytes(lease.value), bytes(lease.token), alsoSet?.value ?? []] + answer.arguments
+        rememberScript.run(on: client, keys: [keys.lease, keys.fence, keys.acks, alsoSet?.key ?? keys.rolling], arguments: arguments) { result in
+            completion(result.mapError(ClusterError.init).map { $0.integer == 1 })
+        }
+    }
+
+    /// The answers kept for host client `client` of draw `draw`: seq → answer (JSON text).
+    public func answers(draw: String, client: String, _ completion: @escaping (Result<[Int64: String], ClusterError>) -> Void) {
+        self.client.send([bytes("HGET"), bytes(DrawKeys(code: draw).acks), bytes(client)]) { result in
+            completion(result.mapError(ClusterError.init).map { reply in
+                var answers: [Int64: String] = [:]
+                for line in (reply.string ?? "").split(separator: "\n") {
+                    guard let tab = line.firstIndex(of: "\t"), let seq = Int64(line[..<tab]) else { continue }
+                    answers[seq] = String(line[line.index(after: tab)...])
+                }
+                return answers
+            })
         }
     }
 

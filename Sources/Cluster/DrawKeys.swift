@@ -33,6 +33,14 @@ public struct DrawKeys: Sendable, Equatable {
     /// and their viewer counts.
     public var commands: String { "\(tag):cmd" }
 
+    /// A hash: a host client's id → the answers to its last commands (`seq\tJSON` lines), so
+    /// that a command resent after a takeover gets its original answer; expires unless written.
+    public var acks: String { "\(tag):acks" }
+
+    /// The draw's winners for other draws' `excludeWinnersOf` (JSON: code, head, records, names,
+    /// ids), written by the owner when they change.
+    public var winners: String { "\(tag):winners" }
+
     /// The Pub/Sub channel on which instance `id` hears the answers to what it forwarded.
     public static func replies(instance id: String) -> String { "{i:\(id)}:replies" }
 }

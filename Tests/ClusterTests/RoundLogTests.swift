@@ -97,12 +97,15 @@ import Testing
         let b = try Harness(endpoint: server.endpoint)
         defer { b.shutdown() }
         let draw = uniqueDraw()
-        guard case .acquired(let old) = try await a.store.acquireLease(draw: draw, owner: "a", ttl: .milliseconds(1500)).get() else {
+        guard case .acquired(let old) = try await a.store.acquireLease(draw: draw, owner: "a", ttl: .seconds(30)).get() else {
             throw TestFailure("a free lease was not acquired")
         }
         let records = chain(3)
         _ = try await a.store.append(records[0], lease: old).get()
-        // a stalls past its lease; b takes over, resyncs and carries on.
+        // a stalls past its lease (made to expire now, rather than waited for: a busy test process
+        // must not be able to outlast a short lease before the first append); b takes over,
+        // resyncs and carries on.
+        #expect(await b.client.command(["PEXPIRE", DrawKeys(code: draw).lease, "1"]).value == .integer(1))
         var taken: OwnerLease?
         #expect(await eventually {
             if case .acquired(let lease)? = await b.store.acquireLease(draw: draw, owner: "b", ttl: .seconds(30)).value { taken = lease }

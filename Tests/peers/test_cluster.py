@@ -22,6 +22,7 @@ import re
 import shutil
 import signal
 import socket
+import ssl
 import subprocess
 import tempfile
 import threading
@@ -407,6 +408,232 @@ def test_failover_kill_9_while_rolling_and_while_stopping(cluster, script, tmp_p
     print("takeovers: max %.2f s, mean %.2f s over %d" % (max(takeovers), sum(takeovers) / len(takeovers), len(takeovers)))
 
 
+def test_a_command_resent_after_a_takeover_gets_its_first_answer(cluster, script, tmp_path):
+    """`client`/`seq` dedup survives the owner: the answer is kept in Redis with what the
+    command wrote, so a host resending after a takeover gets the same ack and nothing runs twice."""
+    cluster.start()
+    owner = cluster.owner()
+    second, third = cluster.start(), cluster.start()
+    watcher = Page(third)
+    watcher.wait_for(lambda m: m.get("type") == "state", what="state")
+    host = Page(second, host=True)
+    host.wait_for(lambda m: m.get("type") == "role" and m["role"] == "host", what="role host")
+    before = owner.state()
+    host.send({"type": "start", "seq": 41})
+    first_ack = host.wait_for(lambda m: m.get("seq") == 41 and m.get("type") in ("ack", "error"), what="start answer")
+    assert first_ack["type"] == "ack", first_ack
+    # Killed right after the host got the ack.
+    owner.proc.send_signal(signal.SIGKILL)
+    killed_at = time.time()
+    owner.proc.wait(timeout=10)
+    wait_new_owner(cluster, owner, killed_at)
+    new_owner = cluster.owner()
+    # The host's phone reconnects to another instance and resends what it has not seen answered.
+    host.close()
+    again = Page(third, host=True)
+    again.wait_for(lambda m: m.get("type") == "role" and m["role"] == "host", what="role host again")
+    again.send({"type": "start", "seq": 41})
+    resent = again.wait_for(lambda m: m.get("seq") == 41 and m.get("type") in ("ack", "error"), what="resent start answer")
+    assert resent == first_ack
+    # No second Start: the same round carries on (same commitment, no extra round).
+    state = new_owner.state()
+    assert state["phase"] == "rolling" and state["commit"]["commitment"] == before["commit"]["commitment"], state
+    again.send({"type": "stop", "seq": 42})
+    stop_ack = again.wait_for(lambda m: m.get("seq") == 42 and m.get("type") in ("ack", "error"), what="stop answer")
+    assert stop_ack["type"] == "ack", stop_ack
+    result = watcher.wait_for(lambda m: m.get("type") == "result", what="result")
+    assert result["round"] == len(before["rounds"]) + 1
+    watcher.wait_for(lambda m: m.get("type") == "phase" and m["phase"] == "revealed", what="revealed")
+    # The Stop's answer was kept with its records: the next owner dies too, and the last
+    # instance answers both resent commands (over WebSocket and REST) as they were first
+    # answered, with still exactly one round and the same winners.
+    again.close()
+    new_owner.proc.send_signal(signal.SIGKILL)
+    killed_at = time.time()
+    new_owner.proc.wait(timeout=10)
+    wait_new_owner(cluster, new_owner, killed_at)
+    last = cluster.owner()
+    on_owner = Page(last, host=True)
+    on_owner.wait_for(lambda m: m.get("type") == "role" and m["role"] == "host", what="role host on the last instance")
+    on_owner.send({"type": "stop", "seq": 42})
+    assert on_owner.wait_for(lambda m: m.get("seq") == 42, what="stop answer on the last instance") == stop_ack
+    status, body = last.command("start", {"seq": 41, "client": "cluster-test"})
+    assert status == 200 and body == {"ok": True, "seq": 41, "command": "start"}, body
+    state = last.state()
+    assert state["phase"] == "revealed" and len(state["rounds"]) == len(before["rounds"]) + 1, state
+    # A new seq is a new command: it runs.
+    on_owner.send({"type": "start", "seq": 43})
+    assert on_owner.wait_for(lambda m: m.get("seq") == 43, what="a new start")["type"] == "ack"
+    new_owner = last
+    export, rounds = export_rounds(new_owner)
+    assert rounds[result["round"]] == result["winners"] and len(rounds) == result["round"]
+    # The answers live under the draw's hash tag and expire.
+    assert 0 < int(cluster.redis.cli("PTTL", "{d:%s}:acks" % CODE))
+    verify_export(export, tmp_path, script)
+    for page in (watcher, on_owner):
+        page.close()
+
+
+def settings_download(instance, headers=()):
+    """GET /api/draws/CODE/config with `headers`: (status, headers, raw body)."""
+    req = urllib.request.Request(instance.base + "/api/draws/%s/config" % CODE, method="GET")
+    for name, value in headers:
+        req.add_header(name, value)
+    try:
+        with urllib.request.urlopen(req, timeout=10) as resp:
+            return resp.status, dict(resp.headers), resp.read()
+    except urllib.error.HTTPError as e:
+        return e.code, dict(e.headers), e.read()
+
+
+def test_every_instance_serves_the_settings_download(cluster):
+    """GET /api/draws/CODE/config on a follower: the owner's document, ETag and gzip included."""
+    cluster.start()
+    owner = cluster.owner()
+    followers = [cluster.start(), cluster.start()]
+    page = Page(followers[1])
+    page.wait_for(lambda m: m.get("type") == "state", what="state")
+    for round_trip in range(2):
+        names = "\n".join("Entrant %d-%d" % (round_trip, i) for i in range(3000))
+        mark = len(page.messages)
+        status, body = followers[0].command("config", {"pool": {"kind": "list", "text": names}, "perStop": 2 + round_trip})
+        assert status == 200, body
+        summary = page.wait_for(lambda m: m.get("type") == "config", what="config frame", since=mark)
+        for encoding in ((), (("Accept-Encoding", "gzip"),)):
+            expected = settings_download(owner, encoding)
+            assert expected[0] == 200 and expected[1]["ETag"] == '"%s"' % summary["config"]["hash"], expected[1]
+            for instance in followers:
+                got = settings_download(instance, encoding)
+                assert got[0] == 200, got
+                assert got[2] == expected[2], "a follower's settings differ from the owner's"
+                for header in ("ETag", "Content-Encoding", "Cache-Control", "Vary"):
+                    assert got[1].get(header) == expected[1].get(header), header
+        assert expected[1].get("Content-Encoding") == "gzip"
+        document = json.loads(settings_download(followers[0])[2])
+        assert document["pool"]["entrants"][:2] == ["Entrant %d-0" % round_trip, "Entrant %d-1" % round_trip], document["pool"]
+        assert document["perStop"] == 2 + round_trip
+        # Revalidation: the page's copy is current.
+        status, _, raw = settings_download(followers[1], (("If-None-Match", expected[1]["ETag"]),))
+        assert status == 304 and raw == b""
+    # Every viewer page asks for its device's check-in entry: none in cluster mode, no error;
+    # check-in itself is not built there (501).
+    assert followers[0].json("GET", "/api/draws/%s/entry" % CODE) == (200, {"entry": None})
+    status, body = followers[0].json("POST", "/api/draws/%s/join" % CODE, {"name": "Ann"})
+    assert status == 501 and body["error"]["code"] == "not_in_cluster", body
+    page.close()
+
+
+def metrics(instance):
+    status, raw = instance.request("GET", "/metrics")
+    assert status == 200
+    values = {}
+    for line in raw.decode().splitlines():
+        if line and not line.startswith("#"):
+            name, value = line.rsplit(" ", 1)
+            values[name] = float(value)
+    return values
+
+
+def wait_metrics(instance, expected, timeout=10):
+    deadline = time.time() + timeout
+    while True:
+        values = metrics(instance)
+        if all(values.get(name) == value for name, value in expected.items()):
+            return values
+        assert time.time() < deadline, "metrics of %s: %s, expected %s" % (instance.id, values, expected)
+        time.sleep(0.05)
+
+
+def test_metrics_on_the_owner_and_a_follower(cluster):
+    """/metrics in cluster mode: the draws served (every draw of the cluster, on every
+    instance), the draws owned here, this instance's own pages, and what its room did."""
+    cluster.start()
+    owner = cluster.owner()
+    follower = cluster.start()
+    pages = [Page(follower), Page(follower), Page(owner)]
+    for page in pages:
+        page.wait_for(lambda m: m.get("type") == "state", what="state")
+    wait_metrics(owner, {"tombola_draw_rooms": 1, "tombola_cluster_draws_owned": 1, "tombola_draw_viewers": 1})
+    wait_metrics(follower, {"tombola_draw_rooms": 1, "tombola_cluster_draws_owned": 0, "tombola_draw_viewers": 2})
+    # A round run from the follower is drawn (and counted) by the owner.
+    assert follower.command("start")[0] == 200
+    assert follower.command("stop")[0] == 200
+    wait_metrics(owner, {"tombola_draw_rounds_total": 1, "tombola_draw_commands_total": 2})
+    assert metrics(follower)["tombola_draw_rounds_total"] == 0
+    # A draw made on either instance is served by both; each draw has exactly one owner.
+    status, created = follower.json("POST", "/api/draws", {"config": {"pool": {"kind": "range", "from": 1, "to": 9}}}, ADMIN_KEY)
+    assert status == 201, created
+    deadline = time.time() + 10
+    while True:
+        values = [metrics(instance) for instance in (owner, follower)]
+        if all(v["tombola_draw_rooms"] == 2 for v in values) and sum(v["tombola_cluster_draws_owned"] for v in values) == 2:
+            break
+        assert time.time() < deadline, values
+        time.sleep(0.05)
+    for page in pages:
+        page.close()
+    wait_metrics(follower, {"tombola_draw_viewers": 0})
+
+
+def test_exclude_winners_of_a_draw_owned_by_another_instance(cluster, script, tmp_path):
+    """`excludeWinnersOf` across instances: the other draw's owner publishes its winners, the
+    linking draw's owner reads them before Configure and Start (docs/CLUSTER.md)."""
+    cluster.start()
+    owner = cluster.owner()
+    others = [cluster.start(), cluster.start()]
+    staff = [{"name": "Person %d" % i, "id": "E%d" % i} for i in range(10)]
+
+    def holder(code):
+        value = cluster.redis.cli("GET", "{d:%s}:lease" % code)
+        return value.split(":", 1)[1] if ":" in value else None
+
+    # A draw owned by another instance than the default draw's (made on a follower, which
+    # usually takes its lease first; made again if not).
+    for attempt in range(12):
+        status, created = others[attempt % 2].json("POST", "/api/draws",
+                                                   {"config": {"pool": {"kind": "list", "entrants": staff}, "perStop": 3}}, ADMIN_KEY)
+        assert status == 201, created
+        lunch, lunch_key = created["code"], created["hostKey"]
+        deadline = time.time() + 10
+        while holder(lunch) is None:
+            assert time.time() < deadline, "nobody took the new draw"
+            time.sleep(0.02)
+        if holder(lunch) != owner.id:
+            break
+    else:
+        raise AssertionError("every new draw went to the default draw's owner")
+    lunch_owner = [i for i in cluster.instances if i.id == holder(lunch)][0]
+    assert lunch_owner is not owner
+    status, body = owner.json("POST", "/api/draws/%s/start" % lunch, {}, lunch_key)
+    assert status == 200, body
+    status, body = owner.json("POST", "/api/draws/%s/stop" % lunch, {}, lunch_key)
+    assert status == 200, body
+    lunch_winners = body["result"]["winners"]
+    assert len(lunch_winners) == 3
+
+    def config(link):
+        return {"pool": {"kind": "list", "entrants": staff}, "perStop": 7, "excludeWinnersOf": [link]}
+
+    # Through the lunch draw's owner: forwarded to the default draw's owner, which checks the key.
+    status, body = lunch_owner.command("config", config({"code": lunch, "key": "wrong-key-0123456789"}))
+    assert status == 403 and body["error"]["code"] == "past_draw_key", body
+    status, body = lunch_owner.command("config", config({"code": lunch, "key": lunch_key}))
+    assert status == 200, body
+    state = owner.state()
+    assert state["config"]["excludeWinnersOf"] == [lunch] and state["remaining"] == 7, state
+    assert owner.command("start")[0] == 200
+    status, body = owner.command("stop")
+    assert status == 200, body
+    result = body["result"]
+    assert len(result["winners"]) == 7 and not set(result["winners"]) & set(lunch_winners)
+    past = result["pool"]["pastWinners"][0]
+    status, lunch_export = lunch_owner.json("GET", "/api/draws/%s/export.json" % lunch)
+    assert past["code"] == lunch and len(past["removed"]) == 3
+    assert past["head"] == lunch_export["records"][-1]["hash"] and past["records"] == len(lunch_export["records"])
+    export, _ = export_rounds(owner)
+    verify_export(export, tmp_path, script)
+
+
 def test_a_paused_owner_writes_and_announces_nothing(cluster, script, tmp_path):
     first = cluster.start()
     owner = cluster.owner()
@@ -507,17 +734,24 @@ def test_redis_killed_and_restarted(cluster, script, tmp_path):
 
     cluster.redis.start()
     cluster.owner(timeout=15)
-    deadline = time.time() + 15
-    while True:
-        status, body = follower.command("start")
-        if status == 200:
-            break
-        assert status == 503 and time.time() < deadline, body
-        time.sleep(0.2)
-    status, body = follower.command("stop")
-    assert status == 200, body
-    assert body["result"]["round"] == first_result["round"] + 1
+    # As a host page does: each command resent with its `client`/`seq` until it is answered.
+    # Right after Redis returns the lease may change hands, so a `cluster_unavailable` may hide
+    # a command that did run; the resend then gets its first answer instead of running again.
+    deadline = time.time() + 20
+
+    def until_answered(name, seq):
+        while True:
+            status, body = follower.command(name, {"seq": seq, "client": "redis-restart-test"}, timeout=30)
+            if status == 200:
+                return body
+            assert status == 503 and time.time() < deadline, body
+            time.sleep(0.2)
+
+    assert until_answered("start", 1) == {"ok": True, "seq": 1, "command": "start"}
+    until_answered("stop", 2)
     export, rounds = export_rounds(follower)
+    # Exactly one more round, and the first one unchanged.
+    assert sorted(rounds) == [first_result["round"], first_result["round"] + 1], sorted(rounds)
     assert rounds[first_result["round"]] == first_result["winners"]
     verify_export(export, tmp_path, script)
     page.close()
@@ -593,19 +827,33 @@ HAPROXY = shutil.which("haproxy") or "/usr/sbin/haproxy"
 HAPROXY_CONFIG = os.path.join(os.path.dirname(__file__), "..", "..", "deploy", "haproxy", "tombola-cluster.cfg")
 NGINX = shutil.which("nginx") or "/usr/sbin/nginx"
 NGINX_CONFIG = os.path.join(os.path.dirname(__file__), "..", "..", "deploy", "nginx", "tombola-cluster.conf")
+HAPROXY_TLS_CONFIG = os.path.join(os.path.dirname(__file__), "..", "..", "deploy", "haproxy", "tombola-cluster-https.cfg")
+NGINX_TLS_CONFIG = os.path.join(os.path.dirname(__file__), "..", "..", "deploy", "nginx", "tombola-cluster-https.conf")
 
 
 class Balancer:
     """A load balancer in front of three instances, on a free loopback port: HAProxy with
     deploy/haproxy/tombola-cluster.cfg, or nginx with deploy/nginx/tombola-cluster.conf."""
 
-    def __init__(self, kind, instances, work):
+    def __init__(self, kind, instances, work, tls=None):
+        """`tls`: (certificate, key) PEM paths: also serve HTTPS on `tls_port` with the
+        deploy/…/tombola-cluster-https.* file loaded beside the plain one."""
         self.port = free_port()
+        self.tls_port = free_port() if tls else None
         if kind == "haproxy":
             env = dict(os.environ, TOMBOLA_LB_BIND="127.0.0.1:%d" % self.port)
             for letter, instance in zip("ABC", instances):
                 env["TOMBOLA_INSTANCE_" + letter] = "127.0.0.1:%d" % instance.port
-            self.proc = subprocess.Popen([HAPROXY, "-db", "-f", HAPROXY_CONFIG], env=env,
+            files = ["-f", HAPROXY_CONFIG]
+            if tls:
+                bundle = os.path.join(work, "haproxy.pem")
+                with open(bundle, "w") as out:
+                    for path in tls:
+                        with open(path) as f:
+                            out.write(f.read())
+                env.update(TOMBOLA_LB_TLS_BIND="127.0.0.1:%d" % self.tls_port, TOMBOLA_LB_CERT=bundle)
+                files += ["-f", HAPROXY_TLS_CONFIG]
+            self.proc = subprocess.Popen([HAPROXY, "-db", *files], env=env,
                                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         else:
             with open(NGINX_CONFIG) as f:
@@ -615,6 +863,15 @@ class Balancer:
                 site = site.replace("server 127.0.0.1:%d " % default, "server 127.0.0.1:%d " % instance.port)
             assert "listen 80;" in site
             site = site.replace("listen 80;", "listen 127.0.0.1:%d;" % self.port)
+            if tls:
+                with open(NGINX_TLS_CONFIG) as f:
+                    secure = f.read()
+                for pattern, replacement in ((r"listen 443 ssl http2;", "listen 127.0.0.1:%d ssl http2;" % self.tls_port),
+                                             (r"ssl_certificate\s+\S+;", "ssl_certificate %s;" % tls[0]),
+                                             (r"ssl_certificate_key\s+\S+;", "ssl_certificate_key %s;" % tls[1])):
+                    secure, count = re.subn(pattern, replacement, secure)
+                    assert count == 1, "deploy/nginx/tombola-cluster-https.conf no longer has " + pattern
+                site += "\n" + secure
             for name in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi"):
                 os.makedirs(os.path.join(work, name), exist_ok=True)
             conf = os.path.join(work, "nginx.conf")
@@ -714,5 +971,71 @@ def test_pages_through_a_load_balancer_reconnect_to_another_instance(kind, clust
         verify_export(export, tmp_path, script)
         for page in pages:
             page.close()
+    finally:
+        balancer.stop()
+
+
+def self_signed(directory):
+    """A certificate for 127.0.0.1 and its key, made with the openssl CLI."""
+    cert, key = os.path.join(directory, "cert.pem"), os.path.join(directory, "key.pem")
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+                    "-days", "1", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
+                    "-keyout", key, "-out", cert], check=True, capture_output=True, timeout=30)
+    return cert, key
+
+
+@pytest.mark.parametrize("kind", ["haproxy", "nginx"])
+def test_https_and_wss_through_the_balancer(kind, cluster, tmp_path):
+    """deploy/haproxy/tombola-cluster-https.cfg and deploy/nginx/tombola-cluster-https.conf
+    beside the plain files: REST and a WebSocket over TLS (the client trusts exactly the
+    test's self-signed certificate), links handed out as https://, a round seen over wss://."""
+    instances = [cluster.start(extra=("--trusted-proxy", "127.0.0.1")) for _ in range(3)]
+    work = tmp_path / kind
+    work.mkdir()
+    cert, key = self_signed(str(work))
+    balancer = Balancer(kind, instances, str(work), tls=(cert, key))
+    context = ssl.create_default_context(cafile=cert)
+    base = "https://127.0.0.1:%d" % balancer.tls_port
+
+    def request(method, path, body=None, key=None):
+        req = urllib.request.Request(base + path, data=None if body is None else json.dumps(body).encode(), method=method)
+        if key:
+            req.add_header("Authorization", "Bearer " + key)
+        try:
+            with urllib.request.urlopen(req, timeout=30, context=context) as resp:
+                return resp.status, json.loads(resp.read())
+        except urllib.error.HTTPError as e:
+            return e.code, json.loads(e.read())
+
+    try:
+        assert balancer.request("GET", "/api/info")[0] == 200  # the plain side still works
+        status, _ = request("GET", "/api/info")
+        assert status == 200
+        status, created = request("POST", "/api/draws", {"config": {"pool": {"kind": "range", "from": 1, "to": 50}}}, ADMIN_KEY)
+        assert status == 201, created
+        assert created["hostUrl"].startswith(base + "/draw/"), created["hostUrl"]
+
+        async def round_over_wss():
+            async with websockets.connect("wss://127.0.0.1:%d/ws/draw/%s" % (balancer.tls_port, CODE), ssl=context,
+                                          origin=base, open_timeout=10) as ws:
+                async def next_of(kind):
+                    while True:
+                        message = json.loads(await asyncio.wait_for(ws.recv(), 20))
+                        if message.get("type") == kind:
+                            return message
+                await next_of("state")
+                loop = asyncio.get_running_loop()
+                status, body = await loop.run_in_executor(None, request, "POST", "/api/draws/%s/start" % CODE, {}, HOST_KEY)
+                assert status == 200, body
+                await next_of("tick")
+                status, body = await loop.run_in_executor(None, request, "POST", "/api/draws/%s/stop" % CODE, {}, HOST_KEY)
+                assert status == 200, body
+                shown = await next_of("result")
+                assert shown["winners"] == body["result"]["winners"]
+
+        asyncio.run(round_over_wss())
+        # A client that does not trust the certificate is refused by its own TLS check.
+        with pytest.raises(urllib.error.URLError):
+            urllib.request.urlopen(base + "/api/info", timeout=10, context=ssl.create_default_context())
     finally:
         balancer.stop()

@@ -41,10 +41,23 @@ extension ClusterDrawNode: DrawAnnouncer {
             "contributions": .array(draw.frozenContributions.map { .string($0.hex) }),
             "audience": draw.frozenAudience.map { .string($0) } ?? .null,
         ])
-        store.setIfOwner(keys.rolling, value: Array(hint.canonicalString.utf8), lease: lease) { _ in }
+        let value = Array(hint.canonicalString.utf8)
+        if let pending = pendingStartAnswer {
+            // The Start's answer and the round's frozen inputs in one script: a host resending it
+            // after a takeover gets the original answer exactly when the new owner carries it on.
+            pendingStartAnswer = nil
+            return rememberAnswer(pending, alsoSet: (keys.rolling, value))
+        }
+        store.setIfOwner(keys.rolling, value: value, lease: lease) { _ in }
     }
 
     func settled(_ room: DrawRoom) {
+        publishWinnersIfChanged(room)
+        if let pending = pendingStartAnswer, self.room === room {
+            // A Start that broadcast no rolling phase (it was refused the announcement): keep it alone.
+            pendingStartAnswer = nil
+            rememberAnswer(pending, alsoSet: nil)
+        }
         guard reliableSinceSettle, self.room === room else { return }
         reliableSinceSettle = false
         publishSnapshot(of: room, kind: "S")

@@ -16,9 +16,8 @@ extension ClusterDrawNode {
         guard store.client.state == .ready else {
             return completion(.failure(CommandFailure(code: "cluster_unavailable")))
         }
-        if let room {
-            room.perform(command, seq: seq, client: client, awaitReveal: awaitReveal, completion: completion)
-            return
+        if room != nil {
+            return performOnOwner(command, seq: seq, client: client, awaitReveal: awaitReveal, completion: completion)
         }
         if lease != nil {
             // Taking over: the room opens once the log is read.
@@ -36,7 +35,7 @@ extension ClusterDrawNode {
         let message: JSONValue = .object([
             "kind": .string("command"), "from": .string(runtime.instanceID), "id": .int(Int64(id)),
             "seq": seq.map { .int($0) } ?? .null, "client": client.map { .string($0) } ?? .null,
-            "await": .bool(awaitReveal), "command": Self.encode(command),
+            "await": .bool(awaitReveal), "command": forwardable(command),
         ])
         store.client.send([Array("PUBLISH".utf8), Array(keys.commands.utf8), Array(message.canonicalString.utf8)]) { [self] result in
             // Nobody listening: no owner right now (a takeover is under way, or Redis lost the lease).
@@ -45,6 +44,90 @@ extension ClusterDrawNode {
             entry.timer.cancel()
             entry.completion(.failure(CommandFailure(code: "cluster_unavailable")))
         }
+    }
+
+    /// Runs a command on this instance's room (it owns the draw). A command with a `seq` is
+    /// deduplicated across owners: its answer is kept in Redis (`{d:CODE}:acks`) before the host
+    /// gets it, so the same `client`/`seq` resent later, to this owner or a new one after a
+    /// takeover, gets the original answer and runs nothing again (docs/CLUSTER.md).
+    func performOnOwner(_ command: HostCommand, seq: Int64?, client: String?, awaitReveal: Bool,
+                        completion: @escaping @Sendable (Result<CommandReply, CommandFailure>) -> Void) {
+        guard let room else { return submit(command, seq: seq, client: client, awaitReveal: awaitReveal, completion: completion) }
+        guard let seq else {
+            return refreshWinners(of: linkedDraws(of: command, in: room)) { [self] complete in
+                guard complete else { return completion(.failure(CommandFailure(code: "cluster_unavailable"))) }
+                guard let room = self.room else {
+                    return submit(command, seq: nil, client: client, awaitReveal: awaitReveal, completion: completion)
+                }
+                room.perform(command, seq: nil, client: client, awaitReveal: awaitReveal, completion: completion)
+            }
+        }
+        let clientKey = client ?? ""
+        store.answers(draw: code, client: clientKey) { [self] result in
+            switch result {
+            case .failure:
+                return completion(.failure(CommandFailure(code: "cluster_unavailable")))
+            case .success(let answers):
+                if let text = answers[seq], let reply = Self.decodeAnswer(text) { return completion(.success(reply)) }
+            }
+            guard let room = self.room else {
+                return submit(command, seq: seq, client: client, awaitReveal: awaitReveal, completion: completion)
+            }
+            run(command, seq: seq, clientKey: clientKey, client: client, awaitReveal: awaitReveal, on: room, completion: completion)
+        }
+    }
+
+    /// Reads the linked draws' winners, then runs the command and keeps its answer.
+    private func run(_ command: HostCommand, seq: Int64, clientKey: String, client: String?, awaitReveal: Bool, on room: DrawRoom,
+                     completion: @escaping @Sendable (Result<CommandReply, CommandFailure>) -> Void) {
+        refreshWinners(of: linkedDraws(of: command, in: room)) { [self] complete in
+            guard complete else { return completion(.failure(CommandFailure(code: "cluster_unavailable"))) }
+            guard self.room === room else {
+                return submit(command, seq: seq, client: client, awaitReveal: awaitReveal, completion: completion)
+            }
+            room.perform(command, seq: seq, client: client, awaitReveal: awaitReveal) { [self] outcome in
+                // On the loop, inside the room's step: an answer comes before the broadcasts that follow it.
+                guard case .success(let reply) = outcome else { return completion(outcome) }
+                if case .start = command, self.room === room {
+                    // Kept with the round's frozen inputs by `keepRolling` (or alone by `settled`).
+                    pendingStartAnswer = PendingAnswer(client: clientKey, seq: seq, reply: reply, completion: completion)
+                    return
+                }
+                // Already kept with the command's records (same answer): nothing more to write.
+                if keptWithRecords.removeValue(forKey: "\(clientKey)\t\(seq)") == reply { return completion(.success(reply)) }
+                rememberAnswer(PendingAnswer(client: clientKey, seq: seq, reply: reply, completion: completion), alsoSet: nil)
+            }
+        }
+    }
+
+    /// Keeps an answer in Redis (with `alsoSet`, in one script), then gives it to the host. If it
+    /// cannot be kept because this instance lost the lease, the host gets `cluster_unavailable`
+    /// and resends: the new owner's log says what happened.
+    func rememberAnswer(_ pending: PendingAnswer, alsoSet: (key: String, value: [UInt8])?) {
+        guard let lease else { return pending.completion(.failure(CommandFailure(code: "cluster_unavailable"))) }
+        let answer = KeptAnswer(client: pending.client, seq: pending.seq, text: Self.encodeAnswer(pending.reply),
+                                ttl: settings.answerTTL, keep: settings.answersKept)
+        store.rememberAnswer(answer, alsoSet: alsoSet, lease: lease) { [self] result in
+            switch result {
+            case .success(true):
+                pending.completion(.success(pending.reply))
+            case .success(false):
+                stepDown("fenced: another instance holds the lease")
+                pending.completion(.failure(CommandFailure(code: "cluster_unavailable")))
+            case .failure(let error):
+                DrawLog.error("cluster: keeping the answer to a host command of draw \(code) failed: \(error)", code: code)
+                pending.completion(.failure(CommandFailure(code: "cluster_unavailable")))
+            }
+        }
+    }
+
+    static func encodeAnswer(_ reply: CommandReply) -> String {
+        JSONValue.object(["ack": reply.ack, "result": reply.result ?? .null]).canonicalString
+    }
+
+    static func decodeAnswer(_ text: String) -> CommandReply? {
+        guard let json = try? JSONValue.parse(text), let ack = json["ack"] else { return nil }
+        return CommandReply(ack: ack, result: json["result"].flatMap { $0.isNull ? nil : $0 })
     }
 
     /// An answer to a command this instance forwarded (from its reply channel).
@@ -93,8 +176,8 @@ extension ClusterDrawNode {
                 return answer(["ok": .bool(false), "code": .string(error.code)])
             }
             let loop = self.loop
-            room.perform(command, seq: json["seq"]?.intValue, client: json["client"]?.stringValue,
-                         awaitReveal: json["await"]?.boolValue == true) { outcome in
+            performOnOwner(command, seq: json["seq"]?.intValue, client: json["client"]?.stringValue,
+                           awaitReveal: json["await"]?.boolValue == true) { outcome in
                 loop.execute {
                     switch outcome {
                     case .success(let reply):

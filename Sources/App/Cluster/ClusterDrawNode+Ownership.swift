@@ -37,10 +37,20 @@ extension ClusterDrawNode {
                 }
             }
         } else {
+            // Only on a live connection: a lease counts from when its acquire was queued, so one
+            // that waited for Redis to come back would start out nearly spent.
+            guard store.client.state == .ready else { return }
             leaseBusy = true
             store.acquireLease(draw: code, owner: runtime.instanceID, ttl: settings.leaseTTL) { [self] result in
                 leaseBusy = false
-                if case .success(.acquired(let lease)) = result, !stopped { takeOver(lease) }
+                guard case .success(.acquired(let lease)) = result, !stopped else { return }
+                takeOver(lease)
+                // The lease counts from when the acquire was sent: if its answer was slow, little is left
+                // by that count, so renew now rather than at the next tick.
+                if !lease.isValid(margin: settings.renewInterval + settings.safetyMargin), self.lease?.token == lease.token {
+                    timer?.cancel()
+                    tick()
+                }
             }
         }
     }
@@ -143,7 +153,11 @@ extension ClusterDrawNode {
                             store: ClusterRecordStore(node: self), limiter: runtime.limiter,
                             settings: runtime.roomSettings, metrics: runtime.metrics, group: group)
         room.announcer = self
+        room.connect(pastDrawLinks())
         self.room = room
+        setOwner(true)
+        publishedWinners = nil
+        publishWinnersIfChanged(room)
         unsubscribe()
         runtime.subscriber.subscribe(keys.commands) { [weak self] payload in self?.inbound(payload) }
         for (id, member) in members {
@@ -171,12 +185,14 @@ extension ClusterDrawNode {
         guard let lease else { return }
         self.lease = nil
         announcePending = false
+        setOwner(false)
         if let room {
             room.shutdown()
             self.room = nil
             runtime.subscriber.unsubscribe(keys.commands)
         }
         remoteCounts = [:]
+        keptWithRecords = [:]
         let waiting = waitingForRoom
         waitingForRoom = []
         for run in waiting { run() }  // forwarded now, to whoever owns the draw next
@@ -208,9 +224,14 @@ extension ClusterDrawNode {
         nextBatch += 1
         // A record index is taken once: a retry of a batch whose outcome was unknown learns where it landed.
         let key = records.first.map { "r\($0.index)" } ?? "c\(lease.token).\(nextBatch)"
-        store.appendBatch(records, config: batch.config, idempotencyKey: key, lease: lease) { [self] result in
+        // The command's answer is kept with its records: resent to the next owner, it gets the same answer.
+        let answer = batch.answer.map {
+            KeptAnswer(client: $0.client, seq: $0.seq, text: Self.encodeAnswer($0.reply), ttl: settings.answerTTL, keep: settings.answersKept)
+        }
+        store.appendBatch(records, config: batch.config, idempotencyKey: key, lease: lease, answer: answer) { [self] result in
             switch result {
             case .success(let receipt):
+                if let answer = batch.answer { keptWithRecords["\(answer.client)\t\(answer.seq)"] = answer.reply }
                 if !receipt.offset.isEmpty { logOffset = receipt.offset }
                 logEpoch = receipt.epoch
                 completion(.success(()))

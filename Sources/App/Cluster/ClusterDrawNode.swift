@@ -1,7 +1,9 @@
 import Cluster
 import Crypto
+import Dispatch
 import DrawEngine
 import JSON
+import Locking
 import Posix
 import Server
 
@@ -28,6 +30,11 @@ final class ClusterDrawNode: DrawChannel, @unchecked Sendable {
     let keys: Cluster.DrawKeys
     let hostKey: HostKeyHash
     var store: ClusterStore { runtime.store }
+    /// Whether this instance runs the draw's room now (read by /metrics on any thread).
+    private let owning = Lock(false)
+    private let exclusion = Lock<PastWinners?>(nil)
+    var isOwner: Bool { owning.withLock { $0 } }
+    func setOwner(_ value: Bool) { owning.withLock { $0 = value } }
     var settings: ClusterSettings { runtime.settings }
 
     struct Member {
@@ -85,6 +92,25 @@ final class ClusterDrawNode: DrawChannel, @unchecked Sendable {
     var announcePending = false
     /// Commands that arrived between taking the lease and opening the room.
     var waitingForRoom: [() -> Void] = []
+    /// Owner: a Start just applied, whose answer is kept with the round's frozen inputs (one
+    /// script, `keepRolling`) before the host gets it.
+    var pendingStartAnswer: PendingAnswer?
+    /// Owner: answers stored with their command's records ("client\tseq"), until the command's
+    /// completion (which then has nothing more to write).
+    var keptWithRecords: [String: CommandReply] = [:]
+    /// Owner: the winners for other draws it last published (records, head).
+    var publishedWinners: (records: Int, head: String)?
+    /// Follower: the settings document last built from Redis, and the settings hash of the
+    /// snapshot it was checked against.
+    var settingsCache: SettingsDocument?
+    var snapshotSettingsHash: (token: Int64, seq: Int64, hash: String?)?
+
+    struct PendingAnswer {
+        let client: String
+        let seq: Int64
+        let reply: CommandReply
+        let completion: @Sendable (Result<CommandReply, CommandFailure>) -> Void
+    }
 
     init(code: String, hostKeyHash: String, runtime: ClusterRuntime) {
         self.code = code
@@ -215,17 +241,43 @@ final class ClusterDrawNode: DrawChannel, @unchecked Sendable {
         }
     }
 
-    /// The owner serves the full settings from its room; a follower cannot (it holds only the
-    /// owner's published snapshot, which carries the settings' summary) and answers nil (503).
+    /// The owner serves the full settings from its room. A follower serves the same document
+    /// from the settings in Redis (`{d:CODE}:meta` `config`, written with the records that
+    /// change them): read and built (gzip included) once per configure, and kept while the
+    /// owner's latest snapshot names the same settings hash.
     func settingsDocument(_ completion: @escaping @Sendable (SettingsDocument?) -> Void) {
         loop.execute { [self] in
-            guard let room else { return completion(nil) }
-            room.settingsDocument(completion)
+            if let room { return room.settingsDocument(completion) }
+            let current = announcedSettingsHash()
+            if let cached = settingsCache, let current, cached.hash == current { return completion(cached) }
+            store.client.send(["HGET", keys.meta, "config"]) { [self] result in
+                guard case .success(let reply) = result, let text = reply.string else { return completion(nil) }
+                let loop = self.loop
+                // Building a large list's document (and its gzip) takes tens of milliseconds: not on the loop.
+                DispatchQueue.global().async {
+                    guard let config = DrawPersistence.decode(text) else { return completion(nil) }
+                    let publicText = DrawPersistence.encodePublic(config)
+                    let document = SettingsDocument(text: publicText, hash: SHA256.hexDigest(Array(publicText.utf8)))
+                    loop.execute { [self] in settingsCache = document }
+                    completion(document)
+                }
+            }
         }
     }
 
-    /// Linking draws (`excludeWinnersOf`) across instances is not built: nil.
-    var pastWinners: PastWinners? { nil }
+    /// The settings hash in the owner's latest snapshot (its `config` summary), parsed once per snapshot.
+    func announcedSettingsHash() -> String? {
+        guard let snapshot else { return nil }
+        if let known = snapshotSettingsHash, known.token == snapshot.token, known.seq == snapshot.seq { return known.hash }
+        let hash = (try? JSONValue.parse(snapshot.text))?["config"]?["hash"]?.stringValue
+        snapshotSettingsHash = (snapshot.token, snapshot.seq, hash)
+        return hash
+    }
+
+    /// This draw's winners for other draws' `excludeWinnersOf`, from any thread: the owner's
+    /// room's, or as the owner last published them (read before a linking draw's Start).
+    var pastWinners: PastWinners? { exclusion.withLock { $0 } }
+    func setPastWinners(_ winners: PastWinners) { exclusion.withLock { $0 = winners } }
 
     /// Every record, read from the round log (any instance can export).
     func export(_ completion: @escaping @Sendable (Result<[DrawRecord], any Error>) -> Void) {

@@ -22,6 +22,10 @@ public struct ClusterSettings: Sendable, CustomStringConvertible {
     public var safetyMargin: Duration = .milliseconds(150)
     /// How long a forwarded host command waits for the owner's answer.
     public var forwardTimeout: Duration = .seconds(10)
+    /// How long the answers to a draw's host commands are kept in Redis after the last one
+    /// (a command resent after a takeover gets its original answer), and how many per client.
+    public var answerTTL: Duration = .seconds(6 * 3600)
+    public var answersKept = 64
 
     public init(endpoint: RedisEndpoint, key: [UInt8], allowUnsafeRedis: Bool = false) {
         self.endpoint = endpoint

@@ -18,6 +18,11 @@ extension DrawService {
                                                                   roomSettings: roomSettings, metrics: metrics)
             // Branding sits in this instance's SQLite: each instance serves what was set through it.
             let branding = try BrandingStore(storage: storage)
+            // Cluster mode: every instance serves every draw of the cluster; one owns each.
+            registry.gauge("tombola_draw_rooms", help: "Draws this server holds.") { Double(runtime.nodes.count) }
+            registry.gauge("tombola_cluster_draws_owned", help: "Draws whose lease this instance holds (cluster mode).") {
+                Double(runtime.nodes.values.reduce(0) { $0 + ($1.isOwner ? 1 : 0) })
+            }
             return DrawService(cluster: runtime, defaultDraw: defaultDraw, configuration: configuration, storage: storage,
                                branding: branding, settings: roomSettings, limiter: limiter, metrics: metrics, registry: registry)
         } catch {

@@ -49,6 +49,10 @@ enum DrawAPI {
         if let local = room as? DrawRoom {
             if CheckinAPI.route(rest, method: method, request: request, room: local, responder: responder, service: service) { return }
         } else if CheckinAPI.isCheckinPath(rest) {
+            // Every viewer page asks for its device's entry: none exists in cluster mode, an ordinary answer.
+            if rest.count == 2, rest[1] == "entry", method == "GET" || method == "HEAD" {
+                return responder.respond(APIError.json(.object(["entry": .null])))
+            }
             // Check-in keeps its entrants in the room's SQLite: not built for cluster mode (docs/CLUSTER.md).
             return responder.respond(APIError.response("not_in_cluster"))
         }

@@ -14,6 +14,16 @@ struct RecordBatch: Sendable {
     var committedSeed: Seed? = nil
     /// Check-in rows written in the same transaction (#14).
     var checkin: CheckinWrite? = nil
+    /// The host command's answer when it carries a `seq` (set by the room; a cluster store keeps
+    /// it with the records so that the command resent to a new owner gets it, SQLite ignores it).
+    var answer: BatchAnswer? = nil
+}
+
+/// The answer to the host command that wrote a batch, for `client`/`seq` dedup across owners.
+struct BatchAnswer: Sendable {
+    var client: String
+    var seq: Int64
+    var reply: CommandReply
 }
 
 /// A draw's stored chain: its settings (as stored JSON text) and every record in order.

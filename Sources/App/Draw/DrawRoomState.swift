@@ -465,6 +465,21 @@ struct DrawRoomState {
         pending = PendingWrite(job: job, candidate: candidate, then: then)
         var batch = batch
         batch.committedSeed = candidate.committedSeed
+        // The answer the command gets once stored, for stores that keep it beside the records.
+        if let seq = job.seq {
+            switch then {
+            case .stop, .clear:
+                batch.answer = BatchAnswer(client: job.client ?? "", seq: seq, reply: CommandReply(ack: ack(job)))
+            case .configure(_, let duplicates):
+                let extra: [String: JSONValue] = ["duplicates": .array(duplicates.map { .string($0) })]
+                batch.answer = BatchAnswer(client: job.client ?? "", seq: seq, reply: CommandReply(ack: ack(job, extra)))
+            case .void(_, _, let reason):
+                let result = candidate.lastResult?.resultMessage(voidReason: reason)
+                batch.answer = BatchAnswer(client: job.client ?? "", seq: seq, reply: CommandReply(ack: ack(job), result: result))
+            case .checkin:
+                break
+            }
+        }
         actions.append(.store(batch))
     }
 

@@ -1,0 +1,119 @@
+import Cluster
+import Crypto
+import DrawEngine
+import JSON
+import Server
+
+/// `excludeWinnersOf` across instances (docs/CLUSTER.md, *Linked draws*): each draw's owner
+/// publishes the draw's winners for exclusion in `{d:CODE}:winners` whenever they change (after
+/// a reveal, as single-box republishes them); an owner about to Start or Configure a draw that
+/// links others reads theirs from Redis first, so its room resolves them as a single box does.
+extension ClusterDrawNode {
+    /// The links the owner's room resolves `excludeWinnersOf` through: the other draws' nodes
+    /// here, and their host keys for a new link (a rate-limit bucket per linking draw, as single-box).
+    func pastDrawLinks() -> PastDrawLinks {
+        let runtime = self.runtime
+        let code = self.code
+        return PastDrawLinks(
+            winners: { other in runtime.node(other)?.pastWinners },
+            controls: { other, key in
+                guard let node = runtime.node(other) else { return false }
+                // A follower checked the key of a forwarded configure (below): its proof, not the key, crossed Redis.
+                if key == Self.linkProof(key: runtime.settings.key, draw: code, linked: node.code) { return true }
+                let bucket = "link:" + code
+                guard runtime.limiter.allows(bucket) else { return false }
+                guard node.isHostKey(key) else {
+                    runtime.limiter.recordFailure(bucket)
+                    runtime.metrics.authFailures.increment()
+                    return false
+                }
+                return true
+            })
+    }
+
+    /// Owner: publishes the room's winners for other draws when they changed. Loop only.
+    func publishWinnersIfChanged(_ room: DrawRoom) {
+        guard let lease, self.room === room else { return }
+        let winners = room.winners
+        if let published = publishedWinners, published.records == winners.records, published.head == winners.head { return }
+        publishedWinners = (winners.records, winners.head)
+        setPastWinners(winners)
+        store.setIfOwner(keys.winners, value: Array(Self.encodeWinners(winners).utf8), lease: lease) { _ in }
+    }
+
+    /// The draws `command` resolves winners of (Start: the draw's links; Configure: the new ones).
+    func linkedDraws(of command: HostCommand, in room: DrawRoom) -> [String] {
+        switch command {
+        case .start, .replacePool: return room.currentDraw.config.excludeWinnersOf.map { EntrantList.trim($0.code) }
+        case .configure(let config): return config.excludeWinnersOf.map { EntrantList.trim($0.code) }
+        default: return []
+        }
+    }
+
+    /// Reads the winners of the linked draws this instance does not own from Redis into their
+    /// nodes; `done(false)` when one cannot be read (Redis, or its owner has not published them
+    /// yet): the command then fails rather than run without an exclusion. Loop only.
+    func refreshWinners(of codes: [String], _ done: @escaping (Bool) -> Void) {
+        let nodes = codes.compactMap { runtime.node($0) }.filter { $0 !== self && !$0.isOwner }
+        guard !nodes.isEmpty else { return done(true) }
+        var left = nodes.count
+        var complete = true
+        for node in nodes {
+            store.client.send(["GET", node.keys.winners]) { result in
+                if case .success(let reply) = result, let text = reply.string, let winners = Self.decodeWinners(text, code: node.code) {
+                    node.setPastWinners(winners)
+                } else {
+                    complete = false
+                }
+                left -= 1
+                if left == 0 { done(complete) }
+            }
+        }
+    }
+
+    /// A host command as forwarded to the owner. A configure's new links carry, instead of the
+    /// other draws' host keys, a proof that this instance checked them (an HMAC under the
+    /// cluster key, which hosts do not hold), so no host key of another draw crosses Redis. A
+    /// wrong key is dropped here (the owner then answers `past_draw_key` for a new link, as
+    /// single-box), counted and rate-limited as single-box counts it.
+    func forwardable(_ command: HostCommand) -> JSONValue {
+        var json = Self.encode(command)
+        guard case .configure(let config) = command, !config.excludeWinnersOf.isEmpty, case .object(var members) = json,
+              case .object(var configJSON) = members["config"] else { return json }
+        configJSON["excludeWinnersOf"] = .array(config.excludeWinnersOf.map { link -> JSONValue in
+            let linked = EntrantList.trim(link.code)
+            guard let key = link.key, let node = runtime.node(linked), node !== self else { return .string(link.code) }
+            let bucket = "link:" + code
+            guard runtime.limiter.allows(bucket) else { return .string(link.code) }
+            guard node.isHostKey(key) else {
+                runtime.limiter.recordFailure(bucket)
+                runtime.metrics.authFailures.increment()
+                return .string(link.code)
+            }
+            return .object(["code": .string(link.code), "key": .string(Self.linkProof(key: settings.key, draw: code, linked: node.code))])
+        })
+        members["config"] = .object(configJSON)
+        json = .object(members)
+        return json
+    }
+
+    /// Proof that an instance of this cluster checked the host key of draw `linked` for a
+    /// configure of draw `draw`.
+    static func linkProof(key: [UInt8], draw: String, linked: String) -> String {
+        "cluster-link-proof:" + lowercaseHex(HMACSHA256.authenticationCode(key: key, message: Array("tombola link\n\(draw)\n\(linked)".utf8)))
+    }
+
+    static func encodeWinners(_ winners: PastWinners) -> String {
+        JSONValue.object([
+            "code": .string(winners.code), "head": .string(winners.head), "records": .int(Int64(winners.records)),
+            "names": .array(winners.names.sorted().map { .string($0) }), "ids": .array(winners.ids.sorted().map { .string($0) }),
+        ]).canonicalString
+    }
+
+    static func decodeWinners(_ text: String, code: String) -> PastWinners? {
+        guard let json = try? JSONValue.parse(text), json["code"]?.stringValue == code, let head = json["head"]?.stringValue,
+              let records = json["records"]?.intValue, let names = json["names"]?.arrayValue, let ids = json["ids"]?.arrayValue else { return nil }
+        return PastWinners(code: code, head: head, records: Int(records), names: Set(names.compactMap(\.stringValue)),
+                           ids: Set(ids.compactMap(\.stringValue)))
+    }
+}
