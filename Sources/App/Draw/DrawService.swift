@@ -212,16 +212,16 @@ public final class DrawService: Sendable {
     func localRoom(_ code: String) -> DrawRoom? {
         let loop = group.loops[0]
         let made: (room: DrawRoom, new: Bool)? = known.withLock { known in
-            for candidate in [code, code.uppercased()] {
+            func find(_ candidate: String) -> (room: DrawRoom, new: Bool)? {
                 if let room = known.rooms[candidate] { return (room, false) }
-                guard let hash = known.stored[candidate] else { continue }
+                guard let hash = known.stored[candidate] else { return nil }
                 let room = DrawRoom(code: candidate, hostKeyHash: hash, loop: loop,
                                     store: SQLiteDrawStore(storage: storage, audit: audit), limiter: limiter,
                                     settings: settings, metrics: metrics)
                 known.rooms[candidate] = room
                 return (room, true)
             }
-            return nil
+            return find(code) ?? find(code.uppercased())
         }
         guard let made else { return nil }
         if made.new {
