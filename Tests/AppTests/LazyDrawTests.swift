@@ -124,6 +124,20 @@ import TestSupport
         #expect(service.localRoom("NOPE") == nil && metrics.render().contains("tombola_draw_rooms 4\n"))
     }
 
+    @Test func aHostLinkIssuedForADrawNotReadYetWorksOnItsFirstUse() throws {
+        let server = try DrawTestServer(slowDown: .milliseconds(30))
+        defer { server.stop() }
+        _ = try HistoryGenerator.run(dataDirectory: server.dataDirectory, draws: 1, rounds: 1, prefix: "LINK",
+                                     hostKey: DrawTestServer.hostKey)
+        try server.restart()
+        let issued = try HostLink.issue(code: "LINK-0001", dataDirectory: server.dataDirectory)
+        // The running server's watch takes the new hash into its index of stored draws within a second or so.
+        #expect(waitUntil(timeout: .seconds(20)) { server.service.storedHostKeyHash("LINK-0001") == DrawKeys.hash(issued.key) })
+        #expect(server.service.loadedRoomCount == 0)
+        #expect(try server.command("start", key: DrawTestServer.hostKey, code: "LINK-0001").errorCode == "bad_key")
+        #expect(try server.command("start", key: issued.key, code: "LINK-0001").status == 200)
+    }
+
     @Test func winnersOfADrawNotReadYetAreStillExcluded() throws {
         let server = try DrawTestServer(slowDown: .milliseconds(30))
         defer { server.stop() }

@@ -234,6 +234,9 @@ public final class DrawService: Sendable {
     /// Every stored draw's code (loaded or not).
     var drawCodes: [String] { known.withLock { Array($0.stored.keys) } }
 
+    /// The host key hash the service holds for stored draw `code` (a room made later starts with it).
+    func storedHostKeyHash(_ code: String) -> String? { known.withLock { $0.stored[code] } }
+
     /// How many stored draws have a room in memory.
     var loadedRoomCount: Int { known.withLock { $0.rooms.count } }
 
