@@ -3,6 +3,7 @@ import DrawEngine
 import JSON
 import Locking
 import Server
+import Storage
 import Testing
 @testable import App
 import TestSupport
@@ -122,6 +123,29 @@ import TestSupport
         #expect(waitUntil { state.withLock { $0 } != nil })
         #expect(metrics.render().contains("tombola_draw_rooms_loaded 1\n"))
         #expect(service.localRoom("NOPE") == nil && metrics.render().contains("tombola_draw_rooms 4\n"))
+    }
+
+    @Test func aDrawThatCannotBeReadIsRefusedWhileTheOthersServe() throws {
+        let server = try DrawTestServer(slowDown: .milliseconds(30))
+        defer { server.stop() }
+        _ = try HistoryGenerator.run(dataDirectory: server.dataDirectory, draws: 1, rounds: 2, prefix: "BAD",
+                                     hostKey: DrawTestServer.hostKey)
+        // A record that links correctly but is not a record: the chain cannot be read back.
+        let storage = try StorageQueue(directory: server.dataDirectory)
+        try storage.sync { database in
+            let last = try #require(try database.loadRecords(drawCode: "BAD-0001").last)
+            try database.appendRecord(RecordRow(drawCode: "BAD-0001", index: last.index + 1, round: 0, kind: "commit",
+                                                json: "not a record", hash: String(repeating: "1", count: 64),
+                                                prevHash: last.hash, createdAt: 0))
+        }
+        storage.close()
+        try server.restart()
+
+        #expect(try server.request("GET", "/api/draws/BAD-0001").errorCode == "storage_failed")
+        #expect(try server.command("start", code: "BAD-0001").errorCode == "storage_failed")
+        #expect(server.service.loadedRoomCount == 0, "forgotten, so a later request reads it again")
+        #expect(try server.state()["phase"]?.stringValue == "idle", "the other draws serve")
+        #expect(server.service.drawCodes.count == 2)
     }
 
     @Test func aHostLinkIssuedForADrawNotReadYetWorksOnItsFirstUse() throws {
