@@ -279,6 +279,8 @@ public final class DrawService: Sendable {
                     }
                 }
             } catch {
+                // Rolled back: the audit tails this batch advanced in memory are not on disk.
+                for entry in read { audit.forget(entry.room.code) }
                 failed += read.map { ($0.room, error) }
                 read = []
             }
