@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 import DrawEngine
 import JSON
 import Locking
@@ -11,7 +12,7 @@ import TestSupport
 /// Issue 18, start-up: a server reads only its draws' codes at start-up and each draw on its
 /// first use. On real SQLite files: history laid down by `HistoryGenerator` and by real rounds,
 /// read back lazily with every guarantee a start-up restore gave.
-@Suite struct LazyDrawTests {
+@Suite(.serialized) struct LazyDrawTests {
     /// The `commit` records of an export with reason `restart`.
     static func restartCommits(_ export: String) throws -> Int {
         let records = try JSONValue.parse(export)["records"]?.arrayValue ?? []
@@ -89,14 +90,20 @@ import TestSupport
         let endpoint = FixedPort(port: server.port)
         let rooms = Lock<[ObjectIdentifier]>([])
         let statuses = Lock<[Int]>([])
-        DispatchQueue.concurrentPerform(iterations: 32) { index in
-            if index % 2 == 0 {
-                if let room = service.localRoom("RACE-0001") { rooms.withLock { $0.append(ObjectIdentifier(room)) } }
-            } else {
-                let status = (try? endpoint.request("GET", "/api/draws/RACE-0001").status) ?? 0
-                statuses.withLock { $0.append(status) }
-            }
+        // Threads of their own, not the test runner's: the requests block while the draw is read.
+        let finished = Lock(0)
+        for index in 0..<32 {
+            Thread {
+                if index % 2 == 0 {
+                    if let room = service.localRoom("RACE-0001") { rooms.withLock { $0.append(ObjectIdentifier(room)) } }
+                } else {
+                    let status = (try? endpoint.request("GET", "/api/draws/RACE-0001").status) ?? 0
+                    statuses.withLock { $0.append(status) }
+                }
+                finished.withLock { $0 += 1 }
+            }.start()
         }
+        #expect(waitUntil(timeout: .seconds(60)) { finished.withLock { $0 } == 32 })
         #expect(rooms.withLock { $0.count } == 16 && Set(rooms.withLock { $0 }).count == 1)
         #expect(statuses.withLock { $0 } == Array(repeating: 200, count: 16))
         #expect(service.loadedRoomCount == 1)
