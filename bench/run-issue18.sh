@@ -3,7 +3,7 @@
 # loopback, and appends every result (with the load average before it) to $OUT as JSON lines.
 #   swift build -c release --product tombola && swift build -c release --product tombola-bench
 #   bench/gohub/build.sh
-#   bench/run-issue18.sh [storm] [storm-idle] [rooms] [fanout] [floor] [startup]     (default: all)
+#   bench/run-issue18.sh [storm] [storm-idle] [rooms] [fanout] [floor] [startup] [history]     (default: all)
 # Each step stops by itself; every process started here is killed by its pid.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -11,7 +11,7 @@ OUT=${OUT:-bench/results/issue18-$(date +%Y%m%d-%H%M).jsonl}
 BIN=.build/release
 PORT=${PORT:-18490}
 GOPORT=${GOPORT:-18495}
-steps=${*:-storm storm-idle rooms fanout floor startup}
+steps=${*:-storm storm-idle rooms fanout floor startup history}
 mkdir -p "$(dirname "$OUT")"
 data=$(mktemp -d /tmp/tombola-bench-XXXXXX)
 server_pid=
@@ -75,6 +75,16 @@ for step in $steps; do
         # The rooms step left 1,000 stored draws (and a round each) in $data/rooms.
         [ -d "$data/rooms" ] && timeout 300 "$BIN/tombola-bench" startup --binary "$BIN/tombola" --data "$data/rooms" \
             --port "$PORT" --runs 3 --extra "--public Public" | record tombola ;;
+    history)
+        # Item 5: 1,000 stored draws × 100 rounds (100,000 rounds) against 1,000 × 1, laid down by
+        # `tombola generate-history`; first /healthz and RSS, then RSS after touching 10 and 1,000 draws.
+        for rounds in 1 100; do
+            "$BIN/tombola" generate-history --data "$data/history-$rounds" --draws 1000 --rounds "$rounds" >&2 || continue
+            for touch in 0 10 1000; do
+                timeout 600 "$BIN/tombola-bench" startup --binary "$BIN/tombola" --data "$data/history-$rounds" \
+                    --port "$PORT" --runs 3 --touch "$touch" --extra "--public Public" | record "tombola-$rounds-rounds"
+            done
+        done ;;
     esac
 done
 rm -rf "$data"

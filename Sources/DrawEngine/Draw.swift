@@ -116,45 +116,56 @@ public struct Draw: Sendable {
     /// Rebuilds a draw from its stored records (after a restart). It comes back idle without a
     /// pending commitment: call `prepareCommitment` (a `restart` commit). Announced rounds stay.
     public init(config: DrawConfig, restoring records: [DrawRecord]) throws(DrawError) {
+        var restorer = try DrawRestorer(config: config)
+        for record in records { try restorer.add(record) }
+        self = restorer.finish()
+    }
+
+    /// An empty draw to restore records into (`DrawRestorer`).
+    init(restoringInto config: DrawConfig) throws(DrawError) {
         validated = try ValidatedConfig(config)
         lock = Self.makeLock(validated, winners: [], voided: [], extra: [], prize: nil)
-        var prev = DrawRecord.genesisPrev
-        for (position, record) in records.enumerated() {
-            guard record.index == position, record.prev == prev, record.computedHash == record.hash else { throw .corruptHistory }
-            prev = record.hash
-            if case .round(let round) = record.body, round.commitment == unusedCommitment { unusedCommitment = nil }
-            switch record.body {
-            case .commit(let commitment, _): unusedCommitment = commitment
-            case .entrants(let hash, _, _, _): recordedLists.insert(hash)
-            case .round(let round):
-                if let replaced = round.replaces {
-                    guard let b = board.firstIndex(where: { $0.round == replaced.round }) else { throw .corruptHistory }
-                    board[b].winners += round.winners
-                } else {
-                    board.append(BoardRound(round: round.round, prize: round.prize, prizeIndex: round.prizeIndex,
-                                            winners: round.winners, voided: []))
-                    lastRound = max(lastRound, round.round)
-                }
-                winnersThisSession.formUnion(round.winners)
-                keptWinners.formUnion(round.winners)
-                lastResult = record
-            case .void(let round, let winner, let reason):
-                guard let b = board.firstIndex(where: { $0.round == round }),
-                      let w = board[b].winners.firstIndex(of: winner) else { throw .corruptHistory }
-                board[b].winners.remove(at: w)
-                board[b].voided.append(VoidedWinner(winner: winner, reason: reason))
-                voidedThisSession.insert(winner)
-                keptWinners.remove(winner)
-            case .clear:
-                board = []
-                winnersThisSession = []
-                voidedThisSession = []
-                lastResult = nil
+    }
+
+    /// Folds the next stored record into the draw; it must extend the chain (index, prev, hash).
+    mutating func restoreNext(_ record: DrawRecord) throws(DrawError) {
+        guard record.index == recordCount, record.prev == lastHash, record.computedHash == record.hash else { throw .corruptHistory }
+        if case .round(let round) = record.body, round.commitment == unusedCommitment { unusedCommitment = nil }
+        switch record.body {
+        case .commit(let commitment, _): unusedCommitment = commitment
+        case .entrants(let hash, _, _, _): recordedLists.insert(hash)
+        case .round(let round):
+            if let replaced = round.replaces {
+                guard let b = board.firstIndex(where: { $0.round == replaced.round }) else { throw .corruptHistory }
+                board[b].winners += round.winners
+            } else {
+                board.append(BoardRound(round: round.round, prize: round.prize, prizeIndex: round.prizeIndex,
+                                        winners: round.winners, voided: []))
+                lastRound = max(lastRound, round.round)
             }
+            winnersThisSession.formUnion(round.winners)
+            keptWinners.formUnion(round.winners)
+            lastResult = record
+        case .void(let round, let winner, let reason):
+            guard let b = board.firstIndex(where: { $0.round == round }),
+                  let w = board[b].winners.firstIndex(of: winner) else { throw .corruptHistory }
+            board[b].winners.remove(at: w)
+            board[b].voided.append(VoidedWinner(winner: winner, reason: reason))
+            voidedThisSession.insert(winner)
+            keptWinners.remove(winner)
+        case .clear:
+            board = []
+            winnersThisSession = []
+            voidedThisSession = []
+            lastResult = nil
         }
-        recordCount = records.count
-        lastHash = prev
-        nextCommitReason = records.isEmpty ? .open : .restart
+        recordCount += 1
+        lastHash = record.hash
+    }
+
+    /// After the last stored record: idle, or revealed on the session's latest round.
+    mutating func finishRestore() {
+        nextCommitReason = recordCount == 0 ? .open : .restart
         // Every stored round is announced (storage comes first), so a restart shows the session's
         // latest round revealed, as the pages showed it before; a round that was only rolling is gone.
         phase = lastResult == nil ? .idle : .revealed

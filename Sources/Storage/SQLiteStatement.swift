@@ -71,6 +71,11 @@ final class SQLiteStatement {
         return rows
     }
 
+    /// Ends a walk begun with `bind` and `step` (releases the read).
+    func reset() {
+        sqlite3_reset(handle)
+    }
+
     func int(_ column: Int32) -> Int { Int(sqlite3_column_int64(handle, column)) }
 
     func double(_ column: Int32) -> Double { sqlite3_column_double(handle, column) }

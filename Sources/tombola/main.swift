@@ -5,7 +5,8 @@ import App
 
 // `tombola calc …`, `tombola verify FILE` and `tombola import FILE` are command-line faces of the
 // engines; `tombola backup`/`restore` copy the database; `tombola host-link CODE` issues a new
-// host key; anything else starts the server.
+// host key; `tombola generate-history` lays down stored draws for the start-up benchmark;
+// anything else starts the server.
 let arguments = Array(CommandLine.arguments.dropFirst())
 switch arguments.first {
 case "calc":
@@ -20,6 +21,8 @@ case "import":
     exit(ImportCommand.run(Array(arguments.dropFirst())))
 case "host-link":
     exit(HostLinkCommand.run(Array(arguments.dropFirst())))
+case "generate-history":
+    exit(GenerateHistoryCommand.run(Array(arguments.dropFirst())))
 default:
     exit(ServerCommand.run(arguments))
 }

@@ -59,7 +59,9 @@ enum DrawAPI {
         switch (rest.count, rest.dropFirst().first) {
         case (1, _):
             guard method == "GET" else { return responder.respond(APIError.methodNotAllowed(allow: ["GET", "HEAD"])) }
-            room.currentState { responder.respond($0.map { APIError.json(text: $0) } ?? APIError.response("cluster_unavailable")) }
+            // nil: a cluster instance cannot know it now, or (single box) the draw could not be read.
+            let unavailable = room is DrawRoom ? "storage_failed" : "cluster_unavailable"
+            room.currentState { responder.respond($0.map { APIError.json(text: $0) } ?? APIError.response(unavailable)) }
         case (2, "export.json"), (2, "export.csv"):
             guard method == "GET" else { return responder.respond(APIError.methodNotAllowed(allow: ["GET", "HEAD"])) }
             // With the host key, the JSON export carries the check-in entrants too (personal data: never public).
@@ -75,8 +77,9 @@ enum DrawAPI {
             if method == "GET" {
                 // The full settings (the names the `state` summary leaves out), cached and validated by ETag.
                 let headers = head.headers
+                let unavailable = room is DrawRoom ? "storage_failed" : "cluster_unavailable"
                 return room.settingsDocument { document in
-                    responder.respond(document?.response(to: headers) ?? APIError.response("cluster_unavailable"))
+                    responder.respond(document?.response(to: headers) ?? APIError.response(unavailable))
                 }
             }
             guard method == "PUT" else { return responder.respond(APIError.methodNotAllowed(allow: ["GET", "HEAD", "PUT"])) }

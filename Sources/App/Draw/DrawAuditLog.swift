@@ -19,8 +19,7 @@ final class DrawAuditLog: @unchecked Sendable {
     private var tails: [String: (index: Int, hash: String)] = [:]
 
     func append(_ entry: AuditEntry, code: String, at: Int64, in database: Database) throws {
-        let tail = try tails[code] ?? database.loadAudit(drawCode: code).last.map { ($0.index, $0.hash) }
-            ?? (-1, RecordRow.genesisHash)
+        let tail = try tails[code] ?? database.auditTail(drawCode: code) ?? (-1, RecordRow.genesisHash)
         let index = tail.index + 1
         let detail = entry.detail.canonicalString
         let body: JSONValue = .object([

@@ -87,17 +87,23 @@ enum DrawPersistence {
     }
 
     /// A stored draw rebuilt: its settings and records, idle, without a pending commitment.
+    /// The records are read and folded one at a time (each link checked), never all held at once.
     static func restore(_ row: DrawRow, in database: Database) throws -> Draw {
         guard let config = decode(row.configJSON) else { throw StorageError(.corrupt, detail: "stored settings unreadable") }
-        var records = [DrawRecord]()
-        for stored in try database.loadRecords(drawCode: row.code) {
-            do { records.append(try DrawRecord(text: stored.json)) } catch {
-                throw StorageError(.corrupt, detail: "record \(stored.index): \(error.reason)")
-            }
-        }
-        do { return try Draw(config: config, restoring: records) } catch {
+        var restorer: DrawRestorer
+        do { restorer = try DrawRestorer(config: config) } catch {
             throw StorageError(.corrupt, detail: "history: \(error.code)")
         }
+        try database.forEachRecord(drawCode: row.code) { index, json in
+            let record: DrawRecord
+            do { record = try DrawRecord(text: json) } catch let error as RecordError {
+                throw StorageError(.corrupt, detail: "record \(index): \(error.reason)")
+            }
+            do { try restorer.add(record) } catch let error as DrawError {
+                throw StorageError(.corrupt, detail: "history: \(error.code)")
+            }
+        }
+        return restorer.finish()
     }
 
     /// Storage errors as the protocol's codes: `disk_full` or `storage_failed`.

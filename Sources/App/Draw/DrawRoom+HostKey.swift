@@ -7,6 +7,6 @@ extension DrawRoom {
     /// From any thread.
     func hostKeyChanged(to hash: String) {
         guard hostKeyHash.replace(with: hash) else { return }
-        loop.execute { [self] in apply(.hostKeyChanged) }
+        whenReady { [self] in apply(.hostKeyChanged) }
     }
 }

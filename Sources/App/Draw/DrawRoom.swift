@@ -35,6 +35,11 @@ struct CommandFailure: Error, Sendable, Equatable {
 /// to `store`, replies to callers. Pages on other loops reach it through the methods below,
 /// which hop to `loop`.
 ///
+/// A stored draw's room is made on its first use, before its draw is read back (`init(code:
+/// hostKeyHash:…)`, then `finishLoading`): until then, and while a `configure` waits for the
+/// draws it links to be read, what pages and callers ask waits in `waiting`, in order
+/// (DrawRoom+Loading.swift).
+///
 /// `@unchecked Sendable`: `code`, `loop`, `group`, `store`, `limiter`, `metrics` are
 /// immutable, `hostKeyHash` guards itself; every other stored property is used only on `loop`.
 final class DrawRoom: @unchecked Sendable {
@@ -50,16 +55,31 @@ final class DrawRoom: @unchecked Sendable {
     /// Check-in attempt limits (#14).
     let checkinLimits = CheckinLimits()
 
-    private var state: DrawRoomState
+    /// nil only while a lazily made room waits for its draw (`holds` > 0 then).
+    var state: DrawRoomState!
+    /// Reasons events wait (1 while loading; 1 per `configure` waiting for linked draws). Loop only.
+    var holds = 0
+    /// What arrived while `holds` > 0, in order; `fail` answers it if loading failed. Loop only.
+    var waiting: [(run: () -> Void, fail: (() -> Void)?)] = []
+    /// The first entry of `waiting` not run yet. Loop only.
+    var waitingHead = 0
+    /// Other rooms waiting for this one's draw (to read its winners), run once it is restored. Loop only.
+    var restoredWaiters: [() -> Void] = []
+    /// Loading failed: the service forgot this room; what still reaches it is refused. Loop only.
+    var loadFailed = false
+    /// The links to other draws (kept for a state made later). Loop only.
+    var links = PastDrawLinks()
     private var handles: [UInt64: WebSocketSessionHandle] = [:]
     private var timers: [DrawRoomState.Timer: ScheduledTimer] = [:]
     private var callers: [UInt64: @Sendable (Result<CommandReply, CommandFailure>) -> Void] = [:]
     private var nextCaller: UInt64 = 0
     private var random = SystemRandomNumberGenerator()
     /// This draw's winners for other draws' `excludeWinnersOf`, republished when records are added.
-    private let winnersForOthers: Lock<PastWinners>
-    private var publishedRecords = -1
+    /// nil until a lazily made room has its draw: other draws wait for it (`whenRestored`).
+    private let winnersForOthers: Lock<PastWinners?>
+    var publishedRecords = -1
     private let documentCache = SettingsDocumentCache()
+    let settings: DrawRoomSettings
 
     /// `draw` must already have a stored pending commitment.
     init(code: String, draw: Draw, hostKeyHash: String, loop: EventLoop, store: any DrawRecordStore,
@@ -71,17 +91,42 @@ final class DrawRoom: @unchecked Sendable {
         self.store = store
         self.limiter = limiter
         self.metrics = metrics
+        self.settings = settings
         self.state = DrawRoomState(code: code, draw: draw, settings: settings)
         self.winnersForOthers = Lock(draw.winnersForExclusion(code: code))
     }
 
+    /// A stored draw's room before its draw is read back: everything waits until `finishLoading`.
+    init(code: String, hostKeyHash: String, loop: EventLoop, store: any DrawRecordStore,
+         limiter: AuthRateLimiter, settings: DrawRoomSettings, metrics: DrawMetrics) {
+        self.code = code
+        self.group = BroadcastGroup()
+        self.hostKeyHash = HostKeyHash(hostKeyHash)
+        self.loop = loop
+        self.store = store
+        self.limiter = limiter
+        self.metrics = metrics
+        self.settings = settings
+        self.state = nil
+        self.holds = 1
+        self.winnersForOthers = Lock(nil)
+    }
+
     /// Wires `excludeWinnersOf` to the other draws (`DrawService`, once every room exists).
     func connect(_ links: PastDrawLinks) {
-        loop.execute { [self] in state.links = links }
+        loop.execute { [self] in
+            self.links = links
+            if state != nil { state.links = links }
+        }
     }
 
     /// This draw's winners (every winner not voided, with the chain's head), from any thread.
-    var winners: PastWinners { winnersForOthers.withLock { $0 } }
+    var winners: PastWinners? { winnersForOthers.withLock { $0 } }
+
+    /// Publishes the draw's winners for other draws (loop only).
+    func publishWinners(_ winners: PastWinners) {
+        winnersForOthers.withLock { $0 = winners }
+    }
 
     /// Whether `key` is this draw's host key (constant-time on the digests). From any thread.
     func isHostKey(_ key: String) -> Bool {
@@ -93,67 +138,73 @@ final class DrawRoom: @unchecked Sendable {
     /// A page connected: it gets a `state` snapshot. `handle`'s session must already be in `group`.
     /// `device`: the hash of the page's check-in device cookie, if it sent one.
     func join(_ handle: WebSocketSessionHandle, remote: String, device: String? = nil) {
-        loop.execute { [self] in
+        whenReady({ [self] in
             handles[handle.id] = handle
             // Linked first, so the `state` the page gets on joining already knows its entry (`me`).
             if let device { apply(.deviceLinked(handle.id, device: device)) }
             apply(.joined(handle.id, remote: remote))
-        }
+        }, otherwise: {
+            handle.send(text: DrawRoomState.errorText("storage_failed", seq: nil))
+            handle.close(code: .tryAgainLater, reason: "draw unavailable")
+        })
     }
 
     /// A phone's check-in; `completion` gets the ack with the entry, or the refusal.
     func checkin(_ join: CheckinJoin, completion: @escaping @Sendable (Result<CommandReply, CommandFailure>) -> Void) {
-        loop.execute { [self] in
+        whenReady({ [self] in
             nextCaller += 1
             callers[nextCaller] = completion
             apply(.checkinJoin(join, caller: nextCaller))
-        }
+        }, otherwise: { completion(.failure(CommandFailure(code: "storage_failed"))) })
     }
 
     /// Reads the room's state on its loop (check-in lists, the presence code).
     func inspect<T: Sendable>(_ body: @escaping @Sendable (DrawRoomState, Int64) -> T, completion: @escaping @Sendable (T) -> Void) {
-        loop.execute { [self] in completion(body(state, Int64(WallClock.unixMilliseconds()))) }
-    }
-
-    /// The entrant book read back from storage at start-up (before any page joins).
-    func restoreCheckin(_ book: CheckinBook) {
-        loop.execute { [self] in state.checkin = book }
+        whenReady { [self] in completion(body(state, Int64(WallClock.unixMilliseconds()))) }
     }
 
     func leave(_ id: UInt64) {
-        loop.execute { [self] in
+        whenReady { [self] in
             apply(.left(id))
             handles[id] = nil
         }
     }
 
     func received(_ text: String, from id: UInt64) {
-        loop.execute { [self] in apply(.received(text, from: id)) }
+        whenReady { [self] in
+            // A `configure` naming draws not read back yet waits for them (their winners are excluded).
+            if let codes = Self.linkedCodes(inMessage: text) { return afterLinkedDraws(codes) { [self] in apply(.received(text, from: id)) } }
+            apply(.received(text, from: id))
+        }
     }
 
     /// Runs a host command (already authenticated) and reports when it is applied, or for
     /// `stop` with `awaitReveal` once the winners are revealed.
     func perform(_ command: HostCommand, seq: Int64?, client: String?, awaitReveal: Bool = false,
                  completion: @escaping @Sendable (Result<CommandReply, CommandFailure>) -> Void) {
-        loop.execute { [self] in
-            nextCaller += 1
-            callers[nextCaller] = completion
-            apply(.command(command, seq: seq, client: client, awaitReveal: awaitReveal, caller: nextCaller))
-        }
+        whenReady({ [self] in
+            let run = { [self] in
+                nextCaller += 1
+                callers[nextCaller] = completion
+                apply(.command(command, seq: seq, client: client, awaitReveal: awaitReveal, caller: nextCaller))
+            }
+            if case .configure(let config) = command { return afterLinkedDraws(config.excludeWinnersOf.map(\.code), run) }
+            run()
+        }, otherwise: { completion(.failure(CommandFailure(code: "storage_failed"))) })
     }
 
     /// The public `state` (role viewer) for REST, as JSON text: the shared snapshot pages get.
-    func publicState(_ completion: @escaping @Sendable (String) -> Void) {
-        loop.execute { [self] in
+    func publicState(_ completion: @escaping @Sendable (String?) -> Void) {
+        whenReady({ [self] in
             let frame = state.snapshotFrame(for: nil)
             completion(String(decoding: frame.payload, as: UTF8.self))
-        }
+        }, otherwise: { completion(nil) })
     }
 
     /// The full settings as `GET /api/draws/<code>/config` serves them: made (and gzipped) once
     /// per configure, off the draw loop, and shared by every download until the next one.
     func settingsDocument(_ completion: @escaping @Sendable (SettingsDocument?) -> Void) {
-        loop.execute { [self] in
+        whenReady({ [self] in
             let text = state.configText
             let hash = state.configHash
             let cache = documentCache
@@ -161,17 +212,22 @@ final class DrawRoom: @unchecked Sendable {
             DispatchQueue.global().async {
                 completion(cache.document(text: text, hash: hash))
             }
-        }
+        }, otherwise: { completion(nil) })
     }
 
-    /// Every record, for exports: read from the store (the archive), not from memory.
+    /// Every record, for exports: read from the store (the archive), not from memory; after the
+    /// room is loaded, so the export already holds this run's `restart` commitment.
     func export(_ completion: @escaping @Sendable (Result<[DrawRecord], any Error>) -> Void) {
-        store.chain(of: code) { completion($0.map(\.records)) }
+        whenReady({ [self] in
+            store.chain(of: code) { completion($0.map(\.records)) }
+        }, otherwise: { completion(.failure(CommandFailure(code: "storage_failed"))) })
     }
 
     /// Stops the timers (server shutdown).
     func shutdown() {
-        loop.execute { [self] in apply(.shutdown) }
+        loop.execute { [self] in
+            if state != nil { apply(.shutdown) }
+        }
     }
 
     // MARK: Performing actions (on the loop)

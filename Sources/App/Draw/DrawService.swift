@@ -34,7 +34,14 @@ public final class DrawService: Sendable {
     /// Each draw's title, accent colour and logo for the screen.
     let branding: BrandingStore
     private let group: EventLoopGroup
-    private let rooms: Lock<[String: DrawRoom]>
+    /// The stored draws (code → host key hash) and the rooms made for them so far.
+    private struct KnownDraws {
+        var stored: [String: String]
+        var rooms: [String: DrawRoom]
+    }
+    private let known: Lock<KnownDraws>
+    /// Rooms made since the storage thread last read draws back: read together, one fsync for all.
+    private let pendingLoads = Lock<(rooms: [DrawRoom], scheduled: Bool)>(([], false))
     private let hostKeyWatch: HostKeyWatch
     /// Cluster mode (`--redis`): the draws live in Redis and `rooms` stays empty.
     let cluster: ClusterRuntime?
@@ -42,9 +49,10 @@ public final class DrawService: Sendable {
 
     public static let version = "1.0.0"
 
-    /// Opens the store in `configuration.dataDirectory`, restores every draw (showing its last
-    /// revealed round, or idle after a Clear; each with a fresh `restart` commitment) and makes
-    /// sure the default draw exists. Blocks; call before the server starts.
+    /// Opens the store in `configuration.dataDirectory`, reads which draws are stored and makes
+    /// sure the default draw exists. Blocks; call before the server starts. Each stored draw is
+    /// read back on its first use (showing its last revealed round, or idle after a Clear; with a
+    /// fresh `restart` commitment), not here: start-up does not grow with the stored history.
     public static func open(configuration: AppConfiguration, metrics: MetricsRegistry = MetricsRegistry(),
                             slowDown: Duration = .milliseconds(1500),
                             authBurst: Int = 5, authRefill: Duration = .seconds(2)) throws -> DrawService {
@@ -82,82 +90,79 @@ public final class DrawService: Sendable {
             group.shutdown()
             throw DrawServiceError.badKey
         }
-        struct Loaded: Sendable {
-            var draws: [(row: DrawRow, draw: Draw)]
+        struct Found: Sendable {
+            var index: [(code: String, hostKeyHash: String)]
             var defaultDraw: DefaultDraw
+            /// The default draw when this start created it (its room is made at once).
+            var created: (row: DrawRow, draw: Draw)?
         }
-        let loaded: Loaded
-        let books: [String: CheckinBook]
+        let found: Found
         let audit = self.audit
         do {
-            loaded = try storage.sync { database -> Loaded in
-                var draws = [(row: DrawRow, draw: Draw)]()
-                // Every draw's restart commitment in one synced transaction: one fsync at start-up,
-                // not one per stored draw (1,000 draws took seconds before the first /healthz).
-                try database.transaction {
-                    for row in try database.loadDraws() {
-                        var draw = try DrawPersistence.restore(row, in: database)
-                        var csprng = SystemRandomNumberGenerator()
-                        let record = try draw.prepareCommitment(seed: .random(using: &csprng), at: Int64(WallClock.unixMilliseconds()))
-                        try DrawPersistence.append([record], code: row.code,
-                                                   audit: (audit, AuditEntry(actor: "system", action: "restart")), in: database)
-                        draws.append((row, draw))
-                    }
-                }
-                let code = wanted ?? draws.first?.row.code
-                if let code, let index = draws.firstIndex(where: { $0.row.code == code }) {
+            // Only the stored draws' codes and host key hashes: each draw's settings, records and
+            // check-in book are read on its first use (`localRoom`), so start-up does not grow with history.
+            found = try storage.sync { database -> Found in
+                var index = try database.loadDrawIndex()
+                let code = wanted ?? index.first?.code
+                if let code, let position = index.firstIndex(where: { $0.code == code }) {
                     var keyReset = false
-                    if let key = configuration.hostKey, !DrawKeys.matches(key, storedHash: draws[index].row.hostKeyHash) {
+                    if let key = configuration.hostKey, !DrawKeys.matches(key, storedHash: index[position].hostKeyHash) {
                         try database.transaction {
                             try database.updateHostKeyHash(code: code, hash: DrawKeys.hash(key))
                             try DrawPersistence.append([], code: code,
                                                        audit: (audit, AuditEntry(actor: "system", action: "host_key_reset")),
                                                        in: database)
                         }
-                        draws[index].row.hostKeyHash = DrawKeys.hash(key)
+                        index[position].hostKeyHash = DrawKeys.hash(key)
                         keyReset = true
                     }
-                    return Loaded(draws: draws, defaultDraw: DefaultDraw(code: code, hostKey: configuration.hostKey,
-                                                                         created: false, keyReset: keyReset))
+                    return Found(index: index, defaultDraw: DefaultDraw(code: code, hostKey: configuration.hostKey,
+                                                                        created: false, keyReset: keyReset))
                 }
                 let key = configuration.hostKey ?? DrawKeys.newSecret()
                 let created = try Self.insertDraw(code: code ?? DrawKeys.newCode(), key: key, config: .standard,
                                                   audit: (audit, AuditEntry(actor: "system", action: "create")), in: database)
-                draws.append(created)
-                return Loaded(draws: draws, defaultDraw: DefaultDraw(code: created.row.code, hostKey: key, created: true,
-                                                                     keyReset: false))
-            }
-            let codes = loaded.draws.map(\.row.code)
-            books = try storage.sync { database in
-                try codes.reduce(into: [String: CheckinBook]()) { $0[$1] = try DrawPersistence.loadCheckin(code: $1, in: database) }
+                index.append((created.row.code, created.row.hostKeyHash))
+                return Found(index: index, defaultDraw: DefaultDraw(code: created.row.code, hostKey: key, created: true,
+                                                                    keyReset: false), created: created)
             }
         } catch {
             group.shutdown()
             throw error
         }
-        defaultDraw = loaded.defaultDraw
+        defaultDraw = found.defaultDraw
         do {
             branding = try BrandingStore(storage: storage)
         } catch {
             group.shutdown()
             throw error
         }
+        var stored = [String: String]()
+        for entry in found.index { stored[entry.code] = entry.hostKeyHash }
         var rooms = [String: DrawRoom]()
-        for (row, draw) in loaded.draws {
-            rooms[row.code] = DrawRoom(code: row.code, draw: draw, hostKeyHash: row.hostKeyHash, loop: loop,
-                                       store: SQLiteDrawStore(storage: storage, audit: audit), limiter: limiter,
-                                       settings: settings, metrics: metrics)
-            if let book = books[row.code] { rooms[row.code]?.restoreCheckin(book) }
+        if let created = found.created {
+            rooms[created.row.code] = DrawRoom(code: created.row.code, draw: created.draw, hostKeyHash: created.row.hostKeyHash,
+                                               loop: loop, store: SQLiteDrawStore(storage: storage, audit: audit),
+                                               limiter: limiter, settings: settings, metrics: metrics)
         }
-        self.rooms = Lock(rooms)
-        hostKeyWatch = HostKeyWatch(loop: loop, storage: storage) { [rooms = self.rooms] in rooms.withLock { $0 } }
+        known = Lock(KnownDraws(stored: stored, rooms: rooms))
+        hostKeyWatch = HostKeyWatch(loop: loop, storage: storage) { [known = self.known] hashes in
+            let rooms = known.withLock { known in
+                for (code, hash) in hashes where known.stored[code] != nil { known.stored[code] = hash }
+                return known.rooms
+            }
+            for (code, hash) in hashes { rooms[code]?.hostKeyChanged(to: hash) }
+        }
         hostKeyWatch.start()
         for room in rooms.values { room.connect(pastDrawLinks(for: room.code)) }
-        registry.gauge("tombola_draw_rooms", help: "Draws this server holds.") { [weak self] in
-            Double(self?.rooms.withLock { $0.count } ?? 0)
+        registry.gauge("tombola_draw_rooms", help: "Draws this server holds (stored; each read into memory on its first use).") { [weak self] in
+            Double(self?.known.withLock { $0.stored.count } ?? 0)
+        }
+        registry.gauge("tombola_draw_rooms_loaded", help: "Draws read into memory since start-up (a room each).") { [weak self] in
+            Double(self?.known.withLock { $0.rooms.count } ?? 0)
         }
         registry.gauge("tombola_draw_viewers", help: "Pages connected to any draw room.") { [weak self] in
-            Double(self?.rooms.withLock { $0.values.reduce(0) { $0 + $1.group.count } } ?? 0)
+            Double(self?.known.withLock { $0.rooms.values.reduce(0) { $0 + $1.group.count } } ?? 0)
         }
     }
 
@@ -173,8 +178,8 @@ public final class DrawService: Sendable {
         self.adminKey = configuration.adminKey ?? DrawKeys.newSecret()
         self.defaultDraw = defaultDraw
         group = cluster.group
-        rooms = Lock([:])
-        hostKeyWatch = HostKeyWatch(loop: cluster.loop, storage: storage) { [:] }
+        known = Lock(KnownDraws(stored: [:], rooms: [:]))
+        hostKeyWatch = HostKeyWatch(loop: cluster.loop, storage: storage) { _ in }
         registry.gauge("tombola_draw_viewers", help: "Pages connected to any draw room.") {
             Double(cluster.nodes.values.reduce(0) { $0 + $1.group.count })
         }
@@ -198,10 +203,97 @@ public final class DrawService: Sendable {
     /// The room for `code` (exact, or upper-cased as typed from a projector), or nil.
     func room(_ code: String) -> (any DrawChannel)? {
         if let cluster { return cluster.node(code) }
-        return rooms.withLock { $0[code] ?? $0[code.uppercased()] }
+        return localRoom(code)
     }
 
-    var drawCodes: [String] { rooms.withLock { Array($0.keys) } }
+    /// The room of stored draw `code` (exact, or upper-cased), made on its first use: the room
+    /// exists at once (one per draw, however many first requests race) and its draw is read on
+    /// the storage thread; what reaches it meanwhile waits (DrawRoom+Loading.swift).
+    func localRoom(_ code: String) -> DrawRoom? {
+        let loop = group.loops[0]
+        let made: (room: DrawRoom, new: Bool)? = known.withLock { known in
+            func find(_ candidate: String) -> (room: DrawRoom, new: Bool)? {
+                if let room = known.rooms[candidate] { return (room, false) }
+                guard let hash = known.stored[candidate] else { return nil }
+                let room = DrawRoom(code: candidate, hostKeyHash: hash, loop: loop,
+                                    store: SQLiteDrawStore(storage: storage, audit: audit), limiter: limiter,
+                                    settings: settings, metrics: metrics)
+                known.rooms[candidate] = room
+                return (room, true)
+            }
+            return find(code) ?? find(code.uppercased())
+        }
+        guard let made else { return nil }
+        if made.new {
+            made.room.connect(pastDrawLinks(for: made.room.code))
+            load(made.room)
+        }
+        return made.room
+    }
+
+    /// Every stored draw's code (loaded or not).
+    var drawCodes: [String] { known.withLock { Array($0.stored.keys) } }
+
+    /// The host key hash the service holds for stored draw `code` (a room made later starts with it).
+    func storedHostKeyHash(_ code: String) -> String? { known.withLock { $0.stored[code] } }
+
+    /// How many stored draws have a room in memory.
+    var loadedRoomCount: Int { known.withLock { $0.rooms.count } }
+
+    /// Reads `room`'s draw back on the storage thread, with every room made meanwhile: their
+    /// `restart` commitments go in one synced transaction (one fsync for a burst of first uses).
+    private func load(_ room: DrawRoom) {
+        let first = pendingLoads.withLock { pending -> Bool in
+            pending.rooms.append(room)
+            defer { pending.scheduled = true }
+            return !pending.scheduled
+        }
+        guard first else { return }
+        let pendingLoads = self.pendingLoads
+        let audit = self.audit
+        storage.async { [weak self] database in
+            let rooms = pendingLoads.withLock { pending -> [DrawRoom] in
+                defer { pending = ([], false) }
+                return pending.rooms
+            }
+            var read = [(room: DrawRoom, draw: Draw, commitment: DrawRecord, checkin: CheckinBook)]()
+            var failed = [(room: DrawRoom, error: any Error)]()
+            for room in rooms {
+                do {
+                    guard let row = try database.loadDraw(code: room.code) else {
+                        throw StorageError(.notFound, detail: "draw \(room.code) is not stored")
+                    }
+                    var draw = try DrawPersistence.restore(row, in: database)
+                    var csprng = SystemRandomNumberGenerator()
+                    let commitment = try draw.prepareCommitment(seed: .random(using: &csprng), at: DrawPersistence.now)
+                    read.append((room, draw, commitment, try DrawPersistence.loadCheckin(code: room.code, in: database)))
+                } catch {
+                    failed.append((room, error))
+                }
+            }
+            do {
+                try database.transaction {
+                    for entry in read {
+                        try DrawPersistence.append([entry.commitment], code: entry.room.code,
+                                                   audit: (audit, AuditEntry(actor: "system", action: "restart")), in: database)
+                    }
+                }
+            } catch {
+                // Rolled back: the audit tails this batch advanced in memory are not on disk.
+                for entry in read { audit.forget(entry.room.code) }
+                failed += read.map { ($0.room, error) }
+                read = []
+            }
+            for entry in failed {
+                // Forgotten, so a later request reads the draw again.
+                self?.known.withLock { known in
+                    if known.rooms[entry.room.code] === entry.room { known.rooms[entry.room.code] = nil }
+                }
+                entry.room.finishLoading(.failure(entry.error))
+            }
+            for entry in read { entry.room.finishLoading(.success((entry.draw, entry.checkin))) }
+        }
+    }
 
     /// What draw `code`'s `excludeWinnersOf` reaches. Weak: rooms hold these, the service holds the rooms.
     /// Wrong keys for a linked draw spend tokens of a bucket of their own per draw (`link:<code>`),
@@ -219,6 +311,22 @@ public final class DrawService: Sendable {
                     return false
                 }
                 return true
+            },
+            needsLoading: { [weak self] codes in
+                guard let self else { return false }
+                return known.withLock { known in
+                    codes.contains { known.stored[$0] != nil && known.rooms[$0]?.winners == nil }
+                }
+            },
+            load: { [weak self] codes, completion in
+                let rooms = codes.compactMap { self?.localRoom($0) }
+                let remaining = Lock(rooms.count)
+                if rooms.isEmpty { return completion() }
+                for room in rooms {
+                    room.whenRestored {
+                        if remaining.withLock({ $0 -= 1; return $0 }) == 0 { completion() }
+                    }
+                }
             })
     }
 
@@ -241,7 +349,10 @@ public final class DrawService: Sendable {
                 let room = DrawRoom(code: code, draw: created.draw, hostKeyHash: created.row.hostKeyHash, loop: loop,
                                     store: SQLiteDrawStore(storage: storage, audit: audit), limiter: limiter,
                                     settings: settings, metrics: metrics)
-                rooms.withLock { $0[code] = room }
+                known.withLock {
+                    $0.stored[code] = created.row.hostKeyHash
+                    $0.rooms[code] = room
+                }
                 room.connect(pastDrawLinks(for: code))
                 completion(.success((code, key)))
             case .failure(let error):
@@ -280,7 +391,7 @@ public final class DrawService: Sendable {
             storage.close()
             return
         }
-        for room in rooms.withLock({ Array($0.values) }) { room.shutdown() }
+        for room in known.withLock({ Array($0.rooms.values) }) { room.shutdown() }
         group.shutdown()
         storage.close()
     }

@@ -12,17 +12,18 @@ final class HostKeyWatch: @unchecked Sendable {
     private let loop: EventLoop
     private let storage: StorageQueue
     private let interval: Duration
-    private let rooms: @Sendable () -> [String: DrawRoom]
+    /// Takes the stored hashes by code when another connection committed (the service's rooms and index).
+    private let changed: @Sendable ([String: String]) -> Void
     private let stopped = Atomic<Bool>(false)
     private var version: Int?
     private var timer: ScheduledTimer?
 
     init(loop: EventLoop, storage: StorageQueue, interval: Duration = .seconds(1),
-         rooms: @escaping @Sendable () -> [String: DrawRoom]) {
+         changed: @escaping @Sendable ([String: String]) -> Void) {
         self.loop = loop
         self.storage = storage
         self.interval = interval
-        self.rooms = rooms
+        self.changed = changed
     }
 
     func start() {
@@ -32,7 +33,7 @@ final class HostKeyWatch: @unchecked Sendable {
     /// From any thread; the next check does nothing and the pending one is cancelled.
     func stop() {
         stopped.store(true, ordering: .relaxed)
-        // The pending check holds this watch (and through `rooms` the service): let it go now.
+        // The pending check holds this watch (and through `changed` the service): let it go now.
         loop.execute { [self] in
             timer?.cancel()
             timer = nil
@@ -55,10 +56,7 @@ final class HostKeyWatch: @unchecked Sendable {
             loop.execute { [self] in
                 if case .success(let seen) = result {
                     version = seen.version
-                    if let hashes = seen.hashes {
-                        let rooms = rooms()
-                        for (code, hash) in hashes { rooms[code]?.hostKeyChanged(to: hash) }
-                    }
+                    if let hashes = seen.hashes { changed(hashes) }
                 }
                 schedule()
             }

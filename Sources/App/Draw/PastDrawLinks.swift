@@ -9,6 +9,11 @@ struct PastDrawLinks: Sendable {
     var winners: @Sendable (_ code: String) -> PastWinners? = { _ in nil }
     /// Whether `key` is the host key of draw `code` (rate-limited like `auth`).
     var controls: @Sendable (_ code: String, _ key: String) -> Bool = { _, _ in false }
+    /// Whether any of draws `codes` is stored but not read back yet (its winners unknown).
+    var needsLoading: @Sendable (_ codes: [String]) -> Bool = { _ in false }
+    /// Reads back the stored draws among `codes` that are not in memory yet, then calls
+    /// `completion` (on any thread; also when some could not be read: their winners stay nil).
+    var load: @Sendable (_ codes: [String], _ completion: @escaping @Sendable () -> Void) -> Void = { _, completion in completion() }
 }
 
 extension DrawRoomState {
