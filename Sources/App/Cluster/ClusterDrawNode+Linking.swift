@@ -33,8 +33,8 @@ extension ClusterDrawNode {
 
     /// Owner: publishes the room's winners for other draws when they changed. Loop only.
     func publishWinnersIfChanged(_ room: DrawRoom) {
-        guard let lease, self.room === room else { return }
-        let winners = room.winners
+        // A cluster room is built with its state; `winners` is nil only before a room is read.
+        guard let lease, self.room === room, let winners = room.winners else { return }
         if let published = publishedWinners, published.records == winners.records, published.head == winners.head { return }
         publishedWinners = (winners.records, winners.head)
         setPastWinners(winners)
