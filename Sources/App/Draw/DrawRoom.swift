@@ -82,8 +82,21 @@ final class DrawRoom: @unchecked Sendable {
     let settings: DrawRoomSettings
 
     /// `draw` must already have a stored pending commitment.
-    init(code: String, draw: Draw, hostKeyHash: String, loop: EventLoop, store: any DrawRecordStore,
-         limiter: AuthRateLimiter, settings: DrawRoomSettings, metrics: DrawMetrics, group: BroadcastGroup = BroadcastGroup()) {
+    convenience init(code: String, draw: Draw, hostKeyHash: String, loop: EventLoop, store: any DrawRecordStore,
+                     limiter: AuthRateLimiter, settings: DrawRoomSettings, metrics: DrawMetrics, group: BroadcastGroup = BroadcastGroup()) {
+        self.init(code: code, draw: draw as Draw?, hostKeyHash: hostKeyHash, loop: loop, store: store, limiter: limiter,
+                  settings: settings, metrics: metrics, group: group)
+    }
+
+    /// A stored draw's room before its draw is read back: everything waits until `finishLoading`.
+    convenience init(code: String, hostKeyHash: String, loop: EventLoop, store: any DrawRecordStore,
+                     limiter: AuthRateLimiter, settings: DrawRoomSettings, metrics: DrawMetrics) {
+        self.init(code: code, draw: nil, hostKeyHash: hostKeyHash, loop: loop, store: store, limiter: limiter,
+                  settings: settings, metrics: metrics, group: BroadcastGroup())
+    }
+
+    private init(code: String, draw: Draw?, hostKeyHash: String, loop: EventLoop, store: any DrawRecordStore,
+                 limiter: AuthRateLimiter, settings: DrawRoomSettings, metrics: DrawMetrics, group: BroadcastGroup) {
         self.code = code
         self.group = group
         self.hostKeyHash = HostKeyHash(hostKeyHash)
@@ -92,24 +105,9 @@ final class DrawRoom: @unchecked Sendable {
         self.limiter = limiter
         self.metrics = metrics
         self.settings = settings
-        self.state = DrawRoomState(code: code, draw: draw, settings: settings)
-        self.winnersForOthers = Lock(draw.winnersForExclusion(code: code))
-    }
-
-    /// A stored draw's room before its draw is read back: everything waits until `finishLoading`.
-    init(code: String, hostKeyHash: String, loop: EventLoop, store: any DrawRecordStore,
-         limiter: AuthRateLimiter, settings: DrawRoomSettings, metrics: DrawMetrics) {
-        self.code = code
-        self.group = BroadcastGroup()
-        self.hostKeyHash = HostKeyHash(hostKeyHash)
-        self.loop = loop
-        self.store = store
-        self.limiter = limiter
-        self.metrics = metrics
-        self.settings = settings
-        self.state = nil
-        self.holds = 1
-        self.winnersForOthers = Lock(nil)
+        self.state = draw.map { DrawRoomState(code: code, draw: $0, settings: settings) }
+        self.holds = draw == nil ? 1 : 0
+        self.winnersForOthers = Lock(draw?.winnersForExclusion(code: code))
     }
 
     /// Wires `excludeWinnersOf` to the other draws (`DrawService`, once every room exists).
