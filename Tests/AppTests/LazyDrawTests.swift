@@ -150,6 +150,9 @@ import TestSupport
 
         #expect(try server.request("GET", "/api/draws/BAD-0001").errorCode == "storage_failed")
         #expect(try server.command("start", code: "BAD-0001").errorCode == "storage_failed")
+        // Paths that read the room's state (check-in's pool, the board's pages) answer too, never hang.
+        #expect(try server.request("GET", "/api/draws/BAD-0001/entries/pool").errorCode == "storage_failed")
+        #expect(try server.request("GET", "/api/draws/BAD-0001/rounds").errorCode == "storage_failed")
         #expect(server.service.loadedRoomCount == 0, "forgotten, so a later request reads it again")
         #expect(try server.state()["phase"]?.stringValue == "idle", "the other draws serve")
         #expect(server.service.drawCodes.count == 2)

@@ -42,7 +42,7 @@ enum BoardAPI {
         let headers = request.head.headers
         room.boardPage(BoardPageRequest(round: round, offset: offset, limit: limit, host: host)) { answer in
             switch answer {
-            case nil: responder.respond(APIError.response("cluster_unavailable"))
+            case nil: responder.respond(APIError.response(room is DrawRoom ? "storage_failed" : "cluster_unavailable"))
             case .unknownRound?: responder.respond(APIError.response("unknown_round", status: .notFound))
             case .page(let page)?: responder.respond(response(page, to: headers, host: host))
             }
@@ -78,6 +78,7 @@ enum BoardAPI {
 
 extension DrawRoom {
     func boardPage(_ request: BoardPageRequest, _ completion: @escaping @Sendable (BoardPageAnswer?) -> Void) {
-        inspect({ state, _ in state.boardPage(request) }, completion: completion)
+        // nil (answered 503) also when the draw could not be read, so no request waits forever.
+        whenReady({ [self] in completion(state.boardPage(request)) }, otherwise: { completion(nil) })
     }
 }

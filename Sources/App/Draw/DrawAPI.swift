@@ -218,7 +218,7 @@ enum DrawAPI {
         let code = room.code
         guard !withEntrants else {
             guard let room = room as? DrawRoom else { return responder.respond(APIError.response("not_in_cluster")) }
-            room.inspect({ state, _ -> JSONValue in
+            room.inspect(failing: responder, { state, _ -> JSONValue in
                 .object(["settings": state.checkin.settings.json, "entrants": .array(state.checkin.entries.map(\.json))])
             }, completion: { checkin in
                 room.export { result in

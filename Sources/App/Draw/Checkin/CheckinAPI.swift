@@ -41,7 +41,7 @@ enum CheckinAPI {
                 responder.respond(refusal)
                 return true
             }
-            room.inspect({ state, now in
+            room.inspect(failing: responder, { state, now in
                 let current = state.checkinFlow.presence.current(at: now)
                 return JSONValue.object(["code": .string(current.code), "changesAt": .int(current.changesAt),
                                          "required": .bool(state.checkin.settings.presence),
@@ -123,7 +123,7 @@ enum CheckinAPI {
             return response
         }
         // The form is checked against the room's settings, on its loop (they may change meanwhile).
-        room.inspect({ state, _ in CheckinForm.parse(json, settings: state.checkin.settings) }, completion: { parsed in
+        room.inspect(failing: responder, { state, _ in CheckinForm.parse(json, settings: state.checkin.settings) }, completion: { parsed in
             switch parsed {
             case .failure(let refusal):
                 let detail: JSONValue? = refusal.field.map { .object(["field": .string($0)]) }
@@ -152,14 +152,14 @@ enum CheckinAPI {
             return responder.respond(APIError.json(.object(["entry": .null])))
         }
         let device = DeviceToken.hash(token)
-        room.inspect({ state, _ in state.checkin.entry(device: device)?.json }, completion: { entry in
+        room.inspect(failing: responder, { state, _ in state.checkin.entry(device: device)?.json }, completion: { entry in
             responder.respond(APIError.json(.object(["entry": entry ?? .null])))
         })
     }
 
     /// The public ids of the pool as locked now (what `poolHash` covers), for verifiers and pages.
     private static func pool(room: DrawRoom, responder: Responder) {
-        room.inspect({ state, _ -> JSONValue in
+        room.inspect(failing: responder, { state, _ -> JSONValue in
             guard case .checkin(let ids) = state.draw.config.pool else { return .null }
             return .object(["count": .int(Int64(ids.count)), "entrants": .array(ids.map { .string($0) }),
                             "entrantsHash": .string(EntrantList.hash(names: ids, tickets: nil, groups: nil))])
@@ -180,7 +180,7 @@ enum CheckinAPI {
         let offset = max(0, Int(QueryString.value(of: "offset", in: query) ?? "") ?? 0)
         let limit = csv ? Int.max : min(200, max(1, Int(QueryString.value(of: "limit", in: query) ?? "") ?? 50))
         let removed = csv || QueryString.value(of: "removed", in: query) == "1"
-        room.inspect({ state, _ -> (JSONValue, [CheckinEntry], [CheckinField]) in
+        room.inspect(failing: responder, { state, _ -> (JSONValue, [CheckinEntry], [CheckinField]) in
             let page = state.checkin.page(query: search, offset: csv ? 0 : offset, limit: limit, includeRemoved: removed)
             let items: [JSONValue] = page.items.map { entry in
                 guard case .object(var members) = entry.json else { return entry.json }
