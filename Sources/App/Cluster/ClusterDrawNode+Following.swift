@@ -88,8 +88,14 @@ extension ClusterDrawNode {
             group.broadcast(text: body, stream: .reliable)
         case "S", "R":
             guard let read = Self.parseSnapshot(String(text.dropFirst(2))), accept(read) else { return }
-            // A new owner: every page gets its state (what it showed may have moved on).
-            if parts[0] == "R" { for id in members.keys { sendSnapshot(to: id) } }
+            // A new owner: every page gets its state (what it showed may have moved on), and the
+            // owner this instance's pages' entropy again: `R` goes out only once the owner's command
+            // channel is live, while a tick with its token (which also told this instance of the new
+            // owner) may come before it, when what was sent then could not reach it.
+            if parts[0] == "R" {
+                for id in members.keys { sendSnapshot(to: id) }
+                resendEntropy()
+            }
         default:
             break
         }
@@ -100,13 +106,18 @@ extension ClusterDrawNode {
     /// in the log: the host resyncs and decides, as after any `cluster_unavailable`.
     func ownerChanged(to token: Int64) {
         highestToken = token
-        // The new owner learns this instance's pages' entropy afresh.
-        for (id, member) in members { if let entropy = member.entropy { forwardEntropy(entropy, of: id) } }
+        resendEntropy()
         for (id, entry) in forwarded where entry.token < token && entry.token > 0 {
             forwarded[id] = nil
             entry.timer.cancel()
             entry.completion(.failure(CommandFailure(code: "cluster_unavailable")))
         }
+    }
+
+    /// The owner learns this instance's pages' entropy afresh (it keys them by instance and
+    /// page, so a second copy changes nothing).
+    func resendEntropy() {
+        for (id, member) in members { if let entropy = member.entropy { forwardEntropy(entropy, of: id) } }
     }
 
     /// Takes a snapshot newer than the one held; checks the log up to its offset.
