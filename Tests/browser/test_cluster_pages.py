@@ -20,7 +20,7 @@ import time
 import pytest
 
 from conftest import ADMIN_KEY, DRAW_CODE, HOST_KEY, ROOT, server_command
-from test_draw import TICK_RECORDER, open_page, press_startstop, winners_text
+from test_draw import TICK_RECORDER, assert_same_ticks, open_page, press_startstop, winners_text
 
 PEERS = os.path.join(ROOT, "Tests", "peers")
 
@@ -129,13 +129,7 @@ def test_a_round_run_from_a_follower_reaches_pages_on_every_instance(cluster, br
     press_startstop(host)
     for page in pages:
         page.wait_js("window.tombola.state.phase === 'rolling'", 15)
-    for page in pages:
-        page.wait_js("window.__ticks.length >= 10", 15)
-    ticks = [dict(page.js("return window.__ticks")) for page in pages]
-    common = set(ticks[0]).intersection(*ticks[1:])
-    assert len(common) >= 5, "pages saw too few of the same ticks: %s" % [len(t) for t in ticks]
-    for seq in common:
-        assert len({t[seq] for t in ticks}) == 1, "tick %d differs between instances" % seq
+    assert_same_ticks(pages, 10, where="instances")
 
     press_startstop(host)
     for page in pages:

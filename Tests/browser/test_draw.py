@@ -52,6 +52,18 @@ def run_round(host):
     return host.js("return window.tombola.state.lastReveal")
 
 
+def assert_same_ticks(pages, at_least, where="pages"):
+    """Every page records ticks (TICK_RECORDER) until it holds `at_least`; the ticks they share
+    (at least 5) show the same value everywhere."""
+    for page in pages:
+        page.wait_js("window.__ticks.length >= %d" % at_least, 15)
+    ticks = [dict(page.js("return window.__ticks")) for page in pages]
+    common = set(ticks[0]).intersection(*ticks[1:])
+    assert len(common) >= 5, "pages saw too few of the same ticks: %s" % [len(t) for t in ticks]
+    for seq in common:
+        assert len({t[seq] for t in ticks}) == 1, "tick %d differs between %s" % (seq, where)
+
+
 def winners_text(b):
     return [e.text for e in b.find_elements(By.CSS_SELECTOR, "[data-winners] .winner-value")]
 
@@ -68,13 +80,7 @@ def test_host_screen_and_two_viewers_show_the_same_ticks_and_winners(server, bro
     press_startstop(host)
     for p in pages:
         p.wait_js("window.tombola.state.phase === 'rolling'")
-    for p in pages:
-        p.wait_js("window.__ticks.length >= 15", 15)
-    ticks = [dict(p.js("return window.__ticks")) for p in pages]
-    common = set(ticks[0]).intersection(*ticks[1:])
-    assert len(common) >= 5, "pages saw too few of the same ticks: %s" % [len(t) for t in ticks]
-    for seq in common:
-        assert len({t[seq] for t in ticks}) == 1, "tick %d differs between pages" % seq
+    assert_same_ticks(pages, 15)
     shown = [p.find_element(By.CSS_SELECTOR, "[data-value]").text for p in pages]
     assert all(s and s != "…" for s in shown)
 
