@@ -14,7 +14,18 @@ extension ClusterDrawNode {
         guard !subscribed, room == nil else { return }
         subscribed = true
         snapshot = nil
+        pagesMayLag = true
+        snapshotReadPending = resend
         runtime.subscriber.subscribe(keys.channel) { [weak self] payload in self?.fanout(payload) }
+        readSnapshotIfLive()
+    }
+
+    /// Reads the snapshot once the channel is live: what the owner publishes after the read is
+    /// then delivered here. (Read before, a message published between the read and the
+    /// SUBSCRIBE would reach neither the snapshot nor the pages.)
+    func readSnapshotIfLive() {
+        guard let resend = snapshotReadPending, subscribed, runtime.subscriber.liveChannels.contains(keys.channel) else { return }
+        snapshotReadPending = nil
         refreshSnapshot(resend: resend)
     }
 
@@ -28,7 +39,9 @@ extension ClusterDrawNode {
     /// been lost) a follower reads the latest snapshot and resends it to every page.
     func subscriptionsReady(reconnected: Bool) {
         subscriptionsReady()
-        guard reconnected, subscribed, room == nil else { return }
+        guard reconnected, subscribed, room == nil else { return readSnapshotIfLive() }
+        snapshotReadPending = nil
+        pagesMayLag = true
         refreshSnapshot(resend: true)
     }
 
@@ -87,15 +100,20 @@ extension ClusterDrawNode {
             if body.contains("\"type\":\"cleared\"") { lastTick = nil }
             group.broadcast(text: body, stream: .reliable)
         case "S", "R":
+            // The first snapshot the live channel brings: pages that got an older one (read while
+            // a message could still be missed) get this one. One no newer than theirs covers the
+            // gap already: from it on, the channel has brought everything.
+            let lagging = pagesMayLag
+            pagesMayLag = false
             guard let read = Self.parseSnapshot(String(text.dropFirst(2))), accept(read) else { return }
             // A new owner: every page gets its state (what it showed may have moved on), and the
             // owner this instance's pages' entropy again: `R` goes out only once the owner's command
             // channel is live, while a tick with its token (which also told this instance of the new
             // owner) may come before it, when what was sent then could not reach it.
-            if parts[0] == "R" {
+            if parts[0] == "R" || lagging {
                 for id in members.keys { sendSnapshot(to: id) }
-                resendEntropy()
             }
+            if parts[0] == "R" { resendEntropy() }
         default:
             break
         }

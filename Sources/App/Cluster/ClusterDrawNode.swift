@@ -79,6 +79,12 @@ final class ClusterDrawNode: DrawChannel, @unchecked Sendable {
     var remoteCounts: [String: (count: Int, at: UInt64)] = [:]
     // Follower: the owner's view.
     var subscribed = false
+    /// The snapshot read a new subscription waits for (its channel must be live first), and
+    /// whether it goes to every page (`true`) or only to those waiting.
+    var snapshotReadPending: Bool?
+    /// Pages may have missed a message published before the channel was live (and after the
+    /// snapshot they got): the next snapshot the channel brings goes to every page.
+    var pagesMayLag = false
     var snapshot: Snapshot?
     var highestToken: Int64 = 0
     var lastTick: String?
