@@ -11,10 +11,13 @@ test_cluster.py: a private redis-server and `tombola --redis` instances).
 - the audit log: kept in `{d:CODE}:audit`, chained, without any key.
 """
 import json
+import re
+import time
 import urllib.error
 import urllib.request
 
 from test_cluster import CODE, HOST_KEY, Page, cluster  # noqa: F401 (fixture)
+from test_host_link import host_link
 
 PNG = bytes([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) + bytes([7] * 40)
 PNG2 = bytes([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) + bytes([9] * 60)
@@ -128,3 +131,58 @@ def test_branding_set_on_one_instance_is_served_and_heard_on_every_instance(clus
     cluster.redis.start()
     assert cluster.redis.cli("HGET", "{d:%s}:branding" % CODE, "title") == "Gala 2026"
     assert cluster.redis.cli("HEXISTS", "{d:%s}:branding" % CODE, "logo") == "0"
+
+
+def clear_status(instance, key):
+    """Clear (harmless on an idle draw) needs the host key: 200 with it, 403 with another."""
+    return instance.request("POST", "/api/draws/%s/clear" % CODE, body={}, key=key)[0]
+
+
+def test_host_link_in_cluster_mode_replaces_the_key_on_every_instance(cluster, tmp_path):
+    instances = [cluster.start(("--host-key", HOST_KEY)) for _ in range(3)]
+    owner = cluster.owner()
+    follower = cluster.others(owner)[0]
+    for instance in instances:
+        assert clear_status(instance, HOST_KEY) == 200
+    # Host pages that authenticated with the old key, on the owner and on a follower.
+    hosts = [Page(owner, host=True), Page(follower, host=True)]
+    for page in hosts:
+        page.wait_for(lambda m: m.get("type") == "role" and m.get("role") == "host", what="role host")
+    marks = [len(p.messages) for p in hosts]
+
+    key_file = next(a for a in instances[0].proc.args if a.endswith("cluster.key"))
+    done = host_link(CODE.lower(), "--redis", cluster.redis.url, "--cluster-key", key_file,
+                     "--host", "127.0.0.1", "--port", str(follower.port))
+    assert done.returncode == 0, done.stdout + done.stderr
+    link = re.search(r"http://127\.0\.0\.1:%d/draw/%s#key=([a-z2-7]{26})" % (follower.port, CODE), done.stdout)
+    assert link, done.stdout
+    new_key = link.group(1)
+    assert HOST_KEY not in done.stdout + done.stderr
+    assert cluster.redis.cli("HGET", "{d:%s}:meta" % CODE, "hostKeyHash") not in ("", HOST_KEY, new_key)
+
+    # Within about a second, every instance (owner and followers) refuses the old key and takes the new one.
+    deadline = time.time() + 2
+    for instance in instances:
+        while clear_status(instance, HOST_KEY) != 403:
+            assert time.time() < deadline, "instance %s still takes the old key" % instance.id
+            time.sleep(0.05)
+        assert clear_status(instance, new_key) == 200
+    # The pages that authenticated with the old key are viewers now, and their commands are refused.
+    for page, mark in zip(hosts, marks):
+        page.wait_for(lambda m: m.get("type") == "role" and m.get("role") == "viewer", what="role viewer", since=mark)
+        mark = len(page.messages)
+        page.send({"type": "start", "seq": 1})
+        assert page.wait_for(lambda m: m.get("type") == "error", since=mark)["code"] == "not_host"
+        page.close()
+    # The old key is refused to a new page too; the new one makes a host, on a follower.
+    page = Page(follower)
+    page.send({"type": "auth", "key": HOST_KEY})
+    assert page.wait_for(lambda m: m.get("type") == "error")["code"] == "bad_key"
+    page.send({"type": "auth", "key": new_key})
+    page.wait_for(lambda m: m.get("type") == "role" and m.get("role") == "host", what="role host with the new key")
+    page.close()
+
+    # No draw of that code in the cluster: exit 1, nothing written.
+    missing = host_link("NOSUCHDRAW", "--redis", cluster.redis.url, "--cluster-key", key_file)
+    assert missing.returncode == 1 and "no draw NOSUCHDRAW in the cluster" in missing.stderr, missing.stderr
+    assert cluster.redis.cli("EXISTS", "{d:NOSUCHDRAW}:meta") == "0"
