@@ -33,7 +33,11 @@ enum HostLinkCommand {
         let issued: (code: String, key: String)
         do {
             if let cluster = configuration.cluster {
-                issued = try HostLink.issue(code: code, cluster: cluster)
+                let done = try HostLink.issue(code: code, cluster: cluster)
+                issued = (done.code, done.key)
+                if !done.audited {
+                    ServerCommand.emit("tombola host-link: warning: the key was replaced, but its audit entry could not be written\n", to: 2)
+                }
             } else {
                 issued = try HostLink.issue(code: code, dataDirectory: configuration.dataDirectory)
             }

@@ -10,6 +10,7 @@ test_cluster.py: a private redis-server and `tombola --redis` instances).
   one within a deadline, and a host page with the old key becomes a viewer;
 - the audit log: kept in `{d:CODE}:audit`, chained, without any key.
 """
+import hashlib
 import json
 import re
 import time
@@ -186,3 +187,77 @@ def test_host_link_in_cluster_mode_replaces_the_key_on_every_instance(cluster, t
     missing = host_link("NOSUCHDRAW", "--redis", cluster.redis.url, "--cluster-key", key_file)
     assert missing.returncode == 1 and "no draw NOSUCHDRAW in the cluster" in missing.stderr, missing.stderr
     assert cluster.redis.cli("EXISTS", "{d:NOSUCHDRAW}:meta") == "0"
+
+
+def audit_entries(redis):
+    """Every entry of the draw's audit stream as a dict of its fields, in order."""
+    lines = redis.cli("XRANGE", "{d:%s}:audit" % CODE, "-", "+").splitlines()
+    entries, current = [], None
+    i = 0
+    while i < len(lines):
+        if re.fullmatch(r"\d+-\d+", lines[i]):
+            current = {}
+            entries.append(current)
+            i += 1
+            continue
+        current[lines[i]] = lines[i + 1]
+        i += 2
+    return entries
+
+
+def wait_audit(redis, count, timeout=10):
+    deadline = time.time() + timeout
+    while len(audit_entries(redis)) < count:
+        assert time.time() < deadline, "audit log: %s" % audit_entries(redis)
+        time.sleep(0.05)
+    return audit_entries(redis)
+
+
+def test_the_audit_log_is_kept_in_redis_chained_and_without_keys(cluster):
+    instances = [cluster.start(("--host-key", HOST_KEY)) for _ in range(3)]
+    owner = cluster.owner()
+    follower = cluster.others(owner)[0]
+    # Host commands through a follower, as single-box audits them: start, stop, clear.
+    for name in ("start", "stop", "clear"):
+        status, body = follower.command(name)
+        assert status == 200, (name, body)
+    entries = wait_audit(cluster.redis, 3)
+    assert [json.loads(e["json"])["action"] for e in entries] == ["start", "stop", "clear"]
+    first_token = int(cluster.redis.cli("GET", "{d:%s}:fence" % CODE))
+    assert all(int(e["token"]) == first_token for e in entries)
+
+    # tombola host-link writes its entry too (token 0: not an owner's write), after the others.
+    key_file = next(a for a in instances[0].proc.args if a.endswith("cluster.key"))
+    done = host_link(CODE, "--redis", cluster.redis.url, "--cluster-key", key_file)
+    assert done.returncode == 0 and "warning" not in done.stderr, done.stderr
+    new_key = re.search(r"#key=([a-z2-7]{26})", done.stdout).group(1)
+    entries = wait_audit(cluster.redis, 4)
+    reset = json.loads(entries[3]["json"])
+    assert (reset["actor"], reset["action"], reset["detail"], entries[3]["token"]) == ("system", "host_key_reset", {"via": "host-link"}, "0")
+
+    # The owner dies: the next owner continues the same chain.
+    owner.kill()
+    successor = cluster.owner()
+    assert successor is not owner
+    deadline = time.time() + 10
+    while True:
+        status, body = successor.json("POST", "/api/draws/%s/start" % CODE, {}, new_key)
+        if status == 200:
+            break
+        assert status == 503 and time.time() < deadline, body
+        time.sleep(0.1)
+    entries = wait_audit(cluster.redis, 5)
+    assert json.loads(entries[4]["json"])["action"] == "start"
+    assert int(entries[4]["token"]) > first_token
+
+    # The chain: each entry's body names its index and the previous hash, and hashes to its hash.
+    previous = "0" * 64
+    for index, entry in enumerate(entries):
+        body = json.loads(entry["json"])
+        assert (int(entry["index"]), body["index"], body["draw"]) == (index, index, CODE)
+        assert entry["prev"] == body["prev"] == previous
+        assert hashlib.sha256(entry["json"].encode()).hexdigest() == entry["hash"]
+        assert json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False) == entry["json"]
+        previous = entry["hash"]
+    everything = cluster.redis.cli("XRANGE", "{d:%s}:audit" % CODE, "-", "+")
+    assert HOST_KEY not in everything and new_key not in everything

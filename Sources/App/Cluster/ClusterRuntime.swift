@@ -59,6 +59,8 @@ final class ClusterRuntime: @unchecked Sendable {
     let metrics: DrawMetrics
     /// Every draw's screen branding, in Redis (ClusterBranding.swift).
     let branding: ClusterBranding
+    /// Every draw's audit log, in Redis (ClusterAuditLog.swift).
+    let audit: ClusterAuditLog
     private let table = Lock<[String: ClusterDrawNode]>([:])
     var nodes: [String: ClusterDrawNode] { table.withLock { $0 } }
 
@@ -78,6 +80,7 @@ final class ClusterRuntime: @unchecked Sendable {
         store = ClusterStore(client: client)
         subscriber = RedisSubscriber(endpoint: settings.endpoint, loop: loop)
         branding = ClusterBranding(client: client)
+        audit = ClusterAuditLog(client: client)
     }
 
     /// Connects, refuses a Redis that would lose acknowledged writes (unless overridden,

@@ -7,9 +7,10 @@ extension HostLink {
     /// `tombola host-link CODE --redis …` (cluster mode): stores a fresh host key's hash for
     /// draw `code` (as typed, or upper-cased) in Redis and, in the same script, tells every
     /// running instance (`HostKeyReset`), which refuses the old key from then on. Needs only
-    /// Redis (access to it is the authority, as the data folder is for single-box). Returns the
-    /// draw's code and the new key. Blocks.
-    public static func issue(code: String, cluster settings: ClusterSettings) throws(Failure) -> (code: String, key: String) {
+    /// Redis (access to it is the authority, as the data folder is for single-box). Then writes
+    /// the `host_key_reset` audit entry (without the key) to the draw's audit stream. Returns
+    /// the draw's code, the new key and whether the audit entry was kept. Blocks.
+    public static func issue(code: String, cluster settings: ClusterSettings) throws(Failure) -> (code: String, key: String, audited: Bool) {
         let group: EventLoopGroup
         do {
             group = try EventLoopGroup(loopCount: 1)
@@ -48,7 +49,7 @@ extension HostLink {
         done.wait()
         switch outcome.withLock({ $0 })! {
         case .success(let stored?):
-            return (stored, key)
+            return (stored, key, recordReset(code: stored, client: client, loop: group.loops[0]))
         case .success(nil):
             throw .notInCluster(code: code, redis: "\(settings.endpoint)")
         case .failure(.unavailable):
@@ -56,5 +57,21 @@ extension HostLink {
         case .failure(let error):
             throw .storage("\(error)")
         }
+    }
+
+    /// The reset's audit entry, as single-box writes it (`{"via":"host-link"}`), chained after
+    /// the draw's last entry (checked in the script, not fenced: no instance's lease is involved).
+    private static func recordReset(code: String, client: RedisClient, loop: EventLoop) -> Bool {
+        let kept = Lock(false)
+        let done = DispatchSemaphore(value: 0)
+        loop.execute {
+            let entry = AuditEntry(actor: "system", action: "host_key_reset", detail: .object(["via": .string("host-link")]))
+            ClusterAuditLog.write(entry, code: code, at: DrawPersistence.now, lease: nil, after: nil, on: AuditStream(client: client)) { result in
+                if case .success = result { kept.withLock { $0 = true } }
+                done.signal()
+            }
+        }
+        done.wait()
+        return kept.withLock { $0 }
     }
 }
