@@ -217,13 +217,14 @@ def test_the_audit_log_is_kept_in_redis_chained_and_without_keys(cluster):
     instances = [cluster.start(("--host-key", HOST_KEY)) for _ in range(3)]
     owner = cluster.owner()
     follower = cluster.others(owner)[0]
-    # Host commands through a follower, as single-box audits them: start, stop, clear.
+    # The first owner's takeover, then host commands through a follower, as single-box audits them.
     for name in ("start", "stop", "clear"):
         status, body = follower.command(name)
         assert status == 200, (name, body)
-    entries = wait_audit(cluster.redis, 3)
-    assert [json.loads(e["json"])["action"] for e in entries] == ["start", "stop", "clear"]
+    entries = wait_audit(cluster.redis, 4)
+    assert [json.loads(e["json"])["action"] for e in entries] == ["takeover", "start", "stop", "clear"]
     first_token = int(cluster.redis.cli("GET", "{d:%s}:fence" % CODE))
+    assert json.loads(entries[0]["json"])["detail"] == {"token": first_token, "instance": owner.id}
     assert all(int(e["token"]) == first_token for e in entries)
 
     # tombola host-link writes its entry too (token 0: not an owner's write), after the others.
@@ -231,9 +232,9 @@ def test_the_audit_log_is_kept_in_redis_chained_and_without_keys(cluster):
     done = host_link(CODE, "--redis", cluster.redis.url, "--cluster-key", key_file)
     assert done.returncode == 0 and "warning" not in done.stderr, done.stderr
     new_key = re.search(r"#key=([a-z2-7]{26})", done.stdout).group(1)
-    entries = wait_audit(cluster.redis, 4)
-    reset = json.loads(entries[3]["json"])
-    assert (reset["actor"], reset["action"], reset["detail"], entries[3]["token"]) == ("system", "host_key_reset", {"via": "host-link"}, "0")
+    entries = wait_audit(cluster.redis, 5)
+    reset = json.loads(entries[4]["json"])
+    assert (reset["actor"], reset["action"], reset["detail"], entries[4]["token"]) == ("system", "host_key_reset", {"via": "host-link"}, "0")
 
     # The owner dies: the next owner continues the same chain.
     owner.kill()
@@ -246,9 +247,10 @@ def test_the_audit_log_is_kept_in_redis_chained_and_without_keys(cluster):
             break
         assert status == 503 and time.time() < deadline, body
         time.sleep(0.1)
-    entries = wait_audit(cluster.redis, 5)
-    assert json.loads(entries[4]["json"])["action"] == "start"
-    assert int(entries[4]["token"]) > first_token
+    entries = wait_audit(cluster.redis, 7)
+    assert [json.loads(e["json"])["action"] for e in entries[5:]] == ["takeover", "start"]
+    assert json.loads(entries[5]["json"])["detail"]["instance"] == successor.id
+    assert int(entries[6]["token"]) > first_token
 
     # The chain: each entry's body names its index and the previous hash, and hashes to its hash.
     previous = "0" * 64
