@@ -17,7 +17,7 @@ import time
 import urllib.error
 import urllib.request
 
-from test_cluster import CODE, HOST_KEY, Page, cluster  # noqa: F401 (fixture)
+from test_cluster import CODE, HOST_KEY, Page, cluster, free_port  # noqa: F401 (fixture)
 from test_host_link import host_link
 
 PNG = bytes([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) + bytes([7] * 40)
@@ -187,6 +187,9 @@ def test_host_link_in_cluster_mode_replaces_the_key_on_every_instance(cluster, t
     missing = host_link("NOSUCHDRAW", "--redis", cluster.redis.url, "--cluster-key", key_file)
     assert missing.returncode == 1 and "no draw NOSUCHDRAW in the cluster" in missing.stderr, missing.stderr
     assert cluster.redis.cli("EXISTS", "{d:NOSUCHDRAW}:meta") == "0"
+    # Redis unreachable: exit 1 with a clear message, no link printed.
+    nowhere = host_link(CODE, "--redis", "redis://127.0.0.1:%d" % free_port(), "--cluster-key", key_file)
+    assert nowhere.returncode == 1 and "cannot reach Redis" in nowhere.stderr and "#key=" not in nowhere.stdout, nowhere.stderr
 
 
 def audit_entries(redis):
