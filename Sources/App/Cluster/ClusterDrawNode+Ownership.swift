@@ -210,10 +210,7 @@ extension ClusterDrawNode {
 
     /// Appends `batch` with the lease's fencing token; nothing is announced before this returns.
     func append(_ batch: RecordBatch, completion: @escaping (Result<Void, any Error>) -> Void) {
-        guard batch.config != nil || !batch.records.isEmpty else {  // an audit entry alone
-            recordAudit(batch.audit)
-            return completion(.success(()))
-        }
+        guard batch.config != nil || !batch.records.isEmpty else { return completion(.success(())) }  // an audit entry alone
         guard let lease, lease.isValid(margin: settings.safetyMargin) else {
             return completion(.failure(ClusterError.fenced("this instance does not hold the lease of draw \(code)")))
         }
@@ -239,7 +236,6 @@ extension ClusterDrawNode {
                 if let answer = batch.answer { keptWithRecords["\(answer.client)\t\(answer.seq)"] = answer.reply }
                 if !receipt.offset.isEmpty { logOffset = receipt.offset }
                 logEpoch = receipt.epoch
-                recordAudit(batch.audit)  // after the records: its own script (ClusterAuditLog)
                 completion(.success(()))
             case .failure(let error):
                 if case .fenced = error { stepDown("the round log refused its token (\(error))") }
