@@ -8,9 +8,11 @@ import App
 /// printed, for the operator at the machine that holds the data). The old key stops working;
 /// a running server on the same data takes the new one within a second. The options (and
 /// their TOMBOLA_* variables) are the server's: `--data` finds the draws, `--host`/`--port`
-/// build the link. Exit codes: 0 done, 1 failed, 2 bad usage.
+/// build the link. With `--redis URL --cluster-key FILE` (cluster mode) the key's hash goes to
+/// Redis instead, and every running instance takes it at once. Exit codes: 0 done, 1 failed,
+/// 2 bad usage.
 enum HostLinkCommand {
-    static let usage = "usage: tombola host-link CODE [--data DIR] [--host ADDR] [--port N]"
+    static let usage = "usage: tombola host-link CODE [--data DIR | --redis URL --cluster-key FILE] [--host ADDR] [--port N]"
 
     static func run(_ arguments: [String]) -> Int32 {
         guard let code = arguments.first, !code.hasPrefix("-") else {
@@ -30,7 +32,15 @@ enum HostLinkCommand {
         }
         let issued: (code: String, key: String)
         do {
-            issued = try HostLink.issue(code: code, dataDirectory: configuration.dataDirectory)
+            if let cluster = configuration.cluster {
+                let done = try HostLink.issue(code: code, cluster: cluster)
+                issued = (done.code, done.key)
+                if !done.audited {
+                    ServerCommand.emit("tombola host-link: warning: the key was replaced, but its audit entry could not be written\n", to: 2)
+                }
+            } else {
+                issued = try HostLink.issue(code: code, dataDirectory: configuration.dataDirectory)
+            }
         } catch {
             ServerCommand.emit("tombola host-link: \(error)\n", to: 2)
             return 1
@@ -39,7 +49,7 @@ enum HostLinkCommand {
         ServerCommand.emit("""
             New host link for draw \(issued.code) (keep it secret; the old host link no longer works):
               \(base)/draw/\(issued.code)#key=\(issued.key)
-            A running server takes the new key within a second; pages still open with the old key become viewers.
+            A running server takes the new key within a second (in cluster mode, every instance); pages still open with the old key become viewers.
 
             """, to: 1)
         return 0

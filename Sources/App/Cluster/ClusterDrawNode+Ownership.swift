@@ -173,6 +173,8 @@ extension ClusterDrawNode {
         Log.event("cluster.owner", fields: ["draw": .string(code), "token": .int(lease.token), "instance": .string(runtime.instanceID),
                                             "records": .int(Int64(draw.recordCount))],
                   text: "tombola: instance \(runtime.instanceID) owns draw \(code) (token \(lease.token), \(draw.recordCount) records)")
+        recordAudit(AuditEntry(actor: "system", action: "takeover",
+                               detail: .object(["token": .int(lease.token), "instance": .string(runtime.instanceID)])))
         announcePending = true
         subscriptionsReady()
         let waiting = waitingForRoom

@@ -18,7 +18,16 @@ struct ClusterRecordStore: DrawRecordStore {
 
     func append(_ batch: RecordBatch, to code: String, completion: @escaping @Sendable (Result<Void, any Error>) -> Void) {
         let node = self.node
-        node.loop.execute { node.append(batch, completion: completion) }
+        node.loop.execute {
+            node.append(batch) { result in
+                // The batch's audit entry (or an audit entry alone) once its records are stored:
+                // its own script, after them (ClusterAuditLog).
+                if case .success = result, let audit = batch.audit {
+                    if node.loop.inEventLoop { node.recordAudit(audit) } else { node.loop.execute { node.recordAudit(audit) } }
+                }
+                completion(result)
+            }
+        }
     }
 
     func chain(of code: String, completion: @escaping @Sendable (Result<StoredChain, any Error>) -> Void) {

@@ -57,6 +57,10 @@ final class ClusterRuntime: @unchecked Sendable {
     let limiter: AuthRateLimiter
     let roomSettings: DrawRoomSettings
     let metrics: DrawMetrics
+    /// Every draw's screen branding, in Redis (ClusterBranding.swift).
+    let branding: ClusterBranding
+    /// Every draw's audit log, in Redis (ClusterAuditLog.swift).
+    let audit: ClusterAuditLog
     private let table = Lock<[String: ClusterDrawNode]>([:])
     var nodes: [String: ClusterDrawNode] { table.withLock { $0 } }
 
@@ -75,6 +79,8 @@ final class ClusterRuntime: @unchecked Sendable {
         client = RedisClient(endpoint: settings.endpoint, loop: loop)
         store = ClusterStore(client: client)
         subscriber = RedisSubscriber(endpoint: settings.endpoint, loop: loop)
+        branding = ClusterBranding(client: client)
+        audit = ClusterAuditLog(client: client)
     }
 
     /// Connects, refuses a Redis that would lose acknowledged writes (unless overridden,
@@ -167,6 +173,7 @@ final class ClusterRuntime: @unchecked Sendable {
             subscriber.subscribe(Self.createdChannel) { [self] payload in
                 learn(String(decoding: payload, as: UTF8.self))
             }
+            subscribeShared()
             var connections = 0
             subscriber.onReady { [self] in
                 // Also called when a channel is added; only a new connection may have missed messages.

@@ -16,7 +16,7 @@ extension DrawService {
         do {
             let (runtime, defaultDraw) = try ClusterRuntime.start(settings: settings, configuration: configuration, limiter: limiter,
                                                                   roomSettings: roomSettings, metrics: metrics)
-            // Branding sits in this instance's SQLite: each instance serves what was set through it.
+            // Unused in cluster mode (branding lives in Redis: ClusterBranding); the service's type wants one.
             let branding = try BrandingStore(storage: storage)
             // Cluster mode: every instance serves every draw of the cluster; one owns each.
             registry.gauge("tombola_draw_rooms", help: "Draws this server holds.") { Double(runtime.nodes.count) }

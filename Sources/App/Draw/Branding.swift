@@ -34,11 +34,23 @@ struct Branding: Sendable, Equatable {
 
     /// `{"title","accent","logo"}` as `GET /api/draws/<code>/branding` and the `branding` message carry it.
     func json(code: String) -> JSONValue {
+        Self.json(code: code, title: title, accent: accent, logoVersion: logoVersion)
+    }
+
+    /// The same from the parts (cluster mode keeps the logo's version beside it in Redis).
+    static func json(code: String, title: String, accent: String, logoVersion: String?) -> JSONValue {
         .object([
             "title": title.isEmpty ? .null : .string(title),
             "accent": accent.isEmpty ? .null : .string(accent),
             "logo": logoVersion.map { .string("/api/draws/\(code)/logo?v=\($0)") } ?? .null,
         ])
+    }
+
+    /// The `branding` message every page of the draw hears when it changes.
+    static func message(_ json: JSONValue) -> String {
+        var message = json.objectValue ?? [:]
+        message["type"] = .string("branding")
+        return JSONValue.object(message).canonicalString
     }
 }
 

@@ -11,12 +11,15 @@ public enum HostLink {
         case noData(String)
         case unknownDraw(String)
         case storage(String)
+        /// Cluster mode: Redis has no such draw.
+        case notInCluster(code: String, redis: String)
 
         public var description: String {
             switch self {
             case .noData(let directory): "no draws in \(directory) (wrong --data?)"
             case .unknownDraw(let code): "there is no draw \(code) in this data folder"
             case .storage(let detail): "cannot store the new key: \(detail)"
+            case .notInCluster(let code, let redis): "there is no draw \(code) in the cluster on \(redis)"
             }
         }
     }
