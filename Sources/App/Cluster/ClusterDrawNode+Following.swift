@@ -95,6 +95,7 @@ extension ClusterDrawNode {
             if parts[0] == "R" {
                 for id in members.keys { sendSnapshot(to: id) }
                 resendEntropy()
+                resendDevices()
             }
         default:
             break
@@ -107,6 +108,7 @@ extension ClusterDrawNode {
     func ownerChanged(to token: Int64) {
         highestToken = token
         resendEntropy()
+        resendDevices()
         for (id, entry) in forwarded where entry.token < token && entry.token > 0 {
             forwarded[id] = nil
             entry.timer.cancel()

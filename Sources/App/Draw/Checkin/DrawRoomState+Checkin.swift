@@ -46,7 +46,10 @@ struct CheckinFlow {
     var announced: (count: Int, open: Bool)? = nil
     var memberDevice: [UInt64: String] = [:]
     var deviceMembers: [String: Int] = [:]
-    let presence = PresenceCodes()
+    /// Cluster owner: pages on other instances ("instance/page") → their device (counted in `deviceMembers`).
+    var remoteDevices: [String: String] = [:]
+    /// Single-box: a secret made at start-up; cluster mode: derived from the cluster key (ClusterDrawNode+Checkin).
+    var presence = PresenceCodes()
     /// Joins one transaction stores at most.
     static let batchLimit = 512
 }
@@ -276,7 +279,18 @@ extension DrawRoomState {
         checkinFlow.deviceMembers[device] = left > 0 ? left : nil
     }
 
-    /// Whether the phone that made entry `id` has a page open in the room.
+    /// Cluster owner: a page on another instance belongs to `device` (nil: it left).
+    mutating func remoteDevice(_ page: String, device: String?) {
+        if let old = checkinFlow.remoteDevices.removeValue(forKey: page) {
+            let left = (checkinFlow.deviceMembers[old] ?? 1) - 1
+            checkinFlow.deviceMembers[old] = left > 0 ? left : nil
+        }
+        guard let device else { return }
+        checkinFlow.remoteDevices[page] = device
+        checkinFlow.deviceMembers[device, default: 0] += 1
+    }
+
+    /// Whether the phone that made entry `id` has a page open in the room (cluster: on any instance).
     func isConnected(entry id: String) -> Bool {
         guard let device = checkin.entry(id: id)?.device else { return false }
         return checkinFlow.deviceMembers[device] != nil
