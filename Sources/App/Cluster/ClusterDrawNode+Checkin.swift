@@ -111,6 +111,18 @@ extension ClusterDrawNode: CheckinChannel {
         text.utf8.count == 64 && text.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
     }
 
+    /// After a reveal (the owner's `winners` frame), this instance's hosts get the winners'
+    /// presence from the owner, as the owner's own hosts do.
+    func relayWinnerPresence() {
+        let hosts = members.values.filter(\.isHost).map(\.handle)
+        guard !hosts.isEmpty else { return }
+        checkinRead(.winnerPresence) { outcome in
+            guard case .success(let message) = outcome, !message.isNull else { return }
+            let text = message.canonicalString
+            for handle in hosts { handle.send(text: text) }
+        }
+    }
+
     // MARK: Devices of pages on other instances
 
     /// Tells the owner that page `id` here belongs to `device` (nil: it left), so its room counts

@@ -86,6 +86,7 @@ extension ClusterDrawNode {
         case "F":
             if body.contains("\"type\":\"cleared\"") { lastTick = nil }
             group.broadcast(text: body, stream: .reliable)
+            if body.contains("\"type\":\"winners\"") { relayWinnerPresence() }  // ClusterDrawNode+Checkin
         case "S", "R":
             guard let read = Self.parseSnapshot(String(text.dropFirst(2))), accept(read) else { return }
             // A new owner: every page gets its state (what it showed may have moved on), and the

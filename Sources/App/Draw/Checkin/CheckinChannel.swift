@@ -17,6 +17,8 @@ enum CheckinQuery: Sendable, Equatable {
     case list(search: String, offset: Int, limit: Int, removed: Bool, csv: Bool)
     /// The check-in part of the host's export: settings and every entry.
     case export
+    /// For hosts on other instances: the `winnerPresence` message (null when there is none).
+    case winnerPresence
 
     var json: JSONValue {
         switch self {
@@ -27,6 +29,7 @@ enum CheckinQuery: Sendable, Equatable {
             .object(["op": .string("list"), "q": .string(search), "offset": .int(Int64(offset)), "limit": .int(Int64(limit)),
                      "removed": .bool(removed), "csv": .bool(csv)])
         case .export: .object(["op": .string("export")])
+        case .winnerPresence: .object(["op": .string("winnerPresence")])
         }
     }
 
@@ -42,6 +45,7 @@ enum CheckinQuery: Sendable, Equatable {
                   let removed = json["removed"]?.boolValue, let csv = json["csv"]?.boolValue, offset >= 0, limit >= 1 else { return nil }
             self = .list(search: String(search.prefix(200)), offset: Int(offset), limit: Int(min(limit, 200)), removed: removed, csv: csv)
         case "export": self = .export
+        case "winnerPresence": self = .winnerPresence
         default: return nil
         }
     }
@@ -108,6 +112,8 @@ extension DrawRoomState {
                                      "count": .int(Int64(checkin.activeCount)), "open": .bool(checkin.settings.open)]))
         case .export:
             return .success(.object(["settings": checkin.settings.json, "entrants": .array(checkin.entries.map(\.json))]))
+        case .winnerPresence:
+            return .success(winnerPresenceMessage ?? .null)
         }
     }
 }

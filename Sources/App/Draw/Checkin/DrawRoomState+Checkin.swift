@@ -336,12 +336,19 @@ extension DrawRoomState {
         }
         actions.append(.broadcast(JSONValue.object(["type": .string("winners"), "round": .int(Int64(round.round)),
                                                     "names": .object(names)]).canonicalString, stream: .reliable))
-        let presence: JSONValue = .object(["type": .string("winnerPresence"), "round": .int(Int64(round.round)),
-                                           "winners": .array(ids.map { id in
-                                               .object(["id": .string(id), "name": checkin.entry(id: id)?.name.map { .string($0) } ?? .null,
-                                                        "connected": .bool(isConnected(entry: id))])
-                                           })])
+        guard let presence = winnerPresenceMessage else { return }
         let text = presence.canonicalString
         for (member, info) in members where info.isHost { actions.append(.send(text, to: member)) }
+    }
+
+    /// For hosts: the latest result's winners, their names and whether each one's phone is connected.
+    var winnerPresenceMessage: JSONValue? {
+        guard isCheckinPool, case .round(let round)? = draw.lastResult?.body else { return nil }
+        let ids = round.winners.compactMap { if case .name(let id) = $0 { id } else { nil } }
+        return .object(["type": .string("winnerPresence"), "round": .int(Int64(round.round)),
+                        "winners": .array(ids.map { id in
+                            .object(["id": .string(id), "name": checkin.entry(id: id)?.name.map { .string($0) } ?? .null,
+                                     "connected": .bool(isConnected(entry: id))])
+                        })])
     }
 }
