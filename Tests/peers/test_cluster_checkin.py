@@ -8,7 +8,9 @@ import time
 import urllib.error
 import urllib.request
 
-from test_cluster import CODE, HOST_KEY, cluster, export_rounds, verify_export, wait_new_owner  # noqa: F401 (fixture)
+from websockets.sync.client import connect as ws_connect
+
+from test_cluster import CODE, HOST_KEY, Page, cluster, export_rounds, verify_export, wait_new_owner  # noqa: F401 (fixture)
 from test_fairness_script import script  # noqa: F401 (fixture)
 
 
@@ -247,3 +249,42 @@ def test_owner_killed_after_joins_keeps_every_acknowledged_entrant(cluster):
     follower = next(i for i in survivors if i is not new_owner)
     status, body, _ = call(follower, "POST", "entries/close", {}, key=HOST_KEY)
     assert status == 200 and body["entrants"] == len(joined) + 1, body
+
+
+def test_the_winners_phone_on_one_follower_is_connected_for_the_host_on_another(cluster):
+    for _ in range(3):
+        cluster.start()
+    owner = cluster.owner()
+    phone_side, host_side = cluster.others(owner)
+    assert host_side.command("config", {"pool": {"kind": "checkin"}, "perStop": 1})[0] == 200
+    assert host_side.command("entries/open")[0] == 200
+    status, body, cookie = join(phone_side, "Winner")
+    assert status == 201, body
+    entry = body["entry"]["id"]
+    status, body, _ = join(owner, "Other")
+    assert status == 201, body
+    other = body["entry"]["id"]
+
+    # The phone's page on one follower, with its device cookie; the host page on the other.
+    phone = ws_connect("ws://127.0.0.1:%d/ws/draw/%s" % (phone_side.port, CODE),
+                       additional_headers={"Cookie": "tombola_device=" + cookie}, open_timeout=10)
+    host = Page(host_side, host=True)
+    try:
+        def connected(instance):
+            return {e["id"]: e["connected"] for e in entrants(instance)["items"]}
+        wait_until(lambda: connected(owner) == {entry: True, other: False}, "the owner counts the phone on a follower")
+        assert connected(host_side) == {entry: True, other: False}
+
+        # Remove the other entrant, close, draw: the phone's entry wins; the host on the other
+        # follower learns that its phone is here.
+        assert call(host_side, "DELETE", "entrants/" + other, {"reason": "test"}, key=HOST_KEY)[0] == 200
+        assert host_side.command("entries/close")[1]["entrants"] == 1
+        assert host_side.command("start")[0] == 200
+        status, body = host_side.command("stop")
+        assert status == 200, body
+        presence = host.wait_for(lambda m: m.get("type") == "winnerPresence", what="winnerPresence on a follower's host")
+        assert presence["winners"] == [{"id": entry, "name": "Winner", "connected": True}], presence
+    finally:
+        phone.close()
+    wait_until(lambda: connected(owner)[entry] is False, "the owner forgets the phone's page once it left")
+    host.close()
