@@ -4,8 +4,8 @@
 /// a current fencing token, and, for a write that also changes the draw's settings (closing
 /// entries locks the pool), in the same script as that `config`: they cannot diverge.
 ///
-/// Loop-confined through its client, like `ClusterStore`.
-public final class CheckinStore {
+/// Loop-confined through its client, like `ClusterStore` (hence `@unchecked Sendable`).
+public final class CheckinStore: @unchecked Sendable {
     public let client: RedisClient
     private let writeScript = RedisScript(CheckinStore.writeSource)
     private let readScript = RedisScript(CheckinStore.readSource)
