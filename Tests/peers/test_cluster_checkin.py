@@ -287,4 +287,13 @@ def test_the_winners_phone_on_one_follower_is_connected_for_the_host_on_another(
     finally:
         phone.close()
     wait_until(lambda: connected(owner)[entry] is False, "the owner forgets the phone's page once it left")
+    # The phone's page again, then its instance dies: the owner forgets it too (the instance goes quiet).
+    phone = ws_connect("ws://127.0.0.1:%d/ws/draw/%s" % (phone_side.port, CODE),
+                       additional_headers={"Cookie": "tombola_device=" + cookie}, open_timeout=10)
+    wait_until(lambda: connected(owner)[entry] is True, "the owner counts the phone's page again")
+    phone_side.proc.send_signal(signal.SIGKILL)
+    phone_side.proc.wait(timeout=10)
+    wait_until(lambda: connected(owner)[entry] is False, "the owner forgets the pages of a dead instance")
+    assert connected(host_side)[entry] is False
+    phone.close()
     host.close()

@@ -142,6 +142,9 @@ extension ClusterDrawNode: CheckinChannel {
         guard let page = json["page"]?.intValue else { return }
         let device = json["device"]?.stringValue
         if let device, !Self.isDeviceHash(device) { return }
+        // A report is a sign of life: the instance stays in `remoteCounts` (its count report follows
+        // within a second), so `remoteViewerSum` does not prune the page just reported.
+        if remoteCounts[from] == nil { remoteCounts[from] = (0, MonotonicClock.nanoseconds()) }
         room.linkRemoteDevice("\(from)/\(page)", device: device)
     }
 
@@ -274,5 +277,13 @@ extension DrawRoom {
     /// A page on another instance belongs to `device` (nil: it left). Cluster owner only.
     func linkRemoteDevice(_ page: String, device: String?) {
         whenReady { [self] in state.remoteDevice(page, device: device) }
+    }
+
+    /// Forgets the devices of pages on instances not in `live`. Cluster owner only.
+    func pruneRemoteDevices(live: Set<String>) {
+        whenReady { [self] in
+            guard !state.checkinFlow.remoteDevices.isEmpty else { return }
+            state.pruneRemoteDevices(live: live)
+        }
     }
 }

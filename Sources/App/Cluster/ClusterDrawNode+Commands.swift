@@ -208,6 +208,7 @@ extension ClusterDrawNode {
     func remoteViewerSum() -> Int {
         let now = MonotonicClock.nanoseconds()
         remoteCounts = remoteCounts.filter { now &- $0.value.at < 3_500_000_000 }
+        room?.pruneRemoteDevices(live: Set(remoteCounts.keys))  // ClusterDrawNode+Checkin
         return remoteCounts.values.reduce(0) { $0 + $1.count }
     }
 }

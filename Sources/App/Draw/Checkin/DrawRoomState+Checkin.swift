@@ -290,6 +290,14 @@ extension DrawRoomState {
         checkinFlow.deviceMembers[device, default: 0] += 1
     }
 
+    /// Cluster owner: forgets the pages of instances not in `live` (gone quiet: dead or cut off;
+    /// their pages reconnect elsewhere and are reported again from there).
+    mutating func pruneRemoteDevices(live: Set<String>) {
+        for page in checkinFlow.remoteDevices.keys where !live.contains(String(page.prefix { $0 != "/" })) {
+            remoteDevice(page, device: nil)
+        }
+    }
+
     /// Whether the phone that made entry `id` has a page open in the room (cluster: on any instance).
     func isConnected(entry id: String) -> Bool {
         guard let device = checkin.entry(id: id)?.device else { return false }
