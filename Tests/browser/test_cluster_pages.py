@@ -170,10 +170,13 @@ def test_phones_on_followers_join_and_the_winners_phone_shows_the_win(cluster, b
         entry_id = phone_joins(phone, n)
         assert entry_id not in phones
         phones[entry_id] = phone
-    # After a reload on its instance the phone still finds its entry (GET …/entry, forwarded to the owner).
+    # After a reload on its instance the phone still finds its entry, in its state too (`checkin.me`,
+    # from the owner) as on the owner's pages.
     first_id, first = next(iter(phones.items()))
     first.refresh()
-    first.wait_js("window.tombola && window.tombola.state.me && window.tombola.state.me.id === %s" % json.dumps(first_id), 15)
+    first.wait_js("window.tombola && window.tombola.state.checkin && window.tombola.state.checkin.me"
+                  " && window.tombola.state.checkin.me.id === %s && window.tombola.state.me.id === %s"
+                  % (json.dumps(first_id), json.dumps(first_id)), 15)
 
     screen.wait_js("document.querySelector('[data-entrant-count]').textContent.includes('%d')" % len(phones), 15)
     host.wait_js("document.querySelectorAll('[data-checkin-list] li').length === %d" % len(phones), 15)

@@ -251,6 +251,16 @@ def test_owner_killed_after_joins_keeps_every_acknowledged_entrant(cluster):
     assert status == 200 and body["entrants"] == len(joined) + 1, body
 
 
+def own_state(ws, timeout=15):
+    """The first `state` a page socket gets that names its own entry (`checkin.me`)."""
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        message = json.loads(ws.recv(timeout=max(0.1, deadline - time.time())))
+        if message.get("type") == "state" and (message.get("checkin") or {}).get("me"):
+            return message
+    raise AssertionError("no state with checkin.me")
+
+
 def test_the_winners_phone_on_one_follower_is_connected_for_the_host_on_another(cluster):
     for _ in range(3):
         cluster.start()
@@ -270,6 +280,8 @@ def test_the_winners_phone_on_one_follower_is_connected_for_the_host_on_another(
                        additional_headers={"Cookie": "tombola_device=" + cookie}, open_timeout=10)
     host = Page(host_side, host=True)
     try:
+        # Its state names its own entry, as on the owner.
+        assert own_state(phone)["checkin"]["me"]["id"] == entry
         def connected(instance):
             return {e["id"]: e["connected"] for e in entrants(instance)["items"]}
         wait_until(lambda: connected(owner) == {entry: True, other: False}, "the owner counts the phone on a follower")
@@ -284,6 +296,21 @@ def test_the_winners_phone_on_one_follower_is_connected_for_the_host_on_another(
         assert status == 200, body
         presence = host.wait_for(lambda m: m.get("type") == "winnerPresence", what="winnerPresence on a follower's host")
         assert presence["winners"] == [{"id": entry, "name": "Winner", "connected": True}], presence
+        # A page opened after the round (a reload) learns from its state which round its entry won.
+        again = ws_connect("ws://127.0.0.1:%d/ws/draw/%s" % (phone_side.port, CODE),
+                           additional_headers={"Cookie": "tombola_device=" + cookie}, open_timeout=10)
+        assert own_state(again)["checkin"]["me"]["wins"] == [1]
+        again.close()
+        # A host page opened on a follower gets the winners' names in its state (names are not
+        # public in this draw), as a host page on the owner does.
+        late_host = Page(host_side, host=True)
+        late_host.wait_for(lambda m: m.get("type") == "state" and ((m.get("checkin") or {}).get("names") or {}).get(entry) == "Winner",
+                           what="a host state with the winner's name")
+        late_host.close()
+        viewer = Page(phone_side)
+        state = viewer.wait_for(lambda m: m.get("type") == "state", what="a viewer's state")
+        assert state["checkin"]["names"] == {} and state["checkin"]["me"] is None, state["checkin"]
+        viewer.close()
     finally:
         phone.close()
     wait_until(lambda: connected(owner)[entry] is False, "the owner forgets the phone's page once it left")

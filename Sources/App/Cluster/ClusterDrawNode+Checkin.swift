@@ -123,6 +123,23 @@ extension ClusterDrawNode: CheckinChannel {
         }
     }
 
+    /// A page here with a device cookie, or a host's, gets after the public snapshot the same
+    /// `state` with its own `checkin` part from the owner (`me`: its entry and the rounds it
+    /// wins; a host's `names`), as the owner's pages get it.
+    func sendOwnCheckin(to id: UInt64) {
+        guard let member = members[id], let text = snapshot?.text, text.contains("\"checkin\":{") else { return }
+        checkinRead(.page(device: member.device, host: member.isHost)) { [self] outcome in
+            guard case .success(let checkin) = outcome, checkin.objectValue != nil else { return }
+            loop.execute { [self] in
+                guard let member = members[id], room == nil, let text = snapshot?.text,
+                      case .object(var state)? = try? JSONValue.parse(text), state["checkin"]?.objectValue != nil else { return }
+                state["checkin"] = checkin
+                member.handle.send(text: JSONValue.object(state).canonicalString)
+                if member.isHost { member.handle.send(text: Self.roleHost) }  // the snapshot says viewer
+            }
+        }
+    }
+
     // MARK: Devices of pages on other instances
 
     /// Tells the owner that page `id` here belongs to `device` (nil: it left), so its room counts

@@ -61,6 +61,7 @@ extension ClusterDrawNode {
         if let lastTick { member.handle.send(text: lastTick) }
         if let lastViewers { member.handle.send(text: lastViewers) }
         if member.isHost { member.handle.send(text: Self.roleHost) }
+        if member.device != nil || member.isHost { sendOwnCheckin(to: id) }  // ClusterDrawNode+Checkin
     }
 
     /// One message from the owner's channel, in publication order.

@@ -209,7 +209,9 @@ final class ClusterDrawNode: DrawChannel, @unchecked Sendable {
                     room.apply(.keyChecked(id, verdict))
                 } else {
                     switch verdict {
-                    case .accepted: member.handle.send(text: Self.roleHost)
+                    case .accepted:
+                        member.handle.send(text: Self.roleHost)
+                        sendOwnCheckin(to: id)  // a host's `checkin.names` (ClusterDrawNode+Checkin)
                     case .refused:
                         runtime.metrics.authFailures.increment()
                         member.handle.send(text: DrawRoomState.errorText("bad_key", seq: nil))

@@ -19,6 +19,8 @@ enum CheckinQuery: Sendable, Equatable {
     case export
     /// For hosts on other instances: the `winnerPresence` message (null when there is none).
     case winnerPresence
+    /// For a page on another instance: its `state.checkin` (its device's `me`, a host's `names`).
+    case page(device: String?, host: Bool)
 
     var json: JSONValue {
         switch self {
@@ -30,6 +32,8 @@ enum CheckinQuery: Sendable, Equatable {
                      "removed": .bool(removed), "csv": .bool(csv)])
         case .export: .object(["op": .string("export")])
         case .winnerPresence: .object(["op": .string("winnerPresence")])
+        case .page(let device, let host):
+            .object(["op": .string("page"), "device": device.map { .string($0) } ?? .null, "host": .bool(host)])
         }
     }
 
@@ -46,6 +50,9 @@ enum CheckinQuery: Sendable, Equatable {
             self = .list(search: String(search.prefix(200)), offset: Int(offset), limit: Int(min(limit, 200)), removed: removed, csv: csv)
         case "export": self = .export
         case "winnerPresence": self = .winnerPresence
+        case "page":
+            guard let host = json["host"]?.boolValue else { return nil }
+            self = .page(device: json["device"]?.stringValue, host: host)
         default: return nil
         }
     }
@@ -114,6 +121,8 @@ extension DrawRoomState {
             return .success(.object(["settings": checkin.settings.json, "entrants": .array(checkin.entries.map(\.json))]))
         case .winnerPresence:
             return .success(winnerPresenceMessage ?? .null)
+        case .page(let device, let host):
+            return .success(checkinState(host: host, device: device))
         }
     }
 }
