@@ -32,7 +32,7 @@ import JSON
         }
         #expect(CheckinCommand(json: .object(["op": .string("open"), "settings": .string("x")])) == nil)
         let queries: [CheckinQuery] = [.entry(device: "ab"), .pool, .presence, .export, .winnerPresence,
-                                       .page(device: "ab", host: false), .page(device: nil, host: true),
+                                       .pages([.init(device: "ab", host: false), .init(device: nil, host: true)]),
                                        .list(search: "zoë", offset: 50, limit: 20, removed: true, csv: false)]
         for query in queries { #expect(CheckinQuery(json: try JSONValue.parse(query.json.canonicalString)) == query) }
         #expect(CheckinQuery(json: .object(["op": .string("list"), "q": .string(""), "offset": .int(-1), "limit": .int(5),

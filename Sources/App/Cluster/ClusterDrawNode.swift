@@ -111,6 +111,8 @@ final class ClusterDrawNode: DrawChannel, @unchecked Sendable {
     let checkinLimits = CheckinLimits()
     lazy var checkinStore = CheckinStore(client: store.client)
     var checkinBook: CheckinBook?
+    /// Follower: pages waiting for their own `state.checkin` from the owner (asked together).
+    var checkinPagesPending: [UInt64] = []
 
     struct PendingAnswer {
         let client: String

@@ -19,8 +19,16 @@ enum CheckinQuery: Sendable, Equatable {
     case export
     /// For hosts on other instances: the `winnerPresence` message (null when there is none).
     case winnerPresence
-    /// For a page on another instance: its `state.checkin` (its device's `me`, a host's `names`).
-    case page(device: String?, host: Bool)
+    /// For pages on another instance (at most `maxPages`): each one's `state.checkin` (its
+    /// device's `me`, a host's `names`), or null where it is the public one.
+    case pages([PageAsk])
+
+    struct PageAsk: Sendable, Equatable {
+        var device: String?
+        var host: Bool
+    }
+
+    static let maxPages = 1_000
 
     var json: JSONValue {
         switch self {
@@ -32,8 +40,10 @@ enum CheckinQuery: Sendable, Equatable {
                      "removed": .bool(removed), "csv": .bool(csv)])
         case .export: .object(["op": .string("export")])
         case .winnerPresence: .object(["op": .string("winnerPresence")])
-        case .page(let device, let host):
-            .object(["op": .string("page"), "device": device.map { .string($0) } ?? .null, "host": .bool(host)])
+        case .pages(let asks):
+            .object(["op": .string("pages"), "pages": .array(asks.map {
+                .object(["device": $0.device.map { .string($0) } ?? .null, "host": .bool($0.host)])
+            })])
         }
     }
 
@@ -50,9 +60,14 @@ enum CheckinQuery: Sendable, Equatable {
             self = .list(search: String(search.prefix(200)), offset: Int(offset), limit: Int(min(limit, 200)), removed: removed, csv: csv)
         case "export": self = .export
         case "winnerPresence": self = .winnerPresence
-        case "page":
-            guard let host = json["host"]?.boolValue else { return nil }
-            self = .page(device: json["device"]?.stringValue, host: host)
+        case "pages":
+            guard let items = json["pages"]?.arrayValue, items.count <= Self.maxPages else { return nil }
+            var asks = [PageAsk]()
+            for item in items {
+                guard let host = item["host"]?.boolValue else { return nil }
+                asks.append(PageAsk(device: item["device"]?.stringValue, host: host))
+            }
+            self = .pages(asks)
         default: return nil
         }
     }
@@ -121,8 +136,12 @@ extension DrawRoomState {
             return .success(.object(["settings": checkin.settings.json, "entrants": .array(checkin.entries.map(\.json))]))
         case .winnerPresence:
             return .success(winnerPresenceMessage ?? .null)
-        case .page(let device, let host):
-            return .success(checkinState(host: host, device: device))
+        case .pages(let asks):
+            guard isCheckinPool else { return .success(.array(asks.map { _ in .null })) }
+            return .success(.array(asks.map { ask -> JSONValue in
+                guard ask.host || ask.device.flatMap(checkin.entry(device:)) != nil else { return .null }
+                return checkinState(host: ask.host, device: ask.device)
+            }))
         }
     }
 }
