@@ -203,12 +203,26 @@ def test_owner_killed_after_joins_keeps_every_acknowledged_entrant(cluster):
         joined[body["entry"]["id"]] = body["entry"]
         cookies[body["entry"]["id"]] = cookie
 
+    # Phones' pages on both followers, each with its own entry in its state.
+    pages = []
+    for n, (entry_id, cookie) in enumerate(list(cookies.items())[:6]):
+        instance = (first, second)[n % 2]
+        ws = ws_connect("ws://127.0.0.1:%d/ws/draw/%s" % (instance.port, CODE),
+                        additional_headers={"Cookie": "tombola_device=" + cookie}, open_timeout=10)
+        assert own_state(ws)["checkin"]["me"]["id"] == entry_id
+        pages.append((entry_id, ws))
+
     killed_at = time.time()
     owner.proc.send_signal(signal.SIGKILL)
     owner.proc.wait(timeout=10)
     assert wait_new_owner(cluster, owner, killed_at) < 3.5
     new_owner = cluster.owner()
     survivors = cluster.others(None)
+    # Every page gets the new owner's state, still with its own entry (from the room on the new
+    # owner, asked together from the owner on the other instance).
+    for entry_id, ws in pages:
+        assert own_state(ws)["checkin"]["me"]["id"] == entry_id
+        ws.close()
 
     # Every acknowledged entrant, once, the same settings (open, presence), on every instance.
     def listed():
