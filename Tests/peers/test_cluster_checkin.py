@@ -338,3 +338,38 @@ def test_the_winners_phone_on_one_follower_is_connected_for_the_host_on_another(
     assert connected(host_side)[entry] is False
     phone.close()
     host.close()
+
+
+def test_without_redis_joins_are_refused_never_lost_and_work_again_after(cluster):
+    for _ in range(2):
+        cluster.start()
+    owner = cluster.owner()
+    (follower,) = cluster.others(owner)
+    assert follower.command("config", {"pool": {"kind": "checkin"}})[0] == 200
+    assert follower.command("entries/open")[0] == 200
+    status, body, _ = join(follower, "Before")
+    assert status == 201, body
+    before = body["entry"]["id"]
+
+    cluster.redis.kill()
+    # On the follower (no owner can be asked) and on the owner (nothing can be stored): 503.
+    for instance in (follower, owner):
+        status, body, _ = join(instance, "During " + instance.id)
+        assert status == 503 and body["error"]["code"] == "cluster_unavailable", body
+    status, body, _ = call(follower, "GET", "entrants", key=HOST_KEY)
+    assert status == 503 and body["error"]["code"] == "cluster_unavailable", body
+
+    cluster.redis.start()
+    deadline = time.time() + 20
+    while True:
+        status, body, _ = join(follower, "After")
+        if status == 201:
+            break
+        assert status == 503 and time.time() < deadline, body
+        time.sleep(0.1)
+    after = body["entry"]["id"]
+    # Exactly the two acknowledged entrants: nothing refused during the outage was stored.
+    wait_until(lambda: call(follower, "GET", "entrants", key=HOST_KEY)[0] == 200, "the list answers again")
+    listed = entrants(follower)
+    assert sorted(e["id"] for e in listed["items"]) == sorted([before, after]) and listed["open"] is True, listed
+    assert sorted(r["id"] for r in stored_rows(cluster)) == sorted([before, after])
