@@ -20,7 +20,6 @@ enum APIError {
         case "no_logo": .notFound
         case "rate_limited": .tooManyRequests
         case "storage_failed", "disk_full", "busy", "cluster_unavailable": .serviceUnavailable
-        case "not_in_cluster": .notImplemented
         default: .badRequest
         }
     }

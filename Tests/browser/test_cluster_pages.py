@@ -9,6 +9,7 @@ The Redis and HAProxy helpers are those of Tests/peers/test_cluster.py.
 """
 
 import importlib.util
+import json
 import os
 import re
 import shutil
@@ -18,9 +19,11 @@ import tempfile
 import time
 
 import pytest
+from selenium.webdriver.common.by import By
 
 from conftest import ADMIN_KEY, DRAW_CODE, HOST_KEY, ROOT, server_command
 from test_draw import TICK_RECORDER, assert_same_ticks, open_page, press_startstop, winners_text
+from test_checkin import click, host_opens_entries, open_room, phone_joins
 
 PEERS = os.path.join(ROOT, "Tests", "peers")
 
@@ -147,3 +150,56 @@ def test_a_round_run_from_a_follower_reaches_pages_on_every_instance(cluster, br
     for page in pages:
         assert page.errors() == [], page.current_url
     assert ADMIN_KEY  # the instances run with the fixed admin key of conftest (unused here)
+
+
+def test_phones_on_followers_join_and_the_winners_phone_shows_the_win(cluster, browser):
+    """Check-in across instances (docs/CLUSTER.md "Check-in"): the host on one follower opens
+    entries, phones on both followers join (each its own browser, so its own device cookie),
+    every page counts them, the host closes and draws, and the winner's phone says so."""
+    redis, instances, balancer = cluster
+    owner = owner_of(redis, instances)
+    followers = [i for i in instances if i is not owner]
+    host = open_room(browser(390, 844), followers[0].url("/draw/%s#key=%s" % (DRAW_CODE, HOST_KEY)))
+    host.wait_js("window.tombola.state.role === 'host'")
+    host_opens_entries(host)
+    screen = open_room(browser(1280, 720), owner.url("/screen/%s#key=%s" % (DRAW_CODE, HOST_KEY)))
+
+    phones = {}
+    for n, instance in enumerate([followers[1], followers[0], followers[1], followers[0]], start=1):
+        phone = open_room(browser(390, 844), instance.url("/watch/%s" % DRAW_CODE))
+        entry_id = phone_joins(phone, n)
+        assert entry_id not in phones
+        phones[entry_id] = phone
+    # After a reload on its instance the phone still finds its entry, in its state too (`checkin.me`,
+    # from the owner) as on the owner's pages.
+    first_id, first = next(iter(phones.items()))
+    first.refresh()
+    first.wait_js("window.tombola && window.tombola.state.checkin && window.tombola.state.checkin.me"
+                  " && window.tombola.state.checkin.me.id === %s && window.tombola.state.me.id === %s"
+                  % (json.dumps(first_id), json.dumps(first_id)), 15)
+
+    screen.wait_js("document.querySelector('[data-entrant-count]').textContent.includes('%d')" % len(phones), 15)
+    host.wait_js("document.querySelectorAll('[data-checkin-list] li').length === %d" % len(phones), 15)
+    click(host, "[data-checkin-close]")
+    host.wait_js("window.tombola.state.checkin.open === false && window.tombola.state.remaining === %d" % len(phones), 15)
+    before = host.js("return window.tombola.state.revealCount")
+    click(host, "[data-startstop]")
+    host.wait_js("window.tombola.state.phase === 'rolling'", 15)
+    host.wait_js("window.tombola.state.tick !== null", 15)
+    click(host, "[data-startstop]")
+    host.wait_js("window.tombola.state.revealCount > %d" % before, 20)
+    winner = host.js("return window.tombola.state.lastReveal.winners[0]")
+    assert winner in phones
+
+    winning = phones[winner]
+    winning.wait_js("!document.querySelector('[data-you-won]').hidden", 15)
+    assert winning.find_element(By.CSS_SELECTOR, "[data-you-won]").is_displayed()
+    for entry_id, other in phones.items():
+        if entry_id != winner:
+            other.wait_js("window.tombola.state.phase === 'revealed'", 15)
+            assert other.find_element(By.CSS_SELECTOR, "[data-you-won]").get_attribute("hidden") is not None
+    # The host, on a follower, sees that the winner's phone (on a follower) is connected.
+    host.wait_js("!document.querySelector('[data-winner-presence]').hidden", 15)
+    assert "not connected" not in host.find_element(By.CSS_SELECTOR, "[data-winner-presence]").text
+    for page in [host, screen] + list(phones.values()):
+        assert page.errors(allow=("favicon",)) == [], page.current_url

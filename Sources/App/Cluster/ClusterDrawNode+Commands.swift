@@ -138,7 +138,8 @@ extension ClusterDrawNode {
             let result = json["result"].flatMap { $0.isNull ? nil : $0 }
             entry.completion(.success(CommandReply(ack: ack, result: result)))
         } else {
-            entry.completion(.failure(CommandFailure(code: json["code"]?.stringValue ?? "cluster_unavailable")))
+            entry.completion(.failure(CommandFailure(code: json["code"]?.stringValue ?? "cluster_unavailable",
+                                                     detail: json["detail"].flatMap { $0.isNull ? nil : $0 })))
         }
     }
 
@@ -153,8 +154,13 @@ extension ClusterDrawNode {
             guard let page = json["page"]?.intValue else { return }
             let entropy = json["entropy"]?.stringValue.flatMap(Contribution.init(hex:))
             room.apply(.remoteEntropy("\(from)/\(page)", entropy))
+        case "checkin":
+            inboundCheckin(json, from: from, room: room)
+        case "device":
+            inboundDevice(json, from: from, room: room)
         case "command":
             guard let id = json["id"]?.intValue, let body = json["command"], let type = body["type"]?.stringValue else { return }
+            if type == "checkin" { return inboundCheckinCommand(json, from: from) }
             let replyChannel = Cluster.DrawKeys.replies(instance: from)
             let code = self.code
             let store = self.store
@@ -202,6 +208,7 @@ extension ClusterDrawNode {
     func remoteViewerSum() -> Int {
         let now = MonotonicClock.nanoseconds()
         remoteCounts = remoteCounts.filter { now &- $0.value.at < 3_500_000_000 }
+        room?.pruneRemoteDevices(live: Set(remoteCounts.keys))  // ClusterDrawNode+Checkin
         return remoteCounts.values.reduce(0) { $0 + $1.count }
     }
 }

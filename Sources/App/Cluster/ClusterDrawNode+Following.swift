@@ -74,6 +74,7 @@ extension ClusterDrawNode {
         if let lastTick { member.handle.send(text: lastTick) }
         if let lastViewers { member.handle.send(text: lastViewers) }
         if member.isHost { member.handle.send(text: Self.roleHost) }
+        if member.device != nil || member.isHost { sendOwnCheckin(to: id) }  // ClusterDrawNode+Checkin
     }
 
     /// One message from the owner's channel, in publication order.
@@ -99,6 +100,7 @@ extension ClusterDrawNode {
         case "F":
             if body.contains("\"type\":\"cleared\"") { lastTick = nil }
             group.broadcast(text: body, stream: .reliable)
+            if body.contains("\"type\":\"winners\"") { relayWinnerPresence() }  // ClusterDrawNode+Checkin
         case "S", "R":
             // The first snapshot the live channel brings: pages that got an older one (read while
             // a message could still be missed) get this one. One no newer than theirs covers the
@@ -113,7 +115,10 @@ extension ClusterDrawNode {
             if parts[0] == "R" || lagging {
                 for id in members.keys { sendSnapshot(to: id) }
             }
-            if parts[0] == "R" { resendEntropy() }
+            if parts[0] == "R" {
+                resendEntropy()
+                resendDevices()
+            }
         default:
             break
         }
@@ -125,6 +130,7 @@ extension ClusterDrawNode {
     func ownerChanged(to token: Int64) {
         highestToken = token
         resendEntropy()
+        resendDevices()
         for (id, entry) in forwarded where entry.token < token && entry.token > 0 {
             forwarded[id] = nil
             entry.timer.cancel()

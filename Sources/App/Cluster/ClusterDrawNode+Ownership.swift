@@ -74,7 +74,7 @@ extension ClusterDrawNode {
                 DrawLog.error("cluster: instance \(runtime.instanceID) took the lease (token \(lease.token)) but cannot read the log: \(error)", code: code)
                 stepDown("cannot read the round log", announce: false)
             case .success(let chain):
-                start(from: chain, lease: lease)
+                readCheckin(lease: lease) { [self] in start(from: chain, lease: lease) }
             }
         }
     }
@@ -153,6 +153,7 @@ extension ClusterDrawNode {
                             store: ClusterRecordStore(node: self), limiter: runtime.limiter,
                             settings: runtime.roomSettings, metrics: runtime.metrics, group: group)
         room.announcer = self
+        adoptCheckin(room)
         room.connect(pastDrawLinks())
         self.room = room
         setOwner(true)
@@ -161,7 +162,7 @@ extension ClusterDrawNode {
         unsubscribe()
         runtime.subscriber.subscribe(keys.commands) { [weak self] payload in self?.inbound(payload) }
         for (id, member) in members {
-            room.join(member.handle, remote: member.remote)
+            room.join(member.handle, remote: member.remote, device: member.device)
             if member.isHost { loop.execute { room.apply(.keyChecked(id, .accepted)) } }
             if let entropy = member.entropy {
                 let hello: JSONValue = .object(["type": .string("hello"), "entropy": .string(entropy.hex),
@@ -210,6 +211,7 @@ extension ClusterDrawNode {
 
     /// Appends `batch` with the lease's fencing token; nothing is announced before this returns.
     func append(_ batch: RecordBatch, completion: @escaping (Result<Void, any Error>) -> Void) {
+        if batch.checkin != nil { return appendCheckin(batch, completion: completion) }  // ClusterDrawNode+Checkin
         guard batch.config != nil || !batch.records.isEmpty else { return completion(.success(())) }  // an audit entry alone
         guard let lease, lease.isValid(margin: settings.safetyMargin) else {
             return completion(.failure(ClusterError.fenced("this instance does not hold the lease of draw \(code)")))

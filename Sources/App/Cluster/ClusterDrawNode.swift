@@ -43,6 +43,8 @@ final class ClusterDrawNode: DrawChannel, @unchecked Sendable {
         var isHost = false
         var client: String?
         var entropy: Contribution?
+        /// The hash of the page's check-in device cookie, if any.
+        var device: String? = nil
     }
 
     /// A snapshot as published: who published it, in what order, and after which log entry.
@@ -110,6 +112,13 @@ final class ClusterDrawNode: DrawChannel, @unchecked Sendable {
     /// snapshot it was checked against.
     var settingsCache: SettingsDocument?
     var snapshotSettingsHash: (token: Int64, seq: Int64, hash: String?)?
+    /// Check-in (ClusterDrawNode+Checkin): per-instance attempt limits, the store, and the book
+    /// read at a takeover until the room opens.
+    let checkinLimits = CheckinLimits()
+    lazy var checkinStore = CheckinStore(client: store.client)
+    var checkinBook: CheckinBook?
+    /// Follower: pages waiting for their own `state.checkin` from the owner (asked together).
+    var checkinPagesPending: [UInt64] = []
 
     struct PendingAnswer {
         let client: String
@@ -148,12 +157,13 @@ final class ClusterDrawNode: DrawChannel, @unchecked Sendable {
 
     func join(_ handle: WebSocketSessionHandle, remote: String, device: String?) {
         loop.execute { [self] in
-            members[handle.id] = Member(handle: handle, remote: remote)
+            members[handle.id] = Member(handle: handle, remote: remote, device: device)
             if let room {
-                room.join(handle, remote: remote)
+                room.join(handle, remote: remote, device: device)
             } else {
                 subscribeIfNeeded()
                 sendSnapshot(to: handle.id)
+                if let device { forwardDevice(device, of: handle.id) }
             }
         }
     }
@@ -161,6 +171,7 @@ final class ClusterDrawNode: DrawChannel, @unchecked Sendable {
     func leave(_ id: UInt64) {
         loop.execute { [self] in
             if room == nil, members[id]?.entropy != nil { forwardEntropy(nil, of: id) }
+            if room == nil, members[id]?.device != nil { forwardDevice(nil, of: id) }
             members[id] = nil
             room?.leave(id)
             if members.isEmpty && room == nil { unsubscribe() }
@@ -206,7 +217,9 @@ final class ClusterDrawNode: DrawChannel, @unchecked Sendable {
                     room.apply(.keyChecked(id, verdict))
                 } else {
                     switch verdict {
-                    case .accepted: member.handle.send(text: Self.roleHost)
+                    case .accepted:
+                        member.handle.send(text: Self.roleHost)
+                        sendOwnCheckin(to: id)  // a host's `checkin.names` (ClusterDrawNode+Checkin)
                     case .refused:
                         runtime.metrics.authFailures.increment()
                         member.handle.send(text: DrawRoomState.errorText("bad_key", seq: nil))
@@ -313,9 +326,10 @@ final class ClusterDrawNode: DrawChannel, @unchecked Sendable {
             break
         case .configure(let config):
             members["config"] = config.json
-        case .checkin:
-            // Check-in commands come only over REST, which refuses them in cluster mode.
-            break
+        case .checkin(let command):
+            // Read back by `inbound` (REST only; ClusterDrawNode+Checkin).
+            members["type"] = .string("checkin")
+            members["checkin"] = command.json
         case .replacePool(let pool):
             // Read back by `inbound` (not a WebSocket command: `PUT …/pool` only).
             members["type"] = .string("replacePool")

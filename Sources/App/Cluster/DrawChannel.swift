@@ -9,7 +9,7 @@ protocol DrawChannel: AnyObject, Sendable {
     /// This instance's pages of the draw.
     var group: BroadcastGroup { get }
     func isHostKey(_ key: String) -> Bool
-    /// `device`: the hash of the page's check-in cookie, if any (single-box only).
+    /// `device`: the hash of the page's check-in cookie, if any (so the room knows which entry is its own).
     func join(_ handle: WebSocketSessionHandle, remote: String, device: String?)
     func leave(_ id: UInt64)
     func received(_ text: String, from id: UInt64)

@@ -46,16 +46,8 @@ enum DrawAPI {
             responder.respond(APIError.response("unknown_draw"))
             return
         }
-        if let local = room as? DrawRoom {
-            if CheckinAPI.route(rest, method: method, request: request, room: local, responder: responder, service: service) { return }
-        } else if CheckinAPI.isCheckinPath(rest) {
-            // Every viewer page asks for its device's entry: none exists in cluster mode, an ordinary answer.
-            if rest.count == 2, rest[1] == "entry", method == "GET" || method == "HEAD" {
-                return responder.respond(APIError.json(.object(["entry": .null])))
-            }
-            // Check-in keeps its entrants in the room's SQLite: not built for cluster mode (docs/CLUSTER.md).
-            return responder.respond(APIError.response("not_in_cluster"))
-        }
+        if let checkin = room as? any CheckinChannel,
+           CheckinAPI.route(rest, method: method, request: request, room: checkin, responder: responder, service: service) { return }
         switch (rest.count, rest.dropFirst().first) {
         case (1, _):
             guard method == "GET" else { return responder.respond(APIError.methodNotAllowed(allow: ["GET", "HEAD"])) }
@@ -217,10 +209,13 @@ enum DrawAPI {
     private static func export(_ room: any DrawChannel, csv: Bool, withEntrants: Bool = false, responder: Responder) {
         let code = room.code
         guard !withEntrants else {
-            guard let room = room as? DrawRoom else { return responder.respond(APIError.response("not_in_cluster")) }
-            room.inspect(failing: responder, { state, _ -> JSONValue in
-                .object(["settings": state.checkin.settings.json, "entrants": .array(state.checkin.entries.map(\.json))])
-            }, completion: { checkin in
+            guard let room = room as? any CheckinChannel else { return responder.respond(APIError.response("not_found")) }
+            room.checkinRead(.export) { outcome in
+                let checkin: JSONValue
+                switch outcome {
+                case .success(let value): checkin = value
+                case .failure(let error): return responder.respond(CheckinAPI.failure(error))
+                }
                 room.export { result in
                     switch result {
                     case .success(let records):
@@ -232,7 +227,7 @@ enum DrawAPI {
                         responder.respond(APIError.response(DrawPersistence.errorCode(error)))
                     }
                 }
-            })
+            }
             return
         }
         room.export { result in

@@ -27,7 +27,6 @@ enum DrawErrorText {
         "storage_failed": "The draw could not be saved; nothing was announced. Try again.",
         "disk_full": "The server's disk is full; nothing was announced. Free some space and try again.",
         "cluster_unavailable": "The cluster store (Redis) is unavailable or the draw is changing hands; nothing was announced. Try again.",
-        "not_in_cluster": "Check-in is not available in cluster mode yet.",
         // Check-in (#14)
         "not_checkin": "This draw's pool is not checked-in entrants.",
         "entries_open": "Entries are still open; close them before starting a round.",

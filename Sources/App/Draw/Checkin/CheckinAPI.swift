@@ -7,14 +7,9 @@ import Server
 /// their entry with the device cookie; the host opens and closes entries, lists, removes and
 /// erases entrants with the host key. Everything reaches the room on its loop.
 enum CheckinAPI {
-    /// Routes under `/api/draws/<code>/`; false when `rest` is not a check-in path.
-    /// The paths `route` serves (so cluster mode can refuse them clearly).
-    static func isCheckinPath(_ rest: [String]) -> Bool {
-        guard rest.count >= 2 else { return false }
-        return ["join", "entry", "entries", "entrants", "entrants.csv"].contains(rest[1])
-    }
-
-    static func route(_ rest: [String], method: String, request: HTTPRequest, room: DrawRoom, responder: Responder,
+    /// Routes under `/api/draws/<code>/`; false when `rest` is not a check-in path. `room` is
+    /// the single-box room, or in cluster mode the draw's node (which asks the owner).
+    static func route(_ rest: [String], method: String, request: HTTPRequest, room: any CheckinChannel, responder: Responder,
                       service: DrawService) -> Bool {
         switch (rest.count, rest.dropFirst().first) {
         case (2, "join"):
@@ -22,10 +17,16 @@ enum CheckinAPI {
             join(request, room: room, responder: responder)
         case (2, "entry"):
             guard method == "GET" else { responder.respond(APIError.methodNotAllowed(allow: ["GET", "HEAD"])); return true }
-            entry(request, room: room, responder: responder)
+            // No entry is an ordinary answer (`"entry":null`), not an error: every viewer page asks.
+            guard let token = DeviceToken.token(in: request.head.headers) else {
+                responder.respond(APIError.json(.object(["entry": .null])))
+                return true
+            }
+            read(.entry(device: DeviceToken.hash(token)), room: room, responder: responder)
         case (3, "entries") where rest[2] == "pool":
             guard method == "GET" else { responder.respond(APIError.methodNotAllowed(allow: ["GET", "HEAD"])); return true }
-            pool(room: room, responder: responder)
+            // The public ids of the pool as locked now (what `poolHash` covers), for verifiers and pages.
+            read(.pool, room: room, responder: responder)
         case (3, "entries") where rest[2] == "open" || rest[2] == "close":
             guard method == "POST" else { responder.respond(APIError.methodNotAllowed(allow: ["POST"])); return true }
             hostOnly(request, room: room, responder: responder, service: service) {
@@ -41,12 +42,7 @@ enum CheckinAPI {
                 responder.respond(refusal)
                 return true
             }
-            room.inspect(failing: responder, { state, now in
-                let current = state.checkinFlow.presence.current(at: now)
-                return JSONValue.object(["code": .string(current.code), "changesAt": .int(current.changesAt),
-                                         "required": .bool(state.checkin.settings.presence),
-                                         "open": .bool(state.checkin.settings.open)])
-            }, completion: { responder.respond(APIError.json($0)) })
+            read(.presence, room: room, responder: responder)
         case (2, "entrants"), (2, "entrants.csv"):
             guard method == "GET" else { responder.respond(APIError.methodNotAllowed(allow: ["GET", "HEAD"])); return true }
             list(request, csv: rest[1] == "entrants.csv", room: room, responder: responder, service: service)
@@ -75,7 +71,16 @@ enum CheckinAPI {
         return response
     }
 
-    private static func hostOnly(_ request: HTTPRequest, room: DrawRoom, responder: Responder, service: DrawService,
+    private static func read(_ query: CheckinQuery, room: any CheckinChannel, responder: Responder) {
+        room.checkinRead(query) { outcome in
+            switch outcome {
+            case .success(let body): responder.respond(APIError.json(body))
+            case .failure(let error): responder.respond(failure(error))
+            }
+        }
+    }
+
+    private static func hostOnly(_ request: HTTPRequest, room: any CheckinChannel, responder: Responder, service: DrawService,
                                  command: () throws -> CheckinCommand) {
         if let refusal = DrawAPI.refusal(request, responder: responder, service: service, check: room.isHostKey) {
             return responder.respond(refusal)
@@ -84,7 +89,7 @@ enum CheckinAPI {
         do { parsed = try command() } catch let error as CommandFailure { return responder.respond(failure(error)) } catch {
             return responder.respond(APIError.response("bad_message"))
         }
-        room.perform(.checkin(parsed), seq: nil, client: nil) { outcome in
+        room.perform(.checkin(parsed), seq: nil, client: nil, awaitReveal: false) { outcome in
             switch outcome {
             case .success(let reply):
                 var members = reply.ack.objectValue ?? [:]
@@ -99,7 +104,7 @@ enum CheckinAPI {
 
     // MARK: Phones
 
-    private static func join(_ request: HTTPRequest, room: DrawRoom, responder: Responder) {
+    private static func join(_ request: HTTPRequest, room: any CheckinChannel, responder: Responder) {
         guard request.body.count <= CheckinForm.maxBodyBytes else { return responder.respond(APIError.response("too_large")) }
         let address = responder.remoteAddress
         let limits = room.checkinLimits
@@ -122,84 +127,46 @@ enum CheckinAPI {
             if existing == nil { response.headers.add(name: "Set-Cookie", value: DeviceToken.setCookie(token, secure: secure)) }
             return response
         }
-        // The form is checked against the room's settings, on its loop (they may change meanwhile).
-        room.inspect(failing: responder, { state, _ in CheckinForm.parse(json, settings: state.checkin.settings) }, completion: { parsed in
-            switch parsed {
-            case .failure(let refusal):
-                let detail: JSONValue? = refusal.field.map { .object(["field": .string($0)]) }
-                responder.respond(withCookie(failure(CommandFailure(code: refusal.code, detail: detail))))
-            case .success(let form):
-                room.checkin(CheckinJoin(form: form.form, device: device, code: form.code)) { outcome in
-                    switch outcome {
-                    case .success(let reply):
-                        let body: JSONValue = .object(["ok": .bool(true), "entry": reply.ack["entry"] ?? .null])
-                        responder.respond(withCookie(APIError.json(body, status: .created)))
-                    case .failure(let error):
-                        if error.code == "bad_code" {
-                            limits.codes.recordFailure(address)
-                            limits.deviceCodes.recordFailure(device)
-                        }
-                        responder.respond(withCookie(failure(error)))
-                    }
+        room.checkinJoin(json, device: device) { outcome in
+            switch outcome {
+            case .success(let reply):
+                let body: JSONValue = .object(["ok": .bool(true), "entry": reply.ack["entry"] ?? .null])
+                responder.respond(withCookie(APIError.json(body, status: .created)))
+            case .failure(let error):
+                if error.code == "bad_code" {
+                    limits.codes.recordFailure(address)
+                    limits.deviceCodes.recordFailure(device)
                 }
+                responder.respond(withCookie(failure(error)))
             }
-        })
-    }
-
-    private static func entry(_ request: HTTPRequest, room: DrawRoom, responder: Responder) {
-        // No entry is an ordinary answer (`"entry":null`), not an error: every viewer page asks.
-        guard let token = DeviceToken.token(in: request.head.headers) else {
-            return responder.respond(APIError.json(.object(["entry": .null])))
         }
-        let device = DeviceToken.hash(token)
-        room.inspect(failing: responder, { state, _ in state.checkin.entry(device: device)?.json }, completion: { entry in
-            responder.respond(APIError.json(.object(["entry": entry ?? .null])))
-        })
-    }
-
-    /// The public ids of the pool as locked now (what `poolHash` covers), for verifiers and pages.
-    private static func pool(room: DrawRoom, responder: Responder) {
-        room.inspect(failing: responder, { state, _ -> JSONValue in
-            guard case .checkin(let ids) = state.draw.config.pool else { return .null }
-            return .object(["count": .int(Int64(ids.count)), "entrants": .array(ids.map { .string($0) }),
-                            "entrantsHash": .string(EntrantList.hash(names: ids, tickets: nil, groups: nil))])
-        }, completion: { body in
-            guard body != .null else { return responder.respond(failure(CommandFailure(code: "not_checkin"))) }
-            responder.respond(APIError.json(body))
-        })
     }
 
     // MARK: Host list
 
-    private static func list(_ request: HTTPRequest, csv: Bool, room: DrawRoom, responder: Responder, service: DrawService) {
+    private static func list(_ request: HTTPRequest, csv: Bool, room: any CheckinChannel, responder: Responder, service: DrawService) {
         if let refusal = DrawAPI.refusal(request, responder: responder, service: service, check: room.isHostKey) {
             return responder.respond(refusal)
         }
         let query = request.head.query
         let search = String((QueryString.value(of: "q", in: query) ?? "").prefix(200))
         let offset = max(0, Int(QueryString.value(of: "offset", in: query) ?? "") ?? 0)
-        let limit = csv ? Int.max : min(200, max(1, Int(QueryString.value(of: "limit", in: query) ?? "") ?? 50))
-        let removed = csv || QueryString.value(of: "removed", in: query) == "1"
-        room.inspect(failing: responder, { state, _ -> (JSONValue, [CheckinEntry], [CheckinField]) in
-            let page = state.checkin.page(query: search, offset: csv ? 0 : offset, limit: limit, includeRemoved: removed)
-            let items: [JSONValue] = page.items.map { entry in
-                guard case .object(var members) = entry.json else { return entry.json }
-                members["connected"] = .bool(state.isConnected(entry: entry.id))
-                return .object(members)
+        let limit = min(200, max(1, Int(QueryString.value(of: "limit", in: query) ?? "") ?? 50))
+        let removed = QueryString.value(of: "removed", in: query) == "1"
+        let code = room.code
+        room.checkinRead(.list(search: search, offset: offset, limit: limit, removed: removed, csv: csv)) { outcome in
+            let body: JSONValue
+            switch outcome {
+            case .success(let value): body = value
+            case .failure(let error): return responder.respond(failure(error))
             }
-            let body: JSONValue = .object(["total": .int(Int64(page.total)), "offset": .int(Int64(offset)),
-                                           "limit": .int(Int64(csv ? page.total : limit)), "items": .array(items),
-                                           "count": .int(Int64(state.checkin.activeCount)),
-                                           "open": .bool(state.checkin.settings.open)])
-            return (body, csv ? page.items.reversed() : [], state.checkin.settings.fields)
-        }, completion: { body, entries, fields in
             guard csv else { return responder.respond(APIError.json(body)) }
             var response = HTTPResponse(status: .ok, headers: ["Content-Type": "text/csv; charset=utf-8"],
-                                        body: Array(CheckinCSV.text(entries, fields: fields).utf8))
-            response.headers.add(name: "Content-Disposition", value: "attachment; filename=\"tombola-\(room.code)-entrants.csv\"")
+                                        body: Array((body["csv"]?.stringValue ?? "").utf8))
+            response.headers.add(name: "Content-Disposition", value: "attachment; filename=\"tombola-\(code)-entrants.csv\"")
             response.headers.add(name: "Cache-Control", value: "no-store")
             responder.respond(response)
-        })
+        }
     }
 }
 

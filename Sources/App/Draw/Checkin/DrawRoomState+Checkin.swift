@@ -46,7 +46,10 @@ struct CheckinFlow {
     var announced: (count: Int, open: Bool)? = nil
     var memberDevice: [UInt64: String] = [:]
     var deviceMembers: [String: Int] = [:]
-    let presence = PresenceCodes()
+    /// Cluster owner: pages on other instances ("instance/page") → their device (counted in `deviceMembers`).
+    var remoteDevices: [String: String] = [:]
+    /// Single-box: a secret made at start-up; cluster mode: derived from the cluster key (ClusterDrawNode+Checkin).
+    var presence = PresenceCodes()
     /// Joins one transaction stores at most.
     static let batchLimit = 512
 }
@@ -276,7 +279,26 @@ extension DrawRoomState {
         checkinFlow.deviceMembers[device] = left > 0 ? left : nil
     }
 
-    /// Whether the phone that made entry `id` has a page open in the room.
+    /// Cluster owner: a page on another instance belongs to `device` (nil: it left).
+    mutating func remoteDevice(_ page: String, device: String?) {
+        if let old = checkinFlow.remoteDevices.removeValue(forKey: page) {
+            let left = (checkinFlow.deviceMembers[old] ?? 1) - 1
+            checkinFlow.deviceMembers[old] = left > 0 ? left : nil
+        }
+        guard let device else { return }
+        checkinFlow.remoteDevices[page] = device
+        checkinFlow.deviceMembers[device, default: 0] += 1
+    }
+
+    /// Cluster owner: forgets the pages of instances not in `live` (gone quiet: dead or cut off;
+    /// their pages reconnect elsewhere and are reported again from there).
+    mutating func pruneRemoteDevices(live: Set<String>) {
+        for page in checkinFlow.remoteDevices.keys where !live.contains(String(page.prefix { $0 != "/" })) {
+            remoteDevice(page, device: nil)
+        }
+    }
+
+    /// Whether the phone that made entry `id` has a page open in the room (cluster: on any instance).
     func isConnected(entry id: String) -> Bool {
         guard let device = checkin.entry(id: id)?.device else { return false }
         return checkinFlow.deviceMembers[device] != nil
@@ -322,12 +344,19 @@ extension DrawRoomState {
         }
         actions.append(.broadcast(JSONValue.object(["type": .string("winners"), "round": .int(Int64(round.round)),
                                                     "names": .object(names)]).canonicalString, stream: .reliable))
-        let presence: JSONValue = .object(["type": .string("winnerPresence"), "round": .int(Int64(round.round)),
-                                           "winners": .array(ids.map { id in
-                                               .object(["id": .string(id), "name": checkin.entry(id: id)?.name.map { .string($0) } ?? .null,
-                                                        "connected": .bool(isConnected(entry: id))])
-                                           })])
+        guard let presence = winnerPresenceMessage else { return }
         let text = presence.canonicalString
         for (member, info) in members where info.isHost { actions.append(.send(text, to: member)) }
+    }
+
+    /// For hosts: the latest result's winners, their names and whether each one's phone is connected.
+    var winnerPresenceMessage: JSONValue? {
+        guard isCheckinPool, case .round(let round)? = draw.lastResult?.body else { return nil }
+        let ids = round.winners.compactMap { if case .name(let id) = $0 { id } else { nil } }
+        return .object(["type": .string("winnerPresence"), "round": .int(Int64(round.round)),
+                        "winners": .array(ids.map { id in
+                            .object(["id": .string(id), "name": checkin.entry(id: id)?.name.map { .string($0) } ?? .null,
+                                     "connected": .bool(isConnected(entry: id))])
+                        })])
     }
 }

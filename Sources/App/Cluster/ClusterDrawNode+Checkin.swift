@@ -1,0 +1,331 @@
+import Cluster
+import Crypto
+import DrawEngine
+import JSON
+import Posix
+import Server
+import Storage
+
+/// Check-in (issue 14) in cluster mode (docs/CLUSTER.md, *Check-in*): the owner's room keeps
+/// the book, as single-box; its writes go to Redis (`CheckinStore`, fenced, with the settings
+/// they change); a new owner loads the book before it opens the room; followers forward joins,
+/// reads and host commands to the owner and relay its answers; followers report which devices
+/// their pages belong to, so "is the winner's phone here" covers every instance.
+extension ClusterDrawNode: CheckinChannel {
+    // MARK: Routes (any thread)
+
+    func checkinJoin(_ body: JSONValue, device: String, completion: @escaping @Sendable (Result<CommandReply, CommandFailure>) -> Void) {
+        loop.execute { [self] in
+            let request: JSONValue = .object(["op": .string("join"), "body": body, "device": .string(device)])
+            askOwner(request, local: { $0.checkinJoin(body, device: device, completion: completion) }, completion: completion)
+        }
+    }
+
+    func checkinRead(_ query: CheckinQuery, completion: @escaping @Sendable (Result<JSONValue, CommandFailure>) -> Void) {
+        loop.execute { [self] in
+            askOwner(query.json, local: { $0.checkinRead(query, completion: completion) }, completion: { completion($0.map(\.ack)) })
+        }
+    }
+
+    /// Runs `local` on the owner's room here, or sends `request` to the owner and hands its answer
+    /// back (`cluster_unavailable` when nobody answers: no owner now, a new owner took over, or
+    /// after `forwardTimeout`). Loop only.
+    func askOwner(_ request: JSONValue, local: @escaping (DrawRoom) -> Void,
+                  completion: @escaping @Sendable (Result<CommandReply, CommandFailure>) -> Void) {
+        if let room { return local(room) }
+        guard store.client.state == .ready else { return completion(.failure(CommandFailure(code: "cluster_unavailable"))) }
+        if lease != nil {
+            // Taking over: the room opens once the log and the book are read.
+            waitingForRoom.append { [self] in askOwner(request, local: local, completion: completion) }
+            return
+        }
+        nextForward += 1
+        let id = nextForward
+        let timer = loop.scheduleTimer(after: settings.forwardTimeout) { [self] in
+            forwarded.removeValue(forKey: id)?.completion(.failure(CommandFailure(code: "cluster_unavailable")))
+        }
+        forwarded[id] = Forwarded(completion: completion, timer: timer, token: highestToken)
+        let message: JSONValue = .object(["kind": .string("checkin"), "from": .string(runtime.instanceID), "id": .int(Int64(id)),
+                                          "request": request])
+        store.client.send([Array("PUBLISH".utf8), Array(keys.commands.utf8), Array(message.canonicalString.utf8)]) { [self] result in
+            if case .success(let reply) = result, reply.integer != 0 { return }
+            guard let entry = forwarded.removeValue(forKey: id) else { return }
+            entry.timer.cancel()
+            entry.completion(.failure(CommandFailure(code: "cluster_unavailable")))
+        }
+    }
+
+    // MARK: The owner's side of the command channel
+
+    /// A join or a read forwarded by another instance: answered from the room as a local one is.
+    func inboundCheckin(_ json: JSONValue, from: String, room: DrawRoom) {
+        guard let id = json["id"]?.intValue, let request = json["request"] else { return }
+        let answer = replier(to: from, id: id)
+        let loop = self.loop
+        let relay: @Sendable (Result<CommandReply, CommandFailure>) -> Void = { outcome in loop.execute { answer(outcome) } }
+        if request["op"]?.stringValue == "join" {
+            guard let body = request["body"], let device = request["device"]?.stringValue, Self.isDeviceHash(device) else {
+                return answer(.failure(CommandFailure(code: "bad_message")))
+            }
+            return room.checkinJoin(body, device: device, completion: relay)
+        }
+        guard let query = CheckinQuery(json: request) else { return answer(.failure(CommandFailure(code: "bad_message"))) }
+        room.checkinRead(query) { outcome in relay(outcome.map { CommandReply(ack: $0) }) }
+    }
+
+    /// A host's check-in command forwarded by another instance (`encode` wrote it).
+    func inboundCheckinCommand(_ json: JSONValue, from: String) {
+        guard let id = json["id"]?.intValue else { return }
+        let answer = replier(to: from, id: id)
+        guard let command = json["command"]?["checkin"].flatMap(CheckinCommand.init(json:)) else {
+            return answer(.failure(CommandFailure(code: "bad_message")))
+        }
+        let loop = self.loop
+        performOnOwner(.checkin(command), seq: json["seq"]?.intValue, client: json["client"]?.stringValue, awaitReveal: false) { outcome in
+            loop.execute { answer(outcome) }
+        }
+    }
+
+    /// Publishes an answer on the forwarding instance's reply channel (read by `replied`).
+    private func replier(to instance: String, id: Int64) -> @Sendable (Result<CommandReply, CommandFailure>) -> Void {
+        let channel = Cluster.DrawKeys.replies(instance: instance)
+        let code = self.code
+        let store = self.store
+        return { outcome in
+            var members: [String: JSONValue] = ["draw": .string(code), "id": .int(id)]
+            switch outcome {
+            case .success(let reply):
+                members["ok"] = .bool(true)
+                members["ack"] = reply.ack
+                members["result"] = reply.result ?? .null
+            case .failure(let failure):
+                members["ok"] = .bool(false)
+                members["code"] = .string(failure.code)
+                members["detail"] = failure.detail ?? .null
+            }
+            store.client.send([Array("PUBLISH".utf8), Array(channel.utf8), Array(JSONValue.object(members).canonicalString.utf8)]) { _ in }
+        }
+    }
+
+    static func isDeviceHash(_ text: String) -> Bool {
+        text.utf8.count == 64 && text.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
+    }
+
+    /// After a reveal (the owner's `winners` frame), this instance's hosts get the winners'
+    /// presence from the owner, as the owner's own hosts do.
+    func relayWinnerPresence() {
+        let hosts = members.values.filter(\.isHost).map(\.handle)
+        guard !hosts.isEmpty else { return }
+        checkinRead(.winnerPresence) { outcome in
+            guard case .success(let message) = outcome, !message.isNull else { return }
+            let text = message.canonicalString
+            for handle in hosts { handle.send(text: text) }
+        }
+    }
+
+    /// A page here with a device cookie, or a host's, gets after the public snapshot the same
+    /// `state` with its own `checkin` part from the owner (`me`: its entry and the rounds it
+    /// wins; a host's `names`), as the owner's pages get it. Pages are asked for together (one
+    /// forwarded read per 20 ms and per 1,000 pages, e.g. after a new owner's `R`), and the
+    /// snapshot is serialised once per answer, each page's part spliced in.
+    func sendOwnCheckin(to id: UInt64) {
+        guard members[id] != nil, snapshot?.text.contains("\"checkin\":{") == true else { return }
+        checkinPagesPending.append(id)
+        guard checkinPagesPending.count == 1 else { return }
+        _ = loop.scheduleTimer(after: .milliseconds(20)) { [self] in
+            let pending = checkinPagesPending
+            checkinPagesPending = []
+            guard room == nil else { return }
+            var seen = Set<UInt64>()
+            let ids = pending.filter { members[$0] != nil && seen.insert($0).inserted }
+            for start in stride(from: 0, to: ids.count, by: CheckinQuery.maxPages) {
+                askOwnCheckin(Array(ids[start..<min(ids.count, start + CheckinQuery.maxPages)]))
+            }
+        }
+    }
+
+    private func askOwnCheckin(_ ids: [UInt64]) {
+        let asks = ids.map { CheckinQuery.PageAsk(device: members[$0]?.device, host: members[$0]?.isHost == true) }
+        checkinRead(.pages(asks)) { [self] outcome in
+            guard case .success(let parts) = outcome, let parts = parts.arrayValue, parts.count == ids.count else { return }
+            loop.execute { [self] in
+                guard room == nil, let text = snapshot?.text, case .object(var state)? = try? JSONValue.parse(text),
+                      state["checkin"]?.objectValue != nil else { return }
+                let marker = "\u{1}own-checkin\u{1}"
+                state["checkin"] = .string(marker)
+                let template = JSONValue.object(state).canonicalString
+                guard let range = template.range(of: JSONValue.string(marker).canonicalString) else { return }
+                let (prefix, suffix) = (template[..<range.lowerBound], template[range.upperBound...])
+                for (id, part) in zip(ids, parts) where part.objectValue != nil {
+                    guard let member = members[id] else { continue }
+                    member.handle.send(text: prefix + part.canonicalString + suffix)
+                    if member.isHost { member.handle.send(text: Self.roleHost) }  // the snapshot says viewer
+                }
+            }
+        }
+    }
+
+    // MARK: Devices of pages on other instances
+
+    /// Tells the owner that page `id` here belongs to `device` (nil: it left), so its room counts
+    /// that phone as connected (the host's list and the winner's presence).
+    func forwardDevice(_ device: String?, of id: UInt64) {
+        let message: JSONValue = .object(["kind": .string("device"), "from": .string(runtime.instanceID), "page": .int(Int64(id)),
+                                          "device": device.map { .string($0) } ?? .null])
+        store.client.send([Array("PUBLISH".utf8), Array(keys.commands.utf8), Array(message.canonicalString.utf8)]) { _ in }
+    }
+
+    /// A new owner learns this instance's pages' devices afresh (keyed by instance and page).
+    func resendDevices() {
+        for (id, member) in members { if let device = member.device { forwardDevice(device, of: id) } }
+    }
+
+    func inboundDevice(_ json: JSONValue, from: String, room: DrawRoom) {
+        guard let page = json["page"]?.intValue else { return }
+        let device = json["device"]?.stringValue
+        if let device, !Self.isDeviceHash(device) { return }
+        // A report is a sign of life: the instance stays in `remoteCounts` (its count report follows
+        // within a second), so `remoteViewerSum` does not prune the page just reported.
+        if remoteCounts[from] == nil { remoteCounts[from] = (0, MonotonicClock.nanoseconds()) }
+        room.linkRemoteDevice("\(from)/\(page)", device: device)
+    }
+
+    // MARK: Storage (owner)
+
+    /// Stores a check-in batch: its rows, the check-in settings and (closing entries) the draw's
+    /// new settings in one fenced script (`CheckinStore`). If the outcome is unknown (timeout,
+    /// lost connection) the write may have landed: this instance gives the draw up, so that the
+    /// next owner (maybe this one again) loads the book from Redis and memory never disagrees
+    /// with it (a phone that retries then gets `already_joined` with its entry).
+    func appendCheckin(_ batch: RecordBatch, completion: @escaping (Result<Void, any Error>) -> Void) {
+        guard let write = batch.checkin else { return completion(.success(())) }
+        guard let lease, lease.isValid(margin: settings.safetyMargin) else {
+            return completion(.failure(ClusterError.fenced("this instance does not hold the lease of draw \(code)")))
+        }
+        guard batch.records.isEmpty, let room else {
+            return completion(.failure(ClusterError.unexpectedReply("a check-in write of draw \(code) without its room or with records")))
+        }
+        var stored = CheckinStore.Write(config: batch.config)
+        switch write {
+        case .settings(let text):
+            stored.settings = text
+        case .join(let inserts):
+            stored.rows = inserts.map { ($0.row.publicID, Self.storedRow(Self.entry(from: $0.row))) }
+        case .remove(let id, let reason, let text):
+            stored.settings = text
+            guard var entry = room.state.checkin.entry(id: id) else {
+                return completion(.failure(ClusterError.unexpectedReply("entrant \(id) of draw \(code) is not in the book")))
+            }
+            entry.removedReason = reason
+            stored.rows = [(id, Self.storedRow(entry))]
+        case .erase(let text):
+            stored.settings = text
+            var book = room.state.checkin
+            book.erase()
+            stored.rows = book.entries.map { ($0.id, Self.storedRow($0)) }
+            stored.replaceAll = true
+        }
+        let erasing = stored.replaceAll
+        checkinStore.write(stored, lease: lease) { [self] result in
+            switch result {
+            case .success:
+                // The rows erased are still in the AOF's history until Redis rewrites it: ask it to.
+                if erasing { store.client.send(["BGREWRITEAOF"]) { _ in } }
+                completion(.success(()))
+            case .failure(let error):
+                if case .fenced = error {
+                    stepDown("the check-in write refused its token (\(error))")
+                } else if case .unavailable = error, self.lease?.token == lease.token {
+                    stepDown("a check-in write's outcome is unknown (\(error)); the next owner reloads the book")
+                    store.releaseLease(lease) { _ in }
+                }
+                completion(.failure(error))
+            }
+        }
+    }
+
+    /// Reads the book from Redis before the room opens (takeover), then `then`.
+    func readCheckin(lease: OwnerLease, then: @escaping () -> Void) {
+        checkinStore.read(draw: code) { [self] result in
+            guard self.lease?.token == lease.token, !stopped else { return }
+            switch result {
+            case .failure(let error):
+                DrawLog.error("cluster: instance \(runtime.instanceID) took the lease (token \(lease.token)) but cannot read the check-in entrants: \(error)", code: code)
+                stepDown("cannot read the check-in entrants", announce: false)
+            case .success(let read):
+                let entries = read.rows.compactMap(Self.entry(stored:))
+                guard entries.count == read.rows.count else {
+                    DrawLog.error("cluster ALARM: an entrant row of draw \(code) cannot be read back; this instance will not act as its owner", code: code)
+                    halted = true
+                    stepDown("unreadable entrants", announce: false)
+                    store.releaseLease(lease) { _ in }
+                    return
+                }
+                let settings = read.settings.flatMap(CheckinSettings.init(stored:)) ?? CheckinSettings()
+                checkinBook = CheckinBook(settings: settings, entries: entries.sorted { $0.seq < $1.seq })
+                then()
+            }
+        }
+    }
+
+    /// Gives a newly opened room the book read from Redis and the cluster's presence codes.
+    func adoptCheckin(_ room: DrawRoom) {
+        if let book = checkinBook { room.state.checkin = book }
+        checkinBook = nil
+        room.state.checkinFlow.presence = Self.presenceCodes(key: settings.key, code: code)
+    }
+
+    /// The presence codes of draw `code` in the cluster: their secret is HMAC-SHA-256 under the
+    /// cluster key of a label and the code, so every instance (and every owner after a
+    /// failover) shows and accepts the same codes. Neither the secret nor a code is logged.
+    static func presenceCodes(key: [UInt8], code: String) -> PresenceCodes {
+        PresenceCodes(secret: HMACSHA256.authenticationCode(key: key, message: Array("tombola-presence-secret-v1\u{0}\(code)".utf8)))
+    }
+
+    // MARK: Rows
+
+    static func entry(from row: EntrantRow) -> CheckinEntry {
+        var fields = [String: String]()
+        if let text = row.fieldsJSON, case .object(let members)? = try? JSONValue.parse(text) {
+            for (key, value) in members { if let string = value.stringValue { fields[key] = string } }
+        }
+        return CheckinEntry(id: row.publicID, seq: row.seq, name: row.name, fields: fields, device: row.deviceHash,
+                            joinedAt: Int64((row.joinedAt * 1000).rounded()), removedReason: row.removedReason)
+    }
+
+    /// An entry as `{d:CODE}:entrants` holds it (canonical JSON, the device hash included).
+    static func storedRow(_ entry: CheckinEntry) -> String {
+        JSONValue.object([
+            "id": .string(entry.id), "seq": .int(Int64(entry.seq)), "name": entry.name.map { .string($0) } ?? .null,
+            "fields": .object(entry.fields.mapValues { .string($0) }), "device": entry.device.map { .string($0) } ?? .null,
+            "joinedAt": .int(entry.joinedAt), "removed": entry.removedReason.map { .string($0) } ?? .null,
+        ]).canonicalString
+    }
+
+    static func entry(stored text: String) -> CheckinEntry? {
+        guard let json = try? JSONValue.parse(text), let id = json["id"]?.stringValue, let seq = json["seq"]?.intValue,
+              let joinedAt = json["joinedAt"]?.intValue, case .object(let members)? = json["fields"] else { return nil }
+        var fields = [String: String]()
+        for (key, value) in members {
+            guard let string = value.stringValue else { return nil }
+            fields[key] = string
+        }
+        return CheckinEntry(id: id, seq: Int(seq), name: json["name"]?.stringValue, fields: fields, device: json["device"]?.stringValue,
+                            joinedAt: joinedAt, removedReason: json["removed"]?.stringValue)
+    }
+}
+
+extension DrawRoom {
+    /// A page on another instance belongs to `device` (nil: it left). Cluster owner only.
+    func linkRemoteDevice(_ page: String, device: String?) {
+        whenReady { [self] in state.remoteDevice(page, device: device) }
+    }
+
+    /// Forgets the devices of pages on instances not in `live`. Cluster owner only.
+    func pruneRemoteDevices(live: Set<String>) {
+        whenReady { [self] in
+            guard !state.checkinFlow.remoteDevices.isEmpty else { return }
+            state.pruneRemoteDevices(live: live)
+        }
+    }
+}

@@ -1,0 +1,56 @@
+import Testing
+@testable import App
+import JSON
+
+/// The pieces of check-in in cluster mode that need no Redis (the rest runs against real
+/// instances in Tests/peers/test_cluster_checkin.py): rows as stored, forwarded check-in
+/// commands and queries, and the presence codes every instance derives.
+@Suite struct ClusterCheckinTests {
+    @Test func storedRowsReadBackAsTheSameEntry() throws {
+        let entries = [
+            CheckinEntry(id: "ABCD2345", seq: 1, name: "Zoë \"x\"", fields: ["ticket": "T-1", "dept": "ops"], device: String(repeating: "a", count: 64),
+                         joinedAt: 1_733_000_000_123),
+            CheckinEntry(id: "EFGH6789", seq: 7, name: nil, fields: [:], device: nil, joinedAt: 5, removedReason: "erased"),
+        ]
+        for entry in entries {
+            #expect(ClusterDrawNode.entry(stored: ClusterDrawNode.storedRow(entry)) == entry)
+        }
+        #expect(ClusterDrawNode.entry(stored: #"{"id":"A","seq":1,"joinedAt":1,"fields":{"k":3}}"#) == nil)
+        #expect(ClusterDrawNode.entry(stored: "not json") == nil)
+    }
+
+    @Test func forwardedCheckinCommandsAndQueriesReadBackTheSame() throws {
+        var settings = CheckinSettings()
+        settings.presence = true
+        settings.fields = [CheckinField(key: "ticket", label: "Ticket", required: true, unique: true, maxLength: 20)]
+        let commands: [CheckinCommand] = [.open(nil), .open(settings), .close, .remove(id: "ABCD2345", reason: "left"), .erase]
+        for command in commands {
+            let json = ClusterDrawNode.encode(.checkin(command))
+            #expect(json["type"]?.stringValue == "checkin")
+            let back = try #require(CheckinCommand(json: JSONValue.parse(json.canonicalString)["checkin"] ?? .null))
+            #expect(back.json == command.json)
+        }
+        #expect(CheckinCommand(json: .object(["op": .string("open"), "settings": .string("x")])) == nil)
+        let queries: [CheckinQuery] = [.entry(device: "ab"), .pool, .presence, .export, .winnerPresence,
+                                       .pages([.init(device: "ab", host: false), .init(device: nil, host: true)]),
+                                       .list(search: "zoë", offset: 50, limit: 20, removed: true, csv: false)]
+        for query in queries { #expect(CheckinQuery(json: try JSONValue.parse(query.json.canonicalString)) == query) }
+        #expect(CheckinQuery(json: .object(["op": .string("list"), "q": .string(""), "offset": .int(-1), "limit": .int(5),
+                                            "removed": .bool(false), "csv": .bool(false)])) == nil)
+    }
+
+    @Test func everyInstanceDerivesTheSamePresenceCodesPerDrawAndKey() {
+        let key = Array(repeating: UInt8(7), count: 32)
+        let now: Int64 = 1_733_000_000_000
+        let a = ClusterDrawNode.presenceCodes(key: key, code: "GALA")
+        let b = ClusterDrawNode.presenceCodes(key: key, code: "GALA")
+        #expect(a.current(at: now).code == b.current(at: now).code)
+        #expect(b.accepts(a.current(at: now).code, at: now + 5_000))
+        // Another draw or another key: other codes (over several windows, so a 1-in-10,000 clash cannot pass).
+        let windows = (0..<8).map { now + Int64($0) * PresenceCodes.windowMilliseconds }
+        let other = ClusterDrawNode.presenceCodes(key: key, code: "GALB")
+        let otherKey = ClusterDrawNode.presenceCodes(key: Array(repeating: UInt8(8), count: 32), code: "GALA")
+        #expect(windows.map { a.current(at: $0).code } != windows.map { other.current(at: $0).code })
+        #expect(windows.map { a.current(at: $0).code } != windows.map { otherKey.current(at: $0).code })
+    }
+}
