@@ -11,6 +11,7 @@ import urllib.request
 from websockets.sync.client import connect as ws_connect
 
 from test_cluster import CODE, HOST_KEY, Page, cluster, export_rounds, verify_export, wait_new_owner  # noqa: F401 (fixture)
+from test_cluster_extras import audit_entries
 from test_fairness_script import script  # noqa: F401 (fixture)
 
 
@@ -183,6 +184,18 @@ def test_checkin_on_every_instance_with_the_host_on_a_follower(cluster, script, 
     assert sorted(r["id"] for r in rows) == sorted(e["id"] for e in joined.values())
     assert all(r["name"] is None and r["fields"] == {} and r["device"] is None for r in rows), rows
     assert "Ann" not in cluster.redis.cli("HVALS", "{d:%s}:entrants" % CODE)
+    # The check-in commands are in the draw's audit stream, as every command's (the removal
+    # with its reason), after the rows they wrote.
+    wanted = ["entries_open", "entrant_remove", "entries_close", "entrants_erase"]
+    deadline = time.time() + 10
+    while True:
+        actions = [json.loads(e["json"]) for e in audit_entries(cluster.redis)]
+        checkin = [a for a in actions if a["action"] in wanted]
+        if [a["action"] for a in checkin] == wanted or time.time() > deadline:
+            break
+        time.sleep(0.05)
+    assert [a["action"] for a in checkin] == wanted, actions
+    assert checkin[1]["detail"] == {"id": joined["Bo"]["id"], "reason": "left early"}
 
 
 def test_owner_killed_after_joins_keeps_every_acknowledged_entrant(cluster):
