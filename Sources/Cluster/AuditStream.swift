@@ -35,16 +35,7 @@ enum AuditScripts {
     /// KEYS: lease, fence, audit. ARGV: lease value, token ("" for a system write outside the
     /// owner: no fence check), index, prev, hash, json. → the entry's stream offset; errors
     /// `FENCED …` or `CHAIN <lastIndex> <lastHash>` (nothing written).
-    static let append = """
-        if ARGV[2] ~= '' then
-          local fence = redis.call('GET', KEYS[2])
-          if fence ~= ARGV[2] then
-            return redis.error_reply('FENCED token ' .. ARGV[2] .. ' is not current (fence ' .. tostring(fence) .. ')')
-          end
-          if redis.call('GET', KEYS[1]) ~= ARGV[1] then
-            return redis.error_reply('FENCED the lease of token ' .. ARGV[2] .. ' has expired')
-          end
-        end
+    static let append = "if ARGV[2] ~= '' then\n" + ClusterScripts.fenceCheck + "end\n" + """
         local lastIndex, lastHash = -1, string.rep('0', 64)
         local last = redis.call('XREVRANGE', KEYS[3], '+', '-', 'COUNT', 1)
         if #last == 1 then

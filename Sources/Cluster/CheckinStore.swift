@@ -41,14 +41,7 @@ public final class CheckinStore: @unchecked Sendable {
     /// settings ('' none), 'replace' or 'add', row count n, then n × (id, row).
     /// FENCED (as the append scripts: the token is not the fence's value, or the lease is not
     /// held with it) before anything is written; then everything, atomically. → 1.
-    static let writeSource = """
-        local fence = redis.call('GET', KEYS[2])
-        if fence ~= ARGV[2] then
-          return redis.error_reply('FENCED token ' .. ARGV[2] .. ' is not current (fence ' .. tostring(fence) .. ')')
-        end
-        if redis.call('GET', KEYS[1]) ~= ARGV[1] then
-          return redis.error_reply('FENCED the lease of token ' .. ARGV[2] .. ' has expired')
-        end
+    static let writeSource = ClusterScripts.fenceCheck + """
         if ARGV[3] ~= '' then redis.call('HSET', KEYS[3], 'config', ARGV[3]) end
         if ARGV[4] ~= '' then redis.call('HSET', KEYS[3], 'checkin', ARGV[4]) end
         if ARGV[5] == 'replace' then redis.call('DEL', KEYS[4]) end

@@ -27,11 +27,10 @@ enum ClusterScripts {
         return 0
         """
 
-    /// The first checks of `append` and `appendBatch` (KEYS[1] lease, KEYS[2] fence, KEYS[4]
-    /// idempotency keys; ARGV[1] lease value, ARGV[2] token, ARGV[3] idempotency key): FENCED
-    /// unless the token is the fence's value and the lease is held with it; DUPLICATE (naming the
-    /// first attempt's offset) when the idempotency key was appended before.
-    static let fenceAndDuplicateChecks = """
+    /// The fencing check every owner's write starts with (KEYS[1] lease, KEYS[2] fence; ARGV[1]
+    /// lease value, ARGV[2] token): FENCED, before anything is written, unless the token is the
+    /// fence's value and the lease is held with it. (Also the check-in and audit scripts'.)
+    static let fenceCheck = """
         local fence = redis.call('GET', KEYS[2])
         if fence ~= ARGV[2] then
           return redis.error_reply('FENCED token ' .. ARGV[2] .. ' is not current (fence ' .. tostring(fence) .. ')')
@@ -39,6 +38,13 @@ enum ClusterScripts {
         if redis.call('GET', KEYS[1]) ~= ARGV[1] then
           return redis.error_reply('FENCED the lease of token ' .. ARGV[2] .. ' has expired')
         end
+
+        """
+
+    /// The first checks of `append` and `appendBatch` (`fenceCheck`; KEYS[4] idempotency keys,
+    /// ARGV[3] idempotency key): DUPLICATE (naming the first attempt's offset) when the
+    /// idempotency key was appended before.
+    static let fenceAndDuplicateChecks = fenceCheck + """
         local seen = redis.call('HGET', KEYS[4], ARGV[3])
         if seen then return redis.error_reply('DUPLICATE ' .. seen) end
 

@@ -3,7 +3,6 @@
 the count and the QR code, the host closes entries and draws, and the winner's phone says so."""
 
 import json
-import time
 import urllib.request
 
 from selenium.webdriver.common.by import By
@@ -24,6 +23,22 @@ def open_room(b, url):
     b.get(url)
     b.wait_js("window.tombola && window.tombola.state.snapshotReceived && window.tombola.state.connection === 'online'", 20)
     return b
+
+
+def draw_one_and_see_the_win(host, phones):
+    """The host runs a round (it rolls until the first tick, as a host's would); the winner is one
+    of `phones` (entry id → phone page), and that phone shows "You won!". → the winner's id."""
+    before = host.js("return window.tombola.state.revealCount")
+    click(host, "[data-startstop]")
+    host.wait_js("window.tombola.state.phase === 'rolling'", 15)
+    host.wait_js("window.tombola.state.tick !== null", 15)
+    click(host, "[data-startstop]")
+    host.wait_js("window.tombola.state.revealCount > %d" % before, 20)
+    winner = host.js("return window.tombola.state.lastReveal.winners[0]")
+    assert winner in phones
+    phones[winner].wait_js("!document.querySelector('[data-you-won]').hidden", 15)
+    assert phones[winner].find_element(By.CSS_SELECTOR, "[data-you-won]").is_displayed()
+    return winner
 
 
 def click(b, selector):
@@ -91,18 +106,8 @@ def test_twenty_phones_join_the_host_draws_and_the_winners_phone_shows_the_win(s
     host.wait_js("window.tombola.state.checkin.open === false && window.tombola.state.remaining === %d" % PHONES, 15)
     for phone in list(phones.values())[:3]:
         phone.wait_js("!document.querySelector('[data-join-closed]').hidden || !document.querySelector('[data-join-done]').hidden")
-    before = host.js("return window.tombola.state.revealCount")
-    click(host, "[data-startstop]")
-    host.wait_js("window.tombola.state.phase === 'rolling'", 15)
-    time.sleep(0.6)  # the round rolls for a moment before Stop, as a host's would
-    click(host, "[data-startstop]")
-    host.wait_js("window.tombola.state.revealCount > %d" % before, 20)
-    winner = host.js("return window.tombola.state.lastReveal.winners[0]")
-    assert winner in phones
-
+    winner = draw_one_and_see_the_win(host, phones)
     winning = phones[winner]
-    winning.wait_js("!document.querySelector('[data-you-won]').hidden", 15)
-    assert winning.find_element(By.CSS_SELECTOR, "[data-you-won]").is_displayed()
     others = [p for i, p in phones.items() if i != winner]
     for other in others[:5]:
         other.wait_js("window.tombola.state.phase === 'revealed'", 15)

@@ -23,7 +23,7 @@ from selenium.webdriver.common.by import By
 
 from conftest import ADMIN_KEY, DRAW_CODE, HOST_KEY, ROOT, server_command
 from test_draw import TICK_RECORDER, assert_same_ticks, open_page, press_startstop, winners_text
-from test_checkin import click, host_opens_entries, open_room, phone_joins
+from test_checkin import click, draw_one_and_see_the_win, host_opens_entries, open_room, phone_joins
 
 PEERS = os.path.join(ROOT, "Tests", "peers")
 
@@ -182,18 +182,7 @@ def test_phones_on_followers_join_and_the_winners_phone_shows_the_win(cluster, b
     host.wait_js("document.querySelectorAll('[data-checkin-list] li').length === %d" % len(phones), 15)
     click(host, "[data-checkin-close]")
     host.wait_js("window.tombola.state.checkin.open === false && window.tombola.state.remaining === %d" % len(phones), 15)
-    before = host.js("return window.tombola.state.revealCount")
-    click(host, "[data-startstop]")
-    host.wait_js("window.tombola.state.phase === 'rolling'", 15)
-    host.wait_js("window.tombola.state.tick !== null", 15)
-    click(host, "[data-startstop]")
-    host.wait_js("window.tombola.state.revealCount > %d" % before, 20)
-    winner = host.js("return window.tombola.state.lastReveal.winners[0]")
-    assert winner in phones
-
-    winning = phones[winner]
-    winning.wait_js("!document.querySelector('[data-you-won]').hidden", 15)
-    assert winning.find_element(By.CSS_SELECTOR, "[data-you-won]").is_displayed()
+    winner = draw_one_and_see_the_win(host, phones)
     for entry_id, other in phones.items():
         if entry_id != winner:
             other.wait_js("window.tombola.state.phase === 'revealed'", 15)
