@@ -28,8 +28,7 @@ extension ClusterDrawNode: CheckinChannel {
     }
 
     /// Runs `local` on the owner's room here, or sends `request` to the owner and hands its answer
-    /// back (`cluster_unavailable` when nobody answers: no owner now, a new owner took over, or
-    /// after `forwardTimeout`). Loop only.
+    /// back (`forwardToOwner`: `cluster_unavailable` when nobody answers). Loop only.
     func askOwner(_ request: JSONValue, local: @escaping (DrawRoom) -> Void,
                   completion: @escaping @Sendable (Result<CommandReply, CommandFailure>) -> Void) {
         if let room { return local(room) }
@@ -39,20 +38,7 @@ extension ClusterDrawNode: CheckinChannel {
             waitingForRoom.append { [self] in askOwner(request, local: local, completion: completion) }
             return
         }
-        nextForward += 1
-        let id = nextForward
-        let timer = loop.scheduleTimer(after: settings.forwardTimeout) { [self] in
-            forwarded.removeValue(forKey: id)?.completion(.failure(CommandFailure(code: "cluster_unavailable")))
-        }
-        forwarded[id] = Forwarded(completion: completion, timer: timer, token: highestToken)
-        let message: JSONValue = .object(["kind": .string("checkin"), "from": .string(runtime.instanceID), "id": .int(Int64(id)),
-                                          "request": request])
-        store.client.send([Array("PUBLISH".utf8), Array(keys.commands.utf8), Array(message.canonicalString.utf8)]) { [self] result in
-            if case .success(let reply) = result, reply.integer != 0 { return }
-            guard let entry = forwarded.removeValue(forKey: id) else { return }
-            entry.timer.cancel()
-            entry.completion(.failure(CommandFailure(code: "cluster_unavailable")))
-        }
+        forwardToOwner(["kind": .string("checkin"), "request": request], completion: completion)
     }
 
     // MARK: The owner's side of the command channel

@@ -26,17 +26,24 @@ extension ClusterDrawNode {
             }
             return
         }
+        forwardToOwner(["kind": .string("command"), "seq": seq.map { .int($0) } ?? .null, "client": client.map { .string($0) } ?? .null,
+                        "await": .bool(awaitReveal), "command": forwardable(command)], completion: completion)
+    }
+
+    /// Publishes `members` (with this instance and a forward id) on the owner's command channel;
+    /// `completion` gets the owner's answer (`replied`), or `cluster_unavailable` when nobody
+    /// listens (no owner right now), a new owner takes over, or after `forwardTimeout`. Loop only.
+    func forwardToOwner(_ members: [String: JSONValue], completion: @escaping @Sendable (Result<CommandReply, CommandFailure>) -> Void) {
         nextForward += 1
         let id = nextForward
         let timer = loop.scheduleTimer(after: settings.forwardTimeout) { [self] in
             forwarded.removeValue(forKey: id)?.completion(.failure(CommandFailure(code: "cluster_unavailable")))
         }
         forwarded[id] = Forwarded(completion: completion, timer: timer, token: highestToken)
-        let message: JSONValue = .object([
-            "kind": .string("command"), "from": .string(runtime.instanceID), "id": .int(Int64(id)),
-            "seq": seq.map { .int($0) } ?? .null, "client": client.map { .string($0) } ?? .null,
-            "await": .bool(awaitReveal), "command": forwardable(command),
-        ])
+        var members = members
+        members["from"] = .string(runtime.instanceID)
+        members["id"] = .int(Int64(id))
+        let message = JSONValue.object(members)
         store.client.send([Array("PUBLISH".utf8), Array(keys.commands.utf8), Array(message.canonicalString.utf8)]) { [self] result in
             // Nobody listening: no owner right now (a takeover is under way, or Redis lost the lease).
             if case .success(let reply) = result, reply.integer != 0 { return }
