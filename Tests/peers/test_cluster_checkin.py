@@ -404,3 +404,29 @@ def test_without_redis_joins_are_refused_never_lost_and_work_again_after(cluster
     listed = entrants(follower)
     assert sorted(e["id"] for e in listed["items"]) == sorted([before, after]) and listed["open"] is True, listed
     assert sorted(r["id"] for r in stored_rows(cluster)) == sorted([before, after])
+
+
+def test_a_follower_serves_the_whole_book_from_redis_even_with_the_owner_paused(cluster):
+    """The CSV and the export with entrants are the whole book (megabytes at 100,000 entrants):
+    a follower reads them from Redis, not through a Pub/Sub answer of the owner, so they come
+    even while the owner does not answer, and equal what the owner served."""
+    cluster.start()
+    owner = cluster.owner()
+    follower = cluster.start()
+    assert follower.command("config", {"pool": {"kind": "checkin"}})[0] == 200
+    assert follower.command("entries/open", TICKET)[0] == 200
+    for n in range(30):
+        status, body, _ = join(follower if n % 2 else owner, "Guest %d" % n, "T%d" % n)
+        assert status == 201, body
+    before_csv = call(owner, "GET", "entrants.csv", key=HOST_KEY)[1]
+    before_export = call(owner, "GET", "export.json", key=HOST_KEY)[1]
+    owner.proc.send_signal(signal.SIGSTOP)
+    try:
+        # Straight away: the lease has not run out, the follower is no owner, the owner is silent.
+        status, csv, _ = call(follower, "GET", "entrants.csv", key=HOST_KEY)
+        assert status == 200 and csv == before_csv and csv.count(b"\r\n") == 31, csv
+        status, export, _ = call(follower, "GET", "export.json", key=HOST_KEY)
+        assert status == 200 and export["checkin"] == before_export["checkin"], export
+        assert len(export["checkin"]["entrants"]) == 30
+    finally:
+        owner.proc.send_signal(signal.SIGCONT)

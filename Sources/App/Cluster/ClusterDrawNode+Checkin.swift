@@ -1,5 +1,6 @@
 import Cluster
 import Crypto
+import Dispatch
 import DrawEngine
 import JSON
 import Posix
@@ -23,6 +24,9 @@ extension ClusterDrawNode: CheckinChannel {
 
     func checkinRead(_ query: CheckinQuery, completion: @escaping @Sendable (Result<JSONValue, CommandFailure>) -> Void) {
         loop.execute { [self] in
+            // The whole book (CSV, export) on a follower: read from Redis, where every acknowledged
+            // entrant is (a join is answered after its write), not sent through Pub/Sub.
+            if room == nil, lease == nil, query.isWholeBook { return readWholeBook(query, completion: completion) }
             askOwner(query.json, local: { $0.checkinRead(query, completion: completion) }, completion: { completion($0.map(\.ack)) })
         }
     }
@@ -230,6 +234,39 @@ extension ClusterDrawNode: CheckinChannel {
         }
     }
 
+    /// A whole-book answer from the book as Redis holds it (`CheckinStore.read`: settings and
+    /// rows at one moment); built off the loop (100,000 entries take a while). Loop only.
+    func readWholeBook(_ query: CheckinQuery, completion: @escaping @Sendable (Result<JSONValue, CommandFailure>) -> Void) {
+        let code = self.code
+        checkinStore.read(draw: code) { result in
+            switch result {
+            case .failure(let error):
+                DrawLog.error("cluster: reading the check-in entrants of draw \(code) failed: \(error)", code: code)
+                completion(.failure(CommandFailure(code: "cluster_unavailable")))
+            case .success(let read):
+                DispatchQueue.global().async {
+                    guard let book = Self.book(from: read), let answer = book.wholeBookAnswer(query) else {
+                        DrawLog.error("cluster ALARM: an entrant row or the check-in settings of draw \(code) cannot be read back", code: code)
+                        return completion(.failure(CommandFailure(code: "cluster_unavailable")))
+                    }
+                    completion(.success(answer))
+                }
+            }
+        }
+    }
+
+    /// The book as Redis holds it (nil: a row or the settings cannot be read back).
+    static func book(from read: (settings: String?, rows: [String])) -> CheckinBook? {
+        let entries = read.rows.compactMap(Self.entry(stored:))
+        guard entries.count == read.rows.count else { return nil }
+        var settings = CheckinSettings()
+        if let text = read.settings {
+            guard let stored = CheckinSettings(stored: text) else { return nil }
+            settings = stored
+        }
+        return CheckinBook(settings: settings, entries: entries.sorted { $0.seq < $1.seq })
+    }
+
     /// Reads the book from Redis before the room opens (takeover), then `then`.
     func readCheckin(lease: OwnerLease, then: @escaping () -> Void) {
         checkinStore.read(draw: code) { [self] result in
@@ -239,16 +276,14 @@ extension ClusterDrawNode: CheckinChannel {
                 DrawLog.error("cluster: instance \(runtime.instanceID) took the lease (token \(lease.token)) but cannot read the check-in entrants: \(error)", code: code)
                 stepDown("cannot read the check-in entrants", announce: false)
             case .success(let read):
-                let entries = read.rows.compactMap(Self.entry(stored:))
-                guard entries.count == read.rows.count else {
-                    DrawLog.error("cluster ALARM: an entrant row of draw \(code) cannot be read back; this instance will not act as its owner", code: code)
+                guard let book = Self.book(from: read) else {
+                    DrawLog.error("cluster ALARM: an entrant row or the check-in settings of draw \(code) cannot be read back; this instance will not act as its owner", code: code)
                     halted = true
                     stepDown("unreadable entrants", announce: false)
                     store.releaseLease(lease) { _ in }
                     return
                 }
-                let settings = read.settings.flatMap(CheckinSettings.init(stored:)) ?? CheckinSettings()
-                checkinBook = CheckinBook(settings: settings, entries: entries.sorted { $0.seq < $1.seq })
+                checkinBook = book
                 then()
             }
         }

@@ -119,10 +119,7 @@ extension DrawRoomState {
             return .success(.object(["code": .string(current.code), "changesAt": .int(current.changesAt),
                                      "required": .bool(checkin.settings.presence), "open": .bool(checkin.settings.open)]))
         case .list(let search, let offset, let limit, let removed, let csv):
-            if csv {
-                let page = checkin.page(query: search, offset: 0, limit: Int.max, includeRemoved: true)
-                return .success(.object(["csv": .string(CheckinCSV.text(page.items.reversed(), fields: checkin.settings.fields))]))
-            }
+            if csv { return .success(checkin.csvAnswer(search: search)) }
             let page = checkin.page(query: search, offset: offset, limit: limit, includeRemoved: removed)
             let items: [JSONValue] = page.items.map { entry in
                 guard case .object(var members) = entry.json else { return entry.json }
@@ -133,7 +130,7 @@ extension DrawRoomState {
                                      "limit": .int(Int64(limit)), "items": .array(items),
                                      "count": .int(Int64(checkin.activeCount)), "open": .bool(checkin.settings.open)]))
         case .export:
-            return .success(.object(["settings": checkin.settings.json, "entrants": .array(checkin.entries.map(\.json))]))
+            return .success(checkin.exportAnswer)
         case .winnerPresence:
             return .success(winnerPresenceMessage ?? .null)
         case .pages(let asks):
@@ -142,6 +139,40 @@ extension DrawRoomState {
                 guard ask.host || ask.device.flatMap(checkin.entry(device:)) != nil else { return .null }
                 return checkinState(host: ask.host, device: ask.device)
             }))
+        }
+    }
+}
+
+extension CheckinQuery {
+    /// Whether the answer is the whole book (the CSV, the export): a cluster follower reads those
+    /// from Redis rather than through the owner (a 100,000-entrant answer is megabytes, too much
+    /// for a Pub/Sub message).
+    var isWholeBook: Bool {
+        switch self {
+        case .export, .list(_, _, _, _, csv: true): true
+        default: false
+        }
+    }
+}
+
+extension CheckinBook {
+    /// `{"csv":text}`: every entry matching `search`, removed ones too, in join order.
+    func csvAnswer(search: String) -> JSONValue {
+        let page = page(query: search, offset: 0, limit: Int.max, includeRemoved: true)
+        return .object(["csv": .string(CheckinCSV.text(page.items.reversed(), fields: settings.fields))])
+    }
+
+    /// The check-in part of the host's export: settings and every entry.
+    var exportAnswer: JSONValue {
+        .object(["settings": settings.json, "entrants": .array(entries.map(\.json))])
+    }
+
+    /// The answer to a whole-book query (`CheckinQuery.isWholeBook`), nil for another one.
+    func wholeBookAnswer(_ query: CheckinQuery) -> JSONValue? {
+        switch query {
+        case .export: exportAnswer
+        case .list(let search, _, _, _, csv: true): csvAnswer(search: search)
+        default: nil
         }
     }
 }
