@@ -231,7 +231,7 @@ public enum ServerOptions {
                tombola verify FILE
                tombola backup --data DIR FILE
                tombola restore --data DIR FILE
-               tombola host-link CODE [--data DIR] [--host ADDR] [--port N]
+               tombola host-link CODE [--data DIR | --redis URL --cluster-key FILE] [--host ADDR] [--port N]
 
         Serves the Tombola raffle and calculator. Every option can also be set with the
         environment variable shown.

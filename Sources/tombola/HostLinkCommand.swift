@@ -3,7 +3,7 @@ import Glibc
 #endif
 import App
 
-/// `tombola host-link CODE [--data DIR] [--host ADDR] [--port N]`: issues a new host key for a
+/// `tombola host-link CODE [--data DIR | --redis URL --cluster-key FILE] [--host ADDR] [--port N]`: issues a new host key for a
 /// draw whose host link was lost and prints the new link (the one other place a key is
 /// printed, for the operator at the machine that holds the data). The old key stops working;
 /// a running server on the same data takes the new one within a second. The options (and

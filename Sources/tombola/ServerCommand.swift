@@ -109,7 +109,7 @@ enum ServerCommand {
         var note = ""
         if draw.hostKey == nil {
             note = "  The host key of draw \(draw.code) was printed when it was created (only its hash is stored).\n"
-                + "  Lost the host link? Run `tombola host-link \(draw.code)` (with the same --data) for a new one;\n"
+                + "  Lost the host link? Run `tombola host-link \(draw.code)` (with the same \(configuration.cluster == nil ? "--data" : "--redis and --cluster-key")) for a new one;\n"
                 + "  it works at once, no restart needed.\n"
         } else if draw.keyReset {
             note = "  The host key of draw \(draw.code) was replaced by --host-key.\n"
