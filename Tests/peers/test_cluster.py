@@ -388,7 +388,8 @@ def test_failover_kill_9_while_rolling_and_while_stopping(cluster, script, tmp_p
             late = os.urandom(16).hex()  # given after Start: must not count in this round
             watcher.send({"type": "hello", "entropy": late})
             status, body = others[-1].command("stop")
-            assert status == 200, body
+            assert status == 200, (body, "via the new owner" if others[-1] is new_owner else "via a follower",
+                                   others[-1].errors[-5:], new_owner.errors[-5:])
             result = body["result"]
             assert result["commitment"] == before["commit"]["commitment"]
             assert frozen in result["contributions"] and late not in result["contributions"], result["contributions"]
@@ -406,6 +407,30 @@ def test_failover_kill_9_while_rolling_and_while_stopping(cluster, script, tmp_p
         assert rounds[number] == winners
     verify_export(export, tmp_path, script)
     print("takeovers: max %.2f s, mean %.2f s over %d" % (max(takeovers), sum(takeovers) / len(takeovers), len(takeovers)))
+
+
+def test_a_command_sent_while_no_owner_listens_runs_on_the_new_owner(cluster):
+    """Start sent to a follower right after the owner died: nobody hears it on the command
+    channel, so the follower sends it again until the new owner (maybe itself) does; the host
+    gets the new owner's answer instead of an error, and exactly one round starts."""
+    cluster.start()
+    owner = cluster.owner()
+    second, third = cluster.start(), cluster.start()
+    before = second.state()
+    owner.proc.send_signal(signal.SIGKILL)
+    owner.proc.wait(timeout=10)
+    killed_at = time.time()
+    cluster.instances.remove(owner)
+    owner.stop()
+    status, body = second.command("start", timeout=30)
+    assert status == 200, body
+    assert time.time() - killed_at < 10
+    new_owner = cluster.owner()
+    assert new_owner in (second, third)
+    state = new_owner.state()
+    assert state["phase"] == "rolling" and state["commit"]["round"] == before["commit"]["round"], state
+    assert second.command("stop")[0] == 200
+    assert len(new_owner.state()["rounds"]) == len(before["rounds"]) + 1
 
 
 def test_a_command_resent_after_a_takeover_gets_its_first_answer(cluster, script, tmp_path):

@@ -31,8 +31,8 @@ extension ClusterDrawNode {
     }
 
     /// Publishes `members` (with this instance and a forward id) on the owner's command channel;
-    /// `completion` gets the owner's answer (`replied`), or `cluster_unavailable` when nobody
-    /// listens (no owner right now), a new owner takes over, or after `forwardTimeout`. Loop only.
+    /// `completion` gets the owner's answer (`replied`), or `cluster_unavailable` when a new
+    /// owner takes over after it was delivered, Redis fails, or after `forwardTimeout`. Loop only.
     func forwardToOwner(_ members: [String: JSONValue], completion: @escaping @Sendable (Result<CommandReply, CommandFailure>) -> Void) {
         nextForward += 1
         let id = nextForward
@@ -43,13 +43,33 @@ extension ClusterDrawNode {
         var members = members
         members["from"] = .string(runtime.instanceID)
         members["id"] = .int(Int64(id))
-        let message = JSONValue.object(members)
-        store.client.send([Array("PUBLISH".utf8), Array(keys.commands.utf8), Array(message.canonicalString.utf8)]) { [self] result in
-            // Nobody listening: no owner right now (a takeover is under way, or Redis lost the lease).
-            if case .success(let reply) = result, reply.integer != 0 { return }
-            guard let entry = forwarded.removeValue(forKey: id) else { return }
-            entry.timer.cancel()
-            entry.completion(.failure(CommandFailure(code: "cluster_unavailable")))
+        publishForwarded(id, Array(JSONValue.object(members).canonicalString.utf8))
+    }
+
+    /// Sends forward `id` while it waits. Nobody listening (no owner right now: a takeover is under
+    /// way, or a new owner's SUBSCRIBE is not live yet) means nobody got it, so it goes again
+    /// every 50 ms until an owner listens or `forwardTimeout` ends it; this instance may be that
+    /// owner (it hears its own command channel). Loop only.
+    func publishForwarded(_ id: UInt64, _ message: [UInt8]) {
+        guard forwarded[id] != nil else { return }
+        forwarded[id]?.token = highestToken
+        store.client.send([Array("PUBLISH".utf8), Array(keys.commands.utf8), message]) { [self] result in
+            switch result {
+            case .success(let reply) where reply.integer != 0:
+                forwarded[id]?.delivered = true
+                // Heard by an owner that a newer one replaced meanwhile: as in `ownerChanged`.
+                if let entry = forwarded[id], entry.token < highestToken, entry.token > 0 {
+                    forwarded[id] = nil
+                    entry.timer.cancel()
+                    entry.completion(.failure(CommandFailure(code: "cluster_unavailable")))
+                }
+            case .success where store.client.state == .ready:
+                _ = loop.scheduleTimer(after: .milliseconds(50)) { [self] in publishForwarded(id, message) }
+            default:
+                guard let entry = forwarded.removeValue(forKey: id) else { return }
+                entry.timer.cancel()
+                entry.completion(.failure(CommandFailure(code: "cluster_unavailable")))
+            }
         }
     }
 

@@ -131,7 +131,7 @@ extension ClusterDrawNode {
         highestToken = token
         resendEntropy()
         resendDevices()
-        for (id, entry) in forwarded where entry.token < token && entry.token > 0 {
+        for (id, entry) in forwarded where entry.delivered && entry.token < token && entry.token > 0 {
             forwarded[id] = nil
             entry.timer.cancel()
             entry.completion(.failure(CommandFailure(code: "cluster_unavailable")))

@@ -59,8 +59,10 @@ final class ClusterDrawNode: DrawChannel, @unchecked Sendable {
     struct Forwarded {
         let completion: @Sendable (Result<CommandReply, CommandFailure>) -> Void
         let timer: ScheduledTimer
-        /// The newest owner's token known when it was sent.
-        let token: Int64
+        /// The newest owner's token known when it was (last) sent.
+        var token: Int64
+        /// Whether an owner heard it (a PUBLISH nobody hears is sent again; `publishForwarded`).
+        var delivered = false
     }
 
     // Loop-only state.
