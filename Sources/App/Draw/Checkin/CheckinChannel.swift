@@ -135,9 +135,13 @@ extension DrawRoomState {
             return .success(winnerPresenceMessage ?? .null)
         case .pages(let asks):
             guard isCheckinPool else { return .success(.array(asks.map { _ in .null })) }
+            // The board's names once for hosts and once for the others, not once per page (≤ 1,000).
+            var names: [Bool: JSONValue] = [:]
             return .success(.array(asks.map { ask -> JSONValue in
                 guard ask.host || ask.device.flatMap(checkin.entry(device:)) != nil else { return .null }
-                return checkinState(host: ask.host, device: ask.device)
+                let shown = names[ask.host] ?? .object(winnerNames(forHost: ask.host))
+                names[ask.host] = shown
+                return checkinState(host: ask.host, device: ask.device, names: shown)
             }))
         }
     }

@@ -317,8 +317,9 @@ extension DrawRoomState {
     }
 
     /// The `checkin` part of `state` for member `id`: status, the form, the board winners' names
-    /// (when the host allows), and `me`, the entry this page's device made.
-    func checkinState(host: Bool, device: String?) -> JSONValue {
+    /// (when the host allows), and `me`, the entry this page's device made. `names`: those names
+    /// when the caller already has them (one computation for many pages).
+    func checkinState(host: Bool, device: String?, names: JSONValue? = nil) -> JSONValue {
         guard isCheckinPool else { return .null }
         var me: JSONValue = .null
         if let device, let entry = checkin.entry(device: device) {
@@ -329,7 +330,7 @@ extension DrawRoomState {
         }
         return .object(["open": .bool(checkin.settings.open), "count": .int(Int64(checkin.activeCount)),
                         "fields": .array(checkin.settings.fields.map(\.json)), "presence": .bool(checkin.settings.presence),
-                        "publicNames": .bool(checkin.settings.publicNames), "names": .object(winnerNames(forHost: host)),
+                        "publicNames": .bool(checkin.settings.publicNames), "names": names ?? .object(winnerNames(forHost: host)),
                         "me": me])
     }
 
