@@ -147,11 +147,21 @@ export class HostCheckin {
         { name: w.name ?? w.id })).join(' · '));
     }
     // The list follows the count, at most once a second.
-    const key = `${c.count}|${c.open}`;
-    if (key !== this.listedFor && (!this.lastLoad || Date.now() - this.lastLoad > 1000)) {
-      this.listedFor = key;
-      this.lastLoad = Date.now();
-      this.load();
+    this.wantedFor = `${c.count}|${c.open}`;
+    this.followCount();
+  }
+
+  // Loads the list when the count or status changed since it was loaded; within a second of the
+  // last load it waits for the rest of that second (a change then is never skipped for good).
+  followCount() {
+    if (this.wantedFor === this.listedFor || this.followTimer) return;
+    const wait = this.lastLoad ? 1000 - (Date.now() - this.lastLoad) : 0;
+    if (wait > 0) {
+      this.followTimer = setTimeout(() => { this.followTimer = null; this.followCount(); }, wait);
+      return;
     }
+    this.listedFor = this.wantedFor;
+    this.lastLoad = Date.now();
+    this.load();
   }
 }
