@@ -104,6 +104,31 @@ import Testing
     }
 }
 
+/// The test helper itself: the Redis a test talks to is the one it started.
+@Suite struct RedisServerTests {
+    /// Another Redis already on the port answers PING; the child fails to bind and exits. Taken
+    /// for a start, the test's commands would go to that other test's Redis (CI saw a SET answered
+    /// and the GET after it not, once that Redis stopped).
+    @Test func anotherRedisOnTheReservedPortIsNeverTakenForTheChild() throws {
+        let foreign = try RedisServer()
+        try foreign.start()
+        defer { foreign.stop() }
+        let server = try RedisServer()
+        try server.reservePort(foreign.port)
+        defer { server.stop() }
+        #expect(throws: TestFailure.self) { try server.start() }
+        #expect(RedisServer.serverProcessID(port: foreign.port) == foreign.pid)
+    }
+
+    @Test func portsAreHandedOutOnceAndBelowTheEphemeralRange() throws {
+        let ports = try (0..<50).map { _ in try RedisServer.freePort() }
+        #expect(Set(ports).count == ports.count)
+        let range = try String(contentsOfFile: "/proc/sys/net/ipv4/ip_local_port_range", encoding: .utf8)
+        let low = try #require(range.split(whereSeparator: \.isWhitespace).first.flatMap { Int($0) })
+        #expect(ports.allSatisfy { $0 < low })
+    }
+}
+
 @Suite struct RedisEndpointTests {
     @Test(arguments: [
         ("redis://127.0.0.1:6380", RedisEndpoint(host: "127.0.0.1", port: 6380)),

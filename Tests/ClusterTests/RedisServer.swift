@@ -3,11 +3,13 @@ import Cluster
 import Foundation
 import Glibc
 import Posix
+import Synchronization
 
 /// A private `redis-server` for one test: Debian's binary, on a free loopback port, in a
 /// fresh temporary directory, with an AOF fsynced on every write unless told otherwise.
 /// `start()` returns once it answers PING (through hiredis's blocking API, not the client
-/// under test). Stopped and its directory removed on `stop()` or deinit.
+/// under test) and the server answering is this child, not another test's Redis on the same
+/// port. Stopped and its directory removed on `stop()` or deinit.
 final class RedisServer: @unchecked Sendable {
     // @unchecked Sendable: used by one test at a time; `process` changes only in start/kill/stop.
     let directory: URL
@@ -45,9 +47,14 @@ final class RedisServer: @unchecked Sendable {
     }
 
     /// Picks the port now, so a client can be pointed at a Redis that is not running yet.
-    func reservePort() throws {
-        port = try Self.freePort()
+    func reservePort(_ fixed: Int? = nil) throws {
+        port = try fixed ?? Self.freePort()
+        portIsReserved = true
     }
+
+    /// Set by `reservePort()`: a client may already be pointed at this port, so `start()` never
+    /// moves to another one.
+    private var portIsReserved = false
 
     /// Starts on a fresh free port (first start) or the same port (restart), in the same directory.
     func start() throws {
@@ -55,7 +62,7 @@ final class RedisServer: @unchecked Sendable {
         var attempts = 0
         while true {
             attempts += 1
-            if port == 0 || (attempts > 1 && !restarting) { port = try Self.freePort() }
+            if port == 0 || (attempts > 1 && !restarting && !portIsReserved) { port = try Self.freePort() }
             let process = Process()
             process.executableURL = URL(fileURLWithPath: try Self.binary())
             process.currentDirectoryURL = directory
@@ -72,8 +79,9 @@ final class RedisServer: @unchecked Sendable {
                 kill(process.processIdentifier, SIGKILL)
                 process.waitUntilExit()
             }
-            // Exited at once: most likely the port was taken meanwhile; a restart must keep its port.
-            if attempts >= 3 || restarting { throw TestFailure("redis-server did not answer PING on port \(port): \(log())") }
+            // Exited at once, or another Redis answered: the port was taken meanwhile. A restart
+            // or a reserved port must keep its port.
+            if attempts >= 3 || restarting || portIsReserved { throw TestFailure("redis-server did not answer PING on port \(port): \(log())") }
         }
     }
 
@@ -108,34 +116,69 @@ final class RedisServer: @unchecked Sendable {
 
     /// Polls PING over a blocking hiredis connection until "PONG" (a Redis loading its AOF
     /// answers LOADING first) or the deadline.
+    /// A PONG from another process (the port was taken between picking it and this child's
+    /// bind, which then exits) is a failure, never a start: the caller picks another port.
     private func waitForPong(_ process: Process, deadline: ContinuousClock.Instant) -> Bool {
         while ContinuousClock.now < deadline && process.isRunning {
-            if Self.ping(port: port) { return true }
+            if let answering = Self.serverProcessID(port: port) { return answering == process.processIdentifier }
             usleep(10_000)
         }
         return false
     }
 
-    static func ping(port: Int) -> Bool {
-        guard let context = redisConnectWithTimeout("127.0.0.1", Int32(port), timeval(tv_sec: 1, tv_usec: 0)) else { return false }
-        defer { redisFree(context) }
-        guard context.pointee.err == 0 else { return false }
-        let command = "PING"
-        let raw = command.withCString { pointer -> UnsafeMutableRawPointer? in
-            var argv: [UnsafePointer<CChar>?] = [pointer]
-            var lengths = [command.utf8.count]
-            return redisCommandArgv(context, 1, &argv, &lengths)
+    /// The `process_id` of the Redis answering on `port`, once it answers (a Redis still
+    /// loading its AOF answers LOADING first: nil).
+    static func serverProcessID(port: Int) -> Int32? {
+        guard ping(port: port), let info = command(port: port, ["INFO", "server"]) else { return nil }
+        for line in info.split(whereSeparator: \.isNewline) where line.hasPrefix("process_id:") {
+            return Int32(line.dropFirst("process_id:".count))
         }
-        guard let raw else { return false }
-        let reply = raw.assumingMemoryBound(to: redisReply.self)
-        defer { freeReplyObject(raw) }
-        guard reply.pointee.type == REDIS_REPLY_STATUS, let text = reply.pointee.str else { return false }
-        return String(cString: text) == "PONG"
+        return nil
     }
 
+    static func ping(port: Int) -> Bool {
+        command(port: port, ["PING"]) == "PONG"
+    }
+
+    /// One command over a fresh blocking hiredis connection; the status or bulk reply's text.
+    private static func command(port: Int, _ arguments: [String]) -> String? {
+        guard let context = redisConnectWithTimeout("127.0.0.1", Int32(port), timeval(tv_sec: 1, tv_usec: 0)) else { return nil }
+        defer { redisFree(context) }
+        guard context.pointee.err == 0 else { return nil }
+        let strings = arguments.map { strdup($0) }
+        defer { strings.forEach { free($0) } }
+        var argv = strings.map { UnsafePointer<CChar>($0) }
+        var lengths = arguments.map { $0.utf8.count }
+        guard let raw = redisCommandArgv(context, Int32(arguments.count), &argv, &lengths) else { return nil }
+        let reply = raw.assumingMemoryBound(to: redisReply.self)
+        defer { freeReplyObject(raw) }
+        guard reply.pointee.type == REDIS_REPLY_STATUS || reply.pointee.type == REDIS_REPLY_STRING, let text = reply.pointee.str else { return nil }
+        return String(cString: text)
+    }
+
+    /// Ports this test process has handed out: never handed out twice, so two tests running in
+    /// parallel cannot pick the same one (one of them may hold it unbound, by `reservePort()`).
+    private static let handedOut = Mutex<Set<Int>>([])
+
+    /// A free loopback port below the kernel's ephemeral range, so neither `bind(0)` elsewhere nor
+    /// the outgoing connections of the clients under test (which retry against a reserved port
+    /// that nobody listens on yet) land on it. Falls back to the kernel's pick if that range is odd.
     static func freePort() throws -> Int {
+        let ephemeralLow = (try? String(contentsOfFile: "/proc/sys/net/ipv4/ip_local_port_range", encoding: .utf8))
+            .flatMap { $0.split(whereSeparator: \.isWhitespace).first.flatMap { Int($0) } } ?? 32768
+        if ephemeralLow > 12_000 {
+            for _ in 0..<500 {
+                let candidate = Int.random(in: (ephemeralLow - 10_000)..<ephemeralLow)
+                guard handedOut.withLock({ $0.insert(candidate).inserted }) else { continue }
+                if let listener = try? TCPListener(host: "127.0.0.1", port: candidate) {
+                    listener.close()
+                    return candidate
+                }
+            }
+        }
         let listener = try TCPListener(host: "127.0.0.1", port: 0)
         defer { listener.close() }
+        handedOut.withLock { _ = $0.insert(listener.port) }
         return listener.port
     }
 }

@@ -21,7 +21,6 @@ import os
 import re
 import shutil
 import signal
-import socket
 import ssl
 import subprocess
 import tempfile
@@ -33,17 +32,12 @@ import urllib.request
 import pytest
 import websockets
 
+from abuse_support import free_port  # noqa: F401 (test_cluster_extras imports it from here)
 from test_draw_export import ADMIN_KEY, Tombola, verify_with_script  # noqa: F401
 from test_fairness_script import script, tombola_binary  # noqa: F401 (fixture)
 
 CODE = "CLUSTER1"
 HOST_KEY = "peer-host-key-0123456789"
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 class Redis:
