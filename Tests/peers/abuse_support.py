@@ -7,7 +7,6 @@ with SIGTERM. Its stdout/stderr are kept for the tests that grep them.
 """
 import http.client
 import os
-import random
 import signal
 import socket
 import subprocess
@@ -18,33 +17,9 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 BINARY = os.environ.get("TOMBOLA_BIN", os.path.join(ROOT, ".build", "debug", "tombola"))
 
 
-_handed_out = set()
-
-
 def free_port():
     """A loopback port free right now, for programs that cannot listen on port 0 and tell us
-    which port they got (nginx, caddy, redis-server). Tombola itself is always started on --port 0.
-
-    Picked below the kernel's ephemeral range and never twice per test process: an outgoing
-    connection (an instance retrying a Redis that was killed, to be restarted on the same port)
-    takes its local port from the ephemeral range, so it can neither hold this port nor connect
-    to itself through it."""
-    try:
-        with open("/proc/sys/net/ipv4/ip_local_port_range") as f:
-            low = int(f.read().split()[0])
-    except (OSError, ValueError, IndexError):
-        low = 32768
-    for _ in range(500 if low > 12000 else 0):
-        candidate = random.randrange(low - 10000, low)
-        if candidate in _handed_out:
-            continue
-        _handed_out.add(candidate)
-        with socket.socket() as s:
-            try:
-                s.bind(("127.0.0.1", candidate))
-            except OSError:
-                continue
-            return candidate
+    which port they got (nginx, caddy). Tombola itself is always started on --port 0."""
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]

@@ -59,6 +59,8 @@ class Redis:
             assert self.proc.poll() is None, "redis-server exited"
             assert time.time() < deadline, "redis-server did not answer PING"
             time.sleep(0.05)
+        # The PONG must be this child's, not another program's Redis on the same port.
+        assert "process_id:%d" % self.proc.pid in self.cli("INFO", "server").split(), "port %d is taken" % self.port
 
     def cli(self, *args):
         result = subprocess.run(["redis-cli", "-p", str(self.port), *args], capture_output=True, text=True, timeout=10)
