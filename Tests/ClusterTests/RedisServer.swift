@@ -3,7 +3,7 @@ import Cluster
 import Foundation
 import Glibc
 import Posix
-import Synchronization
+import Locking
 
 /// A private `redis-server` for one test: Debian's binary, on a free loopback port, in a
 /// fresh temporary directory, with an AOF fsynced on every write unless told otherwise.
@@ -158,7 +158,8 @@ final class RedisServer: @unchecked Sendable {
 
     /// Ports this test process has handed out: never handed out twice, so two tests running in
     /// parallel cannot pick the same one (one of them may hold it unbound, by `reservePort()`).
-    private static let handedOut = Mutex<Set<Int>>([])
+    /// A pthread `Lock`, not `Synchronization.Mutex`, which ThreadSanitizer cannot see.
+    private static let handedOut = Lock<Set<Int>>([])
 
     /// A free loopback port below the kernel's ephemeral range, so neither `bind(0)` elsewhere nor
     /// the outgoing connections of the clients under test (which retry against a reserved port
