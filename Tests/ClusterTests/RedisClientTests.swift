@@ -125,7 +125,8 @@ import Testing
         #expect(Set(ports).count == ports.count)
         let range = try String(contentsOfFile: "/proc/sys/net/ipv4/ip_local_port_range", encoding: .utf8)
         let low = try #require(range.split(whereSeparator: \.isWhitespace).first.flatMap { Int($0) })
-        #expect(ports.allSatisfy { $0 < low })
+        // (A machine whose ephemeral range starts below 12,000 gets the kernel's picks instead.)
+        #expect(low <= 12_000 || ports.allSatisfy { $0 < low && $0 >= low - 10_000 })
     }
 }
 
