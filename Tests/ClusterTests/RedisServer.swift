@@ -117,7 +117,8 @@ final class RedisServer: @unchecked Sendable {
     /// Polls PING over a blocking hiredis connection until "PONG" (a Redis loading its AOF
     /// answers LOADING first) or the deadline.
     /// A PONG from another process (the port was taken between picking it and this child's
-    /// bind, which then exits) is a failure, never a start: the caller picks another port.
+    /// bind, which then exits) is a failure, never a start: the caller picks another port, or
+    /// throws for a reserved one.
     private func waitForPong(_ process: Process, deadline: ContinuousClock.Instant) -> Bool {
         while ContinuousClock.now < deadline && process.isRunning {
             if let answering = Self.serverProcessID(port: port) { return answering == process.processIdentifier }

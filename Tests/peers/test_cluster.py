@@ -32,7 +32,7 @@ import urllib.request
 import pytest
 import websockets
 
-from abuse_support import free_port  # noqa: F401 (test_cluster_extras imports it from here)
+from abuse_support import free_port
 from test_draw_export import ADMIN_KEY, Tombola, verify_with_script  # noqa: F401
 from test_fairness_script import script, tombola_binary  # noqa: F401 (fixture)
 
