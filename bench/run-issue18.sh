@@ -20,7 +20,7 @@ start_server() { # $1: data dir, rest: extra flags
     local dir=$1; shift
     mkdir -p "$dir"
     "$BIN/tombola" --host 127.0.0.1 --port "$PORT" --data "$dir" --public Public --default-draw BENCH \
-        --host-key benchkey --admin-key adminkey --tick-hz 20 --max-connections 25000 "$@" > "$dir/server.log" 2>&1 &
+        --host-key bench-host-key-0123 --admin-key bench-admin-key-0123 --tick-hz 20 --max-connections 25000 "$@" > "$dir/server.log" 2>&1 &
     server_pid=$!
     for _ in $(seq 100); do
         curl -fs "http://127.0.0.1:$PORT/healthz" > /dev/null 2>&1 && return 0
@@ -41,31 +41,31 @@ for step in $steps; do
     case $step in
     storm)
         start_server "$data/storm"
-        timeout 300 "$BIN/tombola-bench" storm --threads 2 --viewers 10000 --pool 100000 --per-stop 1000 --code BENCH --host-key benchkey \
+        timeout 300 "$BIN/tombola-bench" storm --threads 2 --viewers 10000 --pool 100000 --per-stop 1000 --code BENCH --host-key bench-host-key-0123 \
             --url "http://127.0.0.1:$PORT" --server-pid "$server_pid" --calc-clients 1 | record tombola
         stop_server ;;
     storm-idle)
         # The same storm while the draw is idle: what joins cost without the fan-out beside them.
         start_server "$data/storm-idle"
-        timeout 300 "$BIN/tombola-bench" storm --threads 2 --idle --viewers 10000 --pool 100000 --per-stop 1000 --code BENCH --host-key benchkey \
+        timeout 300 "$BIN/tombola-bench" storm --threads 2 --idle --viewers 10000 --pool 100000 --per-stop 1000 --code BENCH --host-key bench-host-key-0123 \
             --url "http://127.0.0.1:$PORT" --server-pid "$server_pid" --calc-clients 1 | record tombola
         stop_server ;;
     rooms)
         start_server "$data/rooms"
-        timeout 600 "$BIN/tombola-bench" rooms --rooms 1000 --viewers-per-room 10 --seconds 15 --admin-key adminkey \
+        timeout 600 "$BIN/tombola-bench" rooms --rooms 1000 --viewers-per-room 10 --seconds 15 --admin-key bench-admin-key-0123 \
             --url "http://127.0.0.1:$PORT" --server-pid "$server_pid" | record tombola
         stop_server ;;
     fanout)
         # Tombola and the Go hub side by side at 1k, 5k and 10k viewers, 20 Hz, 20 s each.
         for viewers in 1000 5000 10000; do
             start_server "$data/fanout-$viewers"
-            timeout 300 "$BIN/tombola-bench" fanout --viewers "$viewers" --hz 20 --seconds 20 --code BENCH --host-key benchkey \
+            timeout 300 "$BIN/tombola-bench" fanout --viewers "$viewers" --hz 20 --seconds 20 --code BENCH --host-key bench-host-key-0123 \
                 --url "http://127.0.0.1:$PORT" --server-pid "$server_pid" | record tombola
             stop_server
             bench/gohub/gohub --addr "127.0.0.1:$GOPORT" --tick-hz 20 --seconds 200 > /dev/null 2>&1 &
             go_pid=$!
             sleep 0.5
-            timeout 300 "$BIN/tombola-bench" fanout --viewers "$viewers" --hz 20 --seconds 20 --code BENCH --host-key benchkey \
+            timeout 300 "$BIN/tombola-bench" fanout --viewers "$viewers" --hz 20 --seconds 20 --code BENCH --host-key bench-host-key-0123 \
                 --url "http://127.0.0.1:$GOPORT" --server-pid "$go_pid" | record go
             kill -9 "$go_pid"; wait "$go_pid" 2> /dev/null; go_pid=
         done ;;

@@ -24,7 +24,7 @@ import urllib.request
 import zlib
 
 CODE = "BENCH"
-KEY = "benchkey"
+KEY = "bench-host-key-0123"
 
 
 def free_port():

@@ -8,7 +8,7 @@ enum APIError {
     static func status(for code: String) -> HTTPStatus {
         switch code {
         case "unauthorized": .unauthorized
-        case "bad_key", "not_host", "past_draw_key": .forbidden
+        case "bad_key", "bad_admin_key", "not_host", "past_draw_key": .forbidden
         case "unknown_draw", "not_found": .notFound
         case "method_not_allowed": .methodNotAllowed
         case "wrong_phase", "not_committed", "pool_exhausted", "none_eligible", "prizes_done", "already_voided": .conflict
@@ -24,8 +24,10 @@ enum APIError {
         }
     }
 
-    static func response(_ code: String, status: HTTPStatus? = nil) -> HTTPResponse {
-        let body: JSONValue = .object(["error": .object(["code": .string(code), "message": .string(DrawErrorText.message(for: code))])])
+    /// `message` replaces the code's usual words where one code has several causes.
+    static func response(_ code: String, status: HTTPStatus? = nil, message: String? = nil) -> HTTPResponse {
+        let text = message ?? DrawErrorText.message(for: code)
+        let body: JSONValue = .object(["error": .object(["code": .string(code), "message": .string(text)])])
         var response = HTTPResponse.json(status ?? Self.status(for: code), body.canonicalBytes)
         response.headers.add(name: "Cache-Control", value: "no-store")
         return response

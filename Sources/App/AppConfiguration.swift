@@ -27,6 +27,9 @@ public struct AppConfiguration: Sendable {
     /// As given (`ServerOptions` turns them into `cluster`).
     var redisURL: String?
     var clusterKeyFile: String?
+    /// Where `--host-key-file` / `--admin-key-file` read the keys from (a key from a file is never printed).
+    public internal(set) var hostKeyFile: String?
+    public internal(set) var adminKeyFile: String?
     var allowUnsafeRedis = false
 
     public init(

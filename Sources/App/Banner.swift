@@ -2,7 +2,7 @@ import Server
 import Posix
 
 /// The start-up text: the addresses a person types or scans, with the LAN address first
-/// (phones in the room cannot reach `localhost`). Host keys ride in the fragment.
+/// (phones in the room cannot reach `localhost`). Host and admin keys ride in the fragment.
 public enum Banner {
     public static func text(configuration: AppConfiguration, port: Int,
                             lanAddresses: [String] = NetworkInterfaces.lanIPv4Addresses()) -> String {
@@ -21,7 +21,7 @@ public enum Banner {
             }
         }
         if let admin = configuration.adminKey {
-            lines.append("  Admin key (keep this secret): \(admin)")
+            lines.append("  Admin (keep this secret): \(AdminKey.link(base: base, key: admin))")
         }
         for other in hosts.dropFirst() { lines.append("  Also at:     http://\(other):\(port)/") }
         if listensEverywhere { lines.append("  On this machine: http://localhost:\(port)/") }

@@ -43,9 +43,17 @@ public enum ServerOptions {
         Option(name: "default-draw", environment: "TOMBOLA_DEFAULT_DRAW", kind: .text, valueName: "CODE",
                help: "public code of the draw created at start-up") { c, v in if case .text(let s) = v { c.defaultDrawCode = s } },
         Option(name: "host-key", environment: "TOMBOLA_HOST_KEY", kind: .text, valueName: "KEY",
-               help: "secret key that controls the default draw") { c, v in if case .text(let s) = v { c.hostKey = s } },
+               help: "secret key that controls the default draw (16+ characters; shows in ps: prefer --host-key-file)") { c, v in
+            if case .text(let s) = v { c.hostKey = s }
+        },
+        Option(name: "host-key-file", environment: "TOMBOLA_HOST_KEY_FILE", kind: .text, valueName: "FILE",
+               help: "file holding the host key (one trailing newline is ignored)") { c, v in if case .text(let s) = v { c.hostKeyFile = s } },
         Option(name: "admin-key", environment: "TOMBOLA_ADMIN_KEY", kind: .text, valueName: "KEY",
-               help: "secret key that creates further draws") { c, v in if case .text(let s) = v { c.adminKey = s } },
+               help: "secret key that creates and manages draws (16+ characters; default: generated once, kept in --data)") { c, v in
+            if case .text(let s) = v { c.adminKey = s }
+        },
+        Option(name: "admin-key-file", environment: "TOMBOLA_ADMIN_KEY_FILE", kind: .text, valueName: "FILE",
+               help: "file holding the admin key (one trailing newline is ignored)") { c, v in if case .text(let s) = v { c.adminKeyFile = s } },
         Option(name: "tick-hz", environment: "TOMBOLA_TICK_HZ", kind: .integer(1...120), valueName: "N",
                help: "rolling-number updates per second (default 20)") { c, v in if case .integer(let n) = v { c.tickHz = n } },
         Option(name: "access-log", environment: "TOMBOLA_ACCESS_LOG", kind: .flag, valueName: "",
@@ -147,6 +155,8 @@ public enum ServerOptions {
             option.apply(&configuration, try value(raw, for: option, source: "--\(name)"))
         }
         configuration.cluster = try clusterSettings(configuration, keyHex: environment["TOMBOLA_CLUSTER_KEY"])
+        configuration.hostKey = try OperatorKey.resolve("host", key: configuration.hostKey, file: configuration.hostKeyFile)
+        configuration.adminKey = try OperatorKey.resolve("admin", key: configuration.adminKey, file: configuration.adminKeyFile)
         return .run(configuration)
     }
 
@@ -232,6 +242,7 @@ public enum ServerOptions {
                tombola backup --data DIR FILE
                tombola restore --data DIR FILE
                tombola host-link CODE [--data DIR | --redis URL --cluster-key FILE] [--host ADDR] [--port N]
+               tombola admin-link [--data DIR] [--host ADDR] [--port N]
 
         Serves the Tombola raffle and calculator. Every option can also be set with the
         environment variable shown.

@@ -84,6 +84,15 @@ enum Migrations {
             settings_json TEXT NOT NULL
         ) STRICT;
         """,
+        // 4: server-wide secrets as SHA-256 digests (issue #25): the admin key a server
+        // generated at its first start, or the one an operator gave or `tombola admin-link` issued.
+        """
+        CREATE TABLE server_keys (
+            name TEXT PRIMARY KEY NOT NULL CHECK (name IN ('admin')),
+            hash TEXT NOT NULL,
+            created_at REAL NOT NULL
+        ) STRICT;
+        """,
     ]
 
     /// The version a fully migrated database has.

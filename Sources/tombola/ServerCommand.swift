@@ -66,12 +66,13 @@ enum ServerCommand {
         // JSON lines never carry a secret, so there the banner's keys are left out; say so
         // when a key was generated this run (it cannot be learnt from a JSON log).
         var generated: [JSONValue] = []
-        if configuration.adminKey == nil { generated.append(.string("admin")) }
+        if draws.generatedAdminKey != nil { generated.append(.string("admin")) }
         if configuration.hostKey == nil && draws.defaultDraw.hostKey != nil { generated.append(.string("host")) }
         var fields: [String: JSONValue] = [:]
         if !generated.isEmpty {
             fields["generatedKeys"] = .array(generated)
-            fields["note"] = .string("generated keys are not logged in JSON; set TOMBOLA_HOST_KEY and TOMBOLA_ADMIN_KEY")
+            fields["note"] = .string("generated keys are not logged in JSON; set TOMBOLA_HOST_KEY_FILE and TOMBOLA_ADMIN_KEY_FILE, "
+                                     + "or run tombola host-link / admin-link")
         }
         Log.event("start", fields: fields.merging([
             "port": .int(Int64(port)), "host": .string(configuration.host), "url": .string(draws.baseURL),
@@ -99,20 +100,32 @@ enum ServerCommand {
     }
 
     /// The start-up banner: the one deliberate place secrets are printed (the host link of
-    /// the default draw when its key is known this run, and the admin key).
+    /// the default draw when its key was generated now or given on the command line, and the
+    /// admin link when this start generated the admin key). A key read from a file is never printed.
     private static func banner(configuration: AppConfiguration, port: Int, draws: DrawService) -> String {
         var shown = configuration
         let draw = draws.defaultDraw
         shown.defaultDrawCode = draw.code
-        shown.hostKey = draw.hostKey
-        shown.adminKey = draws.adminKey
+        shown.hostKey = configuration.hostKeyFile == nil ? draw.hostKey : nil
+        shown.adminKey = draws.generatedAdminKey
+        let dataOption = configuration.cluster == nil ? "--data" : "--redis and --cluster-key"
         var note = ""
-        if draw.hostKey == nil {
+        if configuration.hostKeyFile != nil {
+            note = "  The host key of draw \(draw.code) is the one in --host-key-file (add #key=… to the host link).\n"
+        } else if draw.hostKey == nil {
             note = "  The host key of draw \(draw.code) was printed when it was created (only its hash is stored).\n"
-                + "  Lost the host link? Run `tombola host-link \(draw.code)` (with the same \(configuration.cluster == nil ? "--data" : "--redis and --cluster-key")) for a new one;\n"
+                + "  Lost the host link? Run `tombola host-link \(draw.code)` (with the same \(dataOption)) for a new one;\n"
                 + "  it works at once, no restart needed.\n"
         } else if draw.keyReset {
             note = "  The host key of draw \(draw.code) was replaced by --host-key.\n"
+        }
+        if draws.generatedAdminKey == nil {
+            if configuration.adminKey == nil {
+                note += "  The admin key was printed when it was made (only its hash is kept in \(configuration.dataDirectory)).\n"
+                    + "  Lost it? Run `tombola admin-link` (with the same --data) for a new one; it works at once.\n"
+            } else {
+                note += "  The admin key is the one you gave (\(configuration.adminKeyFile == nil ? "--admin-key" : "--admin-key-file")).\n"
+            }
         }
         let text = Banner.text(configuration: shown, port: port)
         guard !note.isEmpty, let end = text.range(of: "\nPress Ctrl-C") else { return text }

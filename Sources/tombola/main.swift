@@ -4,8 +4,8 @@ import Glibc
 import App
 
 // `tombola calc …`, `tombola verify FILE` and `tombola import FILE` are command-line faces of the
-// engines; `tombola backup`/`restore` copy the database; `tombola host-link CODE` issues a new
-// host key; `tombola generate-history` lays down stored draws for the start-up benchmark;
+// engines; `tombola backup`/`restore` copy the database; `tombola host-link CODE` / `tombola admin-link`
+// issue a new host / admin key; `tombola generate-history` lays down stored draws for the start-up benchmark;
 // anything else starts the server.
 let arguments = Array(CommandLine.arguments.dropFirst())
 switch arguments.first {
@@ -21,6 +21,8 @@ case "import":
     exit(ImportCommand.run(Array(arguments.dropFirst())))
 case "host-link":
     exit(HostLinkCommand.run(Array(arguments.dropFirst())))
+case "admin-link":
+    exit(AdminLinkCommand.run(Array(arguments.dropFirst())))
 case "generate-history":
     exit(GenerateHistoryCommand.run(Array(arguments.dropFirst())))
 default:

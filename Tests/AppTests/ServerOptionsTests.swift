@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import App
 @testable import Server
@@ -25,12 +26,12 @@ import Testing
     @Test func everyFlagSetsItsField() throws {
         let c = try configuration([
             "--port", "9000", "--host", "127.0.0.1", "--data", "/d", "--public=/p", "--default-draw", "main",
-            "--host-key", "hk", "--admin-key", "ak", "--tick-hz", "30", "--access-log", "--echo-endpoint",
+            "--host-key", "host-key-0123456789", "--admin-key", "admin-key-0123456789", "--tick-hz", "30", "--access-log", "--echo-endpoint",
             "--allow-origin", "https://a.example", "--allow-origin", "https://b.example", "--max-connections", "5", "--loops", "3",
             "--no-io-uring", "--header-timeout", "3", "--idle-timeout=7",
         ])
         #expect(c.port == 9000 && c.host == "127.0.0.1" && c.dataDirectory == "/d" && c.publicDirectory == "/p")
-        #expect(c.defaultDrawCode == "main" && c.hostKey == "hk" && c.adminKey == "ak" && c.tickHz == 30)
+        #expect(c.defaultDrawCode == "main" && c.hostKey == "host-key-0123456789" && c.adminKey == "admin-key-0123456789" && c.tickHz == 30)
         #expect(c.accessLog && c.echoEndpoint)
         #expect(c.allowedOrigins == ["https://a.example", "https://b.example"])
         #expect(c.maxConnections == 5 && c.loopCount == 3)
@@ -40,12 +41,12 @@ import Testing
 
     @Test func environmentSetsValuesAndFlagsWin() throws {
         let environment = ["TOMBOLA_PORT": "7000", "TOMBOLA_ACCESS_LOG": "yes", "TOMBOLA_ALLOW_ORIGIN": "https://a, https://b",
-                           "TOMBOLA_ADMIN_KEY": "env-key"]
+                           "TOMBOLA_ADMIN_KEY": "env-admin-key-0123456"]
         let c = try configuration(["--port", "7001"], environment: environment)
         #expect(c.port == 7001)
         #expect(c.accessLog)
         #expect(c.allowedOrigins == ["https://a", "https://b"])
-        #expect(c.adminKey == "env-key")
+        #expect(c.adminKey == "env-admin-key-0123456")
     }
 
     @Test(arguments: [
@@ -62,9 +63,46 @@ import Testing
         (["--trusted-proxy", "proxy.example"],
          "--trusted-proxy must be an IP address or a network such as 10.0.0.0/8 or fd00::/8, not 'proxy.example'"),
         (["--log-format", "xml"], "--log-format must be text or json, not 'xml'"),
+        (["--admin-key", "a"], "--admin-key: the admin key must be at least 16 characters, this one has 1 "
+            + "(make one with: head -c 20 /dev/urandom | base32)"),
+        (["--host-key", "fifteen-chars-k"], "--host-key: the host key must be at least 16 characters, this one has 15 "
+            + "(make one with: head -c 20 /dev/urandom | base32)"),
+        (["--host-key", "sixteen chars ok"], "--host-key: the host key must be printable ASCII without spaces, at most 256 characters"),
+        (["--admin-key-file", "/nonexistent/admin.key"], "--admin-key-file: '/nonexistent/admin.key' does not exist"),
+        (["--host-key-file", "/"], "--host-key-file: cannot read '/' (a directory, or no permission?)"),
+        (["--admin-key", "admin-key-0123456789", "--admin-key-file", "/x"], "give --admin-key or --admin-key-file, not both"),
     ])
     func badUsageIsExplained(arguments: [String], message: String) {
         #expect(throws: ServerOptions.UsageError(message: message)) { try ServerOptions.parse(arguments) }
+    }
+
+    @Test func shortKeysFromTheEnvironmentAreRefusedWithoutShowingThem() {
+        #expect(throws: ServerOptions.UsageError(message: "--admin-key: the admin key must be at least 16 characters, this one has 6 "
+                                                 + "(make one with: head -c 20 /dev/urandom | base32)")) {
+            try ServerOptions.parse([], environment: ["TOMBOLA_ADMIN_KEY": "secret"])
+        }
+    }
+
+    @Test func keyFilesAreReadWithoutTheirTrailingNewline() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("keys-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let host = directory.appendingPathComponent("host-key"), admin = directory.appendingPathComponent("admin-key")
+        let empty = directory.appendingPathComponent("empty"), short = directory.appendingPathComponent("short")
+        try Data("host-key-from-a-file-01\n".utf8).write(to: host)
+        try Data("admin-key-from-a-file-02\r\n".utf8).write(to: admin)
+        try Data("\n".utf8).write(to: empty)
+        try Data("tiny\n".utf8).write(to: short)
+        let c = try configuration(["--host-key-file", host.path], environment: ["TOMBOLA_ADMIN_KEY_FILE": admin.path])
+        #expect(c.hostKey == "host-key-from-a-file-01" && c.adminKey == "admin-key-from-a-file-02")
+        #expect(c.hostKeyFile == host.path && c.adminKeyFile == admin.path)
+        #expect(throws: ServerOptions.UsageError(message: "--admin-key-file: '\(empty.path)' is empty")) {
+            try ServerOptions.parse(["--admin-key-file", empty.path])
+        }
+        #expect(throws: ServerOptions.UsageError(message: "--host-key-file '\(short.path)': the host key must be at least 16 characters, "
+                                                 + "this one has 4 (make one with: head -c 20 /dev/urandom | base32)")) {
+            try ServerOptions.parse([], environment: ["TOMBOLA_HOST_KEY_FILE": short.path])
+        }
     }
 
     @Test func badEnvironmentIsExplained() {

@@ -9,7 +9,7 @@ import Testing
         #expect(try db.schemaVersion() == Migrations.latest)
         #expect(Migrations.latest >= 1)
         let tables = try db.statement("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").query([]) { $0.text(0) }
-        #expect(tables == ["audit", "branding", "checkin", "draws", "entrant_values", "entrants", "records"])
+        #expect(tables == ["audit", "branding", "checkin", "draws", "entrant_values", "entrants", "records", "server_keys"])
     }
 
     @Test func reopensWithoutMigratingAgainAndKeepsData() throws {
@@ -158,5 +158,19 @@ import Testing
         try db.saveBranding(code: "A", BrandingRow(title: "Gala 2"), at: 3)
         #expect(try db.loadBranding() == ["A": BrandingRow(title: "Gala 2")])
         #expect(throws: StorageError.self) { try db.saveBranding(code: "nobody", BrandingRow(), at: 4) }
+    }
+}
+
+@Suite struct ServerKeyTests {
+    @Test func theAdminKeyDigestIsStoredReplacedAndReadBack() throws {
+        let dir = TemporaryDirectory()
+        let db = try Database(path: dir.path("t.sqlite"))
+        #expect(try db.serverKeyHash("admin") == nil)
+        try db.storeServerKeyHash("admin", hash: "aa", at: 1)
+        try db.storeServerKeyHash("admin", hash: "bb", at: 2)
+        #expect(try db.serverKeyHash("admin") == "bb")
+        let reopened = try Database(path: dir.path("t.sqlite"))
+        #expect(try reopened.serverKeyHash("admin") == "bb")
+        #expect(throws: StorageError.self) { try db.storeServerKeyHash("other", hash: "cc", at: 3) }
     }
 }

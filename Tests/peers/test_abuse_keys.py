@@ -144,7 +144,7 @@ def test_keys_never_reach_logs_metrics_error_bodies_or_disk():
         for body in public_bodies:
             assert value.encode() not in body, name + " in a response body: " + body[:200].decode("utf-8", "replace")
 
-    # At rest only the SHA-256 of a host key is stored; the admin key is not stored at all.
+    # At rest only the SHA-256 of a key is stored (host keys in `draws`, the admin key in `server_keys`).
     files = [os.path.join(d, f) for d, _, names in os.walk(server.data) for f in names]
     assert files, "no data files"
     for path in files:

@@ -23,7 +23,7 @@ import websockets
 from test_fairness_script import script, tombola_binary  # noqa: F401 (the fixture is used by name)
 
 HOST_KEY = "peer-host-key-0123456789"
-ADMIN_KEY = "peer-admin-key"
+ADMIN_KEY = "peer-admin-key-0123456789"
 CODE = "PEERS1"
 
 

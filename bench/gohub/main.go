@@ -150,7 +150,7 @@ func (h *hub) serve(w http.ResponseWriter, r *http.Request) {
 
 func main() {
 	addr := flag.String("addr", "127.0.0.1:18095", "listen address (loopback)")
-	key := flag.String("host-key", "benchkey", "the host key")
+	key := flag.String("host-key", "bench-host-key-0123", "the host key")
 	hz := flag.Int("tick-hz", 20, "ticks per second while rolling")
 	seconds := flag.Int("seconds", 600, "exit after this long (benchmarks stop by themselves)")
 	flag.Parse()

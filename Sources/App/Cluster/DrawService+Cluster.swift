@@ -18,12 +18,14 @@ extension DrawService {
                                                                   roomSettings: roomSettings, metrics: metrics)
             // Unused in cluster mode (branding lives in Redis: ClusterBranding); the service's type wants one.
             let branding = try BrandingStore(storage: storage)
+            // The admin key is this instance's (its data directory): give every instance the same one.
+            let admin = try storage.sync { database in try AdminKey.resolve(given: configuration.adminKey, in: database) }
             // Cluster mode: every instance serves every draw of the cluster; one owns each.
             registry.gauge("tombola_draw_rooms", help: "Draws this server holds.") { Double(runtime.nodes.count) }
             registry.gauge("tombola_cluster_draws_owned", help: "Draws whose lease this instance holds (cluster mode).") {
                 Double(runtime.nodes.values.reduce(0) { $0 + ($1.isOwner ? 1 : 0) })
             }
-            return DrawService(cluster: runtime, defaultDraw: defaultDraw, configuration: configuration, storage: storage,
+            return DrawService(cluster: runtime, defaultDraw: defaultDraw, admin: admin, storage: storage,
                                branding: branding, settings: roomSettings, limiter: limiter, metrics: metrics, registry: registry)
         } catch {
             storage.close()

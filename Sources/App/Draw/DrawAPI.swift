@@ -111,11 +111,12 @@ enum DrawAPI {
         return token.isEmpty ? nil : token
     }
 
-    /// Checks the bearer key with the shared rate limit; nil when it passes, else the refusal.
-    static func refusal(_ request: HTTPRequest, responder: Responder, service: DrawService,
+    /// Checks the bearer key with the shared rate limit; nil when it passes, else the refusal,
+    /// which names the key that was missing or wrong (`bad_key` is a host key, `bad_admin_key` the admin key).
+    static func refusal(_ request: HTTPRequest, responder: Responder, service: DrawService, admin: Bool = false,
                         check: (String) -> Bool) -> HTTPResponse? {
         guard let key = bearer(request.head.headers) else {
-            var response = APIError.response("unauthorized")
+            var response = APIError.response("unauthorized", message: admin ? DrawErrorText.needsAdminKey : nil)
             response.headers.add(name: "WWW-Authenticate", value: "Bearer")
             return response
         }
@@ -128,7 +129,7 @@ enum DrawAPI {
         guard check(key) else {
             service.limiter.recordFailure(address)
             service.metrics.authFailures.increment()
-            return APIError.response("bad_key")
+            return APIError.response(admin ? "bad_admin_key" : "bad_key")
         }
         return nil
     }
@@ -184,8 +185,8 @@ enum DrawAPI {
     }
 
     private static func create(_ request: HTTPRequest, responder: Responder, service: DrawService) {
-        if let refusal = refusal(request, responder: responder, service: service,
-                                 check: { DrawKeys.matches($0, storedHash: DrawKeys.hash(service.adminKey)) }) {
+        if let refusal = refusal(request, responder: responder, service: service, admin: true,
+                                 check: service.adminKeyHash.matches) {
             return responder.respond(refusal)
         }
         guard let json = body(request) else { return responder.respond(APIError.response("bad_json")) }

@@ -6,6 +6,9 @@ enum DrawErrorText {
         table[code] ?? "The request could not be completed."
     }
 
+    /// `unauthorized` where the admin key is wanted (one code, the words name the key).
+    static let needsAdminKey = "This needs the server's admin key: send Authorization: Bearer <admin key>."
+
     static let table: [String: String] = [
         // Messages
         "bad_json": "The message is not a JSON object.",
@@ -14,8 +17,9 @@ enum DrawErrorText {
         "bad_entropy": "Entropy must be 32 hexadecimal digits (16 bytes).",
         "too_large": "The request is too large.",
         // Roles
-        "bad_key": "That key does not control this draw.",
-        "unauthorized": "This needs a key: send Authorization: Bearer <key>.",
+        "bad_key": "Wrong host key: that key does not control this draw.",
+        "bad_admin_key": "Wrong admin key: that is not this server's admin key.",
+        "unauthorized": "This needs the draw's host key: send Authorization: Bearer <host key>.",
         "rate_limited": "Too many wrong keys from this address; wait a moment and try again.",
         "not_host": "Only the host can do that.",
         "unknown_draw": "There is no draw with that code.",

@@ -24,8 +24,11 @@ public final class DrawService: Sendable {
     }
 
     public let defaultDraw: DefaultDraw
-    /// The admin key (given with `--admin-key`, or generated for this run).
-    public let adminKey: String
+    /// The admin key's digest (`AdminKey`): given, kept from an earlier start, or made now;
+    /// replaced while running when `tombola admin-link` stores a new one.
+    let adminKeyHash: HostKeyHash
+    /// The admin key when this start generated it (printed once by the banner), else nil.
+    public let generatedAdminKey: String?
     public let storage: StorageQueue
     let limiter: AuthRateLimiter
     let settings: DrawRoomSettings
@@ -76,7 +79,6 @@ public final class DrawService: Sendable {
         self.metrics = metrics
         self.settings = settings
         self.limiter = limiter
-        self.adminKey = configuration.adminKey ?? DrawKeys.newSecret()
         cluster = nil
         group = try EventLoopGroup(loopCount: 1)
         let loop = group.loops[0]
@@ -95,6 +97,7 @@ public final class DrawService: Sendable {
             var defaultDraw: DefaultDraw
             /// The default draw when this start created it (its room is made at once).
             var created: (row: DrawRow, draw: Draw)?
+            var admin: AdminKey.Resolved
         }
         let found: Found
         let audit = self.audit
@@ -102,6 +105,7 @@ public final class DrawService: Sendable {
             // Only the stored draws' codes and host key hashes: each draw's settings, records and
             // check-in book are read on its first use (`localRoom`), so start-up does not grow with history.
             found = try storage.sync { database -> Found in
+                let admin = try AdminKey.resolve(given: configuration.adminKey, in: database)
                 var index = try database.loadDrawIndex()
                 let code = wanted ?? index.first?.code
                 if let code, let position = index.firstIndex(where: { $0.code == code }) {
@@ -117,20 +121,22 @@ public final class DrawService: Sendable {
                         keyReset = true
                     }
                     return Found(index: index, defaultDraw: DefaultDraw(code: code, hostKey: configuration.hostKey,
-                                                                        created: false, keyReset: keyReset))
+                                                                        created: false, keyReset: keyReset), admin: admin)
                 }
                 let key = configuration.hostKey ?? DrawKeys.newSecret()
                 let created = try Self.insertDraw(code: code ?? DrawKeys.newCode(), key: key, config: .standard,
                                                   audit: (audit, AuditEntry(actor: "system", action: "create")), in: database)
                 index.append((created.row.code, created.row.hostKeyHash))
                 return Found(index: index, defaultDraw: DefaultDraw(code: created.row.code, hostKey: key, created: true,
-                                                                    keyReset: false), created: created)
+                                                                    keyReset: false), created: created, admin: admin)
             }
         } catch {
             group.shutdown()
             throw error
         }
         defaultDraw = found.defaultDraw
+        adminKeyHash = HostKeyHash(found.admin.hash)
+        generatedAdminKey = found.admin.generated
         do {
             branding = try BrandingStore(storage: storage)
         } catch {
@@ -146,7 +152,8 @@ public final class DrawService: Sendable {
                                                limiter: limiter, settings: settings, metrics: metrics)
         }
         known = Lock(KnownDraws(stored: stored, rooms: rooms))
-        hostKeyWatch = HostKeyWatch(loop: loop, storage: storage) { [known = self.known] hashes in
+        hostKeyWatch = HostKeyWatch(loop: loop, storage: storage) { [known = self.known, adminKeyHash = self.adminKeyHash] hashes, admin in
+            if let admin { _ = adminKeyHash.replace(with: admin) }
             let rooms = known.withLock { known in
                 for (code, hash) in hashes where known.stored[code] != nil { known.stored[code] = hash }
                 return known.rooms
@@ -167,7 +174,7 @@ public final class DrawService: Sendable {
     }
 
     /// Cluster mode: the draws are the cluster's nodes; SQLite is opened but holds no draw.
-    init(cluster: ClusterRuntime, defaultDraw: DefaultDraw, configuration: AppConfiguration, storage: StorageQueue,
+    init(cluster: ClusterRuntime, defaultDraw: DefaultDraw, admin: AdminKey.Resolved, storage: StorageQueue,
          branding: BrandingStore, settings: DrawRoomSettings, limiter: AuthRateLimiter, metrics: DrawMetrics, registry: MetricsRegistry) {
         self.cluster = cluster
         self.storage = storage
@@ -175,11 +182,15 @@ public final class DrawService: Sendable {
         self.metrics = metrics
         self.settings = settings
         self.limiter = limiter
-        self.adminKey = configuration.adminKey ?? DrawKeys.newSecret()
+        adminKeyHash = HostKeyHash(admin.hash)
+        generatedAdminKey = admin.generated
         self.defaultDraw = defaultDraw
         group = cluster.group
         known = Lock(KnownDraws(stored: [:], rooms: [:]))
-        hostKeyWatch = HostKeyWatch(loop: cluster.loop, storage: storage) { _ in }
+        hostKeyWatch = HostKeyWatch(loop: cluster.loop, storage: storage) { [adminKeyHash = self.adminKeyHash] _, admin in
+            if let admin { _ = adminKeyHash.replace(with: admin) }
+        }
+        hostKeyWatch.start()
         registry.gauge("tombola_draw_viewers", help: "Pages connected to any draw room.") {
             Double(cluster.nodes.values.reduce(0) { $0 + $1.group.count })
         }
