@@ -11,7 +11,7 @@ extension Database {
     /// Every draw's host key hash by code, to notice a key another process (`tombola
     /// host-link`) stored while the server runs.
     public func loadHostKeyHashes() throws(StorageError) -> [String: String] {
-        let rows = try statement("SELECT code, host_key_hash FROM draws").query([], row: { ($0.text(0), $0.text(1)) })
+        let rows = try statement("SELECT code, host_key_hash FROM draws WHERE deleted_at IS NULL").query([], row: { ($0.text(0), $0.text(1)) })
         return Dictionary(rows, uniquingKeysWith: { _, last in last })
     }
 

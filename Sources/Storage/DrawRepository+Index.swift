@@ -1,8 +1,8 @@
 extension Database {
-    /// Every draw's code and host key hash, oldest first: what a server must know of its stored
+    /// Every draw's code and host key hash (deleted draws left out), oldest first: what a server must know of its stored
     /// draws before it serves (each draw's settings and records are read when it is first used).
     public func loadDrawIndex() throws(StorageError) -> [(code: String, hostKeyHash: String)] {
-        try statement("SELECT code, host_key_hash FROM draws ORDER BY created_at, code").query([]) { ($0.text(0), $0.text(1)) }
+        try statement("SELECT code, host_key_hash FROM draws WHERE deleted_at IS NULL ORDER BY created_at, code").query([]) { ($0.text(0), $0.text(1)) }
     }
 
     /// A draw's records in chain order, one at a time: `body` gets each record's index and JSON

@@ -38,19 +38,19 @@ extension Database {
         if connection.changes == 0 { throw StorageError(.notFound, detail: "no such draw") }
     }
 
-    /// Every draw, oldest first.
+    /// Every draw (not deleted), oldest first.
     public func loadDraws() throws(StorageError) -> [DrawRow] {
         try statement("""
             SELECT code, host_key_hash, created_at, config_json, cleared_through
-            FROM draws ORDER BY created_at, code
+            FROM draws WHERE deleted_at IS NULL ORDER BY created_at, code
             """).query([], row: Self.drawRow)
     }
 
-    /// One draw, or nil.
+    /// One draw, or nil (also for a deleted draw).
     public func loadDraw(code: String) throws(StorageError) -> DrawRow? {
         try statement("""
             SELECT code, host_key_hash, created_at, config_json, cleared_through
-            FROM draws WHERE code = ?
+            FROM draws WHERE code = ? AND deleted_at IS NULL
             """).query([.text(code)], row: Self.drawRow).first
     }
 

@@ -93,6 +93,17 @@ enum Migrations {
             created_at REAL NOT NULL
         ) STRICT;
         """,
+        // 5: archived and deleted draws (issue #25). A deleted draw's row stays as a tombstone
+        // (its code is never reused) and its audit chain stays; its records may then be deleted,
+        // and only then: records stay append-only for every draw that is not deleted.
+        """
+        ALTER TABLE draws ADD COLUMN archived_at REAL;
+        ALTER TABLE draws ADD COLUMN deleted_at REAL;
+        DROP TRIGGER records_no_delete;
+        CREATE TRIGGER records_no_delete BEFORE DELETE ON records
+            WHEN (SELECT deleted_at FROM draws WHERE code = OLD.draw_code) IS NULL
+            BEGIN SELECT RAISE(ABORT, 'records are append-only'); END;
+        """,
     ]
 
     /// The version a fully migrated database has.

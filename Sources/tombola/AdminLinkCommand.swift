@@ -13,15 +13,9 @@ enum AdminLinkCommand {
 
     static func run(_ arguments: [String]) -> Int32 {
         let configuration: AppConfiguration
-        do {
-            guard case .run(let parsed) = try ServerOptions.parse(arguments, environment: ServerCommand.environment()) else {
-                ServerCommand.emit(usage + "\n", to: 1)
-                return 0
-            }
-            configuration = parsed
-        } catch {
-            ServerCommand.emit("tombola admin-link: \(error.message)\n\(usage)\n", to: 2)
-            return 2
+        switch ServerCommand.subcommandOptions(arguments, command: "admin-link", usage: usage) {
+        case .run(let parsed): configuration = parsed
+        case .exit(let status): return status
         }
         let key: String
         do {

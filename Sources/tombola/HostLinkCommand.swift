@@ -20,15 +20,9 @@ enum HostLinkCommand {
             return 2
         }
         let configuration: AppConfiguration
-        do {
-            guard case .run(let parsed) = try ServerOptions.parse(Array(arguments.dropFirst()), environment: ServerCommand.environment()) else {
-                ServerCommand.emit(usage + "\n", to: 1)
-                return 0
-            }
-            configuration = parsed
-        } catch {
-            ServerCommand.emit("tombola host-link: \(error.message)\n\(usage)\n", to: 2)
-            return 2
+        switch ServerCommand.subcommandOptions(Array(arguments.dropFirst()), command: "host-link", usage: usage) {
+        case .run(let parsed): configuration = parsed
+        case .exit(let status): return status
         }
         let issued: (code: String, key: String)
         do {

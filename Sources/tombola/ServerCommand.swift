@@ -132,6 +132,26 @@ enum ServerCommand {
         return text.replacingCharacters(in: end, with: "\n" + note + "\nPress Ctrl-C")
     }
 
+    enum SubcommandOptions {
+        case run(AppConfiguration)
+        /// Usage or an error was printed: exit with this status (0 after --help, 2 for bad usage).
+        case exit(Int32)
+    }
+
+    /// The server's options (and TOMBOLA_* variables) for a subcommand such as `host-link`.
+    static func subcommandOptions(_ arguments: [String], command: String, usage: String) -> SubcommandOptions {
+        do {
+            guard case .run(let parsed) = try ServerOptions.parse(arguments, environment: environment()) else {
+                emit(usage + "\n", to: 1)
+                return .exit(0)
+            }
+            return .run(parsed)
+        } catch {
+            emit("tombola \(command): \(error.message)\n\(usage)\n", to: 2)
+            return .exit(2)
+        }
+    }
+
     /// Unbuffered, so lines from the loops' access log and from here never interleave.
     static func emit(_ text: String, to fd: Int32) {
         var bytes = Array(text.utf8)

@@ -133,6 +133,31 @@ def landing(server, opened):
         b.quit()
 
 
+def admin(server, opened):
+    """The landing page's admin view (#25): three draws, one archived with its delete confirmation."""
+    made = []
+    for title in ("Summer party", "Quiz night", None):
+        code, key = create_names_draw(server)
+        if title:
+            req = urllib.request.Request(server.url("/api/draws/%s/branding" % code), data=json.dumps({"title": title}).encode(),
+                                         method="PUT", headers={"Authorization": "Bearer " + key, "Content-Type": "application/json"})
+            urllib.request.urlopen(req, timeout=10).close()
+        made.append(code)
+    req = urllib.request.Request(server.url("/api/draws/%s/archive" % made[0]), data=b"{}", method="POST",
+                                 headers={"Authorization": "Bearer " + server.admin_key})
+    urllib.request.urlopen(req, timeout=10).close()
+    for (width, height), langs in (((390, 844), LANGS), ((1920, 1080), LANGS[:1])):
+        for lang, suffix in langs:
+            b = Browser(width, height, lang); opened.append(b)
+            b.get(server.url("/#admin=" + server.admin_key))
+            b.wait_js("document.querySelectorAll('[data-admin-list] li').length >= 3", 15)
+            b.find_element(By.CSS_SELECTOR, '[data-action="delete"][data-code="%s"]' % made[0]).click()
+            b.wait_js("!!document.querySelector('[data-action=\"confirm\"]')")
+            b.js("document.querySelector('[data-admin]').scrollIntoView()")
+            shot(b, "index-admin-%dx%d-%s" % (width, height, suffix), 0.5)
+            b.quit()
+
+
 def draw_pages(server, opened):
     host = Browser(390, 844); opened.append(host)
     host.get(server.host_url("draw")); wait_room(host)
@@ -423,7 +448,7 @@ def main():
     os.makedirs(OUT, exist_ok=True)
     server = ShotServer()
     opened = []
-    sections = {"landing": landing, "keypad": keypad, "draw": draw_pages, "names": names_round, "event": event,
+    sections = {"landing": landing, "admin": admin, "keypad": keypad, "draw": draw_pages, "names": names_round, "event": event,
                 "branding": branding, "checkin": checkin, "board": board}
     wanted = sys.argv[1:] or list(sections)
     try:

@@ -38,19 +38,27 @@ enum DrawAPI {
         let rest = Array(segments.dropFirst(2))
         let method = head.method == "HEAD" ? "GET" : head.method
         if rest.isEmpty || rest == [""] {
-            guard method == "POST" else { return responder.respond(APIError.methodNotAllowed(allow: ["POST"])) }
+            if method == "GET" { return AdminAPI.list(request, responder: responder, service: service) }
+            guard method == "POST" else { return responder.respond(APIError.methodNotAllowed(allow: ["GET", "HEAD", "POST"])) }
             create(request, responder: responder, service: service)
             return
+        }
+        if rest.count == 1, method == "DELETE" { return AdminAPI.delete(code: rest[0], request, responder: responder, service: service) }
+        if rest.count == 2, rest[1] == "archive" || rest[1] == "unarchive" {
+            guard method == "POST" else { return responder.respond(APIError.methodNotAllowed(allow: ["POST"])) }
+            return AdminAPI.archive(rest[1] == "archive", code: rest[0], request, responder: responder, service: service)
         }
         guard let room = service.room(rest[0]) else {
             responder.respond(APIError.response("unknown_draw"))
             return
         }
+        // An archived draw is read-only over REST (WebSocket commands meet the same refusal in the room).
+        if method != "GET", service.isArchived(room.code) { return responder.respond(APIError.response("draw_archived")) }
         if let checkin = room as? any CheckinChannel,
            CheckinAPI.route(rest, method: method, request: request, room: checkin, responder: responder, service: service) { return }
         switch (rest.count, rest.dropFirst().first) {
         case (1, _):
-            guard method == "GET" else { return responder.respond(APIError.methodNotAllowed(allow: ["GET", "HEAD"])) }
+            guard method == "GET" else { return responder.respond(APIError.methodNotAllowed(allow: ["GET", "HEAD", "DELETE"])) }
             // nil: a cluster instance cannot know it now, or (single box) the draw could not be read.
             let unavailable = room is DrawRoom ? "storage_failed" : "cluster_unavailable"
             room.currentState { responder.respond($0.map { APIError.json(text: $0) } ?? APIError.response(unavailable)) }

@@ -27,6 +27,11 @@ enum DrawErrorText {
         "method_not_allowed": "That method is not allowed here.",
         "bad_text": "The text is empty, too long or cannot be encoded.",
         "busy": "The server is starting up; try again in a moment.",
+        // Admin (#25)
+        "draw_archived": "This draw is archived: it can be viewed, verified and exported, not changed. Un-archive it first.",
+        "not_archived": "Archive the draw before deleting it.",
+        "default_draw": "The server's default draw cannot be deleted (archive it, or start with another --default-draw).",
+        "not_supported": "Listing, archiving and deleting draws are not available in cluster mode.",
         // Storage
         "storage_failed": "The draw could not be saved; nothing was announced. Try again.",
         "disk_full": "The server's disk is full; nothing was announced. Free some space and try again.",

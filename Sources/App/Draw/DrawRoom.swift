@@ -224,6 +224,25 @@ final class DrawRoom: @unchecked Sendable {
         }, otherwise: { completion(.failure(CommandFailure(code: "storage_failed"))) })
     }
 
+    /// Archives (read-only: every command is `draw_archived`) or un-archives the room. Refused
+    /// with `wrong_phase` while a round rolls or a command is in flight.
+    func setArchived(_ archived: Bool, completion: @escaping @Sendable (Result<Void, CommandFailure>) -> Void) {
+        whenReady({ [self] in
+            guard state.isSettled || !archived else { return completion(.failure(CommandFailure(code: "wrong_phase"))) }
+            state.archived = archived
+            completion(.success(()))
+        }, otherwise: { completion(.failure(CommandFailure(code: "storage_failed"))) })
+    }
+
+    /// The draw was deleted: its pages are closed (they reconnect to a draw that no longer exists) and its timers stop.
+    func evict() {
+        loop.execute { [self] in
+            for handle in handles.values { handle.close(code: .goingAway, reason: "draw deleted") }
+            handles = [:]
+            if state != nil { apply(.shutdown) }
+        }
+    }
+
     /// Stops the timers (server shutdown).
     func shutdown() {
         loop.execute { [self] in

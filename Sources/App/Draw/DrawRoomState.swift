@@ -213,6 +213,12 @@ struct DrawRoomState {
         snapshots = [:]
     }
 
+    /// Archived by the admin (`POST /api/draws/<code>/archive`): read-only, every command is `draw_archived`.
+    var archived = false
+
+    /// Whether nothing is moving: no roll or slow-down, no write, no queued command (archiving waits for this).
+    var isSettled: Bool { !isBusy && queue.isEmpty && motion == nil && draw.phase != .rolling && draw.phase != .stopping }
+
     /// Whether a write (or the check after a failed one) is in flight; commands wait meanwhile.
     var isBusy: Bool { pending != nil || resynchronizing || checkinFlow.writing }
 
@@ -376,6 +382,11 @@ struct DrawRoomState {
             return
         }
         let now = time.unixMilliseconds
+        if archived {
+            actions.append(.count(.refusedCommands))
+            deliver(.failure(CommandFailure(code: "draw_archived")), for: job, &actions)
+            return
+        }
         if case .start = job.command, isCheckinPool, checkin.settings.open {
             actions.append(.count(.refusedCommands))
             deliver(.failure(CommandFailure(code: "entries_open")), for: job, &actions)

@@ -37,12 +37,15 @@ public final class DrawService: Sendable {
     /// Each draw's title, accent colour and logo for the screen.
     let branding: BrandingStore
     private let group: EventLoopGroup
-    /// The stored draws (code → host key hash) and the rooms made for them so far.
-    private struct KnownDraws {
+    /// The stored draws (code → host key hash) and the rooms made for them so far; which are
+    /// archived, and the codes of deleted draws (never reused).
+    struct KnownDraws {
         var stored: [String: String]
         var rooms: [String: DrawRoom]
+        var archived: Set<String> = []
+        var deleted: Set<String> = []
     }
-    private let known: Lock<KnownDraws>
+    let known: Lock<KnownDraws>
     /// Rooms made since the storage thread last read draws back: read together, one fsync for all.
     private let pendingLoads = Lock<(rooms: [DrawRoom], scheduled: Bool)>(([], false))
     private let hostKeyWatch: HostKeyWatch
@@ -98,6 +101,7 @@ public final class DrawService: Sendable {
             /// The default draw when this start created it (its room is made at once).
             var created: (row: DrawRow, draw: Draw)?
             var admin: AdminKey.Resolved
+            var marks: (archived: Set<String>, deleted: Set<String>) = ([], [])
         }
         let found: Found
         let audit = self.audit
@@ -106,6 +110,8 @@ public final class DrawService: Sendable {
             // check-in book are read on its first use (`localRoom`), so start-up does not grow with history.
             found = try storage.sync { database -> Found in
                 let admin = try AdminKey.resolve(given: configuration.adminKey, in: database)
+                let marks = try database.loadDrawMarks()
+                if let wanted, marks.deleted.contains(wanted) { throw DrawServiceError.deletedCode(wanted) }
                 var index = try database.loadDrawIndex()
                 let code = wanted ?? index.first?.code
                 if let code, let position = index.firstIndex(where: { $0.code == code }) {
@@ -121,14 +127,14 @@ public final class DrawService: Sendable {
                         keyReset = true
                     }
                     return Found(index: index, defaultDraw: DefaultDraw(code: code, hostKey: configuration.hostKey,
-                                                                        created: false, keyReset: keyReset), admin: admin)
+                                                                        created: false, keyReset: keyReset), admin: admin, marks: marks)
                 }
                 let key = configuration.hostKey ?? DrawKeys.newSecret()
                 let created = try Self.insertDraw(code: code ?? DrawKeys.newCode(), key: key, config: .standard,
                                                   audit: (audit, AuditEntry(actor: "system", action: "create")), in: database)
                 index.append((created.row.code, created.row.hostKeyHash))
                 return Found(index: index, defaultDraw: DefaultDraw(code: created.row.code, hostKey: key, created: true,
-                                                                    keyReset: false), created: created, admin: admin)
+                                                                    keyReset: false), created: created, admin: admin, marks: marks)
             }
         } catch {
             group.shutdown()
@@ -151,7 +157,7 @@ public final class DrawService: Sendable {
                                                loop: loop, store: SQLiteDrawStore(storage: storage, audit: audit),
                                                limiter: limiter, settings: settings, metrics: metrics)
         }
-        known = Lock(KnownDraws(stored: stored, rooms: rooms))
+        known = Lock(KnownDraws(stored: stored, rooms: rooms, archived: found.marks.archived, deleted: found.marks.deleted))
         hostKeyWatch = HostKeyWatch(loop: loop, storage: storage) { [known = self.known, adminKeyHash = self.adminKeyHash] hashes, admin in
             if let admin { _ = adminKeyHash.replace(with: admin) }
             let rooms = known.withLock { known in
@@ -222,20 +228,22 @@ public final class DrawService: Sendable {
     /// the storage thread; what reaches it meanwhile waits (DrawRoom+Loading.swift).
     func localRoom(_ code: String) -> DrawRoom? {
         let loop = group.loops[0]
-        let made: (room: DrawRoom, new: Bool)? = known.withLock { known in
-            func find(_ candidate: String) -> (room: DrawRoom, new: Bool)? {
-                if let room = known.rooms[candidate] { return (room, false) }
+        let made: (room: DrawRoom, new: Bool, archived: Bool)? = known.withLock { known in
+            func find(_ candidate: String) -> (room: DrawRoom, new: Bool, archived: Bool)? {
+                if let room = known.rooms[candidate] { return (room, false, false) }
                 guard let hash = known.stored[candidate] else { return nil }
                 let room = DrawRoom(code: candidate, hostKeyHash: hash, loop: loop,
                                     store: SQLiteDrawStore(storage: storage, audit: audit), limiter: limiter,
                                     settings: settings, metrics: metrics)
                 known.rooms[candidate] = room
-                return (room, true)
+                return (room, true, known.archived.contains(candidate))
             }
             return find(code) ?? find(code.uppercased())
         }
         guard let made else { return nil }
         if made.new {
+            // Queued before anything a caller sends the new room: an archived draw is read-only from the start.
+            if made.archived { made.room.setArchived(true) { _ in } }
             made.room.connect(pastDrawLinks(for: made.room.code))
             load(made.room)
         }
@@ -345,7 +353,7 @@ public final class DrawService: Sendable {
     func createDraw(config: DrawConfig, completion: @escaping @Sendable (Result<(code: String, key: String), any Error>) -> Void) {
         if let cluster { return cluster.createDraw(config: config, completion: completion) }
         let key = DrawKeys.newSecret()
-        let taken = Set(drawCodes)
+        let taken = known.withLock { Set($0.stored.keys).union($0.deleted) }
         var fresh = DrawKeys.newCode()
         while taken.contains(fresh) { fresh = DrawKeys.newCode() }
         let code = fresh
@@ -411,11 +419,13 @@ public final class DrawService: Sendable {
 public enum DrawServiceError: Error, Sendable, CustomStringConvertible {
     case badCode(String)
     case badKey
+    case deletedCode(String)
 
     public var description: String {
         switch self {
         case .badCode(let code): "--default-draw '\(code)' must be 1–64 letters, digits, '-' or '_'"
         case .badKey: "--host-key must be 1–256 printable ASCII characters without spaces"
+        case .deletedCode(let code): "--default-draw \(code) was deleted; a deleted draw's code is never used again"
         }
     }
 }

@@ -78,6 +78,7 @@ extension DrawRoomState {
             actions.append(.reply(caller: caller, .failure(CommandFailure(code: code, detail: detail))))
         }
         guard isCheckinPool else { return refuse("not_checkin") }
+        guard !archived else { return refuse("draw_archived") }
         guard checkin.settings.open else { return refuse("entries_closed") }
         if checkin.settings.presence {
             guard let code = join.code, checkinFlow.presence.accepts(code, at: time.unixMilliseconds) else { return refuse("bad_code") }
