@@ -63,3 +63,12 @@ extension Database {
         }
     }
 }
+
+extension Database {
+    /// The settings of the other (not deleted) draws whose settings mention `code` as a JSON
+    /// string: the candidates that may exclude its winners (the caller reads them to be sure).
+    public func drawSettingsMentioning(_ code: String) throws(StorageError) -> [(code: String, configJSON: String)] {
+        try statement("SELECT code, config_json FROM draws WHERE deleted_at IS NULL AND code <> ? AND instr(config_json, ?) > 0")
+            .query([.text(code), .text("\"\(code)\"")]) { ($0.text(0), $0.text(1)) }
+    }
+}

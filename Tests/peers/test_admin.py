@@ -61,6 +61,14 @@ def test_list_archive_unarchive_and_delete(data_dir, tmp_path):
         status, export = server.request("GET", path + "export.json")
         assert status == 200 and b'"round"' in export
         assert error_code(server.json("DELETE", "/api/draws/" + codes[1], key=ADMIN_KEY)) == (409, "not_archived")
+        # A draw whose winners another draw excludes stays until that draw lets go of it.
+        listed = {"pool": {"kind": "list", "entrants": ["Ann", "Bob", "Cy"]}}
+        status, named = server.json("POST", "/api/draws", {"config": listed}, ADMIN_KEY)
+        linking = {**listed, "excludeWinnersOf": [{"code": named["code"], "key": named["hostKey"]}]}
+        assert server.json("POST", "/api/draws", {"config": linking}, ADMIN_KEY)[0] == 201
+        assert server.json("POST", "/api/draws/%s/archive" % named["code"], {}, ADMIN_KEY)[0] == 200
+        assert error_code(server.json("DELETE", "/api/draws/" + named["code"], key=ADMIN_KEY)) == (409, "draw_linked")
+        assert server.json("GET", "/api/draws/" + named["code"])[0] == 200
         assert server.json("POST", "/api/draws/%s/archive" % CODE, {}, ADMIN_KEY)[0] == 200
         assert error_code(server.json("DELETE", "/api/draws/" + CODE, key=ADMIN_KEY)) == (409, "default_draw")
         assert server.json("POST", "/api/draws/%s/unarchive" % CODE, {}, ADMIN_KEY)[0] == 200

@@ -31,6 +31,7 @@ enum DrawErrorText {
         "draw_archived": "This draw is archived: it can be viewed, verified and exported, not changed. Un-archive it first.",
         "not_archived": "Archive the draw before deleting it.",
         "default_draw": "The server's default draw cannot be deleted (archive it, or start with another --default-draw).",
+        "draw_linked": "Another draw excludes this draw's winners; remove it from that draw's settings first.",
         "not_supported": "Listing, archiving and deleting draws are not available in cluster mode.",
         // Storage
         "storage_failed": "The draw could not be saved; nothing was announced. Try again.",

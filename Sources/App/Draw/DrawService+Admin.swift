@@ -1,3 +1,4 @@
+import JSON
 import Server
 import Storage
 
@@ -52,7 +53,8 @@ extension DrawService {
 
     /// Deletes archived draw `code`: its pages are closed, its records, entrants and branding
     /// removed; its row stays as a tombstone (the code is never reused) with its audit chain,
-    /// which ends with the `delete` entry. The default draw cannot be deleted.
+    /// which ends with the `delete` entry. The default draw cannot be deleted, nor a draw whose
+    /// winners another draw excludes (`draw_linked`).
     func deleteDraw(code typed: String, completion: @escaping @Sendable (Result<String, AdminFailure>) -> Void) {
         let taken: Result<(code: String, hash: String, room: DrawRoom?), AdminFailure> = known.withLock { known in
             guard let code = [typed, typed.uppercased()].first(where: { known.stored[$0] != nil }),
@@ -75,6 +77,12 @@ extension DrawService {
         target.room?.evict()
         let audit = self.audit
         storage.async({ database in
+            // A draw that excludes this one's winners would silently stop excluding them.
+            let linking = try database.drawSettingsMentioning(target.code).filter { candidate in
+                let links = (try? JSONValue.parse(Array(candidate.configJSON.utf8)))?["excludeWinnersOf"]?.arrayValue ?? []
+                return links.contains { $0.stringValue == target.code }
+            }
+            if !linking.isEmpty { throw AdminFailure.refused("draw_linked") }
             try database.transaction {
                 try database.deleteDraw(code: target.code, at: Double(DrawPersistence.now) / 1000)
                 try DrawPersistence.append([], code: target.code, audit: (audit, AuditEntry(actor: "admin", action: "delete")), in: database)
@@ -82,13 +90,14 @@ extension DrawService {
         }, completion: { [known] result in
             if case .failure(let error) = result {
                 audit.forget(target.code)
+                let code = (error as? AdminFailure).map { if case .refused(let code) = $0 { code } else { "" } }
                 // Nothing was deleted: the draw is back (archived), read again on its next use.
                 known.withLock { known in
                     known.stored[target.code] = target.hash
                     known.deleted.remove(target.code)
                     known.archived.insert(target.code)
                 }
-                completion(.failure(.refused(DrawPersistence.errorCode(error))))
+                completion(.failure(.refused(code ?? DrawPersistence.errorCode(error))))
                 return
             }
             completion(.success(target.code))
