@@ -582,6 +582,11 @@ def test_metrics_on_the_owner_and_a_follower(cluster):
     # A draw made on either instance is served by both; each draw has exactly one owner.
     status, created = follower.json("POST", "/api/draws", {"config": {"pool": {"kind": "range", "from": 1, "to": 9}}}, ADMIN_KEY)
     assert status == 201, created
+    # The admin's list, archive and delete are single-box only: a clear refusal, nothing changed.
+    for method, path in (("GET", "/api/draws"), ("POST", "/api/draws/%s/archive" % created["code"]),
+                         ("DELETE", "/api/draws/" + created["code"])):
+        status, answer = follower.json(method, path, {} if method == "POST" else None, ADMIN_KEY)
+        assert (status, answer["error"]["code"]) == (501, "not_supported"), (method, path, answer)
     deadline = time.time() + 10
     while True:
         values = [metrics(instance) for instance in (owner, follower)]
