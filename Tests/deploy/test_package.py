@@ -25,6 +25,7 @@ import urllib.request
 import pytest
 
 DEB = os.environ.get("TOMBOLA_DEB")
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 REQUIRED_DEPENDS = ["libgmp10", "libmpfr6", "libqrencode4", "libsqlite3-0", "libssl3", "zlib1g"]
 
 
@@ -52,6 +53,8 @@ def test_control_fields_and_contents(deb):
     info = subprocess.run(["dpkg-deb", "--info", deb], capture_output=True, text=True, check=True).stdout
     fields = dict(re.findall(r"^ (\S+): (.*)$", info, flags=re.M))
     assert fields["Package"] == "tombola"
+    assert fields["Maintainer"] == "Tombola maintainers <maintainers@tombola.invalid>"
+    assert fields["Homepage"].startswith("https://")
     assert fields["Architecture"] == subprocess.run(["dpkg", "--print-architecture"], capture_output=True, text=True).stdout.strip()
     depends = [item.strip().split(" ")[0] for item in fields["Depends"].split(",")]
     for library in REQUIRED_DEPENDS:
@@ -66,6 +69,16 @@ def test_control_fields_and_contents(deb):
                  "./usr/share/doc/tombola/examples/tombola.conf", "./usr/share/doc/tombola/examples/Caddyfile"):
         assert re.search(r" %s$" % re.escape(path), contents, flags=re.M), path
     assert re.search(r"^-rw------- root/root .* \./etc/default/tombola$", contents, flags=re.M)
+
+
+def test_the_copyright_file_grants_the_apache_license(root):
+    with open(os.path.join(root, "usr", "share", "doc", "tombola", "copyright")) as f:
+        text = f.read()
+    assert text.startswith("Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/")
+    assert re.search(r"^License: Apache-2\.0$", text, flags=re.M)
+    assert "/usr/share/common-licenses/Apache-2.0" in text
+    with open(os.path.join(ROOT, "LICENSE")) as f:
+        assert "Apache License\n                           Version 2.0, January 2004" in f.read()
 
 
 def test_lintian_finds_no_errors(deb):
