@@ -4,10 +4,10 @@ import PackageDescription
 /// Dependencies point inward: engines import only their C libraries, JSON and Crypto;
 /// HTTPCore and WebSocketCore never touch sockets; only Posix touches sockets and epoll; only
 /// Storage touches SQLite; only Crypto calls libcrypto; only App wires things together.
-/// Every `import` of a target is declared here, so this is the real graph.
+/// Every `import` of a target is declared here, so this is the real graph. Linux only (epoll,
+/// io_uring, eventfd).
 let package = Package(
     name: "Tombola",
-    platforms: [.macOS(.v14)],
     products: [
         .executable(name: "tombola", targets: ["tombola"]),
         .executable(name: "tombola-bench", targets: ["tombola-bench"]),
@@ -22,6 +22,12 @@ let package = Package(
         .systemLibrary(name: "CMPFR", path: "Sources/CMPFR", providers: [.apt(["libmpfr-dev"])]),
         .systemLibrary(name: "CQREncode", path: "Sources/CQREncode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
         .systemLibrary(name: "CHiredis", path: "Sources/CHiredis", pkgConfig: "hiredis", providers: [.apt(["libhiredis-dev"])]),
+
+        // Public/ and the build's version and commit, generated into Embedded at build time by
+        // the Embed plugin (its tool: tombola-embed), so the one binary is the whole server.
+        .executableTarget(name: "tombola-embed"),
+        .plugin(name: "Embed", capability: .buildTool(), dependencies: ["tombola-embed"]),
+        .target(name: "Embedded", plugins: ["Embed"]),
 
         // Pure modules.
         .target(name: "Locking"),
@@ -47,12 +53,13 @@ let package = Package(
         // Wiring and executables.
         .target(name: "App", dependencies: [
             "Server", "Locking", "Posix", "HTTPCore", "WebSocketCore", "Compression", "Storage", "JSON", "Crypto",
-            "CalculatorEngine", "DrawEngine", "CQREncode", "CLinux", "Cluster",
+            "CalculatorEngine", "DrawEngine", "CQREncode", "CLinux", "Cluster", "Embedded",
         ]),
-        .executableTarget(name: "tombola", dependencies: ["App", "Server", "CalculatorEngine", "DrawEngine", "Storage", "JSON"]),
+        .executableTarget(name: "tombola", dependencies: ["App", "Server", "CalculatorEngine", "DrawEngine", "Storage", "JSON", "Embedded"]),
         .executableTarget(name: "tombola-bench", dependencies: ["WebSocketClient", "Posix", "WebSocketCore", "CLinux"]),
 
         // Tests mirror Sources.
+        .testTarget(name: "EmbeddedTests", dependencies: ["Embedded"]),
         .testTarget(name: "LockingTests", dependencies: ["Locking"]),
         .testTarget(name: "JSONTests", dependencies: ["JSON"]),
         .testTarget(name: "CryptoTests", dependencies: ["Crypto"]),

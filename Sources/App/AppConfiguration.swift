@@ -1,3 +1,4 @@
+import Embedded
 import HTTPCore
 import Server
 
@@ -36,7 +37,7 @@ public struct AppConfiguration: Sendable {
         host: String = "0.0.0.0",
         port: Int = 8080,
         dataDirectory: String = "./tombola-data",
-        publicDirectory: String = "./Public",
+        publicDirectory: String? = nil,
         defaultDrawCode: String? = nil,
         hostKey: String? = nil,
         adminKey: String? = nil,
@@ -62,6 +63,7 @@ public struct AppConfiguration: Sendable {
             ioUring: ioUring, headerTimeout: headerTimeout, idleTimeout: idleTimeout,
             shutdownGrace: shutdownGrace, staticReloadInterval: staticReloadInterval,
             maxPipelinedRequests: maxPipelinedRequests)
+        server.pageBundle = Self.builtInPages
         self.dataDirectory = dataDirectory
         self.defaultDrawCode = defaultDrawCode
         self.hostKey = hostKey
@@ -69,6 +71,9 @@ public struct AppConfiguration: Sendable {
         self.tickHz = tickHz
         self.echoEndpoint = echoEndpoint
     }
+
+    /// `Public/` as built into the binary, served unless `--public DIR` names a directory.
+    public static let builtInPages = PageBundle(files: EmbeddedPages.files, modifiedSeconds: BuildInfo.unixSeconds)
 
     public subscript<Value>(dynamicMember keyPath: WritableKeyPath<ServerConfiguration, Value>) -> Value {
         get { server[keyPath: keyPath] }

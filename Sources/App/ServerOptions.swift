@@ -39,7 +39,7 @@ public enum ServerOptions {
         Option(name: "data", environment: "TOMBOLA_DATA", kind: .text, valueName: "DIR",
                help: "where draws are stored (default ./tombola-data)") { c, v in if case .text(let s) = v { c.dataDirectory = s } },
         Option(name: "public", environment: "TOMBOLA_PUBLIC", kind: .text, valueName: "DIR",
-               help: "web pages to serve (default ./Public)") { c, v in if case .text(let s) = v { c.publicDirectory = s } },
+               help: "serve the pages from DIR instead of those built in (to work on them: --public Public)") { c, v in if case .text(let s) = v { c.publicDirectory = s } },
         Option(name: "default-draw", environment: "TOMBOLA_DEFAULT_DRAW", kind: .text, valueName: "CODE",
                help: "public code of the draw created at start-up") { c, v in if case .text(let s) = v { c.defaultDrawCode = s } },
         Option(name: "host-key", environment: "TOMBOLA_HOST_KEY", kind: .text, valueName: "KEY",
@@ -243,6 +243,7 @@ public enum ServerOptions {
                tombola restore --data DIR FILE
                tombola host-link CODE [--data DIR | --redis URL --cluster-key FILE] [--host ADDR] [--port N]
                tombola admin-link [--data DIR] [--host ADDR] [--port N]
+               tombola --version
 
         Serves the Tombola raffle and calculator. Every option can also be set with the
         environment variable shown.

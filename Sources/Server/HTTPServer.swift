@@ -26,7 +26,8 @@ public final class HTTPServer: Sendable {
     public init(configuration: ServerConfiguration, router: Router = Router(), metrics: MetricsRegistry = MetricsRegistry()) {
         self.configuration = configuration
         self.metrics = metrics
-        self.staticFiles = StaticFiles(root: configuration.publicDirectory)
+        self.staticFiles = configuration.publicDirectory.map(StaticFiles.init(root:))
+            ?? StaticFiles(bundle: configuration.pageBundle ?? PageBundle(files: [], modifiedSeconds: 0))
         self.serverMetrics = ServerMetrics(registry: metrics)
         var router = router
         if router.exact["/healthz"] == nil {

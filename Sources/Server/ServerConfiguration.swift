@@ -6,7 +6,10 @@ public struct ServerConfiguration: Sendable {
     public var host: String
     /// 0 asks the kernel for a free port (`Server.start()` returns it).
     public var port: Int
-    public var publicDirectory: String
+    /// The page directory; nil serves `pageBundle` (the pages built into the binary).
+    public var publicDirectory: String?
+    /// Pages served when `publicDirectory` is nil (none when both are nil).
+    public var pageBundle: PageBundle?
     public var accessLog: Bool
     /// Origins allowed to open WebSockets besides the server's own (e.g. `https://example.org`).
     public var allowedOrigins: [String]
@@ -34,7 +37,8 @@ public struct ServerConfiguration: Sendable {
     public init(
         host: String = "0.0.0.0",
         port: Int = 8080,
-        publicDirectory: String = "./Public",
+        publicDirectory: String? = "./Public",
+        pageBundle: PageBundle? = nil,
         accessLog: Bool = false,
         allowedOrigins: [String] = [],
         maxConnections: Int = 10_000,
@@ -51,6 +55,7 @@ public struct ServerConfiguration: Sendable {
         self.host = host
         self.port = port
         self.publicDirectory = publicDirectory
+        self.pageBundle = pageBundle
         self.accessLog = accessLog
         self.allowedOrigins = allowedOrigins
         self.maxConnections = maxConnections

@@ -4,9 +4,9 @@ import HTTPCore
 import Locking
 import Synchronization
 
-/// `Public/` in memory. Loaded at start-up and reloaded (on SIGHUP, or when the watcher
-/// sees a change) on a background thread; loops only ever read the current immutable
-/// snapshot, so no disk access happens on a loop thread.
+/// `Public/` in memory: a directory, loaded at start-up and reloaded (on SIGHUP, or when the
+/// watcher sees a change) on a background thread, or the pages built into the binary. Loops
+/// only ever read the current immutable snapshot, so no disk access happens on a loop thread.
 public final class StaticFiles: Sendable {
     struct Snapshot: Sendable {
         var files: [String: StaticFile] = [:]
@@ -20,7 +20,9 @@ public final class StaticFiles: Sendable {
         var modifiedNanoseconds: Int
     }
 
-    public let root: String
+    /// The directory served, or nil for the built-in pages (`bundle`).
+    public let root: String?
+    private let bundle: PageBundle?
     private let snapshot = Lock(Snapshot())
     private let watcherRunning = Atomic<Bool>(false)
     private let watcherStop = Atomic<Bool>(false)
@@ -29,26 +31,39 @@ public final class StaticFiles: Sendable {
 
     public init(root: String) {
         self.root = root
+        bundle = nil
+    }
+
+    public init(bundle: PageBundle) {
+        root = nil
+        self.bundle = bundle
     }
 
     /// Number of files served.
     public var fileCount: Int { snapshot.withLock { $0.files.count } }
 
-    /// Reads the whole tree and swaps it in. Throws when the root is not a directory.
+    /// Reads the whole tree (or the built-in pages) and swaps it in. Throws when the root is not
+    /// a directory.
     public func reload() throws(ServerError) {
-        let loaded = try Self.load(root: root)
+        let loaded: Snapshot
+        if let root {
+            loaded = try Self.load(root: root)
+        } else {
+            loaded = Self.snapshot(of: bundle ?? PageBundle(files: [], modifiedSeconds: 0))
+        }
         snapshot.withLock { $0 = loaded }
     }
 
-    /// Re-stats the tree every `interval` on a background thread and reloads on change.
+    /// Re-stats the tree every `interval` on a background thread and reloads on change (a
+    /// directory only: the built-in pages never change).
     public func startWatching(every interval: Duration) {
-        guard !watcherRunning.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        guard let root, !watcherRunning.exchange(true, ordering: .acquiringAndReleasing) else { return }
         watcherStop.store(false, ordering: .releasing)
-        let box = Unmanaged.passRetained(WatchJob(files: self, interval: interval)).toOpaque()
+        let box = Unmanaged.passRetained(WatchJob(files: self, root: root, interval: interval)).toOpaque()
         var thread = pthread_t()
         let rc = pthread_create(&thread, nil, { raw in
             let job = Unmanaged<WatchJob>.fromOpaque(raw!).takeRetainedValue()
-            job.files.watch(every: job.interval)
+            job.files.watch(root: job.root, every: job.interval)
             return nil
         }, box)
         if rc == 0 { pthread_detach(thread) } else { watcherRunning.store(false, ordering: .releasing) }
@@ -58,7 +73,7 @@ public final class StaticFiles: Sendable {
         watcherStop.store(true, ordering: .releasing)
     }
 
-    private func watch(every interval: Duration) {
+    private func watch(root: String, every interval: Duration) {
         defer { watcherRunning.store(false, ordering: .releasing) }
         let steps = max(1, Int(interval.components.seconds * 10 + interval.components.attoseconds / 100_000_000_000_000_000))
         while true {
@@ -108,6 +123,19 @@ public final class StaticFiles: Sendable {
         snapshot.signature = stamps
         for (path, (bytes, modified)) in contents {
             snapshot.files[path] = StaticFile(path: path, contents: bytes, modifiedSeconds: modified)
+        }
+        return snapshot
+    }
+
+    private static func snapshot(of bundle: PageBundle) -> Snapshot {
+        var snapshot = Snapshot()
+        for (path, bytes) in bundle.files {
+            snapshot.files[path] = StaticFile(path: path, contents: bytes, modifiedSeconds: bundle.modifiedSeconds)
+            var parts = path.split(separator: "/").dropLast()
+            while !parts.isEmpty {
+                snapshot.directories.insert(parts.joined(separator: "/"))
+                parts = parts.dropLast()
+            }
         }
         return snapshot
     }
@@ -180,9 +208,11 @@ public final class StaticFiles: Sendable {
 
 private final class WatchJob: Sendable {
     let files: StaticFiles
+    let root: String
     let interval: Duration
-    init(files: StaticFiles, interval: Duration) {
+    init(files: StaticFiles, root: String, interval: Duration) {
         self.files = files
+        self.root = root
         self.interval = interval
     }
 }

@@ -83,10 +83,15 @@ enum ServerCommand {
         while true {
             let signal = ProcessSignals.wait(for: signals)
             if signal == SIGHUP {
+                guard let directory = configuration.publicDirectory else {
+                    Log.event("reload", fields: ["files": .int(Int64(server.staticFiles.fileCount))],
+                              text: "tombola: the pages are built into this binary; nothing to reload (--public DIR serves a directory)")
+                    continue
+                }
                 do {
                     try server.reloadStaticFiles()
                     Log.event("reload", fields: ["files": .int(Int64(server.staticFiles.fileCount))],
-                              text: "tombola: reloaded \(server.staticFiles.fileCount) files from \(configuration.publicDirectory)")
+                              text: "tombola: reloaded \(server.staticFiles.fileCount) files from \(directory)")
                 } catch {
                     Log.error("reload.failed", "reload failed, still serving the old files: \(error)")
                 }

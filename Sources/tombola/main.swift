@@ -2,13 +2,17 @@
 import Glibc
 #endif
 import App
+import Embedded
 
 // `tombola calc …`, `tombola verify FILE` and `tombola import FILE` are command-line faces of the
 // engines; `tombola backup`/`restore` copy the database; `tombola host-link CODE` / `tombola admin-link`
 // issue a new host / admin key; `tombola generate-history` lays down stored draws for the start-up benchmark;
-// anything else starts the server.
+// `tombola --version` says which build this is; anything else starts the server.
 let arguments = Array(CommandLine.arguments.dropFirst())
 switch arguments.first {
+case "--version":
+    print(BuildInfo.summary, terminator: "")
+    exit(0)
 case "calc":
     exit(CalcCommand.run(Array(arguments.dropFirst())))
 case "verify":

@@ -16,7 +16,7 @@ import Testing
         #expect(c.port == 8080)
         #expect(c.host == "0.0.0.0")
         #expect(c.dataDirectory == "./tombola-data")
-        #expect(c.publicDirectory == "./Public")
+        #expect(c.publicDirectory == nil && c.pageBundle?.files.contains { $0.path == "draw.html" } == true)
         #expect(c.tickHz == 20)
         #expect(!c.accessLog && !c.echoEndpoint)
         #expect(c.ioUring)

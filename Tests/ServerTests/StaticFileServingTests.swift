@@ -141,6 +141,25 @@ import TestSupport
         #expect(try waitUntil(timeout: .seconds(10)) { try server.get("/new.txt").status == 200 })
     }
 
+    @Test func aPageBundleIsServedWithoutADirectoryAndItsDirectoriesServeTheirIndex() throws {
+        let bundle = PageBundle(files: [("index.html", Array("<!doctype html><title>built in</title>".utf8)),
+                                        ("docs/index.html", Array("<!doctype html><title>docs</title>".utf8)),
+                                        ("js/a/b.js", Array("export const b = 1\n".utf8))],
+                                modifiedSeconds: 1_700_000_000)
+        let server = try TestServer(configure: { $0.publicDirectory = nil; $0.pageBundle = bundle })
+        defer { server.stop() }
+        #expect(try server.get("/").text == "<!doctype html><title>built in</title>")
+        #expect(try server.get("/docs/").text == "<!doctype html><title>docs</title>")
+        let script = try server.get("/js/a/b.js")
+        #expect(script.status == 200 && script.text == "export const b = 1\n")
+        #expect(script.headers["Last-Modified"].flatMap(HTTPDate.unixSeconds(from:)) == 1_700_000_000)
+        // Nothing of the temporary directory TestServer made, and no listing of a directory.
+        #expect(try server.get("/robots.txt").status == 404)
+        #expect(try server.get("/js/a/").status == 404)
+        try server.server.reloadStaticFiles()
+        #expect(try server.get("/js/a/b.js").status == 200)
+    }
+
     @Test func startFailsClearlyWithoutAPublicDirectory() {
         let server = HTTPServer(configuration: ServerConfiguration(host: "127.0.0.1", port: 0, publicDirectory: "/nonexistent/tombola"))
         #expect(throws: ServerError.self) { try server.start() }

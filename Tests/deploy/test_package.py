@@ -5,8 +5,8 @@ TOMBOLA_PACKAGE_TEST=1: a release build takes minutes). The test reads `dpkg-deb
 and the contents, runs lintian (no errors), unpacks the package with `dpkg -x`, checks that
 every library the binary needs resolves without the Swift toolchain's, runs
 `systemd-analyze verify` on the unit inside that root, then starts the installed binary with
-the unit's ExecStart and its environment file, serves a page, draws a round and rechecks it
-with the installed `tombola verify`.
+the unit's ExecStart and its environment file, serves every page built into it (the package
+holds no page tree), draws a round and rechecks it with the installed `tombola verify`.
 """
 import gzip
 import json
@@ -25,6 +25,8 @@ import urllib.request
 import pytest
 
 DEB = os.environ.get("TOMBOLA_DEB")
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+PUBLIC = os.path.join(ROOT, "Public")
 REQUIRED_DEPENDS = ["libgmp10", "libmpfr6", "libqrencode4", "libsqlite3-0", "libssl3", "zlib1g"]
 
 
@@ -52,6 +54,10 @@ def test_control_fields_and_contents(deb):
     info = subprocess.run(["dpkg-deb", "--info", deb], capture_output=True, text=True, check=True).stdout
     fields = dict(re.findall(r"^ (\S+): (.*)$", info, flags=re.M))
     assert fields["Package"] == "tombola"
+    assert fields["Maintainer"] == "Tombola maintainers <maintainers@tombola.invalid>"
+    assert fields["Homepage"].startswith("https://")
+    with open(os.path.join(ROOT, "VERSION")) as f:
+        assert fields["Version"] == f.read().strip()
     assert fields["Architecture"] == subprocess.run(["dpkg", "--print-architecture"], capture_output=True, text=True).stdout.strip()
     depends = [item.strip().split(" ")[0] for item in fields["Depends"].split(",")]
     for library in REQUIRED_DEPENDS:
@@ -60,12 +66,24 @@ def test_control_fields_and_contents(deb):
     for script in ("postinst", "prerm", "postrm", "conffiles"):
         assert script in info
     contents = subprocess.run(["dpkg-deb", "--contents", deb], capture_output=True, text=True, check=True).stdout
-    for path in ("./usr/bin/tombola", "./usr/share/tombola/Public/index.html", "./usr/share/tombola/Public/draw.html",
-                 "./lib/systemd/system/tombola.service", "./etc/default/tombola", "./usr/share/man/man1/tombola.1.gz",
+    for path in ("./usr/bin/tombola", "./lib/systemd/system/tombola.service", "./etc/default/tombola", "./usr/share/man/man1/tombola.1.gz",
                  "./usr/share/doc/tombola/copyright", "./usr/share/doc/tombola/DEPLOY.md",
                  "./usr/share/doc/tombola/examples/tombola.conf", "./usr/share/doc/tombola/examples/Caddyfile"):
         assert re.search(r" %s$" % re.escape(path), contents, flags=re.M), path
     assert re.search(r"^-rw------- root/root .* \./etc/default/tombola$", contents, flags=re.M)
+    # The pages are inside the binary: no page tree anywhere in the package.
+    assert not re.search(r"\.(html|js|css)$", contents, flags=re.M), contents
+    assert "./usr/share/tombola/" not in contents
+
+
+def test_the_copyright_file_grants_the_apache_license(root):
+    with open(os.path.join(root, "usr", "share", "doc", "tombola", "copyright")) as f:
+        text = f.read()
+    assert text.startswith("Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/")
+    assert re.search(r"^License: Apache-2\.0$", text, flags=re.M)
+    assert "/usr/share/common-licenses/Apache-2.0" in text
+    with open(os.path.join(ROOT, "LICENSE")) as f:
+        assert "Apache License\n                           Version 2.0, January 2004" in f.read()
 
 
 def test_lintian_finds_no_errors(deb):
@@ -132,7 +150,7 @@ def test_the_installed_binary_serves_pages_and_a_draw_with_the_units_command_lin
     port = free_port()
     env.update(TOMBOLA_HOST="127.0.0.1", TOMBOLA_PORT=str(port), TOMBOLA_DEFAULT_DRAW="DEBPKG",
                TOMBOLA_HOST_KEY="deb-host-key-0123456789", TOMBOLA_ACCESS_LOG="1")
-    process = subprocess.Popen(argv, env=env, stdout=open(tmp_path / "out.txt", "wb"), stderr=open(tmp_path / "err.txt", "wb"))
+    process = subprocess.Popen(argv, env=env, cwd=str(tmp_path), stdout=open(tmp_path / "out.txt", "wb"), stderr=open(tmp_path / "err.txt", "wb"))
     base = "http://127.0.0.1:%d" % port
 
     def call(method, path, body=None, key=None):
@@ -157,9 +175,23 @@ def test_the_installed_binary_serves_pages_and_a_draw_with_the_units_command_lin
                 pass
             assert time.monotonic() < deadline, "the installed tombola did not start"
             time.sleep(0.05)
-        status, page = call("GET", "/")
-        assert status == 200 and b"<html" in page.lower()
-        assert call("GET", "/calc")[0] == 200 and call("GET", "/watch/DEBPKG")[0] == 200
+        # Every file of Public/, byte for byte, from the binary alone (no --public in the unit).
+        assert "--public" not in exec_start and "TOMBOLA_PUBLIC" not in env
+        served = 0
+        for directory, _, names in os.walk(PUBLIC):
+            for name in names:
+                path = os.path.relpath(os.path.join(directory, name), PUBLIC)
+                with open(os.path.join(PUBLIC, path), "rb") as f:
+                    assert call("GET", "/" + path) == (200, f.read()), path
+                served += 1
+        assert served > 30
+        for route in ("/", "/calc", "/draw/DEBPKG", "/screen/DEBPKG", "/watch/DEBPKG"):
+            status, page = call("GET", route)
+            assert status == 200 and b"<html" in page.lower(), route
+        version = subprocess.run([root + "/usr/bin/tombola", "--version"], capture_output=True, text=True, check=True).stdout
+        assert re.match(r"tombola \S+\ncommit \S+\nbuilt \S+\nswift \S+\n$", version), version
+        assert re.search(r'^tombola_build_info\{version="[^"]+",commit="[^"]+",swift="[^"]+"\} 1$',
+                         call("GET", "/metrics")[1].decode(), flags=re.M)
         key = env["TOMBOLA_HOST_KEY"]
         assert call("POST", "/api/draws/DEBPKG/start", {}, key)[0] == 200
         status, body = call("POST", "/api/draws/DEBPKG/stop", {}, key)

@@ -53,8 +53,6 @@ public final class DrawService: Sendable {
     let cluster: ClusterRuntime?
     private let base = Lock<String>("http://localhost:8080")
 
-    public static let version = "1.0.0"
-
     /// Opens the store in `configuration.dataDirectory`, reads which draws are stored and makes
     /// sure the default draw exists. Blocks; call before the server starts. Each stored draw is
     /// read back on its first use (showing its last revealed round, or idle after a Clear; with a

@@ -1,0 +1,187 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+// The build-time generator behind Plugins/Embed (SwiftPM runs it; nobody else does):
+//   tombola-embed pages ROOT OUTPUT
+//       writes OUTPUT, a Swift source holding every file the server would serve from ROOT
+//       (as StaticFiles walks it: no dot-files, nothing through a symlink out of ROOT)
+//   tombola-embed build-info PACKAGE SWIFTC OUTPUT
+//       writes OUTPUT with the version (PACKAGE/VERSION), the commit checked out in PACKAGE, the
+//       Swift version (`SWIFTC --version`) and the build date (now, or SOURCE_DATE_EPOCH)
+// It finds the files and the commit itself: SwiftPM reuses its build plan (and this command's
+// arguments) until the package's own structure changes, so they cannot come from the plugin.
+// Plain Glibc, no Foundation: it runs inside sanitizer builds too.
+
+func fail(_ message: String) -> Never {
+    let bytes = Array("tombola-embed: \(message)\n".utf8)
+    _ = write(2, bytes, bytes.count)
+    exit(1)
+}
+
+func readFile(_ path: String) -> [UInt8] {
+    guard let file = fopen(path, "rb") else { fail("cannot read \(path): \(String(cString: strerror(errno)))") }
+    defer { fclose(file) }
+    var bytes: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 65536)
+    while true {
+        let count = fread(&chunk, 1, chunk.count, file)
+        if count == 0 { break }
+        bytes += chunk[0..<count]
+    }
+    if ferror(file) != 0 { fail("cannot read \(path)") }
+    return bytes
+}
+
+/// Writes only when the text differs, so an unchanged page set recompiles nothing.
+func writeFile(_ path: String, _ text: String) {
+    let bytes = Array(text.utf8)
+    if access(path, F_OK) == 0 && readFile(path) == bytes { return }
+    let temporary = path + ".tmp"
+    guard let file = fopen(temporary, "wb") else { fail("cannot write \(temporary)") }
+    let written = fwrite(bytes, 1, bytes.count, file)
+    guard fclose(file) == 0, written == bytes.count, rename(temporary, path) == 0 else { fail("cannot write \(path)") }
+}
+
+/// A Swift string literal whose value is exactly `text`.
+func quoted(_ text: String) -> String {
+    var result = "\""
+    for scalar in text.unicodeScalars {
+        switch scalar {
+        case "\\": result += "\\\\"
+        case "\"": result += "\\\""
+        case " "..."~": result.unicodeScalars.append(scalar)
+        default: result += "\\u{\(String(scalar.value, radix: 16))}"
+        }
+    }
+    return result + "\""
+}
+
+/// A raw multi-line literal when the bytes are UTF-8 text a literal keeps exactly (no carriage
+/// returns or other control characters: Swift normalises line breaks); else a byte array.
+func literal(for bytes: [UInt8]) -> String {
+    let isText = !bytes.contains { ($0 < 0x20 && $0 != 0x0A && $0 != 0x09) || $0 == 0x7F }
+    if isText, let text = String(validating: bytes, as: UTF8.self) {
+        // More # than the longest run in the text, so no """# or \# inside can end or escape it.
+        var longest = 0, run = 0
+        for byte in bytes {
+            run = byte == UInt8(ascii: "#") ? run + 1 : 0
+            longest = max(longest, run)
+        }
+        let hashes = String(repeating: "#", count: longest + 1)
+        return ".text(\(hashes)\"\"\"\n\(text)\n\"\"\"\(hashes))"
+    }
+    return ".bytes([" + bytes.map { String($0) }.joined(separator: ",") + "])"
+}
+
+func realPath(_ path: String) -> String? {
+    guard let resolved = realpath(path, nil) else { return nil }
+    defer { free(resolved) }
+    return String(cString: resolved)
+}
+
+/// Paths relative to `realRoot` of the regular files under `relative`, as StaticFiles walks.
+func walk(realRoot: String, relative: String, depth: Int, into files: inout [String]) {
+    guard depth < 16 else { return }
+    guard let handle = opendir(relative.isEmpty ? realRoot : realRoot + "/" + relative) else { return }
+    defer { closedir(handle) }
+    var names: [String] = []
+    while let entry = readdir(handle) {
+        let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self) }
+        if !name.hasPrefix(".") && !name.contains("\\") { names.append(name) }
+    }
+    for name in names {
+        let path = relative.isEmpty ? name : relative + "/" + name
+        guard let real = realPath(realRoot + "/" + path), real.hasPrefix(realRoot + "/") else { continue }
+        var info = stat()
+        guard stat(real, &info) == 0 else { continue }
+        if info.st_mode & S_IFMT == S_IFDIR {
+            walk(realRoot: realRoot, relative: path, depth: depth + 1, into: &files)
+        } else if info.st_mode & S_IFMT == S_IFREG && info.st_size <= 32 << 20 {
+            files.append(path)
+        }
+    }
+}
+
+func pages(root: String, output: String) {
+    guard let realRoot = realPath(root) else { fail("\(root) does not exist") }
+    var files: [String] = []
+    walk(realRoot: realRoot, relative: "", depth: 0, into: &files)
+    var text = "// Generated by tombola-embed from \(files.count) files of Public/ at build time: do not edit.\n"
+    text += "extension EmbeddedPages {\n    static let generated: [(path: String, contents: Contents)] = [\n"
+    for path in files.sorted() {
+        text += "        (\(quoted(path)), \(literal(for: readFile(realRoot + "/" + path)))),\n"
+    }
+    text += "    ]\n}\n"
+    writeFile(output, text)
+}
+
+/// The first line `command` prints, or nil when it fails.
+func firstLine(of command: String) -> String? {
+    guard let pipe = popen(command, "r") else { return nil }
+    var output: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 4096)
+    while case let count = fread(&chunk, 1, chunk.count, pipe), count > 0 { output += chunk[0..<count] }
+    guard pclose(pipe) == 0 else { return nil }
+    return String(decoding: output, as: UTF8.self).split(separator: "\n").first.map(String.init)
+}
+
+/// The commit checked out in `package` (12 hex digits), or "unknown" when `package` is not a
+/// git checkout of its own (an unpacked tarball, even inside another checkout) or git is missing.
+func commit(in package: String) -> String {
+    let git = "git -C '\(package)'"
+    guard let top = firstLine(of: "\(git) rev-parse --show-toplevel 2>/dev/null"), realPath(top) == realPath(package),
+          let hash = firstLine(of: "\(git) rev-parse --short=12 HEAD 2>/dev/null"), !hash.isEmpty else { return "unknown" }
+    return hash
+}
+
+func swiftVersion(_ swiftc: String) -> String {
+    // "Swift version 6.3.1 (swift-6.3.1-RELEASE)" (or "Apple Swift version …").
+    guard !swiftc.isEmpty, let line = firstLine(of: "'\(swiftc)' --version 2>/dev/null") else { return "unknown" }
+    let words = line.split(separator: " ")
+    guard let index = words.firstIndex(of: "version"), index + 1 < words.count else { return "unknown" }
+    return String(words[index + 1])
+}
+
+func isoDate(_ seconds: Int) -> String {
+    var time = time_t(seconds)
+    var parts = tm()
+    gmtime_r(&time, &parts)
+    var buffer = [CChar](repeating: 0, count: 32)
+    let count = strftime(&buffer, buffer.count, "%Y-%m-%dT%H:%M:%SZ", &parts)
+    return String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+}
+
+func buildInfo(package: String, swiftc: String, output: String) {
+    let version = String(decoding: readFile(package + "/VERSION"), as: UTF8.self)
+        .split(separator: "\n").first.map { $0.trimmingCharacters(in: " \t\r") } ?? ""
+    guard !version.isEmpty else { fail("\(package)/VERSION holds no version") }
+    let seconds = getenv("SOURCE_DATE_EPOCH").flatMap { Int(String(cString: $0)) } ?? time(nil)
+    writeFile(output, """
+        // Generated by tombola-embed at build time: do not edit.
+        extension BuildInfo {
+            static let generated = (version: \(quoted(version)), commit: \(quoted(commit(in: package))),
+                                    swift: \(quoted(swiftVersion(swiftc))), date: \(quoted(isoDate(seconds))), unixSeconds: \(seconds))
+        }
+
+        """)
+}
+
+extension Substring {
+    func trimmingCharacters(in set: String) -> String {
+        var slice = self[...]
+        while let first = slice.first, set.contains(first) { slice = slice.dropFirst() }
+        while let last = slice.last, set.contains(last) { slice = slice.dropLast() }
+        return String(slice)
+    }
+}
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+switch arguments.first {
+case "pages" where arguments.count == 3:
+    pages(root: arguments[1], output: arguments[2])
+case "build-info" where arguments.count == 4:
+    buildInfo(package: arguments[1], swiftc: arguments[2], output: arguments[3])
+default:
+    fail("usage: tombola-embed pages ROOT OUTPUT | build-info PACKAGE SWIFTC OUTPUT")
+}
