@@ -15,6 +15,8 @@ import sys
 
 import pytest
 
+import forgeries
+
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 FIXTURE = pathlib.Path(__file__).with_name("fixtures") / "sample-export.json"
 
@@ -363,3 +365,21 @@ def test_script_checks_the_exclusion_against_the_linked_draws_export_as_tombola_
                            capture_output=True, text=True, timeout=60)
     assert py.returncode == 1 and ('"%s" won LUNCH but was not left out' % stayed) in py.stdout, py.stdout
     assert swift.returncode == 1 and ('"%s" won LUNCH but was not left out' % stayed) in swift.stdout, swift.stdout
+
+
+@pytest.mark.parametrize("forge", list(forgeries.FORGERIES), ids=lambda f: f.__name__)
+def test_script_and_tombola_verify_refuse_the_forgeries_naming_the_rule(script, export, tmp_path, forge):
+    """Issue 33: a real export changed, winners recomputed and the chain re-hashed, so only the
+    rules on `removed` (§3 rules 2–4) and on a replacement's `k` can catch it."""
+    data, index = forge(export)
+    reason = forgeries.FORGERIES[forge]
+    label = "#%d round %d" % (index, data["records"][index]["round"])
+    py = run(script, data, tmp_path, "forged.json")
+    assert py.returncode == 1 and "%s: FAIL: %s" % (label, reason) in py.stdout, py.stdout
+    binary = tombola_binary()
+    if binary is None:
+        pytest.fail("build tombola first (swift build --product tombola) or set TOMBOLA_BIN")
+    swift = subprocess.run([binary, "verify", str(tmp_path / "forged.json")], capture_output=True, text=True, timeout=60)
+    assert swift.returncode == 1 and "%s: FAIL: %s" % (label, reason) in swift.stdout, swift.stdout
+    failed = lambda text: [line for line in text.splitlines() if "FAIL" in line]
+    assert failed(py.stdout) == failed(swift.stdout)
