@@ -123,6 +123,7 @@ private struct ChainState {
             throw RecordError(reason: "seed does not match commitment")
         }
         try require(Hashing.sha256Hex(rawPool.canonicalBytes) == r.poolHash, "poolHash")
+        try require(Self.isClosed(rawPool, r.pool), "pool schema")
         let contributions = r.contributions.compactMap { Hex.isLowercase($0, byteCount: 16) ? Contribution(hex: $0) : nil }
         try require(contributions.count == r.contributions.count && zip(contributions, contributions.dropFirst()).allSatisfy { $0 < $1 },
                     "contributions")
@@ -183,6 +184,17 @@ private struct ChainState {
         ever.formUnion(winners)
         pending = nil
         pendingVoid = nil
+    }
+
+    /// The pool object is closed (docs/FAIRNESS.md §3): it reads back as exactly what was parsed
+    /// (no other key, here or in `pastWinners`), and its group lists are sorted, distinct and hold
+    /// no empty name.
+    static func isClosed(_ raw: JSONValue, _ pool: PoolSpec) -> Bool {
+        guard pool.json.canonicalBytes == raw.canonicalBytes else { return false }
+        guard case .list(_, _, _, let filter?, _) = pool else { return true }
+        return [filter.only, filter.except].allSatisfy { names in
+            !names.contains("") && zip(names, names.dropFirst()).allSatisfy { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        }
     }
 
     /// Rules 2–4 of docs/FAIRNESS.md §3, recomputed from the chain: `removed` holds every winner

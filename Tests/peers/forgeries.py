@@ -132,3 +132,26 @@ FORGERIES = {
     voided_winner_left_in: "removed misses a voided winner (rule 2)",
     replacement_draws_two: "a replacement draws k = 1",
 }
+
+
+def _last_round_with(export, key, change):
+    """The last round whose pool has `key` changed by `change(pool)`, winners recomputed."""
+    def forge(records, lists):
+        i = max(j for j, r in enumerate(records) if r["kind"] == "round" and key in r["pool"])
+        change(records[i]["pool"])
+        redraw(records[i], lists)
+        return i
+    return _forge(export, len(export["records"]), forge)
+
+
+def pool_with_another_key(export):
+    """A pool object with a key section 3 does not list (the schema is closed)."""
+    return _last_round_with(export, "kind", lambda pool: pool.update(note="checked"))
+
+
+def empty_group_name(export):
+    """A prize filter naming the group "" (group names are 1-100 bytes)."""
+    return _last_round_with(export, "onlyGroups", lambda pool: pool["onlyGroups"].insert(0, ""))
+
+
+SCHEMA_FORGERIES = [pool_with_another_key, empty_group_name]
