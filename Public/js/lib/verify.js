@@ -173,6 +173,29 @@ export function entrantsHash(source) {
   return toHex(sha256(canon(list)));
 }
 
+const RANGE_KEYS = ['from', 'kind', 'removed', 'to'];
+const LIST_KEYS = ['count', 'entrants', 'kind', 'removed'];
+const LIST_OPTIONAL = ['exceptGroups', 'onlyGroups', 'pastWinners'];
+const PAST_KEYS = ['code', 'head', 'records', 'removed'];
+
+/** FAIRNESS §3: the pool object is closed; group lists are non-empty, sorted (UTF-8 bytes), distinct, without "". */
+function closedPool(pool) {
+  const keys = Object.keys(pool).sort();
+  const same = (a, b) => a.length === b.length && a.every((x, i) => x === b[i]);
+  if (pool.kind === 'range') return same(keys, RANGE_KEYS);
+  if (pool.kind !== 'list' || !same(keys.filter((k) => !LIST_OPTIONAL.includes(k)), LIST_KEYS)) return false;
+  for (const key of ['onlyGroups', 'exceptGroups']) {
+    if (!(key in pool)) continue;
+    const g = pool[key];
+    if (!Array.isArray(g) || g.length === 0 || g.some((x) => typeof x !== 'string' || x === '')) return false;
+    const bytes = g.map((x) => toHex(toBytes(x)));  // hex of UTF-8 sorts as the bytes do
+    if (bytes.some((x, i) => i > 0 && x <= bytes[i - 1])) return false;
+  }
+  const past = pool.pastWinners;
+  return past === undefined || (Array.isArray(past) && past.length > 0
+    && past.every((p) => p && typeof p === 'object' && same(Object.keys(p).sort(), PAST_KEYS)));
+}
+
 /**
  * Rules 2–4 of FAIRNESS §3 recomputed from the session before the round: every winner voided
  * since the Clear, every winner since the Clear when repeats are off, and for a replacement the
@@ -243,6 +266,7 @@ export function verifyRound(record, { entrants = null, published = null, session
     if (fromHex(record.seed).length !== 32) return { ok: false, reason: 'seed length' };
     if (published && published !== record.commitment) return { ok: false, reason: 'commitment differs from the one announced' };
     if (toHex(sha256(canon(record.pool))) !== record.poolHash) return { ok: false, reason: 'poolHash' };
+    if (!closedPool(record.pool)) return { ok: false, reason: 'pool schema' };
     const c = record.contributions;
     if (!Array.isArray(c)) return { ok: false, reason: 'contributions missing' };
     for (let i = 0; i < c.length; i++) {
