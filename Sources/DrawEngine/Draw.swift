@@ -103,8 +103,9 @@ public struct Draw: Sendable {
     private var armedPlan: RoundPlan?
     /// The other draws' winners as the latest Start resolved them (`excludeWinnersOf`).
     private var pastWinners: [PastWinners] = []
-    /// Every winner in the chain not voided since (all sessions): what other draws exclude.
-    private var keptWinners = Set<DrawValue>()
+    /// Every winner in the chain not voided since (all sessions), counted per win (a person
+    /// who won twice, one win voided, still holds the other): what other draws exclude.
+    private var keptWinners = WinCount()
     /// After a restore: the last stored commitment no round has used yet (`resumeCommitment`).
     private var unusedCommitment: String?
 
@@ -144,7 +145,7 @@ public struct Draw: Sendable {
                 lastRound = max(lastRound, round.round)
             }
             winnersThisSession.formUnion(round.winners)
-            keptWinners.formUnion(round.winners)
+            keptWinners.add(round.winners)
             lastResult = record
         case .void(let round, let winner, let reason):
             guard let b = board.firstIndex(where: { $0.round == round }),
@@ -152,7 +153,7 @@ public struct Draw: Sendable {
             board[b].winners.remove(at: w)
             board[b].voided.append(VoidedWinner(winner: winner, reason: reason))
             voidedThisSession.insert(winner)
-            keptWinners.remove(winner)
+            keptWinners.void(winner)
         case .clear:
             board = []
             winnersThisSession = []
@@ -324,7 +325,7 @@ public struct Draw: Sendable {
         lastResult = roundRecord
         board.append(BoardRound(round: round.round, prize: round.prize, prizeIndex: round.prizeIndex, winners: round.winners, voided: []))
         winnersThisSession.formUnion(round.winners)
-        keptWinners.formUnion(round.winners)
+        keptWinners.add(round.winners)
         lastRound = round.round
         self.frozen = nil
         relock()
@@ -374,8 +375,8 @@ public struct Draw: Sendable {
         board[b].winners += replacement.winners
         voidedThisSession = voided
         winnersThisSession.formUnion(replacement.winners)
-        keptWinners.remove(w)
-        keptWinners.formUnion(replacement.winners)
+        keptWinners.void(w)
+        keptWinners.add(replacement.winners)
         relock()
         records.append(commitNext(nextSeed, at: at))
         return records
@@ -438,7 +439,7 @@ public struct Draw: Sendable {
     public func winnersForExclusion(code: String) -> PastWinners {
         var names = Set<String>()
         var ids = Set<String>()
-        for winner in keptWinners {
+        for winner in keptWinners.held {
             names.insert(winner.description)
             if let listIDs = validated.ids, let index = validated.nameIndex[winner], !listIDs[index].isEmpty { ids.insert(listIDs[index]) }
         }

@@ -38,7 +38,7 @@ public enum PastWinnersCheck {
             return fail("record \(exclusion.records - 1) of \(exclusion.code) is not \(exclusion.head.prefix(8))…")
         }
         // Every winner not voided since, up to that record (across Clears), as DrawRoom publishes them.
-        var kept = Set<DrawValue>()
+        var kept = WinCount()
         var prev = DrawRecord.genesisPrev
         for (index, json) in other.prefix(exclusion.records).enumerated() {
             // The linked chain must be intact up to the head, or the head proves nothing.
@@ -46,12 +46,12 @@ public enum PastWinnersCheck {
                   record.computedHash == record.hash else { return fail("the chain of \(exclusion.code) is broken at record \(index)") }
             prev = record.hash
             switch record.body {
-            case .round(let round): kept.formUnion(round.winners)
-            case .void(_, let winner, _): kept.remove(winner)
+            case .round(let round): kept.add(round.winners)
+            case .void(_, let winner, _): kept.void(winner)
             default: break
             }
         }
-        let keptNames = Set(kept.map(\.description))
+        let keptNames = Set(kept.held.map(\.description))
         let left = Set(exclusion.removed)
         var notes = [String]()
         for index in exclusion.removed where index >= 0 && index < Int64(names.count) && !keptNames.contains(names[Int(index)]) {
@@ -62,4 +62,21 @@ public enum PastWinnersCheck {
         }
         return Finding(record: position, code: exclusion.code, problem: nil, notes: notes)
     }
+}
+
+/// A draw's winners counted per win (docs/FAIRNESS.md §3, "Details a verifier relies on"): a
+/// void takes back one win; a person is held while any win of theirs stands.
+struct WinCount: Sendable {
+    private var wins = [DrawValue: Int]()
+
+    mutating func add(_ winners: [DrawValue]) {
+        for winner in winners { wins[winner, default: 0] += 1 }
+    }
+
+    mutating func void(_ winner: DrawValue) {
+        guard let count = wins[winner] else { return }
+        wins[winner] = count > 1 ? count - 1 : nil
+    }
+
+    var held: Dictionary<DrawValue, Int>.Keys { wins.keys }
 }

@@ -75,6 +75,8 @@ private struct ChainState {
     var ever = Set<DrawValue>()
     var voided = Set<DrawValue>()
     var lists = [String: (names: [String], tickets: [UInt64]?, groups: [String]?)]()
+    /// Base index of each name, per list hash, built on the first round that needs it.
+    var nameIndices = [String: [DrawValue: Int64]]()
 
     mutating func check(_ json: JSONValue, at position: Int, notes: inout [String]) throws(RecordError) {
         func require(_ condition: Bool, _ reason: String) throws(RecordError) {
@@ -121,6 +123,7 @@ private struct ChainState {
             throw RecordError(reason: "seed does not match commitment")
         }
         try require(Hashing.sha256Hex(rawPool.canonicalBytes) == r.poolHash, "poolHash")
+        try require(Self.isClosed(rawPool, r.pool), "pool schema")
         let contributions = r.contributions.compactMap { Hex.isLowercase($0, byteCount: 16) ? Contribution(hex: $0) : nil }
         try require(contributions.count == r.contributions.count && zip(contributions, contributions.dropFirst()).allSatisfy { $0 < $1 },
                     "contributions")
@@ -150,6 +153,8 @@ private struct ChainState {
         guard let pool = EligiblePool(spec: r.pool, entrants: entrants) else { throw RecordError(reason: "removed set") }
         let n = pool.count
         try require(n == r.eligible && !r.winners.isEmpty && UInt64(r.winners.count) <= n, "eligible count")
+        try require(pendingVoid == nil || r.winners.count == 1, RoundRules.replacementCount)
+        try checkRemoved(r)
         if let filter {
             let indices = pool.eligibleIndices()
             try require(indices.allSatisfy { filter.admits(groups?[$0] ?? "") }, "ineligible group in pool")
@@ -179,5 +184,71 @@ private struct ChainState {
         ever.formUnion(winners)
         pending = nil
         pendingVoid = nil
+    }
+
+    /// The pool object is closed (docs/FAIRNESS.md §3): it reads back as exactly what was parsed
+    /// (no other key, here or in `pastWinners`), and its group lists are sorted, distinct and hold
+    /// no empty name.
+    static func isClosed(_ raw: JSONValue, _ pool: PoolSpec) -> Bool {
+        guard pool.json.canonicalBytes == raw.canonicalBytes else { return false }
+        guard case .list(_, _, _, let filter?, _) = pool else { return true }
+        return [filter.only, filter.except].allSatisfy { names in
+            !names.contains("") && zip(names, names.dropFirst()).allSatisfy { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        }
+    }
+
+    /// Rules 2–4 of docs/FAIRNESS.md §3, recomputed from the chain: `removed` holds every winner
+    /// voided since the Clear, every winner since the Clear when repeats are off, and for a
+    /// replacement the round's current winners (each one that is an element of this pool).
+    mutating func checkRemoved(_ r: RoundRecord) throws(RecordError) {
+        let position: (DrawValue) -> Int64?
+        let removed: [Int64]
+        switch r.pool {
+        case .range(let from, let to, let values):
+            removed = values
+            position = { value in
+                if case .number(let n) = value, n >= from, n <= to { return n }
+                return nil
+            }
+        case .list(_, let hash, let indices, _, _):
+            removed = indices
+            if nameIndices[hash] == nil, let names = lists[hash]?.names {
+                var index = [DrawValue: Int64](minimumCapacity: names.count)
+                for (i, name) in names.enumerated() { index[.name(name)] = Int64(i) }
+                nameIndices[hash] = index
+            }
+            let index = nameIndices[hash] ?? [:]
+            position = { index[$0] }
+        }
+        // The round's own winners are never required out: a repeat is reported as one (step 5).
+        let own = Set(r.winners)
+        func requireOut(_ values: some Sequence<DrawValue>, _ rule: String) throws(RecordError) {
+            for value in values where !own.contains(value) {
+                if let p = position(value), !RoundRules.sortedContains(removed, p) { throw RecordError(reason: rule) }
+            }
+        }
+        try requireOut(voided, RoundRules.voidedInPool)
+        if !r.repeats { try requireOut(ever, RoundRules.earlierWinnerInPool) }
+        if let void = pendingVoid, case .void(let round, _, _) = void.body {
+            try requireOut(session[round] ?? [], RoundRules.roundWinnerInPool)
+        }
+    }
+}
+
+/// The reasons a verifier gives for the rules the chain proves about `removed` and `k`; the
+/// script of docs/FAIRNESS.md §12 and the pages' recheck print the same words.
+enum RoundRules {
+    static let voidedInPool = "removed misses a voided winner (rule 2)"
+    static let earlierWinnerInPool = "removed misses an earlier winner, repeats off (rule 3)"
+    static let roundWinnerInPool = "removed misses a winner of the replaced round (rule 4)"
+    static let replacementCount = "a replacement draws k = 1"
+
+    static func sortedContains(_ sorted: [Int64], _ value: Int64) -> Bool {
+        var low = 0, high = sorted.count
+        while low < high {
+            let mid = (low + high) / 2
+            if sorted[mid] < value { low = mid + 1 } else { high = mid }
+        }
+        return low < sorted.count && sorted[low] == value
     }
 }

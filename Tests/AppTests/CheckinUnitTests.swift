@@ -31,6 +31,10 @@ struct CheckinUnitTests {
         (#"{"name":"Ann","fields":{"ticket":"1","age":"3"}}"#, "bad_field", "age"),
         (#"{"name":"Ann","fields":{"ticket":["1"]}}"#, "bad_field", "ticket"),
         (#"{"name":"Ann","fields":"x"}"#, "bad_field", nil),
+        (#"{"name":"Ann","fields":{"ticket":17}}"#, "bad_field", "ticket"),
+        (#"{"name":"Ann","fields":{"ticket":"1","team":true}}"#, "bad_field", "team"),
+        (#"{"name":"\u200d","fields":{"ticket":"1"}}"#, "bad_name", nil),
+        (#"{"name":"\u200d\u2060\u0301\u00ad","fields":{"ticket":"1"}}"#, "bad_name", nil),
         (#"[1]"#, "bad_json", nil),
     ] as [(String, String, String?)])
     func badFormsGetAClearCode(body: String, code: String, field: String?) {

@@ -18,6 +18,24 @@ import Testing
         DrawConfig(pool: .entries(entrants), perStop: .count(perStop), excludeWinnersOf: [PastDraw(code: "LUNCH", key: "secret")])
     }
 
+    @Test func aPersonWhoWonTwiceStaysExcludedWhenOneWinIsVoided() throws {
+        // Three entrants, two winners a round, repeats on: someone wins both rounds.
+        let trio = Array(Self.staff.prefix(3))
+        var lunch = try Harness(DrawConfig(pool: .entries(trio), perStop: .count(2), repeats: true), seed: 5)
+        let first = try lunch.round()
+        let second = try lunch.round()
+        let twice = try #require(first.first { second.contains($0) })
+        _ = try lunch.void(round: 1, winner: twice)
+        let kept = lunch.draw.winnersForExclusion(code: "LUNCH")
+        #expect(kept.names.contains(twice.description), "round 2's win still stands")
+        let records = lunch.records.map(\.json)
+        var main = try Harness(Self.main(trio + [Entrant(name: "Guest")], perStop: 1), seed: 2)
+        _ = try main.round(pastWinners: [kept])
+        // The linked export's check counts per win too: no failure, and no "matched by id" note.
+        let findings = PastWinnersCheck.check(records: main.records.map(\.json), others: ["LUNCH": records])
+        #expect(findings.count == 1 && findings[0].problem == nil && findings[0].notes.isEmpty, "\(findings)")
+    }
+
     @Test func winnersOfTheLinkedDrawCannotWinAndTheLockSaysWhoWasLeftOut() throws {
         let lunch = try Self.lunch(rounds: 4)
         let lunchWinners = lunch.draw.winnersForExclusion(code: "LUNCH")

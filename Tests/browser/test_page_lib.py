@@ -8,10 +8,14 @@ import hmac
 import json
 import os
 import random
+import sys
 
 import pytest
 
 import fairness_ref as fr
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "peers"))
+import forgeries  # noqa: E402  (Tests/peers: the forged exports of issue 33)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -86,6 +90,31 @@ def test_every_round_of_the_engine_sample_export_verifies_in_the_page(browser, s
             return m.verifyRound({ ...r, type: 'result' }, { entrants: lists[r.pool.entrants] });
         """, r, lists))
         assert tampered == {"ok": False, "reason": "pastWinners"}
+
+
+def test_page_recheck_refuses_the_forged_exports_naming_the_rule_as_the_script_does(browser, static_site):
+    """Issue 33: the three forgeries and the pools outside the closed schema (winners recomputed,
+    chain re-hashed) fail the page's recheck of the export with the rule the script and
+    `tombola verify` name; the honest exports pass."""
+    fixtures = {}
+    for name in ("sample-export.json", "sample-export-pools.json", "sample-export-past.json"):
+        with open(os.path.join(HERE, "..", "peers", "fixtures", name), encoding="utf-8") as f:
+            fixtures[name] = json.load(f)
+    cases = [fixtures[name] for name in fixtures]
+    expected = [[] for _ in cases]
+    for forge, reason in forgeries.FORGERIES.items():
+        data, index = forge(fixtures["sample-export.json"])
+        cases.append(data)
+        expected.append([[index, reason]])
+    for forge in forgeries.SCHEMA_FORGERIES:  # the closed pool object of §3
+        data, index = forge(fixtures["sample-export-pools.json"])
+        cases.append(data)
+        expected.append([[index, "pool schema"]])
+    b = page(browser, static_site)
+    got = result_of(run_module(b, "/js/lib/verify.js", """
+        return args[0].map((e) => m.verifyExport(e).filter((o) => !o.ok).map((o) => [o.index, o.reason]));
+    """, cases))
+    assert got == expected
 
 
 def random_record(rng):

@@ -15,6 +15,8 @@ import sys
 
 import pytest
 
+import forgeries
+
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 FIXTURE = pathlib.Path(__file__).with_name("fixtures") / "sample-export.json"
 
@@ -363,3 +365,54 @@ def test_script_checks_the_exclusion_against_the_linked_draws_export_as_tombola_
                            capture_output=True, text=True, timeout=60)
     assert py.returncode == 1 and ('"%s" won LUNCH but was not left out' % stayed) in py.stdout, py.stdout
     assert swift.returncode == 1 and ('"%s" won LUNCH but was not left out' % stayed) in swift.stdout, swift.stdout
+
+
+@pytest.mark.parametrize("forge", list(forgeries.FORGERIES), ids=lambda f: f.__name__)
+def test_script_and_tombola_verify_refuse_the_forgeries_naming_the_rule(script, export, tmp_path, forge):
+    """Issue 33: a real export changed, winners recomputed and the chain re-hashed, so only the
+    rules on `removed` (§3 rules 2–4) and on a replacement's `k` can catch it."""
+    data, index = forge(export)
+    reason = forgeries.FORGERIES[forge]
+    label = "#%d round %d" % (index, data["records"][index]["round"])
+    py = run(script, data, tmp_path, "forged.json")
+    assert py.returncode == 1 and "%s: FAIL: %s" % (label, reason) in py.stdout, py.stdout
+    binary = tombola_binary()
+    if binary is None:
+        pytest.fail("build tombola first (swift build --product tombola) or set TOMBOLA_BIN")
+    swift = subprocess.run([binary, "verify", str(tmp_path / "forged.json")], capture_output=True, text=True, timeout=60)
+    assert swift.returncode == 1 and "%s: FAIL: %s" % (label, reason) in swift.stdout, swift.stdout
+    failed = lambda text: [line for line in text.splitlines() if "FAIL" in line]
+    assert failed(py.stdout) == failed(swift.stdout)
+
+
+def test_script_counts_linked_wins_per_win_and_matches_names_as_unicode_text(capsys):
+    """FAIRNESS.md §3, "Details a verifier relies on": the same rules PastWinnersTests checks in
+    the engine (a person who won twice, one win voided, is still a winner of the linked draw; a
+    canonically equivalent spelling matches by name, not as an id match)."""
+    ref = forgeries.ref
+    nfd = "Rene\u0301"  # the list spells it decomposed, the linked draw precomposed
+    other = [{"kind": "round", "winners": ["Ann", "Bob"]}, {"kind": "round", "winners": ["Ann", "Ren\u00e9"]},
+             {"kind": "void", "winner": "Ann"}]
+    for i, r in enumerate(other):
+        r.update(v=1, index=i, at=1, hash="")
+    for r in other:
+        r["prev"] = other[r["index"] - 1]["hash"] if r["index"] else "0" * 64
+        forgeries.rehash(r)
+    names = ["Ann", "Bob", nfd, "Eve"]
+    past = {"code": "L", "head": other[-1]["hash"], "records": 3, "removed": [0, 1, 2]}
+    assert ref.past_problem(past, names, other, 1) is None
+    assert "matched by id" not in capsys.readouterr().out
+    assert ref.past_problem(dict(past, removed=[1, 2]), names, other, 1) == '"Ann" won L but was not left out'
+
+
+@pytest.mark.parametrize("forge", list(forgeries.SCHEMA_FORGERIES), ids=lambda f: f.__name__)
+def test_script_and_tombola_verify_refuse_a_pool_outside_the_closed_schema(script, tmp_path, forge):
+    data, index = forge(json.loads(POOLS.read_text(encoding="utf-8")))
+    label = "#%d round %d: FAIL: pool schema" % (index, data["records"][index]["round"])
+    py = run(script, data, tmp_path, "forged.json")
+    assert py.returncode == 1 and label in py.stdout, py.stdout
+    binary = tombola_binary()
+    if binary is None:
+        pytest.fail("build tombola first (swift build --product tombola) or set TOMBOLA_BIN")
+    swift = subprocess.run([binary, "verify", str(tmp_path / "forged.json")], capture_output=True, text=True, timeout=60)
+    assert swift.returncode == 1 and label in swift.stdout, swift.stdout

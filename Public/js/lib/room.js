@@ -272,17 +272,17 @@ export class DrawRoom extends EventTarget {
   }
 
   /** Adds a result record to the known list and schedules its recheck. */
-  addResult(result) {
+  addResult(result, session = null) {
     const id = resultId(result);
     if (this.results.some((r) => resultId(r) === id)) return false;
     this.results.push(result);
     if (contributedTo(result, this.mine)) this.contributed = Math.max(this.contributed ?? 0, result.round);
-    if (!this.verification.has(id)) this.scheduleVerify(result, id);
+    if (!this.verification.has(id)) this.scheduleVerify(result, id, session);
     return true;
   }
 
   applyResult(result, live) {
-    if (!this.addResult(result)) return;
+    if (!this.addResult(result, live ? this.sessionBefore(result) : null)) return;
     let entry = this.rounds.find((e) => e.round === result.round);
     if (!entry) {
       entry = { round: result.round, prize: result.prize ?? null, winners: [], total: null, voided: [] };
@@ -320,11 +320,25 @@ export class DrawRoom extends EventTarget {
     if (this.mine.length > 64) this.mine.shift();
   }
 
-  scheduleVerify(result, id) {
+  /**
+   * The session's winners before a live result, from the board as this page holds it (FAIRNESS
+   * §3 rules 2–4, for verifyRound's `session`), or null when the board is not all here.
+   */
+  sessionBefore(result) {
+    if (this.olderRounds > 0 || this.rounds.some((e) => this.winnerTotal(e) > e.winners.length)) return null;
+    const voided = this.rounds.flatMap((e) => e.voided.map((v) => v.winner));
+    if (result.replaces) voided.push(result.replaces.winner);
+    const winners = [...this.rounds.flatMap((e) => e.winners), ...voided];
+    const entry = this.rounds.find((e) => e.round === result.round);
+    const roundWinners = result.replaces ? (entry?.winners ?? []).filter((w) => !sameWinner(w, result.replaces.winner)) : null;
+    return { voided, winners, roundWinners };
+  }
+
+  scheduleVerify(result, id, session = null) {
     this.verification.set(id, { state: 'pending' });
     // Let the reveal paint first; the recheck takes a few milliseconds.
     setTimeout(() => {
-      this.verify(result).then((outcome) => {
+      this.verify(result, session).then((outcome) => {
         this.verification.set(id, outcome);
         if (contributedTo(outcome.record ?? result, this.mine)) this.contributed = Math.max(this.contributed ?? 0, result.round);
         this.changed('verified');
@@ -332,7 +346,7 @@ export class DrawRoom extends EventTarget {
     }, 30);
   }
 
-  async verify(result) {
+  async verify(result, session = null) {
     // A long history's `result` carries counts for the pool's long lists (`removedCount`).
     if (result.more || ['removed', 'pastWinners'].some((k) => result.pool && (k + 'Count') in result.pool)) {
       // A snapshot's summary of a long round (its first winners, its pool without the earlier
@@ -340,7 +354,7 @@ export class DrawRoom extends EventTarget {
       let stored = (await this.fetchExport(false))?.records?.find((r) => r.hash === result.hash);
       if (!stored) stored = (await this.fetchExport(true))?.records?.find((r) => r.hash === result.hash);
       if (!stored) return { state: 'fail', reason: 'record not found in the export', record: result };
-      return this.verify({ ...stored, type: 'result', contributors: result.contributors });
+      return this.verify({ ...stored, type: 'result', contributors: result.contributors }, session);
     }
     let record = result;
     let entrants = null;
@@ -370,7 +384,7 @@ export class DrawRoom extends EventTarget {
     }
     // A replacement uses the commitment pending at the void, not the round's first one.
     const published = result.replaces ? null : this.announced.get(result.round) ?? null;
-    const outcome = verifyRound(record, { entrants, published });
+    const outcome = verifyRound(record, { entrants, published, session });
     return outcome.ok ? { state: 'ok', record } : { state: 'fail', reason: outcome.reason, record };
   }
 

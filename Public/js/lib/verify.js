@@ -173,19 +173,100 @@ export function entrantsHash(source) {
   return toHex(sha256(canon(list)));
 }
 
+const RANGE_KEYS = ['from', 'kind', 'removed', 'to'];
+const LIST_KEYS = ['count', 'entrants', 'kind', 'removed'];
+const LIST_OPTIONAL = ['exceptGroups', 'onlyGroups', 'pastWinners'];
+const PAST_KEYS = ['code', 'head', 'records', 'removed'];
+
+/** FAIRNESS §3: the pool object is closed; group lists are non-empty, sorted (UTF-8 bytes), distinct, without "". */
+function closedPool(pool) {
+  const keys = Object.keys(pool).sort();
+  const same = (a, b) => a.length === b.length && a.every((x, i) => x === b[i]);
+  if (pool.kind === 'range') return same(keys, RANGE_KEYS);
+  if (pool.kind !== 'list' || !same(keys.filter((k) => !LIST_OPTIONAL.includes(k)), LIST_KEYS)) return false;
+  for (const key of ['onlyGroups', 'exceptGroups']) {
+    if (!(key in pool)) continue;
+    const g = pool[key];
+    if (!Array.isArray(g) || g.length === 0 || g.some((x) => typeof x !== 'string' || x === '')) return false;
+    const bytes = g.map((x) => toHex(toBytes(x)));  // hex of UTF-8 sorts as the bytes do
+    if (bytes.some((x, i) => i > 0 && x <= bytes[i - 1])) return false;
+  }
+  const past = pool.pastWinners;
+  return past === undefined || (Array.isArray(past) && past.length > 0
+    && past.every((p) => p && typeof p === 'object' && same(Object.keys(p).sort(), PAST_KEYS)));
+}
+
+/**
+ * Rules 2–4 of FAIRNESS §3 recomputed from the session before the round: every winner voided
+ * since the Clear, every winner since the Clear when repeats are off, and for a replacement the
+ * round's current winners, that is an element of the pool, is in `removed` (the round's own
+ * winners aside: a repeat is reported as one). `session`: { voided, winners, roundWinners }
+ * (arrays of winners; roundWinners only for a replacement). Returns the failed rule or null.
+ */
+function removedProblem(record, names, session) {
+  const pool = record.pool;
+  const gone = new Set(pool.removed ?? []);
+  const index = names ? new Map(names.map((name, i) => [name, i])) : null;
+  const position = (w) => {
+    if (pool.kind === 'range') return Number.isInteger(w) && w >= pool.from && w <= pool.to ? w : null;
+    return typeof w === 'string' && index.has(w) ? index.get(w) : null;
+  };
+  const own = new Set(record.winners);
+  const rules = [[session.voided, 'removed misses a voided winner (rule 2)']];
+  if (!record.repeats) rules.push([session.winners, 'removed misses an earlier winner, repeats off (rule 3)']);
+  if (record.replaces) rules.push([session.roundWinners ?? [], 'removed misses a winner of the replaced round (rule 4)']);
+  for (const [values, reason] of rules) {
+    for (const w of values ?? []) {
+      const p = own.has(w) ? null : position(w);
+      if (p !== null && !gone.has(p)) return reason;
+    }
+  }
+  return null;
+}
+
+/**
+ * Rechecks every round of an export (`{records}`) with the session each one was drawn in
+ * (FAIRNESS §7 steps 1–5). Returns [{ index, ok, reason? }] for the round records.
+ */
+export function verifyExport(exported) {
+  const lists = new Map();
+  let session = { voided: [], winners: [], rounds: new Map() };
+  const out = [];
+  for (const [index, r] of (exported.records ?? []).entries()) {
+    if (r.kind === 'entrants') lists.set(r.entrantsHash, r);
+    else if (r.kind === 'clear') session = { voided: [], winners: [], rounds: new Map() };
+    else if (r.kind === 'void') {
+      session.voided.push(r.winner);
+      const won = session.rounds.get(r.round) ?? [];
+      const at = won.indexOf(r.winner);
+      if (at >= 0) won.splice(at, 1);
+    } else if (r.kind === 'round') {
+      const entrants = r.pool?.kind === 'list' ? lists.get(r.pool.entrants) ?? null : null;
+      const roundWinners = r.replaces ? [...(session.rounds.get(r.round) ?? [])] : null;
+      const outcome = verifyRound(r, { entrants, session: { voided: session.voided, winners: session.winners, roundWinners } });
+      out.push({ index, ...outcome });
+      session.winners.push(...r.winners);
+      session.rounds.set(r.round, [...(session.rounds.get(r.round) ?? []), ...r.winners]);
+    }
+  }
+  return out;
+}
+
 /**
  * Rechecks one round record (a `result` message is the record plus `type` and
  * `contributors`). `entrants`: the name list for a list pool. `published`: the
- * commitment this page saw announced for the round, if any. Returns
+ * commitment this page saw announced for the round, if any. `session`: the winners of
+ * the session before it (see removedProblem), when the page knows them. Returns
  * { ok: true } or { ok: false, reason }.
  */
-export function verifyRound(record, { entrants = null, published = null } = {}) {
+export function verifyRound(record, { entrants = null, published = null, session = null } = {}) {
   try {
     if (record.algorithm !== ALGORITHM && record.algorithm !== WEIGHTED_ALGORITHM) return { ok: false, reason: 'unknown algorithm' };
     if (toHex(sha256(fromHex(record.seed))) !== record.commitment) return { ok: false, reason: 'seed does not match commitment' };
     if (fromHex(record.seed).length !== 32) return { ok: false, reason: 'seed length' };
     if (published && published !== record.commitment) return { ok: false, reason: 'commitment differs from the one announced' };
     if (toHex(sha256(canon(record.pool))) !== record.poolHash) return { ok: false, reason: 'poolHash' };
+    if (!closedPool(record.pool)) return { ok: false, reason: 'pool schema' };
     const c = record.contributions;
     if (!Array.isArray(c)) return { ok: false, reason: 'contributions missing' };
     for (let i = 0; i < c.length; i++) {
@@ -208,6 +289,11 @@ export function verifyRound(record, { entrants = null, published = null } = {}) 
     const { n, element } = eligibleOf(record.pool, list ? list.names : null);
     const k = record.winners.length;
     if (n !== record.eligible || k < 1 || k > n) return { ok: false, reason: 'eligible count' };
+    if (record.replaces && k !== 1) return { ok: false, reason: 'a replacement draws k = 1' };
+    if (session) {
+      const reason = removedProblem(record, list ? list.names : null, session);
+      if (reason) return { ok: false, reason };
+    }
     const weighted = Boolean(list && list.tickets);
     if (record.algorithm !== (weighted ? WEIGHTED_ALGORITHM : ALGORITHM)) return { ok: false, reason: 'algorithm does not fit the pool' };
     const gone = new Set(record.pool.removed ?? []);

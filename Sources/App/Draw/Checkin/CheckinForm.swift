@@ -26,7 +26,7 @@ struct CheckinForm: Sendable, Equatable {
         guard json.objectValue != nil else { return .failure(Refusal(code: "bad_json")) }
         guard let rawName = json["name"]?.stringValue else { return .failure(Refusal(code: "bad_name")) }
         let name = clean(rawName)
-        guard !name.isEmpty, name.count <= CheckinSettings.maxNameLength, name.utf8.count <= 4 * CheckinSettings.maxNameLength,
+        guard hasVisible(name), name.count <= CheckinSettings.maxNameLength, name.utf8.count <= 4 * CheckinSettings.maxNameLength,
               !hasControl(name) else { return .failure(Refusal(code: "bad_name")) }
         var code: String? = nil
         if let value = json["code"], !value.isNull {
@@ -45,13 +45,9 @@ struct CheckinForm: Sendable, Equatable {
             let raw = given?[field.key]
             var value = ""
             if let raw, !raw.isNull {
-                if let text = raw.stringValue {
-                    value = clean(text)
-                } else if let number = raw.intValue {
-                    value = String(number)
-                } else {
-                    return .failure(Refusal(code: "bad_field", field: field.key))
-                }
+                // Strings only (docs/openapi.yaml): `{"ticket":17}` is refused, naming the field.
+                guard let text = raw.stringValue else { return .failure(Refusal(code: "bad_field", field: field.key)) }
+                value = clean(text)
             }
             guard value.count <= field.maxLength, value.utf8.count <= 4 * field.maxLength, !hasControl(value) else {
                 return .failure(Refusal(code: "bad_field", field: field.key))
@@ -76,6 +72,19 @@ struct CheckinForm: Sendable, Equatable {
         guard let first = scalars.firstIndex(where: { !blank($0) }) else { return "" }
         let last = scalars.lastIndex(where: { !blank($0) })!
         return String(scalars[first...last])
+    }
+
+    /// True when some character would show: not white space, not a format or default-ignorable
+    /// character (U+200D alone is no name), not a separator or a mark without a base.
+    static func hasVisible(_ text: String) -> Bool {
+        text.unicodeScalars.contains { s in
+            let properties = s.properties
+            switch properties.generalCategory {
+            case .format, .control, .spaceSeparator, .lineSeparator, .paragraphSeparator, .nonspacingMark, .enclosingMark,
+                 .unassigned, .surrogate: return false
+            default: return !properties.isWhitespace && !properties.isDefaultIgnorableCodePoint
+            }
+        }
     }
 
     /// C0/C1 controls, and bidirectional overrides that could disguise a name on the screen.
