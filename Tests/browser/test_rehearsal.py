@@ -5,6 +5,7 @@ a Clear and a round of long names. At every step every page must show what the s
 REST state and export say: phase, round, prize, what is left, winners and "verified"."""
 
 import json
+import os
 import shutil
 import time
 import urllib.request
@@ -42,6 +43,23 @@ PAGE = """
     bar: text('[data-bar-status]'), page: st.page ?? 0,
   };
 """
+
+# The stage's notice and how the stage looks, on any page (host, phone, projector, overlay).
+NOTICE = """
+  const notice = document.querySelector('[data-stage-notice]');
+  const stage = document.querySelector('[data-stage]');
+  return { notice: notice && !notice.hidden ? notice.textContent : null, pill: document.querySelector('[data-phase]').textContent,
+           dimmed: stage.classList.contains('is-paused') && parseFloat(getComputedStyle(stage.querySelector('.stage-box')).opacity) < 0.5 };
+"""
+INTERRUPTED = "Round %d was interrupted before Stop; no winner was drawn"
+
+
+def shot(b, name):
+    """A screenshot into $TOMBOLA_SHOTS_DIR (docs/screenshots when refreshing them), else none."""
+    out = os.environ.get("TOMBOLA_SHOTS_DIR")
+    if out:
+        b.save_screenshot(os.path.join(out, name))
+
 
 PHASE_TEXT = {"idle": "Ready", "rolling": "Rolling", "stopping": "Stopping", "revealed": "Revealed"}
 
@@ -295,8 +313,45 @@ def test_a_whole_event_shows_the_servers_truth_on_every_page_at_every_step(event
     assert state["remaining"] == 486 and len(view["winners"]) == 3 and str(no_show) not in view["winners"]
     screen.wait_js("document.querySelector('[data-voided-line]').textContent.includes('not in the room')")
 
-    # Round 5: the grand prize, one winner.
+    # Round 5, the grand prize: the server goes down while it rolls (issue 34). Offline, every
+    # page (the OBS overlay too) dims its stage and says it is paused, and "Rolling" goes out;
+    # after the restart every page and the server log say the round was interrupted, no winner.
+    overlay = Browser(1920, 1080)
+    try:
+        overlay.get(server.url("/screen/%s?overlay" % server.code))
+        overlay.wait_js("window.tombola && window.tombola.state.connection === 'online'", 15)
+        every = dict(pages, overlay=overlay)
+        plan = start(host, pages, server)
+        assert (plan["round"], plan["prize"]) == (5, "Grand prize")
+        screen.wait_js("window.tombola.state.tick !== null")
+        server.stop()
+        for kind, b in every.items():
+            b.wait_js("window.tombola.state.connection === 'offline'", 15)
+            b.wait(lambda: b.js(NOTICE) == {"notice": "Paused – reconnecting", "pill": "Paused", "dimmed": True}, 5,
+                   "%s: not paused: %s" % (kind, b.js(NOTICE)))
+        shot(screen, "screen-paused-1920x1080-en.png")
+        shot(host, "host-paused-390x844-en.png")
+        server.start()
+        for kind, b in every.items():
+            b.wait_js("window.tombola.state.connection === 'online'", 30)
+            b.wait(lambda: b.js(NOTICE)["notice"] == INTERRUPTED % 5, 10, "%s: %s" % (kind, b.js(NOTICE)))
+            assert not b.js(NOTICE)["dimmed"], kind
+        state, _ = check_all(pages, server)
+        assert state["interrupted"] == {"round": 5} and state["phase"] == "revealed" and state["result"]["round"] == 4
+        assert (state["plan"]["round"], state["plan"]["prize"]) == (5, "Grand prize")
+        with open(os.path.join(server.data_dir, "server.log"), encoding="utf-8") as log:
+            assert "round 5 was interrupted before Stop; no winner was drawn" in log.read()
+        shot(screen, "screen-interrupted-1920x1080-en.png")
+        shot(overlay, "screen-overlay-interrupted-1920x1080-en.png")
+        shot(viewer, "watch-interrupted-390x844-en.png")
+        assert overlay.errors(allow=("WebSocket connection to", "net::ERR_CONNECTION_REFUSED", "Failed to load resource")) == []
+    finally:
+        overlay.quit()
+    # Round 5 drawn for real: the notice is gone everywhere, and the state no longer carries it.
     stop(host, pages, server, start(host, pages, server))
+    for b in pages.values():
+        assert b.js(NOTICE)["notice"] is None
+    assert get(server, "/api/draws/%s" % server.code)["interrupted"] is None
     state, _ = check_all(pages, server)
     assert state["prizesDone"] and state["plan"]["count"] == 0
     host.wait(lambda: bar_text(host) == "All prizes are drawn. Add prizes to go on.", 10)
@@ -402,3 +457,4 @@ def test_host_page_tab_order_starts_with_start_and_ends_with_clear(server, brows
     stops = [h for h in order if h]
     assert stops[0] == "start", stops[:5]
     assert stops[-1] == "clear", stops[-5:]
+

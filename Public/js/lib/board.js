@@ -135,11 +135,13 @@ export class Stage {
    */
   static within(root, options) {
     const hook = (name) => $(`[data-${name}]`, root);
+    const stage = hook('stage');
+    const box = hook('stage-box');
     return new Stage({
-      stage: hook('stage'), box: hook('stage-box'), value: hook('value'), phase: hook('phase'),
+      stage, box, value: hook('value'), phase: hook('phase'),
       round: hook('round'), prize: hook('prize'), viewers: hook('viewers'), commitment: hook('commitment'),
       verified: hook('verified'), contributed: hook('contributed'), remaining: hook('remaining'),
-      many: hook('stage-winners'), more: hook('stage-more'),
+      many: hook('stage-winners'), more: hook('stage-more'), notice: hook('stage-notice') ?? noticeBefore(box),
     }, options);
   }
 
@@ -223,7 +225,20 @@ export class Stage {
     this.room = room;
     const n = this.nodes;
     this.renderValue(room);
-    if (n.phase) { setText(n.phase, phaseText(room.phase)); n.phase.dataset.state = room.phase ?? ''; }
+    // Offline after a snapshot: what the stage shows may be stale (a roll the server no longer
+    // runs), so it dims, says so, and the phase pill stops saying "Rolling".
+    const paused = room.snapshotReceived && room.connection === 'offline';
+    if (n.phase) {
+      setText(n.phase, paused ? t('phase.paused') : phaseText(room.phase));
+      n.phase.dataset.state = paused ? 'paused' : room.phase ?? '';
+    }
+    if (n.stage) n.stage.classList.toggle('is-paused', paused);
+    if (n.notice) {
+      const text = paused ? t('stage.paused') : interruptedText(room);
+      setText(n.notice, text);
+      n.notice.dataset.notice = paused ? 'paused' : text ? 'interrupted' : '';
+      show(n.notice, Boolean(text));
+    }
     const featured = room.phase === 'revealed' ? room.lastReveal ?? room.results.at(-1) ?? null : null;
     // Not revealed: the armed round as the server announced it (its number and the prize it will draw).
     const armed = featured ? null : room.plan;
@@ -258,6 +273,21 @@ export class Stage {
       }
     }
   }
+}
+
+/** "Round n was interrupted before Stop…" after a restart that cut a roll short, until the next Start. */
+function interruptedText(room) {
+  if (!Number.isInteger(room.interrupted) || room.phase === 'rolling' || room.phase === 'stopping') return '';
+  return t('stage.interrupted', { n: room.interrupted });
+}
+
+/** The stage's notice line (paused, interrupted), made before the box on pages without one. */
+function noticeBefore(box) {
+  if (!box) return null;
+  const notice = el('p', { class: 'stage-notice', attrs: { role: 'status' }, data: { stageNotice: '' } });
+  notice.hidden = true;
+  box.before(notice);
+  return notice;
 }
 
 /** At most this many winners share the host's and viewers' stage; the list below has them all. */

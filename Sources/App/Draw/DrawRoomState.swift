@@ -158,6 +158,8 @@ struct DrawRoomState {
     private var frozenMembers: Set<UInt64>?
     private var tickSeq: Int64 = 0
     private var lastTick: JSONValue?
+    /// The round the previous run left rolling (no winner drawn), announced in `state` until the next Start.
+    var interrupted: Int?
     private var motion: Motion?
     private var queue: [Job] = []
     private var pending: PendingWrite?
@@ -400,6 +402,7 @@ struct DrawRoomState {
                 let lockedBefore = draw.commit?.poolHash
                 try draw.start(contributions: contributions.values, audience: audience, at: now, pastWinners: resolvePastWinners())
                 frozenMembers = contributions.members
+                interrupted = nil
                 actions.append(.audit(AuditEntry(actor: "host", action: "start", detail: .object([
                     "round": .int(Int64(draw.nextRound)), "audience": audience.map { .string($0) } ?? .null,
                     "contributors": .int(Int64(Set(contributions.values).count))]))))
@@ -791,6 +794,7 @@ struct DrawRoomState {
             "result": draw.phase == .stopping ? .null : (draw.lastResult?.snapshotResult() ?? .null),
             "viewers": .int(Int64(viewerCount)),
             "tick": lastTick ?? .null,
+            "interrupted": interrupted.map { .object(["round": .int(Int64($0))]) } ?? .null,
             "algorithm": .string(Fairness.algorithm),
             "contributed": contributed,
             "checkin": checkinState(host: variant.host, device: variant.device),
