@@ -458,3 +458,61 @@ def test_host_page_tab_order_starts_with_start_and_ends_with_clear(server, brows
     assert stops[0] == "start", stops[:5]
     assert stops[-1] == "clear", stops[-5:]
 
+
+# Each prize row's labels, inputs and remove button, as boxes (issue 34: the tier form on a phone).
+PRIZE_FORM = """
+  const rows = Array.from(document.querySelectorAll('.prize-row')).map((row) =>
+    Array.from(row.querySelectorAll('.field > span, input, [data-remove-prize]')).map((n) => {
+      const r = n.getBoundingClientRect();
+      const what = n.matches('[data-remove-prize]') ? 'remove' : n.tagName === 'SPAN' ? n.textContent
+        : Object.keys(n.dataset)[0];
+      return { what, l: r.left, r: r.right, t: r.top, b: r.bottom, w: r.width, cut: n.tagName === 'SPAN' && n.scrollWidth > n.clientWidth + 1 };
+    }));
+  return { rows, sideways: document.documentElement.scrollWidth > innerWidth };
+"""
+
+
+def prize_form_problems(b, min_text):
+    seen = b.js(PRIZE_FORM)
+    problems = ["the page scrolls sideways"] if seen["sideways"] else []
+    for row in seen["rows"]:
+        for i, a in enumerate(row):
+            if a["cut"]:
+                problems.append("label cut: %s" % a["what"])
+            if a["what"] in ("prizeName", "prizeOnly", "prizeExcept") and a["w"] < min_text:
+                problems.append("%s is %.0f px wide" % (a["what"], a["w"]))
+            if a["what"] == "prizeCount" and a["w"] < 56:
+                problems.append("the count is %.0f px wide" % a["w"])
+            for c in row[i + 1:]:
+                if min(a["r"], c["r"]) - max(a["l"], c["l"]) > 1 and min(a["b"], c["b"]) - max(a["t"], c["t"]) > 1:
+                    problems.append("%s overlaps %s" % (a["what"], c["what"]))
+    return seen["rows"], problems
+
+
+@pytest.mark.parametrize("lang", ["en-US", "zh-CN"])
+def test_prize_tiers_are_set_on_a_phone_and_on_a_laptop_without_overlaps(server, browser, lang):
+    host = browser(390, 844, lang)
+    host.get(server.host_url("draw"))
+    host.wait_js("window.tombola && window.tombola.state.role === 'host'", 15)
+    host.js("document.querySelector('[data-settings-panel]').open = true")
+    for _ in range(3):
+        tap(host, "[data-add-prize]")
+    for row, (name, count, only) in zip(host.find_elements(By.CSS_SELECTOR, ".prize-row"),
+                                        (("3rd prize", 10, "guests"), ("2nd prize", 3, ""), ("Grand prize", 1, ""))):
+        row.find_element(By.CSS_SELECTOR, "[data-prize-name]").send_keys(name)
+        counter = row.find_element(By.CSS_SELECTOR, "[data-prize-count]")
+        counter.clear()
+        counter.send_keys(str(count))
+        row.find_element(By.CSS_SELECTOR, "[data-prize-only]").send_keys(only)
+    rows, problems = prize_form_problems(host, 120)
+    assert len(rows) == 3 and problems == [], problems
+    short = lang[:2]
+    host.js("document.querySelector('.prize-rows').scrollIntoView({ block: 'center' })")
+    shot(host, "host-prizes-390x844-%s.png" % short)
+    host.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {"width": 1280, "height": 800, "deviceScaleFactor": 1, "mobile": False})
+    host.wait(lambda: host.js("return innerWidth") == 1280)
+    rows, problems = prize_form_problems(host, 160)
+    assert problems == [], problems
+    host.js("document.querySelector('.prize-rows').scrollIntoView({ block: 'center' })")
+    shot(host, "host-prizes-1280x800-%s.png" % short)
+    assert host.errors() == []
