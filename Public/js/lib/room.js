@@ -118,7 +118,10 @@ export class DrawRoom extends EventTarget {
   apply(msg) {
     switch (msg.type) {
       case 'state': this.applySnapshot(msg); break;
-      case 'tick': this.tick = { value: msg.value, seq: msg.seq, at: msg.at }; break;
+      case 'tick':
+        this.tick = { value: msg.value, seq: msg.seq, at: msg.at };
+        if (typeof msg.name === 'string') learnNames({ [msg.value]: msg.name });
+        break;
       case 'phase':
         this.phase = msg.phase;
         if (msg.phase === 'rolling') this.interrupted = null;
@@ -198,6 +201,7 @@ export class DrawRoom extends EventTarget {
     this.algorithm = s.algorithm ?? null;
     this.checkin = s.checkin && typeof s.checkin === 'object' ? s.checkin : null;
     learnNames(this.checkin?.names);
+    if (typeof s.tick?.name === 'string') learnNames({ [s.tick.value]: s.tick.name });
     this.tick = s.tick === null || s.tick === undefined ? null
       : typeof s.tick === 'object' && 'value' in s.tick ? s.tick : { value: s.tick };
     this.rounds = [];

@@ -588,8 +588,13 @@ struct DrawRoomState {
 
     private mutating func tickMessage(_ value: DrawValue, at time: Time) -> JSONValue {
         tickSeq += 1
-        let message: JSONValue = .object(["type": .string("tick"), "seq": .int(tickSeq),
-                                          "at": .double(time.wallMilliseconds), "value": value.json])
+        var members: [String: JSONValue] = ["type": .string("tick"), "seq": .int(tickSeq),
+                                            "at": .double(time.wallMilliseconds), "value": value.json]
+        // Check-in with names public: the room reads the names rolling by, not entry ids (issue 34).
+        if isCheckinPool, checkin.settings.publicNames, case .name(let id) = value, let name = checkin.entry(id: id)?.name {
+            members["name"] = .string(name)
+        }
+        let message: JSONValue = .object(members)
         lastTick = message
         return message
     }
