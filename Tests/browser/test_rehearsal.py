@@ -14,6 +14,7 @@ import pytest
 from selenium.webdriver.common.by import By
 
 from conftest import Browser, Server
+from test_axe import audit
 
 TIERS = [{"name": "3rd prize", "count": 10}, {"name": "2nd prize", "count": 3}, {"name": "Grand prize", "count": 1}]
 LONG = ["Wolfeschlegelsteinhausenbergerdorff Hubert", "Maximiliana Papadopoulou-Fitzgerald", "Nguyễn Thị Minh Khai Phương",
@@ -307,6 +308,8 @@ def test_a_whole_event_shows_the_servers_truth_on_every_page_at_every_step(event
     no_show = state["result"]["winners"][1]
     tap(host, '[data-winners] .winner[data-winner="%s"] .winner-void' % no_show)
     host.find_element(By.CSS_SELECTOR, "[data-void-reason]").send_keys("not in the room")
+    assert "shown on the projector and on every phone" in host.find_element(By.CSS_SELECTOR, "[data-void-dialog]").text
+    shot(host, "host-void-390x844-en.png")
     host.find_element(By.CSS_SELECTOR, "[data-void-confirm]").click()
     host.wait_js("window.tombola.state.lastReveal && window.tombola.state.lastReveal.replaces !== null", 15)
     state, view = check_all(pages, server)
@@ -344,6 +347,17 @@ def test_a_whole_event_shows_the_servers_truth_on_every_page_at_every_step(event
         shot(screen, "screen-interrupted-1920x1080-en.png")
         shot(overlay, "screen-overlay-interrupted-1920x1080-en.png")
         shot(viewer, "watch-interrupted-390x844-en.png")
+        # The notice is axe-clean in both languages, on the phones and the projector.
+        found = {}
+        for lang in ("zh", "en"):
+            for kind in ("screen", "viewer"):
+                b = pages[kind]
+                b.js("const s = document.querySelector('[data-lang-switch]'); s.value = arguments[0];"
+                     "s.dispatchEvent(new Event('change', { bubbles: true }));", lang)
+                if lang == "zh":
+                    b.wait(lambda: b.js(NOTICE)["notice"] == "第 5 轮在停止前中断，未抽出中奖者", 5)
+                audit(b, "%s interrupted (%s)" % (kind, lang), found)
+        assert not found, found
         assert overlay.errors(allow=("WebSocket connection to", "net::ERR_CONNECTION_REFUSED", "Failed to load resource")) == []
     finally:
         overlay.quit()
@@ -516,3 +530,97 @@ def test_prize_tiers_are_set_on_a_phone_and_on_a_laptop_without_overlaps(server,
     host.js("document.querySelector('.prize-rows').scrollIntoView({ block: 'center' })")
     shot(host, "host-prizes-1280x800-%s.png" % short)
     assert host.errors() == []
+
+
+FIT_NAMES = LONG + ["Hương", "Nguyễn Thị Thu Hương", "O'Connor", "Bartholomew O'Connor", "Joseph Hall", "Jo",
+                    "陈静", "欧阳娜娜", "司马相如", "Ngô Bảo Châu", "Quyền Linh"]
+
+# Each name of arguments[0] shown on the stage as a tick (the server's own ticks held back
+# meanwhile), measured after layout: its text boxes against the stage box, its lines, the words
+# split over two lines, its size. With no names, the name on show now.
+MEASURE_NAMES = """
+  const [names, done] = [arguments[0], arguments[arguments.length - 1]];
+  const st = window.tombola.state;
+  const value = document.querySelector('[data-value]');
+  const frames = () => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => requestAnimationFrame(r))));
+  const measure = () => {
+    const name = value.textContent;
+    const box = document.querySelector('[data-stage-box]').getBoundingClientRect();
+    const range = document.createRange();
+    range.selectNodeContents(value);
+    const rects = Array.from(range.getClientRects());
+    const outside = rects.filter((r) => r.left < box.left - 0.5 || r.right > box.right + 0.5 || r.top < box.top - 0.5 || r.bottom > box.bottom + 0.5)
+      .map((r) => [r.left, r.top, r.right, r.bottom]);
+    const split = [];
+    let at = 0;
+    for (const word of name.split(' ')) {
+      const i = name.indexOf(word, at);
+      const r = document.createRange();
+      r.setStart(value.firstChild, i);
+      r.setEnd(value.firstChild, i + word.length);
+      if (new Set(Array.from(r.getClientRects()).map((x) => Math.round(x.top))).size > 1) split.push(word);
+      at = i + word.length;
+    }
+    return { name, size: parseFloat(getComputedStyle(value).fontSize), outside, box: [box.left, box.top, box.right, box.bottom],
+             lines: new Set(rects.map((r) => Math.round(r.top))).size, split };
+  };
+  (async () => {
+    if (!names.length) { await frames(); return done([measure()]); }
+    st.apply = () => {};
+    const out = [];
+    for (const name of names) {
+      st.tick = { value: name, seq: 0 };
+      st.changed('tick');
+      await frames();
+      out.push(measure());
+    }
+    delete st.apply;
+    done(out);
+  })();
+"""
+
+
+def post(server, path):
+    req = urllib.request.Request(server.url("/api/draws/%s/%s" % (server.code, path)), data=b"{}", method="POST",
+                                 headers={"Authorization": "Bearer " + server.host_key, "Content-Type": "application/json"})
+    with urllib.request.urlopen(req, timeout=10) as r:
+        assert r.status == 200
+
+
+def badly_fitted(seen, names=None):
+    bad = [s for s in seen if s["outside"] or s["split"] or s["lines"] > 2]
+    if names is not None:
+        assert [s["name"] for s in seen] == names
+    return bad
+
+
+def test_names_on_the_projector_fit_whole_at_one_size_through_a_roll(server, browser):
+    put_config(server, {"pool": {"kind": "list", "entrants": FIT_NAMES}, "perStop": 1})
+    pages = {}
+    for kind, path in (("screen", "/screen/%s"), ("overlay", "/screen/%s?overlay")):
+        b = browser(1920, 1080)
+        b.get(server.url(path % server.code))
+        # The projector reads the pool's names to size them all alike.
+        b.wait_js("window.tombola && window.tombola.state.connection === 'online' && window.tombola.state.fullSettings()"
+                  " && window.tombola.state.fullSettings().pool.entrants.length === %d" % len(FIT_NAMES), 15)
+        pages[kind] = b
+    post(server, "start")
+    for kind, b in pages.items():
+        b.wait_js("window.tombola.state.phase === 'rolling' && window.tombola.state.tick !== null", 10)
+        b.set_script_timeout(60)
+        seen = b.execute_async_script(MEASURE_NAMES, FIT_NAMES)
+        assert badly_fitted(seen, FIT_NAMES) == [], kind
+        sizes = {s["size"] for s in seen}
+        assert len(sizes) == 1, "%s: the size changes through the roll: %s" % (kind, sorted(sizes))
+        assert min(sizes) >= 56, "%s: names shown at %s px" % (kind, sizes)
+        # A short name may take one line; the longest take two, never more.
+        assert max(s["lines"] for s in seen) == 2 and any(s["lines"] == 1 for s in seen)
+    shot(pages["screen"], "screen-rolling-names-1920x1080-en.png")
+    post(server, "stop")
+    for kind, b in pages.items():
+        b.wait_js("window.tombola.state.phase === 'revealed'", 15)
+        time.sleep(1.0)  # the reveal animation scales the stage
+        seen = b.execute_async_script(MEASURE_NAMES, [])
+        assert seen[0]["name"] in FIT_NAMES and badly_fitted(seen) == [], (kind, seen)
+        assert b.errors() == [], kind
+    shot(pages["overlay"], "screen-overlay-name-1920x1080-en.png")
