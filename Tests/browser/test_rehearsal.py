@@ -262,8 +262,23 @@ def test_a_whole_event_shows_the_servers_truth_on_every_page_at_every_step(event
     host, screen, viewer = pages["host"], pages["screen"], pages["viewer"]
     check_all(pages, server)
 
-    # Tiers 3rd ×10, 2nd ×3, Grand ×1 on 1–500. Round 1: one winner.
-    put_config(server, {"pool": {"kind": "range", "from": 1, "to": 500}, "perStop": 1, "prizes": TIERS})
+    # Tiers 3rd ×10, 2nd ×3, Grand ×1 on 1–500, set on the host's phone (issue 34: the tier
+    # form fits 390 px). Round 1: one winner.
+    default = get(server, "/api/draws/%s/config" % server.code)
+    assert (default["pool"], default["perStop"], default["prizes"]) == ({"kind": "range", "from": 1, "to": 500}, 1, [])
+    host.js("document.querySelector('[data-settings-panel]').open = true")
+    for _ in TIERS:
+        tap(host, "[data-add-prize]")
+    for row, tier in zip(host.find_elements(By.CSS_SELECTOR, ".prize-row"), TIERS):
+        row.find_element(By.CSS_SELECTOR, "[data-prize-name]").send_keys(tier["name"])
+        counter = row.find_element(By.CSS_SELECTOR, "[data-prize-count]")
+        counter.clear()
+        counter.send_keys(str(tier["count"]))
+    assert prize_form_problems(host, 120)[1] == []
+    shot(host, "host-tiers-390x844-en.png")
+    host.js("document.querySelector('[data-save]').click()")
+    host.wait(lambda: get(server, "/api/draws/%s" % server.code)["config"]["prizes"] == TIERS, 10)
+    host.js("document.querySelector('[data-settings-panel]').open = false")
     check_all(pages, server)
     host.wait(lambda: bar_text(host) == "Round 1 · 3rd prize: this stop draws 1 winner", 10)
     plan = start(host, pages, server)
