@@ -89,6 +89,8 @@ def test_the_host_brands_the_screen_and_an_open_screen_follows(server, browser):
     phone.wait_js("document.querySelector('[data-brand-title]').textContent === 'Spring Gala 2026 · 春季年会'", 15)
     phone.wait_js("document.querySelector('[data-brand-logo]').complete && document.querySelector('[data-brand-logo]').naturalWidth === 120", 15)
     assert not phone.js("return document.querySelector('[data-brand]').hidden")
+    if os.environ.get("TOMBOLA_SHOTS_DIR"):
+        phone.save_screenshot(os.path.join(os.environ["TOMBOLA_SHOTS_DIR"], "watch-branded-390x844-en.png"))
     assert phone.js("return getComputedStyle(document.documentElement).getPropertyValue('--accent').trim()") == "#c8102e"
     assert phone.errors() == []
 

@@ -612,13 +612,16 @@ def badly_fitted(seen, names=None):
 def test_names_on_the_projector_fit_whole_at_one_size_through_a_roll(server, browser):
     put_config(server, {"pool": {"kind": "list", "entrants": FIT_NAMES}, "perStop": 1})
     pages = {}
-    for kind, path in (("screen", "/screen/%s"), ("overlay", "/screen/%s?overlay")):
+    for kind, path in (("screen", "/screen/%s"), ("overlay", "/screen/%s?overlay=lower-third")):
         b = browser(1920, 1080)
         b.get(server.url(path % server.code))
         # The projector reads the pool's names to size them all alike.
         b.wait_js("window.tombola && window.tombola.state.connection === 'online' && window.tombola.state.fullSettings()"
                   " && window.tombola.state.fullSettings().pool.entrants.length === %d" % len(FIT_NAMES), 15)
         pages[kind] = b
+    # The lower-third overlay keeps the stage in the bottom third of the frame, over the video.
+    top = pages["overlay"].js("return document.querySelector('[data-stage]').getBoundingClientRect().top / innerHeight")
+    assert top > 0.6, "the lower-third stage starts at %.0f%% of the frame" % (top * 100)
     post(server, "start")
     for kind, b in pages.items():
         b.wait_js("window.tombola.state.phase === 'rolling' && window.tombola.state.tick !== null", 10)
@@ -638,4 +641,4 @@ def test_names_on_the_projector_fit_whole_at_one_size_through_a_roll(server, bro
         seen = b.execute_async_script(MEASURE_NAMES, [])
         assert seen[0]["name"] in FIT_NAMES and badly_fitted(seen) == [], (kind, seen)
         assert b.errors() == [], kind
-    shot(pages["overlay"], "screen-overlay-name-1920x1080-en.png")
+    shot(pages["overlay"], "screen-overlay-lower-third-1920x1080-en.png")
