@@ -642,3 +642,36 @@ def test_names_on_the_projector_fit_whole_at_one_size_through_a_roll(server, bro
         assert seen[0]["name"] in FIT_NAMES and badly_fitted(seen) == [], (kind, seen)
         assert b.errors() == [], kind
     shot(pages["overlay"], "screen-overlay-lower-third-1920x1080-en.png")
+
+
+def test_a_new_check_in_draw_before_anyone_entered_and_the_projectors_controls(server, browser):
+    """Issue 34: the host reads "Nobody has entered yet" (not "Everyone in the pool has won"), a
+    name longer than 60 characters is refused with that limit instead of being cut, and the
+    projector's Full screen button is in sight before the mouse moves."""
+    from test_checkin import click, create_draw, open_room
+    code, key = create_draw(server)
+    host = open_room(browser(390, 844), server.url("/draw/%s#key=%s" % (code, key)))
+    host.wait_js("window.tombola.state.role === 'host'")
+    host.js("document.querySelector('[data-settings-panel]').open = true")
+    click(host, "[data-pool-kind][value='checkin']")
+    click(host, "[data-save]")
+    host.wait(lambda: bar_text(host) == "Nobody has entered yet. Open entries so phones can join.", 10, "bar: %s" % bar_text(host))
+    req = urllib.request.Request(server.url("/api/draws/%s/entries/open" % code), data=b"{}", method="POST",
+                                 headers={"Authorization": "Bearer " + key, "Content-Type": "application/json"})
+    with urllib.request.urlopen(req, timeout=10) as r:
+        assert r.status == 200
+    phone = open_room(browser(390, 844), server.url("/watch/%s" % code))
+    phone.wait_js("!document.querySelector('[data-join-form]').closest('[hidden]')", 10)
+    assert phone.find_element(By.CSS_SELECTOR, "#join-name-limit").text == "Up to 60 characters; a longer name is refused, never cut."
+    long_name = "Maximiliana Wolfeschlegelsteinhausenbergerdorff Papadopoulou-Fitz"
+    assert len(long_name) > 60
+    phone.find_element(By.CSS_SELECTOR, "[data-join-name]").send_keys(long_name)
+    click(phone, "[data-join-submit]")
+    phone.wait(lambda: phone.find_element(By.CSS_SELECTOR, "[data-join-error]").text == "Enter your name (up to 60 characters)", 10)
+    assert phone.js("return document.querySelector('[data-join-name]').value") == long_name
+    assert get(server, "/api/draws/%s" % code)["checkin"]["count"] == 0
+    screen = open_room(browser(1920, 1080), server.url("/screen/%s" % code))
+    time.sleep(0.5)  # past the controls' fade
+    assert screen.js("return ['[data-fullscreen]', '[data-theme]'].map((s) => getComputedStyle(document.querySelector(s)).opacity)") == ["1", "0"]
+    for b in (host, phone, screen):
+        assert b.errors() == []

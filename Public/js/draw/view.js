@@ -412,7 +412,7 @@ export class DrawView {
     this.startStop.disabled = mode === 'stopping' || (!state.snapshotReceived && state.connection !== 'offline');
 
     const notice = state.checkin?.open ? t('host.checkin.status.open', { n: state.checkin.count ?? 0 })
-      : state.exhausted && emptyPool(state) ? t(state.checkin ? 'host.checkin.none' : 'host.pool.empty')
+      : state.exhausted && emptyPool(state) ? t(state.checkin ? 'host.checkin.nobody' : 'host.pool.empty')
         : state.exhausted ? t('host.exhausted') : state.prizesDone ? t('host.prizesdone') : '';
     setText($('[data-start-notice]', this.root), notice);
     // While rolling the plan is the round being drawn: the stage says so; the bar keeps quiet.

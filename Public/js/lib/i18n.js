@@ -84,7 +84,7 @@ const en = {
   'host.duplicates': { one: 'Saved. {n} duplicate name was kept once: {names}', other: 'Saved. {n} duplicate names were kept once: {names}' },
   'host.exhausted': 'Everyone in the pool has won. Clear the board or change the pool to go on.',
   'host.pool.empty': 'Nobody is in the pool yet. Add names in Settings.',
-  'host.checkin.none': 'Nobody has entered yet. Open entries so phones can join.',
+  'host.checkin.nobody': 'Nobody has entered yet. Open entries so phones can join.',
   'host.prizesdone': 'All prizes are drawn. Add prizes to go on.',
 
   'home.title': 'Tombola',
@@ -466,7 +466,7 @@ const zh = {
   'host.duplicates': '已保存。{n} 个重复的名字只保留了一次：{names}',
   'host.exhausted': '奖池中的所有人都已中奖。请清空看板或修改奖池后继续。',
   'host.pool.empty': '奖池里还没有人。请在设置中添加名字。',
-  'host.checkin.none': '还没有人报名。请开放报名，让手机加入。',
+  'host.checkin.nobody': '还没有人报名。请开放报名，让手机加入。',
   'host.prizesdone': '所有奖项都已抽完。请添加奖项后继续。',
 
   'home.title': 'Tombola',
