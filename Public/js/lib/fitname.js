@@ -9,24 +9,34 @@ const CANDIDATES = 8;
 /** Room kept free at the right and left, so a glyph's overhang (an apostrophe, an italic) is never cut. */
 const SIDE_MARGIN = 0.97;
 
-/** The names among `names` that may need the smallest size: the widest ones, and those with the widest word. */
+/** How many names, picked by length, are measured with the canvas (measuring 100,000 would stall the page). */
+const PRESELECT = 200;
+
+/** A name's length as it roughly shows: a Han, kana or Hangul character is about two Latin letters wide. */
+function roughWidth(text) {
+  return CJK.test(text) ? text.length * 2 : text.length;
+}
+
+/** The `count` names of `names` with the highest `score`. */
+function highest(names, score, count) {
+  if (names.length <= count) return names;
+  return names.map((name) => [score(name), name]).sort((a, b) => b[0] - a[0]).slice(0, count).map((pair) => pair[1]);
+}
+
+/**
+ * The names among `names` that may need the smallest size: the widest ones, and those with the
+ * widest word. The longest few hundred (by length, then by longest word) are measured in `font`.
+ */
 export function widestNames(names, font) {
   const context = document.createElement('canvas').getContext('2d');
   context.font = font;
-  const whole = [];
-  const words = [];
-  const keep = (list, width, name) => {
-    if (list.length === CANDIDATES && width <= list[list.length - 1].width) return;
-    list.push({ width, name });
-    list.sort((a, b) => b.width - a.width);
-    if (list.length > CANDIDATES) list.pop();
-  };
-  for (const name of names) {
-    keep(whole, context.measureText(name).width, name);
-    const parts = name.split(/\s+/);
-    if (parts.length > 1) keep(words, Math.max(...parts.map((w) => context.measureText(w).width)), name);
-  }
-  return [...new Set([...whole, ...words].map((c) => c.name))];
+  const longestWord = (name) => Math.max(...name.split(/\s+/).map(roughWidth));
+  const widest = (list, width) => list.map((name) => [width(name), name]).sort((a, b) => b[0] - a[0])
+    .slice(0, CANDIDATES).map((pair) => pair[1]);
+  const whole = widest(highest(names, roughWidth, PRESELECT), (name) => context.measureText(name).width);
+  const words = widest(highest(names.filter((name) => /\s/.test(name.trim())), longestWord, PRESELECT),
+    (name) => Math.max(...name.split(/\s+/).map((word) => context.measureText(word).width)));
+  return [...new Set([...whole, ...words])];
 }
 
 /** Lays `node` out for names: wrapping between words only. */
