@@ -54,3 +54,19 @@ extension Database {
         }
     }
 }
+
+extension Database {
+    /// The newest of a draw's audit entries whose action is one of `actions`, or nil: reads one
+    /// row, not the chain.
+    public func latestAudit(drawCode: String, among actions: [String]) throws(StorageError) -> AuditRow? {
+        guard !actions.isEmpty else { return nil }
+        let marks = Array(repeating: "?", count: actions.count).joined(separator: ", ")
+        return try statement("""
+            SELECT draw_code, idx, at, actor, action, detail_json, prev_hash, hash
+            FROM audit WHERE draw_code = ? AND action IN (\(marks)) ORDER BY idx DESC LIMIT 1
+            """).query([.text(drawCode)] + actions.map { .text($0) }) { s in
+            AuditRow(drawCode: s.text(0), index: s.int(1), at: s.double(2), actor: s.text(3), action: s.text(4),
+                     detailJSON: s.text(5), prevHash: s.text(6), hash: s.text(7))
+        }.first
+    }
+}

@@ -72,6 +72,27 @@ import TestSupport
         #expect(room.state.draw.remaining == 1)
     }
 
+    @Test(arguments: [false, true]) func ticksNameTheEntrantOnlyWhenTheHostMadeNamesPublic(publicNames: Bool) throws {
+        var room = try RoomHarness(config: DrawConfig(pool: .checkin([])))
+        var settings = CheckinSettings()
+        settings.publicNames = publicNames
+        _ = room.command(.checkin(.open(settings)))
+        _ = room.handle(.stored(.success(())))
+        for n in 1...3 {
+            _ = join(&room, n, caller: UInt64(100 + n))
+            _ = room.handle(.entrantsStored(.success(())))
+        }
+        _ = room.command(.checkin(.close))
+        _ = room.handle(.stored(.success(())))
+        room.host()
+        let start = room.command(.start(audience: nil))
+        let tick = try #require(start.actions.compactMap(\.broadcastJSON).first { $0["type"]?.stringValue == "tick" })
+        let id = try #require(tick["value"]?.stringValue)
+        let name = try #require(room.state.checkin.entry(id: id)?.name)
+        #expect(name.hasPrefix("Person "))
+        #expect(tick["name"] == (publicNames ? .string(name) : nil))
+    }
+
     @Test func startIsRefusedWhileEntriesAreOpen() throws {
         var room = try openRoom()
         room.host()

@@ -410,13 +410,22 @@ struct DrawRoomTests {
         #expect(after["round"]?.intValue == 4)
         #expect(after["plan"]?["round"]?.intValue == 4 && after["plan"]?["count"]?.intValue == 1)
         #expect(after["commit"]?["commitment"] != before["commit"]?["commitment"])
+        // Every page hears that round 4 was cut short (issue 34), until the next Start.
+        #expect(before["interrupted"] == .null)
+        #expect(after["interrupted"] == .object(["round": .int(4)]))
         let page = try server.connect()
-        #expect(try page.next(type: "state")["rounds"]?.arrayValue?.count == 3)
+        let snapshot = try page.next(type: "state")
+        #expect(snapshot["rounds"]?.arrayValue?.count == 3)
+        #expect(snapshot["interrupted"] == .object(["round": .int(4)]))
         let report = try RoundVerifier.verify(exportText: try server.exportJSON())
         #expect(report.passed)
         #expect(report.checks.contains { $0.notes.contains { $0.contains("abandoned") } })
         #expect(try server.command("start").status == 200)
+        #expect(try server.state()["interrupted"] == .null)
         #expect(try server.command("stop").json["result"]?["round"]?.intValue == 4)
+        // A restart after a stopped round interrupted nothing.
+        try server.restart()
+        #expect(try server.state()["interrupted"] == .null)
     }
 
     @Test func voidAndClearAreBroadcastToEveryPage() throws {

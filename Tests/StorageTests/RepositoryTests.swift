@@ -126,6 +126,23 @@ import Testing
         #expect(try db.loadAudit(drawCode: "").map(\.actor) == ["admin", "system"])
     }
 
+    @Test func latestAuditIsTheNewestEntryOfTheGivenActionsOfThatDraw() throws {
+        let dir = TemporaryDirectory()
+        let db = try Database(path: dir.path("t.sqlite"))
+        let actions = ["start", "configure", "stop", "checkin"]
+        for (i, action) in actions.enumerated() {
+            var row = audit("A", index: i)
+            row.action = action
+            try db.appendAudit(row)
+        }
+        try db.appendAudit(audit("B", index: 0))
+        #expect(try db.latestAudit(drawCode: "A", among: ["start", "stop"])?.index == 2)
+        #expect(try db.latestAudit(drawCode: "A", among: ["start"])?.index == 0)
+        #expect(try db.latestAudit(drawCode: "A", among: ["clear"]) == nil)
+        #expect(try db.latestAudit(drawCode: "A", among: []) == nil)
+        #expect(try db.latestAudit(drawCode: "C", among: ["start"]) == nil)
+    }
+
     @Test func refusesBrokenLinksAndUnknownActors() throws {
         let dir = TemporaryDirectory()
         let db = try Database(path: dir.path("t.sqlite"))

@@ -84,6 +84,15 @@ def test_the_host_brands_the_screen_and_an_open_screen_follows(server, browser):
     screen.wait_js("document.querySelector('[data-brand-logo]').complete && document.querySelector('[data-brand-logo]').naturalWidth === 120", 15)
     assert screen.js("return getComputedStyle(document.documentElement).getPropertyValue('--accent').trim()") == "#c8102e"
     assert screen.js("return getComputedStyle(document.querySelector('.brand-title')).color") == "rgb(200, 16, 46)"
+    # A phone opened now shows the branding too (issue 34): title, logo and accent.
+    phone = open_page(browser(390, 844), server.url("/watch/%s" % code))
+    phone.wait_js("document.querySelector('[data-brand-title]').textContent === 'Spring Gala 2026 · 春季年会'", 15)
+    phone.wait_js("document.querySelector('[data-brand-logo]').complete && document.querySelector('[data-brand-logo]').naturalWidth === 120", 15)
+    assert not phone.js("return document.querySelector('[data-brand]').hidden")
+    if os.environ.get("TOMBOLA_SHOTS_DIR"):
+        phone.save_screenshot(os.path.join(os.environ["TOMBOLA_SHOTS_DIR"], "watch-branded-390x844-en.png"))
+    assert phone.js("return getComputedStyle(document.documentElement).getPropertyValue('--accent').trim()") == "#c8102e"
+    assert phone.errors() == []
 
     # A bad logo is refused with the page's own words, in Chinese too.
     host.js("document.querySelector('[data-lang-switch]').value = 'zh';"

@@ -45,7 +45,12 @@ def test_a_pasted_spreadsheet_is_previewed_used_and_drawn_by_its_tickets(server,
     assert rows[1:] == [["Ann", "3", "IT", "E1"], ["Bob", "1", "Sales", "E2"], ["Zoë, Jr.", "5", "IT", "E3"],
                         ["韩梅梅", "2", "研发", "E6"]]
     problems = host.js("return Array.from(document.querySelectorAll('[data-import-problems] li')).map((l) => l.textContent)")
-    assert problems == ["Line 5: name listed before", "Line 6: tickets must be 1 to 1,000,000", "“Ann” again on line 5"]
+    # A repeated name is listed once (issue 34), with how to keep two people of one name apart.
+    assert problems == ["Line 6: tickets must be 1 to 1,000,000", "“Ann” again on line 5",
+                        "Two different people with the same name? Names must differ: write them apart"
+                        " (“Anna Li (Sales)”, “Anna Li (IT)”) and keep their staff numbers in an id column."]
+    # Before the preview the count left out the sheet's header row.
+    assert host.js("return document.querySelector('[data-entrant-count]').textContent") == "6 entrants"
 
     click(host, "[data-import-use]")
     assert host.js("return document.querySelector('[data-entrants]').value") == "Ann\nBob\nZoë, Jr.\n韩梅梅"

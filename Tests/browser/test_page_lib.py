@@ -211,3 +211,51 @@ def test_csv_upload_reads_the_name_column(browser, static_site):
     """, 'id,name,table\r\n1,"Smith, Ann",4\r\n2,李雷,5\r\n3,"O""Neil",6\r\n', "\ufeffAnn\nBob\n\nCarol\n",
         "  Ann \r\nBob\r\rCarol"))
     assert got == [["Smith, Ann", "李雷", 'O"Neil'], ["Ann", "Bob", "Carol"], ["Ann", "Bob", "Carol"]]
+
+
+def test_counts_take_the_plural_their_language_gives_them(browser, static_site):
+    """Issue 25/34: "1 entrant so far", "2 entrants so far"; Chinese has one form."""
+    b = page(browser, static_site)
+    got = result_of(run_module(b, "/js/lib/i18n.js", """
+        const out = [];
+        for (const lang of ['en', 'zh']) {
+          m.setLang(lang);
+          for (const n of [0, 1, 2, '1,000']) {
+            out.push(m.t('checkin.count', { n }), m.t('host.duplicates', { n, names: 'Ann' }));
+          }
+        }
+        m.setLang('en');
+        return out;
+    """))
+    assert got == ["0 entrants so far", "Saved. 0 duplicate names were kept once: Ann",
+                   "1 entrant so far", "Saved. 1 duplicate name was kept once: Ann",
+                   "2 entrants so far", "Saved. 2 duplicate names were kept once: Ann",
+                   "1,000 entrants so far", "Saved. 1,000 duplicate names were kept once: Ann",
+                   "已有 0 人报名", "已保存。0 个重复的名字只保留了一次：Ann",
+                   "已有 1 人报名", "已保存。1 个重复的名字只保留了一次：Ann",
+                   "已有 2 人报名", "已保存。2 个重复的名字只保留了一次：Ann",
+                   "已有 1,000 人报名", "已保存。1,000 个重复的名字只保留了一次：Ann"]
+
+
+def test_a_pasted_spreadsheets_header_row_is_not_counted_as_an_entrant(browser, static_site):
+    b = page(browser, static_site)
+    got = result_of(run_module(b, "/js/draw/entrants.js", """
+        return [m.countEntrants('name\\ttickets\\tgroup\\nAnn\\t2\\tIT\\nBob\\t1\\tSales\\n'),
+                m.countEntrants('姓名,分组\\n李雷,IT\\n'), m.countEntrants('Ann\\nBob\\nname\\n'),
+                m.countEntrants('Name\\nAnn'), m.countEntrants('')];
+    """))
+    # A lone "Name" line may be a person: only a header with several columns is left out.
+    assert got == [2, 1, 3, 2, 0]
+
+
+def test_what_is_left_names_the_pool_a_group_prize_draws_from(browser, static_site):
+    b = page(browser, static_site)
+    got = result_of(run_module(b, "/js/lib/board.js", """
+        const room = (prize) => ({ remaining: 1050, currentPrize: 0, prizesDone: false, config: { prizes: [prize] } });
+        return [m.remainingText(room({ name: '3rd', count: 10, onlyGroups: ['guests'] })),
+                m.remainingText(room({ name: '2nd', count: 3, exceptGroups: ['Board', 'IT'] })),
+                m.remainingText(room({ name: 'Grand', count: 1 })),
+                m.remainingText({ remaining: 5, config: { prizes: [] } })];
+    """))
+    assert got == ["1,050 left in the guests-only pool", "1,050 left in the pool without Board, IT",
+                   "1,050 left in the pool", "5 left in the pool"]

@@ -5,6 +5,7 @@ a Clear and a round of long names. At every step every page must show what the s
 REST state and export say: phase, round, prize, what is left, winners and "verified"."""
 
 import json
+import os
 import shutil
 import time
 import urllib.request
@@ -13,6 +14,7 @@ import pytest
 from selenium.webdriver.common.by import By
 
 from conftest import Browser, Server
+from test_axe import audit
 
 TIERS = [{"name": "3rd prize", "count": 10}, {"name": "2nd prize", "count": 3}, {"name": "Grand prize", "count": 1}]
 LONG = ["Wolfeschlegelsteinhausenbergerdorff Hubert", "Maximiliana Papadopoulou-Fitzgerald", "Nguyễn Thị Minh Khai Phương",
@@ -42,6 +44,23 @@ PAGE = """
     bar: text('[data-bar-status]'), page: st.page ?? 0,
   };
 """
+
+# The stage's notice and how the stage looks, on any page (host, phone, projector, overlay).
+NOTICE = """
+  const notice = document.querySelector('[data-stage-notice]');
+  const stage = document.querySelector('[data-stage]');
+  return { notice: notice && !notice.hidden ? notice.textContent : null, pill: document.querySelector('[data-phase]').textContent,
+           dimmed: stage.classList.contains('is-paused') && parseFloat(getComputedStyle(stage.querySelector('.stage-box')).opacity) < 0.5 };
+"""
+INTERRUPTED = "Round %d was interrupted before Stop; no winner was drawn"
+
+
+def shot(b, name):
+    """A screenshot into $TOMBOLA_SHOTS_DIR (docs/screenshots when refreshing them), else none."""
+    out = os.environ.get("TOMBOLA_SHOTS_DIR")
+    if out:
+        b.save_screenshot(os.path.join(out, name))
+
 
 PHASE_TEXT = {"idle": "Ready", "rolling": "Rolling", "stopping": "Stopping", "revealed": "Revealed"}
 
@@ -243,8 +262,23 @@ def test_a_whole_event_shows_the_servers_truth_on_every_page_at_every_step(event
     host, screen, viewer = pages["host"], pages["screen"], pages["viewer"]
     check_all(pages, server)
 
-    # Tiers 3rd ×10, 2nd ×3, Grand ×1 on 1–500. Round 1: one winner.
-    put_config(server, {"pool": {"kind": "range", "from": 1, "to": 500}, "perStop": 1, "prizes": TIERS})
+    # Tiers 3rd ×10, 2nd ×3, Grand ×1 on 1–500, set on the host's phone (issue 34: the tier
+    # form fits 390 px). Round 1: one winner.
+    default = get(server, "/api/draws/%s/config" % server.code)
+    assert (default["pool"], default["perStop"], default["prizes"]) == ({"kind": "range", "from": 1, "to": 500}, 1, [])
+    host.js("document.querySelector('[data-settings-panel]').open = true")
+    for _ in TIERS:
+        tap(host, "[data-add-prize]")
+    for row, tier in zip(host.find_elements(By.CSS_SELECTOR, ".prize-row"), TIERS):
+        row.find_element(By.CSS_SELECTOR, "[data-prize-name]").send_keys(tier["name"])
+        counter = row.find_element(By.CSS_SELECTOR, "[data-prize-count]")
+        counter.clear()
+        counter.send_keys(str(tier["count"]))
+    assert prize_form_problems(host, 120)[1] == []
+    shot(host, "host-tiers-390x844-en.png")
+    host.js("document.querySelector('[data-save]').click()")
+    host.wait(lambda: get(server, "/api/draws/%s" % server.code)["config"]["prizes"] == TIERS, 10)
+    host.js("document.querySelector('[data-settings-panel]').open = false")
     check_all(pages, server)
     host.wait(lambda: bar_text(host) == "Round 1 · 3rd prize: this stop draws 1 winner", 10)
     plan = start(host, pages, server)
@@ -289,14 +323,64 @@ def test_a_whole_event_shows_the_servers_truth_on_every_page_at_every_step(event
     no_show = state["result"]["winners"][1]
     tap(host, '[data-winners] .winner[data-winner="%s"] .winner-void' % no_show)
     host.find_element(By.CSS_SELECTOR, "[data-void-reason]").send_keys("not in the room")
+    assert "shown on the projector and on every phone" in host.find_element(By.CSS_SELECTOR, "[data-void-dialog]").text
+    shot(host, "host-void-390x844-en.png")
     host.find_element(By.CSS_SELECTOR, "[data-void-confirm]").click()
     host.wait_js("window.tombola.state.lastReveal && window.tombola.state.lastReveal.replaces !== null", 15)
     state, view = check_all(pages, server)
     assert state["remaining"] == 486 and len(view["winners"]) == 3 and str(no_show) not in view["winners"]
     screen.wait_js("document.querySelector('[data-voided-line]').textContent.includes('not in the room')")
 
-    # Round 5: the grand prize, one winner.
+    # Round 5, the grand prize: the server goes down while it rolls (issue 34). Offline, every
+    # page (the OBS overlay too) dims its stage and says it is paused, and "Rolling" goes out;
+    # after the restart every page and the server log say the round was interrupted, no winner.
+    overlay = Browser(1920, 1080)
+    try:
+        overlay.get(server.url("/screen/%s?overlay" % server.code))
+        overlay.wait_js("window.tombola && window.tombola.state.connection === 'online'", 15)
+        every = dict(pages, overlay=overlay)
+        plan = start(host, pages, server)
+        assert (plan["round"], plan["prize"]) == (5, "Grand prize")
+        screen.wait_js("window.tombola.state.tick !== null")
+        server.stop()
+        for kind, b in every.items():
+            b.wait_js("window.tombola.state.connection === 'offline'", 15)
+            b.wait(lambda: b.js(NOTICE) == {"notice": "Paused – reconnecting", "pill": "Paused", "dimmed": True}, 5,
+                   "%s: not paused: %s" % (kind, b.js(NOTICE)))
+        shot(screen, "screen-paused-1920x1080-en.png")
+        shot(host, "host-paused-390x844-en.png")
+        server.start()
+        for kind, b in every.items():
+            b.wait_js("window.tombola.state.connection === 'online'", 30)
+            b.wait(lambda: b.js(NOTICE)["notice"] == INTERRUPTED % 5, 10, "%s: %s" % (kind, b.js(NOTICE)))
+            assert not b.js(NOTICE)["dimmed"], kind
+        state, _ = check_all(pages, server)
+        assert state["interrupted"] == {"round": 5} and state["phase"] == "revealed" and state["result"]["round"] == 4
+        assert (state["plan"]["round"], state["plan"]["prize"]) == (5, "Grand prize")
+        with open(os.path.join(server.data_dir, "server.log"), encoding="utf-8") as log:
+            assert "round 5 was interrupted before Stop; no winner was drawn" in log.read()
+        shot(screen, "screen-interrupted-1920x1080-en.png")
+        shot(overlay, "screen-overlay-interrupted-1920x1080-en.png")
+        shot(viewer, "watch-interrupted-390x844-en.png")
+        # The notice is axe-clean in both languages, on the phones and the projector.
+        found = {}
+        for lang in ("zh", "en"):
+            for kind in ("screen", "viewer"):
+                b = pages[kind]
+                b.js("const s = document.querySelector('[data-lang-switch]'); s.value = arguments[0];"
+                     "s.dispatchEvent(new Event('change', { bubbles: true }));", lang)
+                if lang == "zh":
+                    b.wait(lambda: b.js(NOTICE)["notice"] == "第 5 轮在停止前中断，未抽出中奖者", 5)
+                audit(b, "%s interrupted (%s)" % (kind, lang), found)
+        assert not found, found
+        assert overlay.errors(allow=("WebSocket connection to", "net::ERR_CONNECTION_REFUSED", "Failed to load resource")) == []
+    finally:
+        overlay.quit()
+    # Round 5 drawn for real: the notice is gone everywhere, and the state no longer carries it.
     stop(host, pages, server, start(host, pages, server))
+    for b in pages.values():
+        assert b.js(NOTICE)["notice"] is None
+    assert get(server, "/api/draws/%s" % server.code)["interrupted"] is None
     state, _ = check_all(pages, server)
     assert state["prizesDone"] and state["plan"]["count"] == 0
     host.wait(lambda: bar_text(host) == "All prizes are drawn. Add prizes to go on.", 10)
@@ -402,3 +486,192 @@ def test_host_page_tab_order_starts_with_start_and_ends_with_clear(server, brows
     stops = [h for h in order if h]
     assert stops[0] == "start", stops[:5]
     assert stops[-1] == "clear", stops[-5:]
+
+
+# Each prize row's labels, inputs and remove button, as boxes (issue 34: the tier form on a phone).
+PRIZE_FORM = """
+  const rows = Array.from(document.querySelectorAll('.prize-row')).map((row) =>
+    Array.from(row.querySelectorAll('.field > span, input, [data-remove-prize]')).map((n) => {
+      const r = n.getBoundingClientRect();
+      const what = n.matches('[data-remove-prize]') ? 'remove' : n.tagName === 'SPAN' ? n.textContent
+        : Object.keys(n.dataset)[0];
+      return { what, l: r.left, r: r.right, t: r.top, b: r.bottom, w: r.width, cut: n.tagName === 'SPAN' && n.scrollWidth > n.clientWidth + 1 };
+    }));
+  return { rows, sideways: document.documentElement.scrollWidth > innerWidth };
+"""
+
+
+def prize_form_problems(b, min_text):
+    seen = b.js(PRIZE_FORM)
+    problems = ["the page scrolls sideways"] if seen["sideways"] else []
+    for row in seen["rows"]:
+        for i, a in enumerate(row):
+            if a["cut"]:
+                problems.append("label cut: %s" % a["what"])
+            if a["what"] in ("prizeName", "prizeOnly", "prizeExcept") and a["w"] < min_text:
+                problems.append("%s is %.0f px wide" % (a["what"], a["w"]))
+            if a["what"] == "prizeCount" and a["w"] < 56:
+                problems.append("the count is %.0f px wide" % a["w"])
+            for c in row[i + 1:]:
+                if min(a["r"], c["r"]) - max(a["l"], c["l"]) > 1 and min(a["b"], c["b"]) - max(a["t"], c["t"]) > 1:
+                    problems.append("%s overlaps %s" % (a["what"], c["what"]))
+    return seen["rows"], problems
+
+
+@pytest.mark.parametrize("lang", ["en-US", "zh-CN"])
+def test_prize_tiers_are_set_on_a_phone_and_on_a_laptop_without_overlaps(server, browser, lang):
+    host = browser(390, 844, lang)
+    host.get(server.host_url("draw"))
+    host.wait_js("window.tombola && window.tombola.state.role === 'host'", 15)
+    host.js("document.querySelector('[data-settings-panel]').open = true")
+    for _ in range(3):
+        tap(host, "[data-add-prize]")
+    for row, (name, count, only) in zip(host.find_elements(By.CSS_SELECTOR, ".prize-row"),
+                                        (("3rd prize", 10, "guests"), ("2nd prize", 3, ""), ("Grand prize", 1, ""))):
+        row.find_element(By.CSS_SELECTOR, "[data-prize-name]").send_keys(name)
+        counter = row.find_element(By.CSS_SELECTOR, "[data-prize-count]")
+        counter.clear()
+        counter.send_keys(str(count))
+        row.find_element(By.CSS_SELECTOR, "[data-prize-only]").send_keys(only)
+    rows, problems = prize_form_problems(host, 120)
+    assert len(rows) == 3 and problems == [], problems
+    short = lang[:2]
+    host.js("document.querySelector('.prize-rows').scrollIntoView({ block: 'center' })")
+    shot(host, "host-prizes-390x844-%s.png" % short)
+    host.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {"width": 1280, "height": 800, "deviceScaleFactor": 1, "mobile": False})
+    host.wait(lambda: host.js("return innerWidth") == 1280)
+    rows, problems = prize_form_problems(host, 160)
+    assert problems == [], problems
+    host.js("document.querySelector('.prize-rows').scrollIntoView({ block: 'center' })")
+    shot(host, "host-prizes-1280x800-%s.png" % short)
+    assert host.errors() == []
+
+
+FIT_NAMES = LONG + ["Hương", "Nguyễn Thị Thu Hương", "O'Connor", "Bartholomew O'Connor", "Joseph Hall", "Jo",
+                    "陈静", "欧阳娜娜", "司马相如", "Ngô Bảo Châu", "Quyền Linh"]
+
+# Each name of arguments[0] shown on the stage as a tick (the server's own ticks held back
+# meanwhile), measured after layout: its text boxes against the stage box, its lines, the words
+# split over two lines, its size. With no names, the name on show now.
+MEASURE_NAMES = """
+  const [names, done] = [arguments[0], arguments[arguments.length - 1]];
+  const st = window.tombola.state;
+  const value = document.querySelector('[data-value]');
+  const frames = () => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => requestAnimationFrame(r))));
+  const measure = () => {
+    const name = value.textContent;
+    const box = document.querySelector('[data-stage-box]').getBoundingClientRect();
+    const range = document.createRange();
+    range.selectNodeContents(value);
+    const rects = Array.from(range.getClientRects());
+    const outside = rects.filter((r) => r.left < box.left - 0.5 || r.right > box.right + 0.5 || r.top < box.top - 0.5 || r.bottom > box.bottom + 0.5)
+      .map((r) => [r.left, r.top, r.right, r.bottom]);
+    const split = [];
+    let at = 0;
+    for (const word of name.split(' ')) {
+      const i = name.indexOf(word, at);
+      const r = document.createRange();
+      r.setStart(value.firstChild, i);
+      r.setEnd(value.firstChild, i + word.length);
+      if (new Set(Array.from(r.getClientRects()).map((x) => Math.round(x.top))).size > 1) split.push(word);
+      at = i + word.length;
+    }
+    return { name, size: parseFloat(getComputedStyle(value).fontSize), outside, box: [box.left, box.top, box.right, box.bottom],
+             lines: new Set(rects.map((r) => Math.round(r.top))).size, split };
+  };
+  (async () => {
+    if (!names.length) { await frames(); return done([measure()]); }
+    st.apply = () => {};
+    const out = [];
+    for (const name of names) {
+      st.tick = { value: name, seq: 0 };
+      st.changed('tick');
+      await frames();
+      out.push(measure());
+    }
+    delete st.apply;
+    done(out);
+  })();
+"""
+
+
+def post(server, path):
+    req = urllib.request.Request(server.url("/api/draws/%s/%s" % (server.code, path)), data=b"{}", method="POST",
+                                 headers={"Authorization": "Bearer " + server.host_key, "Content-Type": "application/json"})
+    with urllib.request.urlopen(req, timeout=10) as r:
+        assert r.status == 200
+
+
+def badly_fitted(seen, names=None):
+    bad = [s for s in seen if s["outside"] or s["split"] or s["lines"] > 2]
+    if names is not None:
+        assert [s["name"] for s in seen] == names
+    return bad
+
+
+def test_names_on_the_projector_fit_whole_at_one_size_through_a_roll(server, browser):
+    put_config(server, {"pool": {"kind": "list", "entrants": FIT_NAMES}, "perStop": 1})
+    pages = {}
+    for kind, path in (("screen", "/screen/%s"), ("overlay", "/screen/%s?overlay=lower-third")):
+        b = browser(1920, 1080)
+        b.get(server.url(path % server.code))
+        # The projector reads the pool's names to size them all alike.
+        b.wait_js("window.tombola && window.tombola.state.connection === 'online' && window.tombola.state.fullSettings()"
+                  " && window.tombola.state.fullSettings().pool.entrants.length === %d" % len(FIT_NAMES), 15)
+        pages[kind] = b
+    # The lower-third overlay keeps the stage in the bottom third of the frame, over the video.
+    top = pages["overlay"].js("return document.querySelector('[data-stage]').getBoundingClientRect().top / innerHeight")
+    assert top > 0.6, "the lower-third stage starts at %.0f%% of the frame" % (top * 100)
+    post(server, "start")
+    for kind, b in pages.items():
+        b.wait_js("window.tombola.state.phase === 'rolling' && window.tombola.state.tick !== null", 10)
+        b.set_script_timeout(60)
+        seen = b.execute_async_script(MEASURE_NAMES, FIT_NAMES)
+        assert badly_fitted(seen, FIT_NAMES) == [], kind
+        sizes = {s["size"] for s in seen}
+        assert len(sizes) == 1, "%s: the size changes through the roll: %s" % (kind, sorted(sizes))
+        assert min(sizes) >= 56, "%s: names shown at %s px" % (kind, sizes)
+        # A short name may take one line; the longest take two, never more.
+        assert max(s["lines"] for s in seen) == 2 and any(s["lines"] == 1 for s in seen)
+    shot(pages["screen"], "screen-rolling-names-1920x1080-en.png")
+    post(server, "stop")
+    for kind, b in pages.items():
+        b.wait_js("window.tombola.state.phase === 'revealed'", 15)
+        time.sleep(1.0)  # the reveal animation scales the stage
+        seen = b.execute_async_script(MEASURE_NAMES, [])
+        assert seen[0]["name"] in FIT_NAMES and badly_fitted(seen) == [], (kind, seen)
+        assert b.errors() == [], kind
+    shot(pages["overlay"], "screen-overlay-lower-third-1920x1080-en.png")
+
+
+def test_a_new_check_in_draw_before_anyone_entered_and_the_projectors_controls(server, browser):
+    """Issue 34: the host reads "Nobody has entered yet" (not "Everyone in the pool has won"), a
+    name longer than 60 characters is refused with that limit instead of being cut, and the
+    projector's Full screen button is in sight before the mouse moves."""
+    from test_checkin import click, create_draw, open_room
+    code, key = create_draw(server)
+    host = open_room(browser(390, 844), server.url("/draw/%s#key=%s" % (code, key)))
+    host.wait_js("window.tombola.state.role === 'host'")
+    host.js("document.querySelector('[data-settings-panel]').open = true")
+    click(host, "[data-pool-kind][value='checkin']")
+    click(host, "[data-save]")
+    host.wait(lambda: bar_text(host) == "Nobody has entered yet. Open entries so phones can join.", 10, "bar: %s" % bar_text(host))
+    req = urllib.request.Request(server.url("/api/draws/%s/entries/open" % code), data=b"{}", method="POST",
+                                 headers={"Authorization": "Bearer " + key, "Content-Type": "application/json"})
+    with urllib.request.urlopen(req, timeout=10) as r:
+        assert r.status == 200
+    phone = open_room(browser(390, 844), server.url("/watch/%s" % code))
+    phone.wait_js("!document.querySelector('[data-join-form]').closest('[hidden]')", 10)
+    assert phone.find_element(By.CSS_SELECTOR, "#join-name-limit").text == "Up to 60 characters; a longer name is refused, never cut."
+    long_name = "Maximiliana Wolfeschlegelsteinhausenbergerdorff Papadopoulou-Fitz"
+    assert len(long_name) > 60
+    phone.find_element(By.CSS_SELECTOR, "[data-join-name]").send_keys(long_name)
+    click(phone, "[data-join-submit]")
+    phone.wait(lambda: phone.find_element(By.CSS_SELECTOR, "[data-join-error]").text == "Enter your name (up to 60 characters)", 10)
+    assert phone.js("return document.querySelector('[data-join-name]').value") == long_name
+    assert get(server, "/api/draws/%s" % code)["checkin"]["count"] == 0
+    screen = open_room(browser(1920, 1080), server.url("/screen/%s" % code))
+    time.sleep(0.5)  # past the controls' fade
+    assert screen.js("return ['[data-fullscreen]', '[data-theme]'].map((s) => getComputedStyle(document.querySelector(s)).opacity)") == ["1", "0"]
+    for b in (host, phone, screen):
+        assert b.errors() == []

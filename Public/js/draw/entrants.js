@@ -51,6 +51,17 @@ export function parseCSV(text) {
   return rows.slice(start).map((r) => (r[column] ?? '').trim()).filter((s) => s !== '').slice(0, 100000);
 }
 
+/**
+ * How many entrants pasted text lists before Preview: its lines, less a spreadsheet's header
+ * row ("name<TAB>tickets<TAB>group"), which names no one.
+ */
+export function countEntrants(text) {
+  const lines = parseList(text);
+  if (!lines.length) return 0;
+  const first = lines[0].split(/[\t,;]/).map((h) => h.trim().toLowerCase());
+  return first.length > 1 && first.some((h) => NAME_HEADERS.includes(h)) ? lines.length - 1 : lines.length;
+}
+
 /** Group names typed as "IT, Sales; 研发": split at commas/semicolons, trimmed, distinct. */
 export function groupList(text) {
   return [...new Set(parseList(text, /[,;，；]/))];

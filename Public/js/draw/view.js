@@ -3,7 +3,7 @@
 import { $, $$, copyText, el, isTyping, replaceChildren, setText, show } from '../lib/dom.js';
 import { errorText, t } from '../lib/i18n.js';
 import { Stage, boardSignature, renderHistory, renderWinners, valueText } from '../lib/board.js';
-import { groupList, parseList } from './entrants.js';
+import { countEntrants, groupList, parseList } from './entrants.js';
 
 const MAX_RANGE = 1e12;
 
@@ -163,10 +163,14 @@ export class DrawView {
     const rows = p.first.map((e) => el('tr', {}, el('td', { text: e.name }), el('td', { text: String(e.tickets) }),
       el('td', { text: e.group ?? '' }), el('td', { text: e.id ?? '' })));
     replaceChildren($('[data-import-rows]', panel), head, ...rows);
+    // A repeated name or id is listed once, with its lines, not again among the rejected rows.
+    const repeated = new Set(['duplicate_name', 'duplicate_id']);
     const problems = [
-      ...p.rejected.map((r) => t('host.import.rejected', { line: r.line, reason: t(`host.import.reason.${r.reason}`) })),
+      ...p.rejected.filter((r) => !repeated.has(r.reason))
+        .map((r) => t('host.import.rejected', { line: r.line, reason: t(`host.import.reason.${r.reason}`) })),
       ...p.duplicates.map((d) => t('host.import.duplicate', { name: d.name, lines: d.lines.join(', ') })),
     ];
+    if (p.duplicates.length) problems.push(t('host.import.samename'));
     replaceChildren($('[data-import-problems]', panel), ...problems.map((text) => el('li', { text })));
     show($('[data-import-use]', panel), p.count >= 2);
     show(panel, true);
@@ -205,7 +209,7 @@ export class DrawView {
     if (list) {
       const text = $('[data-entrants]', this.form).value;
       if (this.detailed && text !== this.detailedText) this.setDetailed(null);  // edited: a plain list again
-      const count = parseList(text).length;
+      const count = countEntrants(text);
       setText($('[data-entrant-count]', this.form), t('host.pool.count', { n: count }));
     }
     const rows = $$('[data-prize-name]', this.prizeRows);
@@ -408,7 +412,8 @@ export class DrawView {
     this.startStop.disabled = mode === 'stopping' || (!state.snapshotReceived && state.connection !== 'offline');
 
     const notice = state.checkin?.open ? t('host.checkin.status.open', { n: state.checkin.count ?? 0 })
-      : state.exhausted ? t('host.exhausted') : state.prizesDone ? t('host.prizesdone') : '';
+      : state.exhausted && emptyPool(state) ? t(state.checkin ? 'host.checkin.nobody' : 'host.pool.empty')
+        : state.exhausted ? t('host.exhausted') : state.prizesDone ? t('host.prizesdone') : '';
     setText($('[data-start-notice]', this.root), notice);
     // While rolling the plan is the round being drawn: the stage says so; the bar keeps quiet.
     this.planText = rolling || phase === 'stopping' ? '' : notice || DrawView.planText(state);
@@ -422,3 +427,8 @@ export class DrawView {
   }
 }
 
+/** Nobody is in the pool yet (a new check-in draw before anyone entered): nobody "has won" either. */
+function emptyPool(state) {
+  const pool = state.config?.pool;
+  return state.checkin ? (state.checkin.count ?? 0) === 0 : pool?.kind === 'list' && pool.count === 0;
+}

@@ -5,6 +5,7 @@ import { $, el, fitText, replaceChildren, setText, show } from './dom.js';
 import { fingerprint, groupInteger } from './format.js';
 import { locale, t } from './i18n.js';
 import { winnerText } from './room.js';
+import { nameSize, showName, widestNames } from './fitname.js';
 
 /** A draw value for display: numbers grouped by locale, names as they are. */
 export function valueText(value) {
@@ -117,9 +118,13 @@ export function phaseText(phase) {
  * the elements (any may be missing); `fit` gives the font range in px.
  */
 export class Stage {
-  constructor(nodes, { fit = { max: 160, min: 18 }, showContributing = false, hostPrompt = false } = {}) {
+  constructor(nodes, { fit = { max: 160, min: 18 }, showContributing = false, hostPrompt = false, loadNames = false } = {}) {
     this.nodes = nodes;
     this.fit = fit;
+    // Reads a list pool's names (the settings download) to size every name of a roll alike.
+    this.loadNames = loadNames;
+    this.poolFit = null;
+    this.rollFit = null;
     this.showContributing = showContributing;
     this.hostPrompt = hostPrompt;
     this.revealSeen = 0;
@@ -135,11 +140,13 @@ export class Stage {
    */
   static within(root, options) {
     const hook = (name) => $(`[data-${name}]`, root);
+    const stage = hook('stage');
+    const box = hook('stage-box');
     return new Stage({
-      stage: hook('stage'), box: hook('stage-box'), value: hook('value'), phase: hook('phase'),
+      stage, box, value: hook('value'), phase: hook('phase'),
       round: hook('round'), prize: hook('prize'), viewers: hook('viewers'), commitment: hook('commitment'),
       verified: hook('verified'), contributed: hook('contributed'), remaining: hook('remaining'),
-      many: hook('stage-winners'), more: hook('stage-more'),
+      many: hook('stage-winners'), more: hook('stage-more'), notice: hook('stage-notice') ?? noticeBefore(box),
     }, options);
   }
 
@@ -174,6 +181,8 @@ export class Stage {
       }
       if (many) return;
       const numeric = /^[\d,.\s\u00a0\u202f-]+$/.test(text);
+      value.classList.toggle('is-name', !numeric && !waiting);
+      if (!numeric && !waiting) { this.fitName(room, text); return; }
       // Every number of a range is sized as its widest one (tabular digits), so the rolling
       // numbers and the revealed one share one size and the stage does not jump at the reveal.
       const template = numeric && !waiting ? widestNumber(room) : null;
@@ -188,6 +197,45 @@ export class Stage {
         if (measured !== text) setText(value, text);
       }
     });
+  }
+
+  /**
+   * A name on the stage: while rolling, with the pool's names known, at the one size its widest
+   * names fit (measured once per pool and stage size); otherwise at the smallest size any name
+   * of this roll needed so far, so the size does not jump from name to name. A revealed name
+   * is as large as it fits.
+   */
+  fitName(room, text) {
+    const { value, box } = this.nodes;
+    this.lastFit = '';
+    if (!box) return;
+    const range = { max: this.fit.max, min: this.fit.min };
+    const boxKey = `${box.clientWidth}x${box.clientHeight}`;
+    const poolKey = `${room.config?.hash}|${boxKey}`;
+    if (this.poolFit?.key !== poolKey) {
+      const names = poolNames(room);
+      if (names) {
+        const style = getComputedStyle(value);
+        const widest = widestNames(names, `${style.fontWeight} 100px ${style.fontFamily}`);
+        const size = Math.min(range.max, ...widest.map((name) => nameSize(value, box, name, range)));
+        this.poolFit = { key: poolKey, size, names: new Set(names) };
+      } else {
+        this.poolFit = null;
+      }
+    }
+    let size;
+    if (room.phase === 'revealed') {
+      // The winner alone: as large as it fits (the reveal animation grows it from half size anyway).
+      size = nameSize(value, box, text, range);
+    } else if (this.poolFit?.names.has(text)) {
+      size = this.poolFit.size;
+    } else {
+      const key = `${room.plan?.round ?? room.round}|${boxKey}`;
+      const own = nameSize(value, box, text, range);
+      size = this.rollFit?.key === key ? Math.min(this.rollFit.size, own) : own;
+      this.rollFit = { key, size };
+    }
+    showName(value, box, text, size);
   }
 
   /**
@@ -222,8 +270,22 @@ export class Stage {
   render(room) {
     this.room = room;
     const n = this.nodes;
+    if (this.loadNames && room.config?.pool?.kind === 'list' && !room.fullSettings()) room.loadSettings();
     this.renderValue(room);
-    if (n.phase) { setText(n.phase, phaseText(room.phase)); n.phase.dataset.state = room.phase ?? ''; }
+    // Offline after a snapshot: what the stage shows may be stale (a roll the server no longer
+    // runs), so it dims, says so, and the phase pill stops saying "Rolling".
+    const paused = room.snapshotReceived && room.connection === 'offline';
+    if (n.phase) {
+      setText(n.phase, paused ? t('phase.paused') : phaseText(room.phase));
+      n.phase.dataset.state = paused ? 'paused' : room.phase ?? '';
+    }
+    if (n.stage) n.stage.classList.toggle('is-paused', paused);
+    if (n.notice) {
+      const text = paused ? t('stage.paused') : interruptedText(room);
+      setText(n.notice, text);
+      n.notice.dataset.notice = paused ? 'paused' : text ? 'interrupted' : '';
+      show(n.notice, Boolean(text));
+    }
     const featured = room.phase === 'revealed' ? room.lastReveal ?? room.results.at(-1) ?? null : null;
     // Not revealed: the armed round as the server announced it (its number and the prize it will draw).
     const armed = featured ? null : room.plan;
@@ -236,7 +298,7 @@ export class Stage {
     if (n.viewers) setText(n.viewers, typeof room.viewers === 'number' ? t('draw.viewers', { n: groupInteger(room.viewers, locale()) }) : '');
     if (n.commitment) setText(n.commitment, commitmentFor(room));
     if (n.verified) renderVerified(n.verified, room, featured);
-    if (n.remaining) setText(n.remaining, typeof room.remaining === 'number' ? t('draw.remaining', { n: groupInteger(room.remaining, locale()) }) : '');
+    if (n.remaining) setText(n.remaining, remainingText(room));
     if (n.contributed) {
       let text = '';
       // Only about the round on show: after a Clear or a new round an older contribution is old news.
@@ -252,12 +314,36 @@ export class Stage {
       const fresh = room.revealCount > this.revealSeen;
       this.revealSeen = room.revealCount;
       if (fresh && n.stage) {
-        n.stage.classList.remove('reveal');
+        // A no-show's replacement spins in like a roll coming to rest, rather than just appearing.
+        const animation = room.lastReveal?.replaces ? 'replacing' : 'reveal';
+        n.stage.classList.remove('reveal', 'replacing');
         void n.stage.offsetWidth; // restart the animation
-        n.stage.classList.add('reveal');
+        n.stage.classList.add(animation);
       }
     }
   }
+}
+
+/** "Round n was interrupted before Stop…" after a restart that cut a roll short, until the next Start. */
+function interruptedText(room) {
+  if (!Number.isInteger(room.interrupted) || room.phase === 'rolling' || room.phase === 'stopping') return '';
+  return t('stage.interrupted', { n: room.interrupted });
+}
+
+/** The stage's notice line (paused, interrupted), made before the box on pages without one. */
+function noticeBefore(box) {
+  if (!box) return null;
+  const notice = el('p', { class: 'stage-notice', attrs: { role: 'status' }, data: { stageNotice: '' } });
+  notice.hidden = true;
+  box.before(notice);
+  return notice;
+}
+
+/** The names of the current list pool when this page holds the full settings, else null. */
+function poolNames(room) {
+  const entrants = room.fullSettings?.()?.pool?.entrants;
+  if (!Array.isArray(entrants)) return null;
+  return entrants.map((e) => (typeof e === 'string' ? e : e?.name)).filter((name) => typeof name === 'string' && name);
 }
 
 /** At most this many winners share the host's and viewers' stage; the list below has them all. */
@@ -287,6 +373,18 @@ function fitList(list, box, { max, min }) {
     if (fits(mid)) lo = mid; else hi = mid;
   }
   list.style.fontSize = `${lo}px`;
+}
+
+/** "50 left in the pool", naming the pool the next prize draws from when its groups narrow it ("the guests-only pool"). */
+export function remainingText(room) {
+  if (typeof room.remaining !== 'number') return '';
+  const n = groupInteger(room.remaining, locale());
+  const prizes = room.config?.prizes;
+  const prize = Array.isArray(prizes) && Number.isInteger(room.currentPrize) && !room.prizesDone ? prizes[room.currentPrize] : null;
+  const list = (groups) => (Array.isArray(groups) ? groups.filter((g) => typeof g === 'string' && g) : []);
+  if (list(prize?.onlyGroups).length) return t('draw.remaining.only', { n, count: room.remaining, groups: list(prize.onlyGroups).join(', ') });
+  if (list(prize?.exceptGroups).length) return t('draw.remaining.except', { n, count: room.remaining, groups: list(prize.exceptGroups).join(', ') });
+  return t('draw.remaining', { n });
 }
 
 /** The prize label of the next round from the config, if prizes are set. */

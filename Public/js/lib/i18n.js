@@ -82,8 +82,10 @@ const en = {
   'err.no_logo': 'This draw has no logo',
   'err.bad_past_draw': 'Exclude winners of: at most 20 existing draws (not this one), for a list',
   'err.past_draw_key': 'Give the host key of each draw whose winners you exclude',
-  'host.duplicates': 'Saved. {n} duplicate names were kept once: {names}',
+  'host.duplicates': { one: 'Saved. {n} duplicate name was kept once: {names}', other: 'Saved. {n} duplicate names were kept once: {names}' },
   'host.exhausted': 'Everyone in the pool has won. Clear the board or change the pool to go on.',
+  'host.pool.empty': 'Nobody is in the pool yet. Add names in Settings.',
+  'host.checkin.nobody': 'Nobody has entered yet. Open entries so phones can join.',
   'host.prizesdone': 'All prizes are drawn. Add prizes to go on.',
 
   'home.title': 'Tombola',
@@ -96,6 +98,7 @@ const en = {
   'home.draw.watch': 'Watch on this device',
   'home.draw.screen': 'Open the projector screen',
   'home.draw.none': 'No default draw on this server.',
+  'home.draw.host': 'Running the draw? Its controls (Start, Stop, prizes, names) open from the “Host” link the server printed when it started; that link holds the host key, so keep it to yourself. Lost it? Run “tombola host-link CODE” on the server.',
   'home.create': 'Create a draw',
   'home.create.desc': 'Needs the admin key: open the admin link the server printed when it first started (or run tombola admin-link), or type the key.',
   'home.create.key': 'Admin key',
@@ -207,8 +210,13 @@ const en = {
   'phase.stopping': 'Stopping…',
   'phase.revealed': 'Revealed',
   'phase.unknown': 'Waiting for the server…',
+  'phase.paused': 'Paused',
+  'stage.paused': 'Paused – reconnecting',
+  'stage.interrupted': 'Round {n} was interrupted before Stop; no winner was drawn',
   'draw.round': 'Round {n}',
   'draw.remaining': '{n} left in the pool',
+  'draw.remaining.only': '{n} left in the {groups}-only pool',
+  'draw.remaining.except': '{n} left in the pool without {groups}',
   'draw.viewers': '{n} watching',
   'draw.current': 'Current draw',
   'draw.waiting': 'Waiting for the host to start',
@@ -219,7 +227,7 @@ const en = {
   'draw.history': 'Earlier rounds',
   'draw.history.none': 'No earlier rounds',
   'draw.history.more': '+{n} more',
-  'draw.history.older': '{n} earlier rounds not shown',
+  'draw.history.older': { one: '{n} earlier round not shown', other: '{n} earlier rounds not shown' },
   'draw.history.showOlder': 'Show earlier rounds',
   'draw.shown': 'Showing {shown} of {total} winners',
   'draw.showMore': 'Show {n} more',
@@ -235,8 +243,8 @@ const en = {
   'draw.voided': 'voided',
   'draw.voided.reason': 'voided: {reason}',
   'draw.replaces': 'redrawn for {value}',
-  'draw.contributed': 'Your device contributed entropy to round {n}.',
-  'draw.contributing': 'Your device will contribute entropy to round {n}.',
+  'draw.contributed': 'A random number from this device went into round {n}, so no one can fix the result in advance.',
+  'draw.contributing': 'This device adds a random number of its own to round {n}, so no one can fix the result in advance.',
   'draw.cleared': 'The board was cleared. The archive is kept.',
   'draw.joinhint': 'Join on your phone',
   'draw.notfound': 'Unknown draw code',
@@ -256,8 +264,8 @@ const en = {
   'host.pool.to': 'To',
   'host.pool.entrants': 'Entrants (one per line)',
   'host.pool.csv': 'Or load a CSV file',
-  'host.pool.csv.loaded': '{n} entrants loaded from {file}',
-  'host.pool.count': '{n} entrants',
+  'host.pool.csv.loaded': { one: '{n} entrant loaded from {file}', other: '{n} entrants loaded from {file}' },
+  'host.pool.count': { one: '{n} entrant', other: '{n} entrants' },
   'host.import.hint': 'A spreadsheet with a header row (name, tickets, group, id) can be pasted above or loaded as CSV; check it with Preview.',
   'host.import.merge': 'Merge repeated names (add up their tickets)',
   'host.import.preview': 'Preview import',
@@ -266,7 +274,8 @@ const en = {
   'host.import.summary': '{n} entrants, {tickets} tickets; {rejected} rows rejected, {duplicates} names repeated',
   'host.import.rejected': 'Line {line}: {reason}',
   'host.import.duplicate': '“{name}” again on line {lines}',
-  'host.import.detailed': '{n} entrants with tickets or groups are set. Editing the names above turns them into a plain list.',
+  'host.import.samename': 'Two different people with the same name? Names must differ: write them apart (“Anna Li (Sales)”, “Anna Li (IT)”) and keep their staff numbers in an id column.',
+  'host.import.detailed': { one: '{n} entrant with tickets or groups is set. Editing the names above turns it into a plain list.', other: '{n} entrants with tickets or groups are set. Editing the names above turns them into a plain list.' },
   'host.import.col.name': 'Name',
   'host.import.col.tickets': 'Tickets',
   'host.import.col.group': 'Group',
@@ -312,7 +321,7 @@ const en = {
   'host.invalid.perstop': 'Winners per stop must be at least 1.',
   'host.void': 'Void',
   'host.void.title': 'Void {value} and draw again',
-  'host.void.text': 'The winner stays in the archive, marked void, and a replacement is drawn.',
+  'host.void.text': 'The winner stays in the archive, marked void, and a replacement is drawn. The reason is shown on the projector and on every phone, so write it as the room may read it.',
   'host.void.reason': 'Reason',
   'host.void.reason.placeholder': 'e.g. not present',
   'host.void.confirm': 'Void and redraw',
@@ -348,13 +357,14 @@ const en = {
   // Check-in (#14)
   'checkin.title': 'Enter the draw',
   'checkin.name': 'Your name',
+  'checkin.name.limit': 'Up to 60 characters; a longer name is refused, never cut.',
   'checkin.code': 'Code shown on the screen',
   'checkin.submit': 'Enter',
   'checkin.yourid': 'Your entry number',
   'checkin.closed': 'Entries are closed.',
   'checkin.done': 'You\'re in, {name}!',
   'checkin.removed': 'Your entry ({name}) was removed by the host.',
-  'checkin.count': '{n} entrants so far',
+  'checkin.count': { one: '{n} entrant so far', other: '{n} entrants so far' },
   'checkin.optional': '{label} (optional)',
   'checkin.won': 'You won!',
   'checkin.won.prize': '{prize} · round {n}',
@@ -381,14 +391,14 @@ const en = {
   'host.checkin.remove.reason': 'Why remove {name}? (kept in the audit log)',
   'host.checkin.online': 'Phone connected',
   'host.checkin.offline': 'Phone not connected',
-  'host.checkin.status.open': 'Entries are open: {n} entrants. Close entries before Start.',
-  'host.checkin.status.closed': 'Entries are closed: {n} entrants in the pool.',
+  'host.checkin.status.open': { one: 'Entries are open: {n} entrant. Close entries before Start.', other: 'Entries are open: {n} entrants. Close entries before Start.' },
+  'host.checkin.status.closed': { one: 'Entries are closed: {n} entrant in the pool.', other: 'Entries are closed: {n} entrants in the pool.' },
   'host.checkin.winner.on': '{name}: phone connected',
   'host.checkin.winner.off': '{name}: phone not connected',
   'screen.code': 'Code to enter',
   'screen.checkin.open': 'Scan to enter the draw',
   'screen.checkin.closed': 'Entries are closed',
-  'screen.checkin.count': '{n} entrants',
+  'screen.checkin.count': { one: '{n} entrant', other: '{n} entrants' },
   'err.not_checkin': 'This draw does not take entries from phones',
   'err.entries_open': 'Entries are still open: close them before Start',
   'err.entries_closed': 'Entries are closed',
@@ -485,6 +495,8 @@ const zh = {
   'err.past_draw_key': '请提供要排除其中奖者的每个抽奖的主持人密钥',
   'host.duplicates': '已保存。{n} 个重复的名字只保留了一次：{names}',
   'host.exhausted': '奖池中的所有人都已中奖。请清空看板或修改奖池后继续。',
+  'host.pool.empty': '奖池里还没有人。请在设置中添加名字。',
+  'host.checkin.nobody': '还没有人报名。请开放报名，让手机加入。',
   'host.prizesdone': '所有奖项都已抽完。请添加奖项后继续。',
 
   'home.title': 'Tombola',
@@ -497,6 +509,7 @@ const zh = {
   'home.draw.watch': '在本设备上观看',
   'home.draw.screen': '打开投影屏幕',
   'home.draw.none': '此服务器没有默认抽奖。',
+  'home.draw.host': '主持抽奖？控制界面（开始、停止、奖项、名单）从服务器启动时打印的“Host”链接打开；该链接含主持人密钥，请勿外传。找不到了？在服务器上运行“tombola host-link 抽奖代码”。',
   'home.create': '创建抽奖',
   'home.create.desc': '需要管理员密钥：打开服务器首次启动时打印的管理员链接（或运行 tombola admin-link），或输入密钥。',
   'home.create.key': '管理员密钥',
@@ -608,8 +621,13 @@ const zh = {
   'phase.stopping': '正在停止…',
   'phase.revealed': '已揭晓',
   'phase.unknown': '等待服务器…',
+  'phase.paused': '已暂停',
+  'stage.paused': '已暂停 – 正在重新连接',
+  'stage.interrupted': '第 {n} 轮在停止前中断，未抽出中奖者',
   'draw.round': '第 {n} 轮',
   'draw.remaining': '奖池剩余 {n}',
+  'draw.remaining.only': '仅限{groups}的奖池剩余 {n}',
+  'draw.remaining.except': '不含{groups}的奖池剩余 {n}',
   'draw.viewers': '{n} 人观看',
   'draw.current': '当前抽奖',
   'draw.waiting': '等待主持人开始',
@@ -636,8 +654,8 @@ const zh = {
   'draw.voided': '已作废',
   'draw.voided.reason': '已作废：{reason}',
   'draw.replaces': '补抽，替代 {value}',
-  'draw.contributed': '您的设备为第 {n} 轮贡献了随机熵。',
-  'draw.contributing': '您的设备将为第 {n} 轮贡献随机熵。',
+  'draw.contributed': '本设备的一个随机数已加入第 {n} 轮，谁也无法事先决定结果。',
+  'draw.contributing': '本设备会为第 {n} 轮加入一个自己的随机数，谁也无法事先决定结果。',
   'draw.cleared': '看板已清空，存档仍保留。',
   'draw.joinhint': '用手机加入',
   'draw.notfound': '抽奖代码无效',
@@ -667,6 +685,7 @@ const zh = {
   'host.import.summary': '{n} 名参与者，{tickets} 张票；{rejected} 行被拒绝，{duplicates} 个名字重复',
   'host.import.rejected': '第 {line} 行：{reason}',
   'host.import.duplicate': '“{name}” 在第 {lines} 行再次出现',
+  'host.import.samename': '两个不同的人同名？名字必须不同：请加以区分（如“李安娜（销售）”“李安娜（IT）”），并把工号放在编号列中。',
   'host.import.detailed': '已设置 {n} 名带票数或分组的参与者。编辑上方名单会将其变为普通名单。',
   'host.import.col.name': '姓名',
   'host.import.col.tickets': '票数',
@@ -713,7 +732,7 @@ const zh = {
   'host.invalid.perstop': '每次停止的中奖人数至少为 1。',
   'host.void': '作废',
   'host.void.title': '作废 {value} 并重新抽取',
-  'host.void.text': '该中奖者保留在存档中并标记为作废，然后抽取一名替补。',
+  'host.void.text': '该中奖者保留在存档中并标记为作废，然后抽取一名替补。原因会显示在投影屏幕和每部手机上，请写成现场观众可以看到的文字。',
   'host.void.reason': '原因',
   'host.void.reason.placeholder': '例如：不在现场',
   'host.void.confirm': '作废并重抽',
@@ -749,6 +768,7 @@ const zh = {
   // Check-in (#14)
   'checkin.title': '参加抽奖',
   'checkin.name': '你的名字',
+  'checkin.name.limit': '最多 60 个字符；更长的名字会被拒绝，不会被截断。',
   'checkin.code': '屏幕上显示的验证码',
   'checkin.submit': '报名',
   'checkin.yourid': '你的参与编号',
@@ -838,9 +858,22 @@ export function locale() {
   return languages.find((l) => l.code === current)?.locale ?? 'en';
 }
 
-/** Text for `key` with `{name}` placeholders filled from `params`. */
+/**
+ * The plural category (Intl.PluralRules: 'one', 'other', …) of a count in the current language.
+ * `count` may be a number or a number as shown ("1,000").
+ */
+export function pluralOf(count) {
+  const n = typeof count === 'number' ? count : Number(String(count ?? '').replace(/[^\d.]/g, ''));
+  return new Intl.PluralRules(locale()).select(Number.isFinite(n) ? n : 0);
+}
+
+/**
+ * Text for `key` with `{name}` placeholders filled from `params`. A key whose text depends on a
+ * count holds one text per plural category (`{ one, other }`), chosen by `params.count`, else `params.n`.
+ */
 export function t(key, params = {}) {
-  const text = tables[current][key] ?? en[key] ?? key;
+  let text = tables[current][key] ?? en[key] ?? key;
+  if (typeof text === 'object') text = text[pluralOf(params.count ?? params.n)] ?? text.other;
   return text.replace(/\{(\w+)\}/g, (_, name) => (params[name] === undefined ? `{${name}}` : String(params[name])));
 }
 

@@ -92,6 +92,7 @@ export class DrawRoom extends EventTarget {
     this.lastReveal = null;        // the newest live result
     this.clearedAt = 0;
     this.snapshotReceived = false;
+    this.interrupted = null;       // the round a server restart cut short before Stop, until the next Start
     this.exportCache = null;
     this.checkin = null;           // check-in: { open, count, fields, presence, publicNames, names, me } or null
     this.winnerPresence = null;    // host: { round, winners: [{ id, name, connected }] }
@@ -117,9 +118,13 @@ export class DrawRoom extends EventTarget {
   apply(msg) {
     switch (msg.type) {
       case 'state': this.applySnapshot(msg); break;
-      case 'tick': this.tick = { value: msg.value, seq: msg.seq, at: msg.at }; break;
+      case 'tick':
+        this.tick = { value: msg.value, seq: msg.seq, at: msg.at };
+        if (typeof msg.name === 'string') learnNames({ [msg.value]: msg.name });
+        break;
       case 'phase':
         this.phase = msg.phase;
+        if (msg.phase === 'rolling') this.interrupted = null;
         if (msg.phase === 'rolling' && this.round !== null) this.rememberAnnounced();
         break;
       case 'commit':
@@ -183,6 +188,7 @@ export class DrawRoom extends EventTarget {
     if (s.code) this.code = s.code;
     this.role = s.role === 'host' ? 'host' : this.role === 'host' ? 'host' : 'viewer';
     this.phase = s.phase ?? null;
+    this.interrupted = Number.isInteger(s.interrupted?.round) ? s.interrupted.round : null;
     this.config = s.config ?? null;
     this.remaining = s.remaining ?? null;
     this.exhausted = Boolean(s.exhausted);
@@ -195,6 +201,7 @@ export class DrawRoom extends EventTarget {
     this.algorithm = s.algorithm ?? null;
     this.checkin = s.checkin && typeof s.checkin === 'object' ? s.checkin : null;
     learnNames(this.checkin?.names);
+    if (typeof s.tick?.name === 'string') learnNames({ [s.tick.value]: s.tick.name });
     this.tick = s.tick === null || s.tick === undefined ? null
       : typeof s.tick === 'object' && 'value' in s.tick ? s.tick : { value: s.tick };
     this.rounds = [];

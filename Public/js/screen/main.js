@@ -12,8 +12,11 @@ import { applyBranding, fetchBranding } from '../lib/branding.js';
 
 // `?overlay`: the stream-overlay view for OBS's browser source (README, "Streaming"):
 // transparent background, only the stage, no chrome.
-if (new URLSearchParams(location.search).has('overlay')) {
+// `?overlay=lower-third`: the stage in the bottom third of the frame, over a dark band.
+const overlayLayout = new URLSearchParams(location.search).get('overlay');
+if (overlayLayout !== null) {
   document.documentElement.classList.add('overlay');
+  document.documentElement.classList.toggle('lower-third', overlayLayout === 'lower-third');
   document.querySelector('meta[name="color-scheme"]')?.remove();
 }
 import { ScreenCheckin } from './checkin.js';

@@ -22,7 +22,7 @@ function columnsFor(n) {
 export class ScreenView {
   constructor(root = document) {
     this.root = root;
-    this.stage = Stage.within(root, { fit: { max: 2000, min: 24, waitingMax: 90 } });
+    this.stage = Stage.within(root, { fit: { max: 2000, min: 24, waitingMax: 90 }, loadNames: true });
     this.winnersBox = $('[data-round-winners]', root);
     this.winners = $('[data-winners]', root);
     this.pager = $('[data-pager]', root);

@@ -4,6 +4,9 @@
 import { $, el, replaceChildren, setText, show } from '../lib/dom.js';
 import { errorText, t } from '../lib/i18n.js';
 
+/** Characters a name may have (the server's limit, CheckinSettings.maxNameLength). */
+const NAME_LIMIT = 60;
+
 export class JoinPanel {
   constructor(root = document) {
     this.card = $('[data-checkin]', root);
@@ -28,6 +31,8 @@ export class JoinPanel {
   bindJoin(handler) {
     this.form.addEventListener('submit', (event) => {
       event.preventDefault();
+      // Refused here as the server would refuse it: a longer name is never cut without a word.
+      if ([...this.name.value.trim()].length > NAME_LIMIT) { this.showError('bad_name'); this.name.focus(); return; }
       const fields = {};
       for (const input of this.fields.querySelectorAll('[data-field-key]')) {
         if (input.value.trim() !== '') fields[input.dataset.fieldKey] = input.value;

@@ -6,6 +6,7 @@ import { codeFromLocation, connectRoom } from '../lib/room.js';
 import { WatchState } from './state.js';
 import { WatchView } from './view.js';
 import { JoinPanel, join, myEntry } from './checkin.js';
+import { applyBranding, fetchBranding } from '../lib/branding.js';
 
 initLanguageSwitch();
 const state = new WatchState(codeFromLocation());
@@ -52,6 +53,9 @@ state.addEventListener('change', ({ detail }) => {
 i18nEvents.addEventListener('change', () => { view.render(state); panel.render(state); });
 view.render(state);
 panel.render(state);
+// The event's branding (title, logo, accent) on the phones too, as on the projector.
+socket.addEventListener('message', ({ detail }) => { if (detail?.type === 'branding') applyBranding(detail); });
+fetchBranding(state.code).then((branding) => { if (branding) applyBranding(branding); });
 socket.start();
 
 window.tombola = { state, socket };

@@ -23,6 +23,12 @@ enum DrawLog {
         Log.event("draw", fields: fields, text: nil)
     }
 
+    /// A round was rolling when the previous run stopped: no winner was drawn, its commitment is abandoned.
+    static func interrupted(round: Int, code: String) {
+        Log.event("draw.interrupted", fields: ["draw": .string(code), "round": .int(Int64(round))],
+                  text: "tombola: draw \(code): round \(round) was interrupted before Stop; no winner was drawn")
+    }
+
     static func error(_ text: String, code: String) {
         Log.error("draw.error", text, fields: ["draw": .string(code)])
     }

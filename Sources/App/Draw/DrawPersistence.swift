@@ -106,6 +106,17 @@ enum DrawPersistence {
         return restorer.finish()
     }
 
+    /// The round a previous run started and never stopped (the server went down while it rolled),
+    /// or nil: the draw's newest start/stop/restart audit entry is a `start` of the round the
+    /// restored chain draws next (a stopped round's records and its `stop` entry are stored together).
+    static func interruptedRound(code: String, next round: Int, in database: Database) throws -> Int? {
+        guard let row = try database.latestAudit(drawCode: code, among: ["start", "stop", "restart"]),
+              row.action == "start",
+              let started = (try? JSONValue.parse(row.detailJSON))?["round"]?.intValue,
+              started == Int64(round) else { return nil }
+        return round
+    }
+
     /// Storage errors as the protocol's codes: `disk_full` or `storage_failed`.
     static func errorCode(_ error: any Error) -> String {
         if let error = error as? StorageError, error.code == .diskFull { return "disk_full" }

@@ -29,12 +29,14 @@ extension DrawRoom {
 
     /// The draw as the service read it back (with this run's commitment stored), or why not.
     /// From any thread.
-    func finishLoading(_ result: Result<(draw: Draw, checkin: CheckinBook), any Error>) {
+    /// `interrupted`: the round the previous run left rolling (announced in `state` until the next Start).
+    func finishLoading(_ result: Result<(draw: Draw, checkin: CheckinBook, interrupted: Int?), any Error>) {
         loop.execute { [self] in
             switch result {
             case .success(let loaded):
                 state = DrawRoomState(code: code, draw: loaded.draw, settings: settings)
                 state.checkin = loaded.checkin
+                state.interrupted = loaded.interrupted
                 state.links = links
                 publishedRecords = loaded.draw.recordCount
                 publishWinners(loaded.draw.winnersForExclusion(code: code))

@@ -158,6 +158,8 @@ struct DrawRoomState {
     private var frozenMembers: Set<UInt64>?
     private var tickSeq: Int64 = 0
     private var lastTick: JSONValue?
+    /// The round the previous run left rolling (no winner drawn), announced in `state` until the next Start.
+    var interrupted: Int?
     private var motion: Motion?
     private var queue: [Job] = []
     private var pending: PendingWrite?
@@ -411,6 +413,7 @@ struct DrawRoomState {
                 let lockedBefore = draw.commit?.poolHash
                 try draw.start(contributions: contributions.values, audience: audience, at: now, pastWinners: resolvePastWinners())
                 frozenMembers = contributions.members
+                interrupted = nil
                 actions.append(.audit(AuditEntry(actor: "host", action: "start", detail: .object([
                     "round": .int(Int64(draw.nextRound)), "audience": audience.map { .string($0) } ?? .null,
                     "contributors": .int(Int64(Set(contributions.values).count))]))))
@@ -596,8 +599,13 @@ struct DrawRoomState {
 
     private mutating func tickMessage(_ value: DrawValue, at time: Time) -> JSONValue {
         tickSeq += 1
-        let message: JSONValue = .object(["type": .string("tick"), "seq": .int(tickSeq),
-                                          "at": .double(time.wallMilliseconds), "value": value.json])
+        var members: [String: JSONValue] = ["type": .string("tick"), "seq": .int(tickSeq),
+                                            "at": .double(time.wallMilliseconds), "value": value.json]
+        // Check-in with names public: the room reads the names rolling by, not entry ids (issue 34).
+        if isCheckinPool, checkin.settings.publicNames, case .name(let id) = value, let name = checkin.entry(id: id)?.name {
+            members["name"] = .string(name)
+        }
+        let message: JSONValue = .object(members)
         lastTick = message
         return message
     }
@@ -802,6 +810,7 @@ struct DrawRoomState {
             "result": draw.phase == .stopping ? .null : (draw.lastResult?.snapshotResult() ?? .null),
             "viewers": .int(Int64(viewerCount)),
             "tick": lastTick ?? .null,
+            "interrupted": interrupted.map { .object(["round": .int(Int64($0))]) } ?? .null,
             "algorithm": .string(Fairness.algorithm),
             "contributed": contributed,
             "checkin": checkinState(host: variant.host, device: variant.device),

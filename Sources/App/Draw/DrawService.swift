@@ -1,4 +1,5 @@
 import Server
+import JSON
 import DrawEngine
 import Posix
 import Storage
@@ -273,7 +274,7 @@ public final class DrawService: Sendable {
                 defer { pending = ([], false) }
                 return pending.rooms
             }
-            var read = [(room: DrawRoom, draw: Draw, commitment: DrawRecord, checkin: CheckinBook)]()
+            var read = [(room: DrawRoom, draw: Draw, commitment: DrawRecord, checkin: CheckinBook, interrupted: Int?)]()
             var failed = [(room: DrawRoom, error: any Error)]()
             for room in rooms {
                 do {
@@ -281,9 +282,11 @@ public final class DrawService: Sendable {
                         throw StorageError(.notFound, detail: "draw \(room.code) is not stored")
                     }
                     var draw = try DrawPersistence.restore(row, in: database)
+                    let interrupted = try DrawPersistence.interruptedRound(code: room.code, next: draw.nextRound, in: database)
                     var csprng = SystemRandomNumberGenerator()
                     let commitment = try draw.prepareCommitment(seed: .random(using: &csprng), at: DrawPersistence.now)
-                    read.append((room, draw, commitment, try DrawPersistence.loadCheckin(code: room.code, in: database)))
+                    read.append((room, draw, commitment, try DrawPersistence.loadCheckin(code: room.code, in: database),
+                                 interrupted))
                 } catch {
                     failed.append((room, error))
                 }
@@ -291,8 +294,10 @@ public final class DrawService: Sendable {
             do {
                 try database.transaction {
                     for entry in read {
+                        let detail: JSONValue = entry.interrupted.map { .object(["interrupted": .int(Int64($0))]) } ?? .object([:])
                         try DrawPersistence.append([entry.commitment], code: entry.room.code,
-                                                   audit: (audit, AuditEntry(actor: "system", action: "restart")), in: database)
+                                                   audit: (audit, AuditEntry(actor: "system", action: "restart", detail: detail)),
+                                                   in: database)
                     }
                 }
             } catch {
@@ -308,7 +313,10 @@ public final class DrawService: Sendable {
                 }
                 entry.room.finishLoading(.failure(entry.error))
             }
-            for entry in read { entry.room.finishLoading(.success((entry.draw, entry.checkin))) }
+            for entry in read {
+                if let round = entry.interrupted { DrawLog.interrupted(round: round, code: entry.room.code) }
+                entry.room.finishLoading(.success((entry.draw, entry.checkin, entry.interrupted)))
+            }
         }
     }
 
