@@ -76,6 +76,10 @@ public enum ServerOptions {
         },
         Option(name: "no-io-uring", environment: "TOMBOLA_NO_IO_URING", kind: .flag, valueName: "",
                help: "send with one write() per socket, not batched io_uring sends") { c, v in if case .flag(let b) = v { c.ioUring = !b } },
+        Option(name: "drain-seconds", environment: "TOMBOLA_DRAIN_SECONDS", kind: .integer(0...3600), valueName: "S",
+               help: "after SIGTERM, keep serving for S seconds with /readyz answering 503 (default 0)") { c, v in
+            if case .integer(let n) = v { c.drainSeconds = n }
+        },
         Option(name: "redis", environment: "TOMBOLA_REDIS", kind: .text, valueName: "URL",
                help: "cluster mode: redis://HOST:PORT[/DB] shared by every instance (docs/CLUSTER.md)") { c, v in
             if case .text(let s) = v { c.redisURL = s }

@@ -92,6 +92,12 @@ enum ServerCommand {
                 continue
             }
             Log.event("stop", text: "tombola: stopping…")
+            draws.readiness.beginDraining()
+            if configuration.drainSeconds > 0 {
+                Log.event("drain", fields: ["seconds": .int(Int64(configuration.drainSeconds))],
+                          text: "tombola: draining for \(configuration.drainSeconds) s (/readyz answers 503); a second signal stops at once")
+                _ = ProcessSignals.wait(for: [SIGINT, SIGTERM], timeout: .seconds(configuration.drainSeconds))
+            }
             server.shutdown()
             draws.shutdown()
             return 0

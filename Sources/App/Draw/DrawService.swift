@@ -46,6 +46,8 @@ public final class DrawService: Sendable {
     /// Cluster mode (`--redis`): the draws live in Redis and `rooms` stays empty.
     let cluster: ClusterRuntime?
     private let base = Lock<String>("http://localhost:8080")
+    /// `/readyz`, and whether this instance is draining.
+    public let readiness = Readiness()
 
     public static let version = "1.0.0"
 
