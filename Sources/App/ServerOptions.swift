@@ -50,6 +50,10 @@ public enum ServerOptions {
                help: "rolling-number updates per second (default 20)") { c, v in if case .integer(let n) = v { c.tickHz = n } },
         Option(name: "access-log", environment: "TOMBOLA_ACCESS_LOG", kind: .flag, valueName: "",
                help: "print one line per request (never query strings)") { c, v in if case .flag(let b) = v { c.accessLog = b } },
+        Option(name: "access-log-format", environment: "TOMBOLA_ACCESS_LOG_FORMAT", kind: .choice(["text", "combined"]), valueName: "FORMAT",
+               help: "text (default) or combined (Apache/nginx Combined Log Format); turns the access log on") { c, v in
+            if case .text(let s) = v, let format = AccessLogFormat(rawValue: s) { c.accessLogFormat = format; c.accessLog = true }
+        },
         Option(name: "echo-endpoint", environment: "TOMBOLA_ECHO_ENDPOINT", kind: .flag, valueName: "",
                help: "serve /ws/echo for WebSocket conformance suites") { c, v in if case .flag(let b) = v { c.echoEndpoint = b } },
         Option(name: "allow-origin", environment: "TOMBOLA_ALLOW_ORIGIN", kind: .list, valueName: "ORIGIN",

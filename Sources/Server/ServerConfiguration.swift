@@ -8,6 +8,8 @@ public struct ServerConfiguration: Sendable {
     public var port: Int
     public var publicDirectory: String
     public var accessLog: Bool
+    /// The access log's lines (`--access-log-format`).
+    public var accessLogFormat: AccessLogFormat = .text
     /// Origins allowed to open WebSockets besides the server's own (e.g. `https://example.org`).
     public var allowedOrigins: [String]
     /// Open connections beyond this are answered 503 and closed.
