@@ -24,12 +24,16 @@ public struct AppConfiguration: Sendable {
     public static let defaultMaxPoolBytes = 16 << 20
     /// Seconds between SIGTERM and the graceful shutdown, with `/readyz` answering 503 (`--drain-seconds`).
     public var drainSeconds = 0
+    /// `HOST:PORT` of a listener that serves only `/metrics` and `/healthz`; the public port then
+    /// answers `/metrics` with 404 (`--metrics-listen`).
+    public var metricsListen: (host: String, port: Int)?
     /// Cluster mode (`--redis`): nil runs single-box on SQLite.
     public var cluster: ClusterSettings?
     /// As given (`ServerOptions` turns them into `cluster`).
     var redisURL: String?
     var clusterKeyFile: String?
     var allowUnsafeRedis = false
+    var metricsListenText: String?
 
     public init(
         host: String = "0.0.0.0",

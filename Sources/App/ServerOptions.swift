@@ -84,6 +84,10 @@ public enum ServerOptions {
                help: "after SIGTERM, keep serving for S seconds with /readyz answering 503 (default 0)") { c, v in
             if case .integer(let n) = v { c.drainSeconds = n }
         },
+        Option(name: "metrics-listen", environment: "TOMBOLA_METRICS_LISTEN", kind: .text, valueName: "ADDR",
+               help: "serve /metrics on HOST:PORT only (e.g. 127.0.0.1:9090), not on the public port") { c, v in
+            if case .text(let s) = v { c.metricsListenText = s }
+        },
         Option(name: "redis", environment: "TOMBOLA_REDIS", kind: .text, valueName: "URL",
                help: "cluster mode: redis://HOST:PORT[/DB] shared by every instance (docs/CLUSTER.md)") { c, v in
             if case .text(let s) = v { c.redisURL = s }
@@ -97,6 +101,15 @@ public enum ServerOptions {
             if case .flag(let b) = v { c.allowUnsafeRedis = b }
         },
     ]
+
+    /// `127.0.0.1:9090`, `[::1]:9090` or `0.0.0.0:9090` (port 0 picks one).
+    static func listenAddress(_ text: String) -> (host: String, port: Int)? {
+        guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]), (0...65535).contains(port) else { return nil }
+        var host = String(text[..<colon])
+        if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        guard !host.isEmpty, !host.contains(" "), !host.contains("[") else { return nil }
+        return (host, port)
+    }
 
     public static func parse(_ arguments: [String], environment: [String: String] = [:]) throws(UsageError) -> Outcome {
         var configuration = AppConfiguration()
@@ -155,6 +168,12 @@ public enum ServerOptions {
             option.apply(&configuration, try value(raw, for: option, source: "--\(name)"))
         }
         configuration.cluster = try clusterSettings(configuration, keyHex: environment["TOMBOLA_CLUSTER_KEY"])
+        if let text = configuration.metricsListenText {
+            guard let address = listenAddress(text) else {
+                throw UsageError(message: "--metrics-listen must be HOST:PORT (an IPv6 host in brackets), not '\(text)'")
+            }
+            configuration.metricsListen = address
+        }
         return .run(configuration)
     }
 
