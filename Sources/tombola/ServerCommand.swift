@@ -90,6 +90,9 @@ enum ServerCommand {
             "draw": .string(draws.defaultDraw.code), "version": .string(DrawService.version),
             "data": .string(configuration.dataDirectory), "trustedProxies": .int(Int64(configuration.trustedProxies.networks.count)),
         ]) { first, _ in first }, text: banner(configuration: configuration, port: port, draws: draws))
+        let systemd = SystemdNotifier()
+        systemd.ready(status: "serving \(draws.baseURL)")
+        systemd.startWatchdog(for: server)
         if let metricsPort, let host = configuration.metricsListen?.host {
             Log.event("metrics", fields: ["port": .int(Int64(metricsPort))],
                       text: "tombola: /metrics only on http://\(host.contains(":") ? "[\(host)]" : host):\(metricsPort)/metrics")
@@ -108,6 +111,7 @@ enum ServerCommand {
                 continue
             }
             Log.event("stop", text: "tombola: stopping…")
+            systemd.stopping()
             draws.readiness.beginDraining()
             if configuration.drainSeconds > 0 {
                 Log.event("drain", fields: ["seconds": .int(Int64(configuration.drainSeconds))],
