@@ -22,6 +22,7 @@ let package = Package(
         .systemLibrary(name: "CMPFR", path: "Sources/CMPFR", providers: [.apt(["libmpfr-dev"])]),
         .systemLibrary(name: "CQREncode", path: "Sources/CQREncode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
         .systemLibrary(name: "CHiredis", path: "Sources/CHiredis", pkgConfig: "hiredis", providers: [.apt(["libhiredis-dev"])]),
+        .systemLibrary(name: "CSystemd", path: "Sources/CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
 
         // Public/ and the build's version and commit, generated into Embedded at build time by
         // the Embed plugin (its tool: tombola-embed), so the one binary is the whole server.
@@ -46,7 +47,7 @@ let package = Package(
 
         // A generic HTTP/WebSocket server: knows no draw or calculator.
         .target(name: "Server", dependencies: [
-            "CLinux", "Crypto", "Locking", "Posix", "HTTPCore", "WebSocketCore", "Compression", "JSON",
+            "CLinux", "Crypto", "Locking", "Posix", "HTTPCore", "WebSocketCore", "Compression", "JSON", "CSystemd",
         ]),
         .target(name: "Cluster", dependencies: ["CHiredis", "Posix", "Locking"]),
 

@@ -33,12 +33,12 @@ tombola_install_packages() {
 }
 
 # Libraries the server links against (SwiftPM system-library targets).
-TOMBOLA_BUILD_PACKAGES=(pkg-config zlib1g-dev libsqlite3-dev libssl-dev libgmp-dev libmpfr-dev libqrencode-dev libhiredis-dev)
+TOMBOLA_BUILD_PACKAGES=(pkg-config zlib1g-dev libsqlite3-dev libssl-dev libgmp-dev libmpfr-dev libqrencode-dev libhiredis-dev libsystemd-dev)
 # Test peers: Python for websockets/mpmath/selenium, Chromium for the browser tests, patch for
 # the Autobahn|Testsuite's Python 3 port (scripts/autobahn); the deployment tests' package tools
 # (dpkg-dev, lintian, systemd-analyze) and reverse proxies (openssl makes the HTTPS test certificate);
 # redis-server and haproxy for the cluster tests.
-TOMBOLA_TEST_PACKAGES=(python3 python3-venv chromium chromium-driver fonts-wqy-microhei sqlite3 patch
+TOMBOLA_TEST_PACKAGES=(python3 python3-venv strace chromium chromium-driver fonts-wqy-microhei sqlite3 patch
                        dpkg-dev binutils lintian systemd nginx-light caddy redis-server openssl haproxy)
 # Benchmark peers (not needed by the tests): the Go hub (bench/gohub/build.sh: Go in GOPATH mode
 # with Debian's gorilla/websocket), wrk and nginx for `tombola-bench static`.

@@ -23,6 +23,11 @@ public struct AppConfiguration: Sendable {
     /// 16 MiB: 100,000 spreadsheet rows of up to ~160 bytes (a realistic name, id, tickets and
     /// group take 30–60), or 100,000 realistic names as JSON (1.7 MB) many times over.
     public static let defaultMaxPoolBytes = 16 << 20
+    /// Seconds between SIGTERM and the graceful shutdown, with `/readyz` answering 503 (`--drain-seconds`).
+    public var drainSeconds = 0
+    /// `HOST:PORT` of a listener that serves only `/metrics` and `/healthz`; the public port then
+    /// answers `/metrics` with 404 (`--metrics-listen`).
+    public var metricsListen: (host: String, port: Int)?
     /// Cluster mode (`--redis`): nil runs single-box on SQLite.
     public var cluster: ClusterSettings?
     /// As given (`ServerOptions` turns them into `cluster`).
@@ -32,6 +37,7 @@ public struct AppConfiguration: Sendable {
     public internal(set) var hostKeyFile: String?
     public internal(set) var adminKeyFile: String?
     var allowUnsafeRedis = false
+    var metricsListenText: String?
 
     public init(
         host: String = "0.0.0.0",

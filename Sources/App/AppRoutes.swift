@@ -12,7 +12,10 @@ public enum AppRoutes {
         }
         if configuration.echoEndpoint { EchoEndpoint.install(into: &router) }
         CalcService.install(into: &router)
-        if let draws { DrawRoutes.install(into: &router, service: draws) }
+        if let draws {
+            DrawRoutes.install(into: &router, service: draws)
+            Readiness.install(into: &router, service: draws)
+        }
     }
 
     /// A router with every route of `configuration`.

@@ -58,6 +58,10 @@ public enum ServerOptions {
                help: "rolling-number updates per second (default 20)") { c, v in if case .integer(let n) = v { c.tickHz = n } },
         Option(name: "access-log", environment: "TOMBOLA_ACCESS_LOG", kind: .flag, valueName: "",
                help: "print one line per request (never query strings)") { c, v in if case .flag(let b) = v { c.accessLog = b } },
+        Option(name: "access-log-format", environment: "TOMBOLA_ACCESS_LOG_FORMAT", kind: .choice(["text", "combined"]), valueName: "FORMAT",
+               help: "text (default) or combined (Apache/nginx Combined Log Format); turns the access log on") { c, v in
+            if case .text(let s) = v, let format = AccessLogFormat(rawValue: s) { c.accessLogFormat = format; c.accessLog = true }
+        },
         Option(name: "echo-endpoint", environment: "TOMBOLA_ECHO_ENDPOINT", kind: .flag, valueName: "",
                help: "serve /ws/echo for WebSocket conformance suites") { c, v in if case .flag(let b) = v { c.echoEndpoint = b } },
         Option(name: "allow-origin", environment: "TOMBOLA_ALLOW_ORIGIN", kind: .list, valueName: "ORIGIN",
@@ -84,6 +88,14 @@ public enum ServerOptions {
         },
         Option(name: "no-io-uring", environment: "TOMBOLA_NO_IO_URING", kind: .flag, valueName: "",
                help: "send with one write() per socket, not batched io_uring sends") { c, v in if case .flag(let b) = v { c.ioUring = !b } },
+        Option(name: "drain-seconds", environment: "TOMBOLA_DRAIN_SECONDS", kind: .integer(0...3600), valueName: "S",
+               help: "after SIGTERM, keep serving for S seconds with /readyz answering 503 (default 0)") { c, v in
+            if case .integer(let n) = v { c.drainSeconds = n }
+        },
+        Option(name: "metrics-listen", environment: "TOMBOLA_METRICS_LISTEN", kind: .text, valueName: "ADDR",
+               help: "serve /metrics on HOST:PORT only (e.g. 127.0.0.1:9090), not on the public port") { c, v in
+            if case .text(let s) = v { c.metricsListenText = s }
+        },
         Option(name: "redis", environment: "TOMBOLA_REDIS", kind: .text, valueName: "URL",
                help: "cluster mode: redis://HOST:PORT[/DB] shared by every instance (docs/CLUSTER.md)") { c, v in
             if case .text(let s) = v { c.redisURL = s }
@@ -97,6 +109,15 @@ public enum ServerOptions {
             if case .flag(let b) = v { c.allowUnsafeRedis = b }
         },
     ]
+
+    /// `127.0.0.1:9090`, `[::1]:9090` or `0.0.0.0:9090` (port 0 picks one).
+    static func listenAddress(_ text: String) -> (host: String, port: Int)? {
+        guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]), (0...65535).contains(port) else { return nil }
+        var host = String(text[..<colon])
+        if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        guard !host.isEmpty, !host.contains(" "), !host.contains("[") else { return nil }
+        return (host, port)
+    }
 
     public static func parse(_ arguments: [String], environment: [String: String] = [:]) throws(UsageError) -> Outcome {
         var configuration = AppConfiguration()
@@ -157,6 +178,12 @@ public enum ServerOptions {
         configuration.cluster = try clusterSettings(configuration, keyHex: environment["TOMBOLA_CLUSTER_KEY"])
         configuration.hostKey = try OperatorKey.resolve("host", key: configuration.hostKey, file: configuration.hostKeyFile)
         configuration.adminKey = try OperatorKey.resolve("admin", key: configuration.adminKey, file: configuration.adminKeyFile)
+        if let text = configuration.metricsListenText {
+            guard let address = listenAddress(text) else {
+                throw UsageError(message: "--metrics-listen must be HOST:PORT (an IPv6 host in brackets), not '\(text)'")
+            }
+            configuration.metricsListen = address
+        }
         return .run(configuration)
     }
 

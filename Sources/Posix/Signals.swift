@@ -27,6 +27,22 @@ public enum Signals {
         return received
     }
 
+    /// Waits up to `timeout` for one of `signals` (which must be blocked); nil when none came.
+    public static func wait(for signals: [Int32], timeout: Duration) -> Int32? {
+        var set = sigset_t()
+        sigemptyset(&set)
+        for signal in signals { sigaddset(&set, signal) }
+        let deadline = MonotonicClock.nanoseconds() + timeout.nanoseconds
+        while true {
+            let now = MonotonicClock.nanoseconds()
+            let left = deadline > now ? deadline - now : 0
+            var span = timespec(tv_sec: Int(left / 1_000_000_000), tv_nsec: Int(left % 1_000_000_000))
+            let received = sigtimedwait(&set, nil, &span)
+            if received > 0 { return received }
+            if errno != EINTR || left == 0 { return nil }
+        }
+    }
+
     /// Sends `signal` to this process (for tests and self-shutdown).
     public static func raise(_ signal: Int32) {
         kill(getpid(), signal)

@@ -33,7 +33,7 @@ public final class HTTPServer: Sendable {
         if router.exact["/healthz"] == nil {
             router.handle("/healthz") { _, responder in responder.respond(.text(.ok, "ok")) }
         }
-        if router.exact["/metrics"] == nil {
+        if configuration.servesMetrics && router.exact["/metrics"] == nil {
             router.handle("/metrics") { [metrics] _, responder in
                 responder.respond(HTTPResponse(status: .ok, headers: ["Content-Type": "text/plain; version=0.0.4; charset=utf-8"],
                                                body: Array(metrics.render().utf8)))
@@ -51,7 +51,7 @@ public final class HTTPServer: Sendable {
     /// Loads `Public/`, starts the loops and listens. Returns the bound port.
     @discardableResult
     public func start() throws(ServerError) -> Int {
-        try staticFiles.reload()
+        if configuration.servesFiles { try staticFiles.reload() }
         let loopCount = configuration.loopCount > 0 ? configuration.loopCount : EventLoopGroup.coreCount
         let group: EventLoopGroup
         var listeners: [TCPListener] = []
@@ -86,7 +86,7 @@ public final class HTTPServer: Sendable {
         for (listener, loop) in zip(listeners, group.loops) {
             listener.start(on: loop) { connection in Self.accept(connection, context: context) }
         }
-        if let interval = configuration.staticReloadInterval { staticFiles.startWatching(every: interval) }
+        if let interval = configuration.staticReloadInterval, configuration.servesFiles { staticFiles.startWatching(every: interval) }
         running.withLock { $0 = Running(group: group, listeners: listeners, context: context) }
         return listeners[0].port
     }

@@ -17,6 +17,9 @@ final class HTTPServerConnection: ConnectionHandler, GracefulShutdownHandling {
         var startedAt: UInt64
         var response: HTTPResponse?
         var upgrade: (handler: UpgradeHandler, request: HTTPRequest)?
+        /// For the Combined Log Format only.
+        var referer: String? = nil
+        var userAgent: String? = nil
     }
 
     private enum TimerKind { case idle, request }
@@ -136,6 +139,10 @@ final class HTTPServerConnection: ConnectionHandler, GracefulShutdownHandling {
         let client = context.configuration.trustedProxies.client(peer: remote, headers: head.headers)
         slots.append(Slot(sequence: sequence, remote: client.address, method: head.method, path: head.path, versionMinor: head.versionMinor,
                           keepAlive: keepAlive, isHead: head.method == "HEAD", startedAt: MonotonicClock.nanoseconds()))
+        if context.accessLog?.format == .combined {
+            slots[slots.count - 1].referer = head.headers["Referer"]
+            slots[slots.count - 1].userAgent = head.headers["User-Agent"]
+        }
         switch context.router.match(method: head.method, path: head.path) {
         case .upgrade(let handler):
             stopParsing = true
@@ -244,7 +251,8 @@ final class HTTPServerConnection: ConnectionHandler, GracefulShutdownHandling {
 
     private func log(_ slot: Slot, status: Int, bytes: Int) {
         context.metrics.countResponse(status: status, bytes: bytes)
-        context.accessLog?.log(remote: slot.remote, method: slot.method, path: slot.path, versionMinor: slot.versionMinor,
+        context.accessLog?.log(.init(remote: slot.remote, method: slot.method, path: slot.path, versionMinor: slot.versionMinor,
+                                     referer: slot.referer, userAgent: slot.userAgent),
                                status: status, bytes: bytes, nanoseconds: MonotonicClock.nanoseconds() &- slot.startedAt)
     }
 

@@ -17,16 +17,59 @@ public final class MetricsGauge: Sendable {
     public var value: Int { storage.load(ordering: .relaxed) }
 }
 
+/// Observations counted into cumulative buckets (Prometheus `histogram`), e.g. latencies in
+/// seconds. Behind a lock: observed a few times per draw action, not per packet.
+public final class MetricsHistogram: Sendable {
+    /// Upper bounds, ascending; `+Inf` is implied.
+    public let bounds: [Double]
+    private let state: Lock<(counts: [Int], sum: Double)>
+
+    init(bounds: [Double]) {
+        self.bounds = bounds
+        state = Lock((Array(repeating: 0, count: bounds.count + 1), 0))
+    }
+
+    public func observe(_ value: Double) {
+        let index = bounds.firstIndex { value <= $0 } ?? bounds.count
+        state.withLock { state in
+            state.counts[index] += 1
+            state.sum += value
+        }
+    }
+
+    /// `observe` of a duration in seconds.
+    public func observe(_ duration: Duration) {
+        observe(Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18)
+    }
+
+    /// The exposition lines: `_bucket{le=…}` (cumulative), `_sum`, `_count`.
+    fileprivate func render(_ name: String) -> String {
+        let (counts, sum) = state.withLock { ($0.counts, $0.sum) }
+        var text = ""
+        var total = 0
+        for (index, count) in counts.enumerated() {
+            total += count
+            let bound = index < bounds.count ? String(bounds[index]) : "+Inf"
+            text += "\(name)_bucket{le=\"\(bound)\"} \(total)\n"
+        }
+        return text + "\(name)_sum \(sum)\n\(name)_count \(total)\n"
+    }
+
+    /// Seconds from 1 ms to 30 s, for waits people notice.
+    public static let latencyBounds: [Double] = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30]
+}
+
 /// Named metrics rendered as Prometheus text exposition format 0.0.4 for `GET /metrics`.
 /// Register once (e.g. at start-up) and keep the returned object; updating it is lock-free.
 /// Registering the same name and labels twice returns the same object.
 public final class MetricsRegistry: Sendable {
-    private enum Kind: String, Sendable { case counter, gauge }
+    private enum Kind: String, Sendable { case counter, gauge, histogram }
 
     private enum Source: Sendable {
         case counter(MetricsCounter)
         case gauge(MetricsGauge)
         case computed(@Sendable () -> Double)
+        case histogram(MetricsHistogram)
     }
 
     private struct Family: Sendable {
@@ -61,6 +104,19 @@ public final class MetricsRegistry: Sendable {
         return gauge
     }
 
+    /// A counter read at scrape time (e.g. CPU seconds from the kernel); `read` as for gauges.
+    public func counter(_ name: String, help: String, read: @escaping @Sendable () -> Double) {
+        _ = register(name, kind: .counter, help: help, labels: "", make: { .computed(read) })
+    }
+
+    /// A histogram without labels; `bounds` ascending (default: `MetricsHistogram.latencyBounds`).
+    public func histogram(_ name: String, help: String, bounds: [Double] = MetricsHistogram.latencyBounds) -> MetricsHistogram {
+        guard case .histogram(let histogram) = register(name, kind: .histogram, help: help, labels: "", make: {
+            .histogram(MetricsHistogram(bounds: bounds))
+        }) else { preconditionFailure("metric \(name) is not a histogram") }
+        return histogram
+    }
+
     /// A gauge read at scrape time (e.g. viewers in all rooms). `read` runs on the
     /// scraping loop's thread, so it must be quick and thread-safe.
     public func gauge(_ name: String, help: String, labels: [(String, String)] = [], read: @escaping @Sendable () -> Double) {
@@ -76,6 +132,9 @@ public final class MetricsRegistry: Sendable {
             for (labels, source) in family.series {
                 let value: String
                 switch source {
+                case .histogram(let histogram):
+                    text += histogram.render(name)
+                    continue
                 case .counter(let counter): value = String(counter.value)
                 case .gauge(let gauge): value = String(gauge.value)
                 case .computed(let read):

@@ -10,4 +10,7 @@ public enum ProcessSignals {
 
     /// Waits for one of the blocked `signals` and returns it.
     public static func wait(for signals: [Int32]) -> Int32 { Signals.wait(for: signals) }
+
+    /// Waits up to `timeout` for one of the blocked `signals`; nil when none came.
+    public static func wait(for signals: [Int32], timeout: Duration) -> Int32? { Signals.wait(for: signals, timeout: timeout) }
 }

@@ -11,6 +11,12 @@ public struct ServerConfiguration: Sendable {
     /// Pages served when `publicDirectory` is nil (none when both are nil).
     public var pageBundle: PageBundle?
     public var accessLog: Bool
+    /// The access log's lines (`--access-log-format`).
+    public var accessLogFormat: AccessLogFormat = .text
+    /// Whether `/metrics` is served here (off when `--metrics-listen` serves it elsewhere).
+    public var servesMetrics = true
+    /// Whether pages and files are served (off for the metrics listener).
+    public var servesFiles = true
     /// Origins allowed to open WebSockets besides the server's own (e.g. `https://example.org`).
     public var allowedOrigins: [String]
     /// Open connections beyond this are answered 503 and closed.

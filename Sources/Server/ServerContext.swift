@@ -23,7 +23,7 @@ final class ServerContext: Sendable {
         self.staticFiles = staticFiles
         self.metrics = metrics
         self.loopStates = loops.map(LoopState.init)
-        self.accessLog = configuration.accessLog ? AccessLog() : nil
+        self.accessLog = configuration.accessLog ? AccessLog(format: configuration.accessLogFormat) : nil
     }
 
     func state(for loop: EventLoop) -> LoopState { loopStates[loop.index] }

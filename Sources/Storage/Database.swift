@@ -35,6 +35,15 @@ public final class Database {
         (try? text("PRAGMA integrity_check")) == "ok"
     }
 
+    /// Proves the database takes writes: one synced commit that rewrites the header's schema
+    /// version with its own value (a WAL frame and an fsync; nothing changes). Throws when the
+    /// file, its directory or the disk refuses (`/readyz`).
+    public func probeWrite() throws(StorageError) {
+        try storageTransaction { () throws(StorageError) in
+            try connection.execute("PRAGMA user_version = \(try schemaVersion())")
+        }
+    }
+
     /// Runs `body` in `BEGIN IMMEDIATE … COMMIT` (synced on return), rolling back if it
     /// throws; rethrows `body`'s error or a `StorageError`. Nested calls (including the
     /// repository methods) become savepoints, so several appends can commit together.

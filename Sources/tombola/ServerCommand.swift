@@ -34,6 +34,7 @@ enum ServerCommand {
         ProcessSignals.block(signals)
 
         let metrics = MetricsRegistry()
+        ProcessMetrics.register(in: metrics)
         let draws: DrawService
         do {
             if let cluster = configuration.cluster {
@@ -52,12 +53,23 @@ enum ServerCommand {
             Log.error("start.failed", "cannot open the draws in \(configuration.dataDirectory): \(error)")
             return 1
         }
-        let server = HTTPServer(configuration: configuration.server, router: AppRoutes.router(for: configuration, draws: draws),
+        var settings = configuration.server
+        settings.servesMetrics = configuration.metricsListen == nil
+        let server = HTTPServer(configuration: settings, router: AppRoutes.router(for: configuration, draws: draws),
                             metrics: metrics)
+        // --metrics-listen: /metrics (and /healthz) on their own listener, one loop, no pages.
+        let metricsServer = configuration.metricsListen.map { address in
+            var own = ServerConfiguration(host: address.host, port: address.port, loopCount: 1, ioUring: false, staticReloadInterval: nil)
+            own.servesFiles = false
+            return HTTPServer(configuration: own, metrics: metrics)
+        }
         let port: Int
+        var metricsPort: Int?
         do {
             port = try server.start()
+            metricsPort = try metricsServer?.start()
         } catch {
+            server.shutdown()
             draws.shutdown()
             Log.error("start.failed", "\(error)")
             return 1
@@ -79,6 +91,13 @@ enum ServerCommand {
             "draw": .string(draws.defaultDraw.code), "version": .string(DrawService.version),
             "data": .string(configuration.dataDirectory), "trustedProxies": .int(Int64(configuration.trustedProxies.networks.count)),
         ]) { first, _ in first }, text: banner(configuration: configuration, port: port, draws: draws))
+        let systemd = SystemdNotifier()
+        systemd.ready(status: "serving \(draws.baseURL)")
+        systemd.startWatchdog(for: server)
+        if let metricsPort, let host = configuration.metricsListen?.host {
+            Log.event("metrics", fields: ["port": .int(Int64(metricsPort))],
+                      text: "tombola: /metrics only on http://\(host.contains(":") ? "[\(host)]" : host):\(metricsPort)/metrics")
+        }
 
         while true {
             let signal = ProcessSignals.wait(for: signals)
@@ -98,7 +117,15 @@ enum ServerCommand {
                 continue
             }
             Log.event("stop", text: "tombola: stopping…")
+            systemd.stopping()
+            draws.readiness.beginDraining()
+            if configuration.drainSeconds > 0 {
+                Log.event("drain", fields: ["seconds": .int(Int64(configuration.drainSeconds))],
+                          text: "tombola: draining for \(configuration.drainSeconds) s (/readyz answers 503); a second signal stops at once")
+                _ = ProcessSignals.wait(for: [SIGINT, SIGTERM], timeout: .seconds(configuration.drainSeconds))
+            }
             server.shutdown()
+            metricsServer?.shutdown()
             draws.shutdown()
             return 0
         }

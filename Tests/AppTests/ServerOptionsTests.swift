@@ -71,6 +71,10 @@ import Testing
         (["--admin-key-file", "/nonexistent/admin.key"], "--admin-key-file: '/nonexistent/admin.key' does not exist"),
         (["--host-key-file", "/"], "--host-key-file: cannot read '/' (a directory, or no permission?)"),
         (["--admin-key", "admin-key-0123456789", "--admin-key-file", "/x"], "give --admin-key or --admin-key-file, not both"),
+        (["--access-log-format", "apache"], "--access-log-format must be text or combined, not 'apache'"),
+        (["--drain-seconds", "3601"], "--drain-seconds must be a whole number from 0 to 3600, not '3601'"),
+        (["--metrics-listen", "9090"], "--metrics-listen must be HOST:PORT (an IPv6 host in brackets), not '9090'"),
+        (["--metrics-listen", "127.0.0.1:70000"], "--metrics-listen must be HOST:PORT (an IPv6 host in brackets), not '127.0.0.1:70000'"),
     ])
     func badUsageIsExplained(arguments: [String], message: String) {
         #expect(throws: ServerOptions.UsageError(message: message)) { try ServerOptions.parse(arguments) }
@@ -103,6 +107,41 @@ import Testing
                                                  + "this one has 4 (make one with: head -c 20 /dev/urandom | base32)")) {
             try ServerOptions.parse([], environment: ["TOMBOLA_HOST_KEY_FILE": short.path])
         }
+    }
+
+    @Test func operationsOptionsSetTheirFields() throws {
+        let c = try configuration(["--access-log-format", "combined", "--drain-seconds", "20", "--metrics-listen", "[::1]:9090"])
+        #expect(c.accessLog && c.accessLogFormat == .combined && c.drainSeconds == 20)
+        #expect(c.metricsListen?.host == "::1" && c.metricsListen?.port == 9090)
+        let d = try configuration([], environment: ["TOMBOLA_METRICS_LISTEN": "127.0.0.1:0", "TOMBOLA_ACCESS_LOG_FORMAT": "text"])
+        #expect(d.metricsListen?.host == "127.0.0.1" && d.metricsListen?.port == 0 && d.accessLog && d.accessLogFormat == .text)
+        let defaults = try configuration([])
+        #expect(defaults.metricsListen == nil && defaults.drainSeconds == 0 && defaults.accessLogFormat == .text)
+    }
+
+    @Test func combinedLogTimeIsUTCAndPathsLoseTheirQuery() {
+        #expect(AccessLog.combinedTime(0) == "01/Jan/1970:00:00:00 +0000")
+        #expect(AccessLog.combinedTime(1_796_272_245) == "03/Dec/2026:04:30:45 +0000")
+        #expect(AccessLog.withoutQuery("/draw/A?key=x#k") == "/draw/A")
+        #expect(AccessLog.withoutQuery("https://e.org/p#key=x") == "https://e.org/p")
+        #expect(AccessLog.withoutQuery("/plain") == "/plain")
+    }
+
+    @Test func histogramsRenderCumulativeBucketsSumAndCount() {
+        let registry = MetricsRegistry()
+        let histogram = registry.histogram("h_seconds", help: "Hs.", bounds: [0.1, 1])
+        for value in [0.05, 0.1, 0.5, 3] { histogram.observe(value) }
+        histogram.observe(.milliseconds(20))
+        #expect(registry.render() == """
+        # HELP h_seconds Hs.
+        # TYPE h_seconds histogram
+        h_seconds_bucket{le="0.1"} 3
+        h_seconds_bucket{le="1.0"} 4
+        h_seconds_bucket{le="+Inf"} 5
+        h_seconds_sum 3.67
+        h_seconds_count 5
+
+        """)
     }
 
     @Test func badEnvironmentIsExplained() {

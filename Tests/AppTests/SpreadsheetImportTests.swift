@@ -96,6 +96,54 @@ import Testing
         #expect(preview.entrants.map(\.name) == ["Ann", "Bob", "Cleo"])
     }
 
+    /// "姓名,分组 / 李雷,研发 / Nguyễn Văn Ánh,Kế toán" as Chinese Excel saves it (GB18030, from
+    /// Python's codec: two- and four-byte sequences).
+    static let gb18030: [UInt8] = [
+        0xd0, 0xd5, 0xc3, 0xfb, 0x2c, 0xb7, 0xd6, 0xd7, 0xe9, 0x0d, 0x0a, 0xc0, 0xee, 0xc0, 0xd7, 0x2c, 0xd1, 0xd0, 0xb7, 0xa2,
+        0x0d, 0x0a, 0x4e, 0x67, 0x75, 0x79, 0x81, 0x36, 0x84, 0x31, 0x6e, 0x20, 0x56, 0x81, 0x30, 0x8c, 0x30, 0x6e, 0x20, 0x81,
+        0x30, 0x86, 0x39, 0x6e, 0x68, 0x2c, 0x4b, 0x81, 0x36, 0x83, 0x35, 0x20, 0x74, 0x6f, 0xa8, 0xa2, 0x6e, 0x0d, 0x0a,
+    ]
+    static let officeText = "姓名,分组\r\n李雷,研发\r\nNguyễn Văn Ánh,Kế toán\r\n"
+
+    private static func utf16(_ text: String, bigEndian: Bool) -> [UInt8] {
+        ([0xfeff] + Array(text.utf16)).flatMap { unit in
+            bigEndian ? [UInt8(unit >> 8), UInt8(unit & 0xff)] : [UInt8(unit & 0xff), UInt8(unit >> 8)]
+        }
+    }
+
+    @Test func officeEncodingsGiveTheEntrantsOfTheUTF8File() throws {
+        let utf8 = try EntrantImport.preview(of: Array(Self.officeText.utf8))
+        #expect(utf8.entrants == [Entrant(name: "李雷", id: nil, tickets: 1, group: "研发"),
+                                  Entrant(name: "Nguyễn Văn Ánh", id: nil, tickets: 1, group: "Kế toán")])
+        let files: [(SpreadsheetEncoding, [UInt8])] = [
+            (.utf8, [0xef, 0xbb, 0xbf] + Array(Self.officeText.utf8)),
+            (.utf16LE, Self.utf16(Self.officeText, bigEndian: false)),
+            (.utf16BE, Self.utf16(Self.officeText, bigEndian: true)),
+            (.gb18030, Self.gb18030),
+        ]
+        for (encoding, bytes) in files {
+            let preview = try EntrantImport.preview(of: bytes)
+            #expect(preview.encoding == encoding)
+            #expect(preview.entrants == utf8.entrants, "\(encoding)")
+            #expect(preview.columns == utf8.columns && preview.separator == "comma")
+        }
+    }
+
+    @Test(arguments: [
+        // Neither UTF-8 nor GB18030 (0xFF never starts a GB18030 character): the UTF-8 error's line.
+        ([0x6e, 0x0a, 0x41, 0x0a, 0x42, 0xff, 0x0a], 3),
+        // A GB18030 lead byte before a line break.
+        (Array("姓名\nAnn\n".utf8) + [0x81, 0x0a], 3),
+        // UTF-8 with its BOM is never read as GB18030.
+        ([0xef, 0xbb, 0xbf, 0x6e, 0x0a, 0xc0, 0xee, 0x0a], 2),
+        // UTF-16LE: a lone high surrogate on line 2; truncated in a code unit on line 3.
+        ([0xff, 0xfe, 0x6e, 0x00, 0x0a, 0x00, 0x00, 0xd8, 0x41, 0x00], 2),
+        ([0xfe, 0xff, 0x00, 0x6e, 0x00, 0x0d, 0x00, 0x0a, 0x00, 0x41, 0x00, 0x0a, 0x00], 3),
+    ] as [([UInt8], Int)])
+    func bytesValidInNoEncodingAreRefusedWithTheirLine(bytes: [UInt8], line: Int) {
+        #expect(throws: ImportError(kind: .badEncoding, line: line)) { try EntrantImport.preview(of: bytes) }
+    }
+
     @Test func limitsAreWholeImportErrors() throws {
         func error(_ bytes: [UInt8]) -> ImportError? {
             do { _ = try EntrantImport.preview(of: bytes); return nil } catch { return error }

@@ -118,7 +118,8 @@ def test_systemd_analyze_verifies_the_unit(root):
     assert run.returncode == 0 and run.stdout.strip() == "" and run.stderr.strip() == "", run.stdout + run.stderr
     text = open(unit).read()
     for setting in ("DynamicUser=yes", "StateDirectory=tombola", "ProtectSystem=strict", "NoNewPrivileges=yes",
-                    "PrivateTmp=yes", "RestrictAddressFamilies=", "SystemCallFilter=@system-service", "LimitNOFILE="):
+                    "PrivateTmp=yes", "RestrictAddressFamilies=", "SystemCallFilter=@system-service", "LimitNOFILE=",
+                    "Type=notify", "WatchdogSec=", "ProcSubset=pid", "PrivateMounts=yes", "SystemCallFilter=~@privileged @resources"):
         assert setting in text, setting
 
 

@@ -88,7 +88,7 @@ enum DrawErrorText {
         "import_field_too_large": "A cell is longer than 1,000 bytes.",
         "import_too_many_columns": "A row has more than 100 columns.",
         "import_too_many_rows": "The import has more than 100,000 rows.",
-        "import_bad_encoding": "The file is not UTF-8 text; save it as CSV UTF-8.",
+        "import_bad_encoding": "The file is not text in UTF-8, UTF-16 or GB18030; save it as CSV UTF-8.",
         "import_unterminated_quote": "A quoted cell is never closed.",
         "import_empty": "The import holds no rows.",
         "import_rejected": "Some rows were rejected or repeated; nothing was saved. Fix them (or merge repeats) and upload again.",

@@ -73,6 +73,8 @@ final class DrawRoom: @unchecked Sendable {
     private var timers: [DrawRoomState.Timer: ScheduledTimer] = [:]
     private var callers: [UInt64: @Sendable (Result<CommandReply, CommandFailure>) -> Void] = [:]
     private var nextCaller: UInt64 = 0
+    /// When the round being revealed was stopped (for `tombola_draw_reveal_delay_seconds`). Loop only.
+    private var stoppedAt: ContinuousClock.Instant?
     private var random = SystemRandomNumberGenerator()
     /// This draw's winners for other draws' `excludeWinnersOf`, republished when records are added.
     /// nil until a lazily made room has its draw: other draws wait for it (`whenRestored`).
@@ -136,7 +138,9 @@ final class DrawRoom: @unchecked Sendable {
     /// A page connected: it gets a `state` snapshot. `handle`'s session must already be in `group`.
     /// `device`: the hash of the page's check-in device cookie, if it sent one.
     func join(_ handle: WebSocketSessionHandle, remote: String, device: String? = nil) {
+        let started = ContinuousClock.now
         whenReady({ [self] in
+            defer { metrics.joinTime.observe(ContinuousClock.now - started) }
             handles[handle.id] = handle
             // Linked first, so the `state` the page gets on joining already knows its entry (`me`).
             if let device { apply(.deviceLinked(handle.id, device: device)) }
@@ -254,7 +258,13 @@ final class DrawRoom: @unchecked Sendable {
 
     func apply(_ event: DrawRoomState.Event) {
         let now = DrawRoomState.Time(instant: .now, wallMilliseconds: WallClock.unixMilliseconds())
+        let phase = state.draw.phase
         let actions = state.handle(event, at: now, using: &random)
+        if phase != .stopping && state.draw.phase == .stopping { stoppedAt = now.instant }
+        if phase == .stopping && state.draw.phase != .stopping, let stoppedAt {
+            metrics.revealDelay.observe(now.instant - stoppedAt)
+            self.stoppedAt = nil
+        }
         // A round being slowed down is stored but not announced yet: its winners are published to
         // other draws once revealed, so no other draw's lock can hint at them earlier.
         if state.draw.phase != .stopping, state.draw.recordCount != publishedRecords {
@@ -304,7 +314,9 @@ final class DrawRoom: @unchecked Sendable {
             }
         case .store(let batch):
             let store = self.store
+            let started = ContinuousClock.now
             store.append(batch, to: code) { [self] result in
+                metrics.storeLatency.observe(ContinuousClock.now - started)
                 if case .success = result { DrawLog.stored(batch.records, command: batch.command, code: code) }
                 let mapped = result.mapError { DrawRoomState.StoreFailure(code: store.errorCode(for: $0), detail: "\($0)") }
                 loop.execute { [self] in apply(.stored(mapped)) }

@@ -53,6 +53,8 @@ public final class DrawService: Sendable {
     /// Cluster mode (`--redis`): the draws live in Redis and `rooms` stays empty.
     let cluster: ClusterRuntime?
     private let base = Lock<String>("http://localhost:8080")
+    /// `/readyz`, and whether this instance is draining.
+    public let readiness = Readiness()
 
     /// Opens the store in `configuration.dataDirectory`, reads which draws are stored and makes
     /// sure the default draw exists. Blocks; call before the server starts. Each stored draw is

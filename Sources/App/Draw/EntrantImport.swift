@@ -28,6 +28,8 @@ struct EntrantImport: Sendable {
     struct Preview: Sendable {
         /// "tab", "comma", "semicolon" or "none".
         let separator: String
+        /// What the file was saved as ("utf-8", "utf-16le", "utf-16be", "gb18030").
+        let encoding: SpreadsheetEncoding
         /// Column index of each mapped field; nil when the file has no such column.
         let columns: [String: Int]
         let header: Bool
@@ -47,15 +49,33 @@ struct EntrantImport: Sendable {
         "group": ["group", "team", "department", "dept", "type", "ticket type", "分组", "部门", "组"],
     ]
 
-    /// The whole input at once (the endpoint's body).
+    /// The whole input at once (the endpoint's body), in any `SpreadsheetEncoding`: a BOM names
+    /// it; without one the text is UTF-8, or GB18030 when it is not valid UTF-8 (as Chinese
+    /// Excel saves CSV). Text valid in neither refuses the import with `import_bad_encoding`.
     static func preview(of bytes: [UInt8], duplicates: DuplicatePolicy = .reject) throws(ImportError) -> Preview {
+        guard bytes.count <= ImportLimits.maxBytes else { throw ImportError(kind: .tooLarge, line: nil) }
+        let bom = SpreadsheetEncoding.byteOrderMark(of: bytes)
+        if let bom, bom.encoding != .utf8 {
+            return try preview(ofUTF8: bom.encoding.utf8(bytes.dropFirst(bom.length)), encoding: bom.encoding, duplicates: duplicates)
+        }
+        do {
+            return try preview(ofUTF8: bytes, encoding: .utf8, duplicates: duplicates)
+        } catch where error.kind == .badEncoding && bom == nil {
+            // Not UTF-8 and no BOM: tried once as GB18030; if that fails too, the UTF-8 error (its line) stands.
+            guard let text = try? SpreadsheetEncoding.gb18030.utf8(bytes[...]) else { throw error }
+            return try preview(ofUTF8: text, encoding: .gb18030, duplicates: duplicates)
+        }
+    }
+
+    private static func preview(ofUTF8 bytes: [UInt8], encoding: SpreadsheetEncoding,
+                                duplicates: DuplicatePolicy) throws(ImportError) -> Preview {
         var builder = EntrantImport(duplicates: duplicates)
         // Room for every line up front: growing the name index 17 times cost a tenth of a 100,000-row import.
         builder.reserve(min(bytes.reduce(into: 0) { if $1 == 0x0a || $1 == 0x0d { $0 += 1 } } + 1, ImportLimits.maxRows))
-        var parser = SpreadsheetParser()
+        var parser = SpreadsheetParser(maxBytes: ImportLimits.maxBytes * SpreadsheetEncoding.maxGrowth)
         for row in try parser.feed(bytes) { try builder.add(row) }
         for row in try parser.finish() { try builder.add(row) }
-        return try builder.finish(separator: parser.separator)
+        return try builder.finish(separator: parser.separator, encoding: encoding)
     }
 
     private let policy: DuplicatePolicy
@@ -98,11 +118,11 @@ struct EntrantImport: Sendable {
         try entrant(cells, line: row.line)
     }
 
-    func finish(separator: UInt8?) throws(ImportError) -> Preview {
+    func finish(separator: UInt8?, encoding: SpreadsheetEncoding) throws(ImportError) -> Preview {
         guard let columns else { throw ImportError(kind: .empty, line: nil) }
         let names: [UInt8: String] = [0x09: "tab", 0x2c: "comma", 0x3b: "semicolon"]
         return Preview(
-            separator: separator.flatMap { names[$0] } ?? "none", columns: columns, header: header, entrants: entrants,
+            separator: separator.flatMap { names[$0] } ?? "none", encoding: encoding, columns: columns, header: header, entrants: entrants,
             duplicates: duplicateOrder.prefix(Self.maxListed).map { Duplicate(name: $0, lines: duplicateLines[.name($0)] ?? []) },
             rejected: rejected, rejectedCount: rejectedCount, tickets: entrants.reduce(0) { $0 + $1.tickets })
     }

@@ -42,6 +42,7 @@ enum EntrantImportAPI {
         }
         var members: [String: JSONValue] = [
             "separator": .string(preview.separator),
+            "encoding": .string(preview.encoding.rawValue),
             "header": .bool(preview.header),
             "columns": .object(preview.columns.mapValues { .int(Int64($0)) }),
             "count": .int(Int64(preview.entrants.count)),

@@ -19,7 +19,7 @@ public enum EntrantImportSummary {
         let elapsed = clock.now - started
         let ms = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
         var lines = [
-            "separator: \(preview.separator), header: \(preview.header ? "yes" : "no"), columns: "
+            "encoding: \(preview.encoding.rawValue), separator: \(preview.separator), header: \(preview.header ? "yes" : "no"), columns: "
                 + preview.columns.sorted { $0.value < $1.value }.map { "\($0.key)=\($0.value + 1)" }.joined(separator: " "),
             "entrants: \(preview.entrants.count), tickets: \(preview.tickets), rejected: \(preview.rejectedCount), "
                 + "duplicates: \(preview.duplicates.count)",

@@ -28,7 +28,7 @@ enum ImportLimits {
 
 /// RFC 4180 records from pasted TSV or uploaded CSV, fed in chunks of any size: a byte state
 /// machine that returns whole rows as soon as they end and enforces each limit the moment it
-/// is knowable. UTF-8 with or without BOM; CRLF, LF or CR line ends; quoted fields may hold
+/// is knowable. UTF-8 with or without BOM (other encodings are decoded first: `SpreadsheetEncoding`); CRLF, LF or CR line ends; quoted fields may hold
 /// separators, line breaks and doubled quotes. The separator is the first tab, `;` or `,`
 /// outside quotes on the first row (none: one column). Rows are raw bytes per field, so UTF-8
 /// is checked once per field by the caller.
@@ -54,13 +54,17 @@ struct SpreadsheetParser {
     /// The first bytes, held until it is known whether they are a BOM.
     private var head = [UInt8]()
     private var headDone = false
+    private let maxBytes: Int
 
-    init() {}
+    /// `maxBytes`: the most the input may hold (more for text decoded to UTF-8, which may grow).
+    init(maxBytes: Int = ImportLimits.maxBytes) {
+        self.maxBytes = maxBytes
+    }
 
     /// Parses `bytes` and returns the rows completed by them.
     mutating func feed(_ bytes: some Collection<UInt8>) throws(ImportError) -> [Row] {
         total += bytes.count
-        guard total <= ImportLimits.maxBytes else { throw ImportError(kind: .tooLarge, line: nil) }
+        guard total <= maxBytes else { throw ImportError(kind: .tooLarge, line: nil) }
         var rows = [Row]()
         if !headDone {
             head.append(contentsOf: bytes)
