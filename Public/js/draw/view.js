@@ -311,12 +311,17 @@ export class DrawView {
       { label: t('host.link.screen'), url: `${base}/screen/${code}`, shown: `${base}/screen/${code}` },
       { label: t('host.link.viewer'), url: `${base}/watch/${code}`, shown: `${base}/watch/${code}` },
     ];
-    if (hostKey) rows.push({ label: t('host.link.host'), url: `${base}/draw/${code}#key=${encodeURIComponent(hostKey)}`, shown: `${base}/draw/${code}#key=••••••`, secret: true });
-    replaceChildren(this.links, rows.map((row) => el('li', { class: 'link-row' },
+    if (hostKey) {
+      const key = encodeURIComponent(hostKey);
+      // The projector that Space, Enter and a presenter clicker drive (and that shows a check-in code).
+      rows.unshift({ label: t('host.link.screenControls'), url: `${base}/screen/${code}#key=${key}`, shown: `${base}/screen/${code}#key=••••••`, secret: true, open: true, hook: 'screen-controls' });
+      rows.push({ label: t('host.link.host'), url: `${base}/draw/${code}#key=${key}`, shown: `${base}/draw/${code}#key=••••••`, secret: true });
+    }
+    replaceChildren(this.links, rows.map((row) => el('li', { class: 'link-row', data: row.hook ? { link: row.hook } : {} },
       el('span', { class: 'link-label', text: row.label }),
       el('span', { class: 'link-url', text: row.shown }),
       el('span', { class: 'link-actions' },
-        row.secret ? null : el('a', { class: 'btn btn-small', text: t('host.open'), attrs: { href: row.url, target: '_blank', rel: 'noopener noreferrer', 'aria-label': `${t('host.open')}: ${row.label}` } }),
+        row.secret && !row.open ? null : el('a', { class: 'btn btn-small', text: t('host.open'), attrs: { href: row.url, target: '_blank', rel: 'noopener noreferrer', 'aria-label': `${t('host.open')}: ${row.label}` } }),
         el('button', {
           class: 'btn btn-small', text: t('host.copy'),
           attrs: { type: 'button', 'aria-label': `${t('host.copy')}: ${row.label}` },

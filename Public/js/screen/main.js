@@ -1,5 +1,6 @@
-// Wiring for /screen/<code>: the projector. With #key=… (kept in
-// sessionStorage, never sent in a URL) Space/Enter or a clicker start and stop.
+// Wiring for /screen/<code>: the projector. With #key=… (kept in sessionStorage, never sent in
+// a URL; the host page's "Screen with controls" link) Space/Enter or a clicker start and stop
+// (stage.js has every key).
 
 import { attachConnectionUI } from '../lib/socket.js';
 import { i18nEvents, initLanguageSwitch } from '../lib/i18n.js';
@@ -17,6 +18,7 @@ if (new URLSearchParams(location.search).has('overlay')) {
   document.querySelector('meta[name="color-scheme"]')?.remove();
 }
 import { ScreenCheckin } from './checkin.js';
+import { ShortcutOverlay, bindStageKeys, keepAwake } from './stage.js';
 
 initLanguageSwitch();
 const code = codeFromLocation();
@@ -33,7 +35,7 @@ const { socket, command } = connectRoom(state, {
 attachConnectionUI(socket);
 const checkin = new ScreenCheckin({ code, key: () => (state.hasKey ? hostKey : null) });
 
-view.bindStartStop(() => {
+function startStop() {
   if (!state.hasKey || state.role !== 'host') return;
   if (state.phase === 'rolling' || state.awaiting === 'start') {
     state.awaiting = 'stop';
@@ -42,19 +44,30 @@ view.bindStartStop(() => {
     state.awaiting = 'start';
     command('start');
   }
-});
-view.bindFullscreen(async () => {
+}
+async function toggleFullscreen() {
   try {
     if (document.fullscreenElement) await document.exitFullscreen();
     else await document.documentElement.requestFullscreen();
   } catch { /* refused: nothing to do */ }
-});
-document.addEventListener('fullscreenchange', () => view.render(state));
-view.bindTheme(() => state.setTheme(state.theme === 'light' ? 'dark' : 'light'));
-view.bindSound(() => {
+}
+function toggleSound() {
   const on = !state.sound && sound.enable();
   state.setSound(on);
+}
+const shortcuts = new ShortcutOverlay();
+bindStageKeys({
+  startStop,
+  fullscreen: toggleFullscreen,
+  sound: toggleSound,
+  help: () => shortcuts.toggle(state.hasKey && state.role === 'host'),
+  page: (delta) => state.turnPage(delta, view.pages),
 });
+keepAwake();
+view.bindFullscreen(toggleFullscreen);
+document.addEventListener('fullscreenchange', () => view.render(state));
+view.bindTheme(() => state.setTheme(state.theme === 'light' ? 'dark' : 'light'));
+view.bindSound(toggleSound);
 if (state.sound) state.setSound(false); // audio needs a click on this page before it may play
 
 state.addEventListener('change', ({ detail }) => {
@@ -69,7 +82,8 @@ state.addEventListener('change', ({ detail }) => {
 });
 
 // Many winners: turn the page every few seconds.
-setInterval(() => { if (view.pages > 1) state.nextPage(view.pages); }, 6000);
+// A page turned by hand stays up a while.
+setInterval(() => { if (view.pages > 1 && Date.now() - state.pagedAt > 15000) state.nextPage(view.pages); }, 6000);
 
 i18nEvents.addEventListener('change', () => view.render(state));
 view.render(state);
