@@ -1,17 +1,21 @@
 """Writes the stage's screenshots (issue #26) into docs/screenshots/, with the harness of
 screenshots.py: the shortcut overlay on the screen with controls (1920x1080) and the host
-page's links with "Screen with controls" (390x844), in English and Simplified Chinese.
+page's links with "Screen with controls" (390x844), and each display mode on the projector
+(rolling, revealed) and a phone (revealed), in English and Simplified Chinese.
 
-    TOMBOLA_SHOTS_LOOPBACK=1 TOMBOLA_BIN=.build/debug/tombola python3 Tests/browser/screenshots_stage.py [control]
+    TOMBOLA_SHOTS_LOOPBACK=1 TOMBOLA_BIN=.build/debug/tombola python3 Tests/browser/screenshots_stage.py [control] [modes]
 """
 
+import json
 import shutil
 import sys
+import time
+import urllib.request
 
 from selenium.webdriver.common.action_chains import ActionChains
 
 import screenshots
-from screenshots import LANGS, Browser, ShotServer, create_names_draw, round_trip, shot, wait_room
+from screenshots import LANGS, NAMES, Browser, ShotServer, create_names_draw, round_trip, shot, wait_room
 
 
 def control(server, opened):
@@ -31,7 +35,45 @@ def control(server, opened):
         shot(screen, "stage-shortcuts-1920x1080-" + suffix)
 
 
-SECTIONS = {"control": control}
+def api(server, path, key, body=None, method="POST"):
+    req = urllib.request.Request(server.url(path), data=json.dumps(body or {}).encode(), method=method,
+                                 headers={"Authorization": "Bearer " + key, "Content-Type": "application/json"})
+    with urllib.request.urlopen(req, timeout=60) as r:
+        return json.load(r)
+
+
+MODE_POOLS = {
+    "reels": {"pool": {"kind": "range", "from": 1, "to": 5000}},
+    "wheel": {"pool": {"kind": "list", "entrants": [{"name": n if i < len(NAMES) else "%s %d" % (n, i), "tickets": 1 + i % 3} for i, n in enumerate(NAMES * 3)][:36]}, "perStop": 3},
+    "names": {"pool": {"kind": "list", "entrants": ["%s %d" % (n, i) for i in range(60) for n in NAMES][:600]}, "perStop": 3},
+}
+
+
+def modes(server, opened):
+    """Each mode on the projector (rolling and revealed) and on a phone (revealed), en and zh."""
+    for mode, config in MODE_POOLS.items():
+        made = json.loads(urllib.request.urlopen(urllib.request.Request(
+            server.url("/api/draws"), data=json.dumps({"config": {**config, "mode": mode}}).encode(), method="POST",
+            headers={"Authorization": "Bearer " + server.admin_key, "Content-Type": "application/json"}), timeout=10).read())
+        code, key = made["code"], made["hostKey"]
+        for lang, suffix in LANGS:
+            screen = Browser(1920, 1080, lang); opened.append(screen)
+            phone = Browser(390, 844, lang); opened.append(phone)
+            for b, path in ((screen, "/screen/"), (phone, "/watch/")):
+                b.get(server.url(path + code)); wait_room(b)
+            api(server, "/api/draws/%s/start" % code, key)
+            screen.wait_js("document.querySelector('[data-stage]').classList.contains('mode-on')")
+            if suffix == "en":
+                shot(screen, "stage-%s-rolling-1920x1080-en" % mode, settle=1.0)
+            api(server, "/api/draws/%s/stop" % code, key)
+            for b in (screen, phone):
+                b.wait_js("document.querySelector('[data-mode-layer]').dataset.landed", 15)
+            time.sleep(2.5 if mode == "wheel" else 0.8)  # several winners land one after another
+            shot(screen, "stage-%s-1920x1080-%s" % (mode, suffix), settle=0.2)
+            shot(phone, "stage-%s-390x844-%s" % (mode, suffix), settle=0.2)
+
+
+SECTIONS = {"control": control, "modes": modes}
 
 
 def main():

@@ -1,5 +1,6 @@
 // Wiring for /draw/<code>: with #key=… the host's controls, without it a viewer page.
 
+import { StageModes } from '../lib/stage-modes.js';
 import { attachConnectionUI } from '../lib/socket.js';
 import { errorText, i18nEvents, initLanguageSwitch, t } from '../lib/i18n.js';
 import { codeFromLocation, connectRoom, forgetHostKey, takeHostKey, winnerText } from '../lib/room.js';
@@ -16,6 +17,7 @@ let hostKey = takeHostKey(code);
 const state = new HostState(code);
 state.hasKey = hostKey !== null;
 const view = new DrawView();
+new StageModes(state); // reels, wheel or names when the draw or its prize tier asks (issue #26)
 
 const { socket, command } = connectRoom(state, {
   hostKey,

@@ -1,5 +1,6 @@
 // Owns the host/viewer page's DOM.
 
+import { modeSelect } from './modes.js';
 import { $, $$, copyText, el, isTyping, replaceChildren, setText, show } from '../lib/dom.js';
 import { errorText, t } from '../lib/i18n.js';
 import { Stage, boardSignature, renderHistory, renderWinners, valueText } from '../lib/board.js';
@@ -226,6 +227,7 @@ export class DrawView {
         el('input', { attrs: { type: 'text', value: (prize.onlyGroups ?? []).join(', ') }, data: { prizeOnly: '' } })),
       el('label', { class: 'field' }, el('span', { text: t('host.prizes.except') }),
         el('input', { attrs: { type: 'text', value: (prize.exceptGroups ?? []).join(', ') }, data: { prizeExcept: '' } })),
+      modeSelect(prize.mode),
       el('button', {
         class: 'btn btn-small', text: '✕',
         attrs: { type: 'button', 'aria-label': t('host.prizes.remove', { n: index }) },
@@ -254,6 +256,7 @@ export class DrawView {
     $('[data-exclude]', this.form).value = (config.exclude ?? []).join('\n');
     $('[data-perstop]', this.form).value = config.perStop === 'all' ? 1 : config.perStop ?? 1;
     $('[data-repeats]', this.form).checked = Boolean(config.repeats);
+    $('[data-mode]', this.form).value = config.mode ?? 'number';
     replaceChildren(this.prizeRows);
     for (const p of config.prizes ?? []) this.addPrizeRow(p);
     this.updateFormShape();
@@ -292,13 +295,15 @@ export class DrawView {
         const except = groupList($('[data-prize-except]', row).value);
         if (only.length) prize.onlyGroups = only;
         if (except.length) prize.exceptGroups = except;
+        const mode = $('[data-prize-mode]', row).value;
+        if (mode) prize.mode = mode;
         return prize;
       })
       .filter((p) => p.name !== '');
     if (prizes.some((p) => !Number.isInteger(p.count) || p.count < 1)) return { error: t('err.invalid_prize') };
     const prize = prizes.length ? Math.min(Number(this.prizeCurrent.value) || 0, prizes.length - 1) : 0;
     return {
-      config: { pool, exclude, perStop, repeats: $('[data-repeats]', this.form).checked, prizes, prize },
+      config: { pool, exclude, perStop, repeats: $('[data-repeats]', this.form).checked, prizes, prize, mode: $('[data-mode]', this.form).value },
     };
   }
 

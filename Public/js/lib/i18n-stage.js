@@ -14,6 +14,14 @@ export const en = {
   'screen.key.help': 'Show / hide these shortcuts',
   'screen.key.noControl': 'Start and Stop work on the screen opened from the host page’s “Screen with controls” link.',
   'screen.presence.hidden': 'The code to enter shows on the screen opened with the host page’s “Screen with controls” link.',
+  'host.mode': 'Show the draw as',
+  'host.mode.number': 'Rolling number or name',
+  'host.mode.reels': 'Slot reels',
+  'host.mode.wheel': 'Wheel',
+  'host.mode.names': 'Field of names',
+  'host.mode.inherit': 'As the draw',
+  'host.prizes.mode': 'Shown as',
+  'err.bad_mode': 'Choose how the draw is shown: number, reels, wheel or names',
 };
 
 export const zh = {
@@ -29,4 +37,12 @@ export const zh = {
   'screen.key.help': '显示 / 隐藏快捷键',
   'screen.key.noControl': '开始和停止只在从主持人页面“可控制的屏幕”链接打开的屏幕上有效。',
   'screen.presence.hidden': '报名验证码显示在从主持人页面“可控制的屏幕”链接打开的屏幕上。',
+  'host.mode': '抽奖展示方式',
+  'host.mode.number': '滚动号码或名字',
+  'host.mode.reels': '老虎机滚轮',
+  'host.mode.wheel': '转盘',
+  'host.mode.names': '名字墙',
+  'host.mode.inherit': '与抽奖相同',
+  'host.prizes.mode': '展示方式',
+  'err.bad_mode': '请选择展示方式：号码、滚轮、转盘或名字墙',
 };

@@ -117,7 +117,8 @@ export class DrawRoom extends EventTarget {
   apply(msg) {
     switch (msg.type) {
       case 'state': this.applySnapshot(msg); break;
-      case 'tick': this.tick = { value: msg.value, seq: msg.seq, at: msg.at }; break;
+      // `landing`: the slow-down's first winner and step (the stage's modes land on it).
+      case 'tick': this.tick = { value: msg.value, seq: msg.seq, at: msg.at, landing: msg.landing ?? null }; break;
       case 'phase':
         this.phase = msg.phase;
         if (msg.phase === 'rolling' && this.round !== null) this.rememberAnnounced();

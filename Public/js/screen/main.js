@@ -2,6 +2,7 @@
 // a URL; the host page's "Screen with controls" link) Space/Enter or a clicker start and stop
 // (stage.js has every key).
 
+import { StageModes } from '../lib/stage-modes.js';
 import { attachConnectionUI } from '../lib/socket.js';
 import { i18nEvents, initLanguageSwitch } from '../lib/i18n.js';
 import { codeFromLocation, connectRoom, forgetHostKey, takeHostKey } from '../lib/room.js';
@@ -26,6 +27,7 @@ const hostKey = takeHostKey(code);
 const state = new ScreenState(code);
 state.hasKey = hostKey !== null;
 const view = new ScreenView();
+new StageModes(state); // reels, wheel or names when the draw or its prize tier asks (issue #26)
 const sound = new Sound();
 
 const { socket, command } = connectRoom(state, {
