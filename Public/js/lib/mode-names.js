@@ -15,8 +15,11 @@ export class NamesMode {
   constructor(layer, { reduced }) {
     this.layer = layer;
     this.reduced = reduced;
+    // The field is painted once per pool and size (`field`); a frame draws only the lit names
+    // (`canvas`, above it) and moves the field with a CSS transform.
+    this.field = el('canvas', { class: 'names-canvas names-field' });
     this.canvas = el('canvas', { class: 'names-canvas' });
-    layer.append(this.canvas);
+    layer.append(this.field, this.canvas);
     this.items = [];
     this.range = null;
     this.start = 0;
@@ -24,7 +27,6 @@ export class NamesMode {
     this.index = new Map(); // value text → spot index
     this.glows = [];       // [{ spot, at }]
     this.winners = [];     // [{ spot, at }]
-    this.image = null;
     this.dirty = true;
     this.size = 0;
     this.lastTickAt = 0;
@@ -114,7 +116,7 @@ export class NamesMode {
 
   paint(width, height) {
     const ratio = window.devicePixelRatio || 1;
-    const image = document.createElement('canvas');
+    const image = this.field;
     image.width = Math.round(width * ratio);
     image.height = Math.round(height * ratio);
     const g = image.getContext('2d');
@@ -123,7 +125,6 @@ export class NamesMode {
     g.textBaseline = 'middle';
     g.fillStyle = getComputedStyle(this.layer).getPropertyValue('--names-dim') || '#5b6673';
     for (const s of this.spots) g.fillText(s.label, s.x, s.y);
-    this.image = image;
     this.dirty = false;
   }
 
@@ -163,10 +164,17 @@ export class NamesMode {
     this.layer.dataset.landed = '';
   }
 
-  resize() { this.spots = []; this.dirty = true; }
+  resize() { this.spots = []; this.dirty = true; this.box = null; }
 
   draw(now) {
-    const box = this.layer.getBoundingClientRect();
+    // Layout and colours are read once per size, not every frame.
+    if (!this.box) {
+      const rect = this.layer.getBoundingClientRect();
+      const style = getComputedStyle(this.layer);
+      this.box = { width: rect.width, height: rect.height, accent: style.getPropertyValue('--accent').trim() || '#f59e0b',
+        accentText: style.getPropertyValue('--accent-text').trim() || '#111' };
+    }
+    const box = this.box;
     if (!box.width || !this.shown) return false;
     const ratio = window.devicePixelRatio || 1;
     const w = Math.round(box.width * ratio);
@@ -183,13 +191,11 @@ export class NamesMode {
     const revealed = this.winners.length > 0;
     // A slow drift, so the field reads as alive (none with reduced motion).
     const drift = this.reduced ? 0 : Math.sin(now / 1500) * 4 * ratio;
-    g.globalAlpha = revealed ? 0.35 : 1;
-    g.drawImage(this.image, drift, 0);
-    g.globalAlpha = 1;
+    this.field.style.transform = `translateX(${drift / ratio}px)`;
+    this.field.style.opacity = revealed ? '0.35' : '1';
     g.scale(ratio, ratio);
     g.textBaseline = 'middle';
-    const style = getComputedStyle(this.layer);
-    const accent = style.getPropertyValue('--accent').trim() || '#f59e0b';
+    const accent = box.accent;
     let animating = false;
     if (!revealed) {
       g.font = `800 ${this.size}px ${this.family}`;
@@ -219,12 +225,12 @@ export class NamesMode {
         g.globalAlpha = 0.25 + 0.75 * grow;
         g.fillRect(x - size * 0.3, s.y - size * 0.7, tw + size * 0.6, size * 1.4);
         g.globalAlpha = 1;
-        g.fillStyle = style.getPropertyValue('--accent-text').trim() || '#111';
+        g.fillStyle = box.accentText;
         g.fillText(s.label, x, s.y);
       }
     }
     return animating;
   }
 
-  destroy() { this.canvas.remove(); }
+  destroy() { this.field.remove(); this.canvas.remove(); }
 }

@@ -30,9 +30,12 @@ export class WheelMode {
   constructor(layer, { reduced }) {
     this.layer = layer;
     this.reduced = reduced;
+    // The wheel is painted once per window and size; a frame only turns it (a CSS transform).
     this.canvas = el('canvas', { class: 'wheel-canvas' });
+    this.wheel = el('div', { class: 'wheel' }, this.canvas, el('span', { class: 'wheel-pointer' }));
     this.landedList = el('ol', { class: 'wheel-landed' });
-    layer.append(this.canvas, this.landedList);
+    this.caption = el('p', { class: 'wheel-caption' });
+    layer.append(this.wheel, this.landedList, this.caption);
     this.items = [];
     this.range = null;
     this.start = 0;          // first pool index of the window
@@ -43,7 +46,6 @@ export class WheelMode {
     this.to = 0;
     this.t0 = 0;
     this.t1 = 0;
-    this.image = null;
     this.dirty = true;
     this.lastTickAt = 0;
     this.generation = 0;
@@ -86,15 +88,21 @@ export class WheelMode {
     this.dirty = true;
   }
 
-  /** The rotation (ahead of the current one, plus `turns` whole turns) that puts `value` under the pointer. */
-  target(value, turns) {
+  /**
+   * The rotation (ahead of the current one, plus `turns` whole turns) that puts `value` under the
+   * pointer. A value outside the window of a large pool moves the window there when `follow`
+   * (landing); while rolling it turns to the slice at the same place of the window instead (a
+   * repaint per tick would cost more than a frame), and the caption names the value.
+   */
+  target(value, turns, follow) {
     let index = this.indexOf(value);
     if (index < 0) {
       // Not in the pool as this page knows it (a late change): add nothing, keep spinning.
       return this.rotation + TAU / 3;
     }
     if (index < this.start || index >= this.start + this.slices.length) {
-      this.setWindow(index);
+      if (follow) this.setWindow(index);
+      else index = this.start + (index % this.slices.length);
     }
     index -= this.start;
     const middle = ((this.bounds[index] + this.bounds[index + 1]) / 2) * TAU;
@@ -103,11 +111,12 @@ export class WheelMode {
     return this.rotation + ahead + turns * TAU;
   }
 
-  spinTo(value, duration, turns = 0) {
+  spinTo(value, duration, turns = 0, follow = true) {
     const now = performance.now();
     this.rotation = this.current(now);
     this.from = this.rotation;
-    this.to = this.target(value, turns);
+    this.to = this.target(value, turns, follow);
+    this.caption.textContent = this.count > WHEEL_SLICES ? winnerText(value) : '';
     this.t0 = now;
     this.t1 = now + (this.reduced ? 0 : duration);
   }
@@ -130,7 +139,7 @@ export class WheelMode {
     const interval = this.lastTickAt ? Math.min(600, Math.max(40, now - this.lastTickAt)) : 50;
     this.lastTickAt = now;
     // The slow-down's ticks come further apart: the wheel eases out over each of them.
-    this.spinTo(tick.value, landing ? interval * 1.2 : interval);
+    this.spinTo(tick.value, landing ? interval * 1.2 : interval, 0, Boolean(landing));
     if (landing && landing.step >= landing.steps) this.settle(false);
   }
 
@@ -181,13 +190,13 @@ export class WheelMode {
     this.landedList.replaceChildren();
   }
 
-  resize() { this.dirty = true; }
+  resize() { this.dirty = true; this.box = null; }
 
   /** The wheel without rotation, drawn once per window or size (each frame only turns it). */
   paint(size) {
     const ratio = window.devicePixelRatio || 1;
     const px = Math.round(size * ratio);
-    const image = this.image && this.image.width === px ? this.image : document.createElement('canvas');
+    const image = this.canvas;
     image.width = px;
     image.height = px;
     const g = image.getContext('2d');
@@ -218,44 +227,30 @@ export class WheelMode {
         g.restore();
       }
     }
-    this.image = image;
     this.dirty = false;
   }
 
   draw(now) {
-    const box = this.layer.getBoundingClientRect();
-    const listWidth = this.landedList.childElementCount ? this.landedList.getBoundingClientRect().width : 0;
-    const size = Math.max(10, Math.floor(Math.min(box.height, box.width - listWidth) * 0.96));
-    const ratio = window.devicePixelRatio || 1;
-    if (this.canvas.width !== Math.round(size * ratio)) {
-      this.canvas.width = Math.round(size * ratio);
-      this.canvas.height = Math.round(size * ratio);
-      this.canvas.style.width = `${size}px`;
-      this.canvas.style.height = `${size}px`;
+    // Layout is read once per size (and per landed list), not every frame.
+    const listed = this.landedList.childElementCount;
+    if (!this.box || this.box.listed !== listed) {
+      const rect = this.layer.getBoundingClientRect();
+      const listWidth = listed ? this.landedList.getBoundingClientRect().width : 0;
+      const caption = this.caption.textContent ? this.caption.getBoundingClientRect().height : 0;
+      this.box = { listed, size: Math.max(10, Math.floor(Math.min(rect.height - caption, rect.width - listWidth) * 0.96)) };
+    }
+    const size = this.box.size;
+    if (this.canvas.width !== Math.round(size * (window.devicePixelRatio || 1))) {
+      this.wheel.style.width = `${size}px`;
+      this.wheel.style.height = `${size}px`;
       this.dirty = true;
     }
     if (!this.slices.length) return false;
     if (this.dirty) this.paint(size);
-    const g = this.canvas.getContext('2d');
-    const px = this.canvas.width;
-    const rotation = this.current(now);
-    this.rotation = rotation;
-    g.clearRect(0, 0, px, px);
-    g.save();
-    g.translate(px / 2, px / 2);
-    g.rotate(rotation);
-    g.drawImage(this.image, -px / 2, -px / 2);
-    g.restore();
-    // The pointer, at the top.
-    g.fillStyle = getComputedStyle(this.layer).color;
-    g.beginPath();
-    g.moveTo(px / 2 - px * 0.035, 0);
-    g.lineTo(px / 2 + px * 0.035, 0);
-    g.lineTo(px / 2, px * 0.08);
-    g.closePath();
-    g.fill();
+    this.rotation = this.current(now);
+    this.canvas.style.transform = `rotate(${this.rotation}rad)`;
     return now < this.t1;
   }
 
-  destroy() { this.canvas.remove(); this.landedList.remove(); }
+  destroy() { this.wheel.remove(); this.landedList.remove(); this.caption.remove(); }
 }

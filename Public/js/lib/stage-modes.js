@@ -123,6 +123,7 @@ export class StageModes {
     }
     const r = this.renderer;
     if (!r) { this.stage.classList.remove('mode-on'); return; }
+    if (detail === 'theme') r.resize(); // colours are read once per size and theme
     this.ensurePool();
     if (detail === 'tick' && (room.phase === 'rolling' || room.phase === 'stopping') && room.tick) {
       r.tick(room.tick);
