@@ -20,6 +20,7 @@ if (new URLSearchParams(location.search).has('overlay')) {
 }
 import { ScreenCheckin } from './checkin.js';
 import { ShortcutOverlay, bindStageKeys, keepAwake } from './stage.js';
+import { wireShow } from './show.js';
 
 initLanguageSwitch();
 const code = codeFromLocation();
@@ -70,15 +71,15 @@ view.bindFullscreen(toggleFullscreen);
 document.addEventListener('fullscreenchange', () => view.render(state));
 view.bindTheme(() => state.setTheme(state.theme === 'light' ? 'dark' : 'light'));
 view.bindSound(toggleSound);
-if (state.sound) state.setSound(false); // audio needs a click on this page before it may play
+state.sound = false; // audio needs a click or key on this page first; the remembered choice stays (show.js)
+// Sound on by default after the first gesture, the drumroll, thump and fanfare, confetti (issue #26).
+wireShow(state, sound, () => state.setSound(sound.enable()));
 
 state.addEventListener('change', ({ detail }) => {
   if (detail === 'tick') {
     view.renderTick(state);
-    if (state.sound) sound.tick();
     return;
   }
-  if (detail === 'result' && state.sound) sound.chime();
   view.render(state);
   checkin.render(state);
 });
