@@ -1,9 +1,10 @@
 """Writes the stage's screenshots (issue #26) into docs/screenshots/, with the harness of
 screenshots.py: the shortcut overlay on the screen with controls (1920x1080) and the host
 page's links with "Screen with controls" (390x844), and each display mode on the projector
-(rolling, revealed) and a phone (revealed), in English and Simplified Chinese.
+(rolling, revealed) and a phone (revealed), and a round's certificate (A4, phone), in English
+and Simplified Chinese.
 
-    TOMBOLA_SHOTS_LOOPBACK=1 TOMBOLA_BIN=.build/debug/tombola python3 Tests/browser/screenshots_stage.py [control] [modes]
+    TOMBOLA_SHOTS_LOOPBACK=1 TOMBOLA_BIN=.build/debug/tombola python3 Tests/browser/screenshots_stage.py [control] [modes] [certificate]
 """
 
 import json
@@ -73,7 +74,21 @@ def modes(server, opened):
             shot(phone, "stage-%s-390x844-%s" % (mode, suffix), settle=0.2)
 
 
-SECTIONS = {"control": control, "modes": modes}
+def certificate(server, opened):
+    """A round's certificate, A4-sized and on a phone, en and zh."""
+    code, key = create_names_draw(server)
+    api(server, "/api/draws/%s/start" % code, key)
+    api(server, "/api/draws/%s/stop" % code, key)
+    for lang, suffix in LANGS:
+        for width, height in ((794, 1123), (390, 844)):
+            b = Browser(width, height, lang); opened.append(b)
+            b.get(server.url("/draw/%s/round/1" % code))
+            b.wait_js("document.querySelector('[data-verify]').dataset.state === 'ok'", 15)
+            b.wait_js("document.querySelector('[data-qr]').complete")
+            shot(b, "stage-certificate-%dx%d-%s" % (width, height, suffix), settle=0.3)
+
+
+SECTIONS = {"control": control, "modes": modes, "certificate": certificate}
 
 
 def main():
