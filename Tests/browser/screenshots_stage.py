@@ -7,6 +7,7 @@ and Simplified Chinese.
     TOMBOLA_SHOTS_LOOPBACK=1 TOMBOLA_BIN=.build/debug/tombola python3 Tests/browser/screenshots_stage.py [control] [modes] [certificate]
 """
 
+import contextlib
 import json
 import shutil
 import sys
@@ -15,7 +16,6 @@ import urllib.request
 
 from selenium.webdriver.common.action_chains import ActionChains
 
-import screenshots
 from screenshots import LANGS, NAMES, Browser, ShotServer, create_names_draw, round_trip, shot, wait_room
 
 
@@ -92,18 +92,15 @@ SECTIONS = {"control": control, "modes": modes, "certificate": certificate}
 
 
 def main():
-    server = ShotServer()
-    opened = []
-    try:
+    with contextlib.ExitStack() as cleanup:
+        server = ShotServer()
+        cleanup.callback(shutil.rmtree, server.data_dir, ignore_errors=True)
+        cleanup.callback(server.stop)
+        opened = []
+        cleanup.callback(lambda: [b.quit() for b in opened])
         for name in sys.argv[1:] or list(SECTIONS):
             SECTIONS[name](server, opened)
-    finally:
-        for b in opened:
-            b.quit()
-        server.stop()
-        shutil.rmtree(server.data_dir, ignore_errors=True)
 
 
 if __name__ == "__main__":
-    assert screenshots.OUT
     main()
