@@ -36,7 +36,7 @@ def drawn(server):
     # A no-show in round 1: its replacement is on the certificate, the voided one in small print.
     voided = rounds[0]["winners"][0]
     replacement = api(server, "/api/draws/%s/void" % code, key, {"round": 1, "winner": voided, "reason": "not here"})["result"]
-    return code, rounds, voided, replacement
+    return code, rounds, voided, replacement, key
 
 
 def open_certificate(browser, server, code, n, lang="en-US", width=794, height=1123):
@@ -47,7 +47,7 @@ def open_certificate(browser, server, code, n, lang="en-US", width=794, height=1
 
 
 def test_the_certificate_shows_the_round_rechecks_it_and_prints_on_one_a4_page(server, browser, drawn):
-    code, rounds, voided, replacement = drawn
+    code, rounds, voided, replacement, _ = drawn
     page = open_certificate(browser, server, code, 1)
     page.wait_js("document.querySelector('[data-verify]').dataset.state === 'ok'", 15)
     shown = [li.text for li in page.find_elements(By.CSS_SELECTOR, "[data-winners] li")]
@@ -64,6 +64,16 @@ def test_the_certificate_shows_the_round_rechecks_it_and_prints_on_one_a4_page(s
     pdf = base64.b64decode(page.driver.execute_cdp_cmd("Page.printToPDF", {"paperWidth": 8.27, "paperHeight": 11.69, "preferCSSPageSize": True})["data"])
     assert pdf.count(b"/Type /Page\n") + pdf.count(b"/Type /Page\r") + pdf.count(b"/Type /Page/") + pdf.count(b"/Type /Page ") == 1
     assert page.errors() == []
+
+
+def test_the_host_page_links_the_latest_rounds_certificate(server, browser, drawn):
+    code, key = drawn[0], drawn[4]
+    host = browser(390, 844)
+    host.get(server.url("/draw/%s#key=%s" % (code, key)))
+    link = host.wait_js("(() => { const a = document.querySelector('[data-certificate-link]'); return a && !a.hidden ? a : null; })()", 15)
+    host.js("arguments[0].scrollIntoView({block: 'center'})", link)
+    assert link.get_attribute("href").endswith("/draw/%s/round/2" % code)
+    assert link.text == "Certificate of round 2"
 
 
 def test_an_unknown_round_says_so(server, browser, drawn):
