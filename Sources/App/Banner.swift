@@ -16,6 +16,9 @@ public enum Banner {
             lines.append("  Viewers:     \(base)/watch/\(code)")
             if let key = configuration.hostKey {
                 lines.append("  Host (keep this secret): \(base)/draw/\(code)#key=\(key)")
+                // The projector that Space, Enter and a presenter clicker drive, and that shows
+                // a check-in's presence code (issue #26).
+                lines.append("  Screen with controls (keep this secret): \(base)/screen/\(code)#key=\(key)")
             } else {
                 lines.append("  Host:        \(base)/draw/\(code)")
             }

@@ -18,7 +18,7 @@ public struct DrawConfigDecodingError: Error, Equatable, Sendable {
 }
 
 extension DrawConfig {
-    /// `{"pool":…,"exclude":[…],"perStop":n|"all","repeats":b,"prizes":[{"name","count"}],"prize":n}`
+    /// `{"pool":…,"exclude":[…],"perStop":n|"all","repeats":b,"prizes":[{"name","count"}],"prize":n,"mode":"number"}`
     /// (docs/PROTOCOL.md). Missing or null keys take the defaults of `DrawConfig.standard`;
     /// unknown keys are ignored.
     public init(json: JSONValue) throws(DrawConfigDecodingError) {
@@ -45,7 +45,8 @@ extension DrawConfig {
                     return Prize(name: try reader.required(prize, "name") { (v, r) throws(DrawConfigDecodingError) in try r.string(v) },
                                  count: Int(try reader.required(prize, "count") { (v, r) throws(DrawConfigDecodingError) in try r.integer(v) }),
                                  onlyGroups: try reader.optional(prize, "onlyGroups") { (v, r) throws(DrawConfigDecodingError) in try r.strings(v) },
-                                 exceptGroups: try reader.optional(prize, "exceptGroups") { (v, r) throws(DrawConfigDecodingError) in try r.strings(v) })
+                                 exceptGroups: try reader.optional(prize, "exceptGroups") { (v, r) throws(DrawConfigDecodingError) in try r.strings(v) },
+                                 mode: try reader.optional(prize, "mode") { (v, r) throws(DrawConfigDecodingError) in try r.mode(v) })
                 }
             } ?? [],
             prize: Int(try reader.optional(members, "prize") { (value, reader) throws(DrawConfigDecodingError) in try reader.integer(value) } ?? 0),
@@ -57,7 +58,8 @@ extension DrawConfig {
                     return PastDraw(code: try reader.required(link, "code") { (v, r) throws(DrawConfigDecodingError) in try r.string(v) },
                                     key: try reader.optional(link, "key") { (v, r) throws(DrawConfigDecodingError) in try r.string(v) })
                 }
-            } ?? [])
+            } ?? [],
+            mode: try reader.optional(members, "mode") { (value, reader) throws(DrawConfigDecodingError) in try reader.mode(value) } ?? .number)
     }
 
     /// The settings with every key, as stored and as `state.config` carries them (canonical
@@ -96,6 +98,8 @@ extension DrawConfig {
             "prize": .int(Int64(prize)),
         ]
         if !excludeWinnersOf.isEmpty { members["excludeWinnersOf"] = .array(excludeWinnersOf.map { .string($0.code) }) }
+        // Only when set: the settings (and their hash) of a draw that never chose a mode stay as they were.
+        if mode != .number { members["mode"] = .string(mode.rawValue) }
         return .object(members)
     }
 }
@@ -163,6 +167,7 @@ extension Prize {
         var members: [String: JSONValue] = ["name": .string(name), "count": .int(Int64(count))]
         if let onlyGroups { members["onlyGroups"] = .array(onlyGroups.map { .string($0) }) }
         if let exceptGroups { members["exceptGroups"] = .array(exceptGroups.map { .string($0) }) }
+        if let mode { members["mode"] = .string(mode.rawValue) }
         return .object(members)
     }
 }
@@ -191,6 +196,12 @@ struct FieldReader {
 
     mutating func strings(_ value: JSONValue) throws(DrawConfigDecodingError) -> [String] {
         try array(value) { (element, reader) throws(DrawConfigDecodingError) in try reader.string(element) }
+    }
+
+    /// A display mode's name (`number`, `reels`, `wheel`, `names`).
+    func mode(_ value: JSONValue) throws(DrawConfigDecodingError) -> DisplayMode {
+        guard let mode = DisplayMode(rawValue: try string(value)) else { throw failure() }
+        return mode
     }
 
     func bool(_ value: JSONValue) throws(DrawConfigDecodingError) -> Bool {

@@ -7,12 +7,15 @@ public struct Prize: Sendable, Equatable {
     public var onlyGroups: [String]?
     /// nil or empty: no group is shut out.
     public var exceptGroups: [String]?
+    /// The tier's own display mode; nil: the draw's (`DrawConfig.mode`).
+    public var mode: DisplayMode?
 
-    public init(name: String, count: Int, onlyGroups: [String]? = nil, exceptGroups: [String]? = nil) {
+    public init(name: String, count: Int, onlyGroups: [String]? = nil, exceptGroups: [String]? = nil, mode: DisplayMode? = nil) {
         self.name = name
         self.count = count
         self.onlyGroups = onlyGroups
         self.exceptGroups = exceptGroups
+        self.mode = mode
     }
 
     /// Whether the prize limits who may win it.
@@ -102,9 +105,12 @@ public struct DrawConfig: Sendable, Equatable {
     public var prize: Int
     /// Draws whose winners may not win here (list pools); resolved and locked at each Start.
     public var excludeWinnersOf: [PastDraw]
+    /// How the stage shows the draw's rounds (a prize tier may override it).
+    public var mode: DisplayMode
 
     public init(pool: PoolConfig = .range(from: 1, to: 500), exclude: [DrawValue] = [], perStop: PerStop = .count(1),
-                repeats: Bool = false, prizes: [Prize] = [], prize: Int = 0, excludeWinnersOf: [PastDraw] = []) {
+                repeats: Bool = false, prizes: [Prize] = [], prize: Int = 0, excludeWinnersOf: [PastDraw] = [],
+                mode: DisplayMode = .number) {
         self.pool = pool
         self.exclude = exclude
         self.perStop = perStop
@@ -112,6 +118,7 @@ public struct DrawConfig: Sendable, Equatable {
         self.prizes = prizes
         self.prize = prize
         self.excludeWinnersOf = excludeWinnersOf
+        self.mode = mode
     }
 
     /// 1…500, one winner per Stop, no repeats, no prizes.

@@ -103,7 +103,7 @@ struct ValidatedConfig: Sendable {
             guard only.count + except.count <= DrawLimits.maxPrizeGroups else { throw .badGroup }
             if case .range = input.pool, !(only.isEmpty && except.isEmpty) { throw .badGroup }
             config.prizes.append(Prize(name: name, count: prize.count, onlyGroups: only.isEmpty ? nil : only,
-                                       exceptGroups: except.isEmpty ? nil : except))
+                                       exceptGroups: except.isEmpty ? nil : except, mode: prize.mode))
         }
         guard input.prize == 0 || (0..<input.prizes.count).contains(input.prize) else { throw .badPrize }
 

@@ -191,6 +191,12 @@ extension Array where Element == DrawRoomState.Action {
         let result = try #require(revealed.compactMap(\.broadcastJSON).first { $0["type"]?.stringValue == "result" })
         let finalTick = try #require(revealed.compactMap(\.broadcastJSON).last { $0["type"]?.stringValue == "tick" })
         #expect(finalTick["value"] == result["winners"]?.arrayValue?.first)
+        // Every slow-down tick names the first winner and its step, the last one step == steps.
+        let slowing = revealed.compactMap(\.broadcastJSON).filter { $0["type"]?.stringValue == "tick" }
+        let landingSteps = try #require(finalTick["landing"]?["steps"]?.intValue)
+        #expect(slowing.count == Int(landingSteps))
+        #expect(slowing.map { $0["landing"]?["step"]?.intValue } == (1...landingSteps).map { Optional($0) })
+        #expect(slowing.allSatisfy { $0["landing"]?["value"] == result["winners"]?.arrayValue?.first })
         #expect(try revealed.reply(to: stop.caller)?.get().result?["type"]?.stringValue == "result")
         #expect(room.state.draw.phase == .revealed)
     }

@@ -166,6 +166,7 @@ import Testing
         #expect(text.contains("http://192.168.1.20:8080/calc"))
         #expect(text.contains("http://192.168.1.20:8080/screen/main"))
         #expect(text.contains("http://192.168.1.20:8080/draw/main#key=s3cret"))
+        #expect(text.contains("Screen with controls (keep this secret): http://192.168.1.20:8080/screen/main#key=s3cret"))
         #expect(text.contains("http://10.0.0.5:8080/"))
         #expect(text.contains("http://localhost:8080/"))
         let bound = Banner.text(configuration: AppConfiguration(host: "127.0.0.1"), port: 1, lanAddresses: ["192.168.1.20"])

@@ -71,6 +71,29 @@ import Testing
         #expect(again == config)
     }
 
+    @Test func theDisplayModeIsReadPerDrawAndPerPrizeAndWrittenOnlyWhenChosen() throws {
+        let text = #"{"pool":{"kind":"list","text":"Ann"},"mode":"wheel","prizes":[{"name":"A","count":1,"mode":"reels"},{"name":"B","count":1}]}"#
+        let config = try DrawConfig(json: JSONValue.parse(text))
+        #expect(config.mode == .wheel)
+        #expect(config.prizes.map(\.mode) == [.reels, nil])
+        #expect(try DrawConfig(json: JSONValue.parse(config.json.canonicalBytes)) == config)
+        // A draw that never chose one keeps the settings it had (no "mode" key, the same hash).
+        let plain = try DrawConfig(json: JSONValue.parse(#"{"pool":{"kind":"range","from":1,"to":9}}"#))
+        #expect(plain.mode == .number)
+        #expect(plain.json["mode"] == nil)
+        #expect(config.json["prizes"]?.arrayValue?.map { $0["mode"]?.stringValue } == ["reels", nil])
+    }
+
+    @Test(arguments: [#"{"mode":"carousel"}"#, #"{"mode":3}"#, #"{"prizes":[{"name":"A","count":1,"mode":"Wheel"}]}"#])
+    func anUnknownDisplayModeIsRefusedAtItsPath(text: String) throws {
+        #expect {
+            try DrawConfig(json: JSONValue.parse(text))
+        } throws: { error in
+            let path = (error as? DrawConfigDecodingError)?.path ?? ""
+            return path == "mode" || path == "prizes.Index 0.mode"
+        }
+    }
+
     @Test func everyErrorHasADistinctSnakeCaseCode() {
         let codes = DrawError.allCases.map(\.code)
         #expect(Set(codes).count == codes.count)

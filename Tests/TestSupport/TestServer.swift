@@ -37,6 +37,7 @@ public final class TestServer: Sendable {
         "index.html": "<!doctype html><title>home</title>",
         "calc.html": "<!doctype html><title>calc</title>",
         "draw.html": "<!doctype html><title>draw</title>",
+        "certificate.html": "<!doctype html><title>certificate</title>",
         "screen.html": "<!doctype html><title>screen</title>",
         "watch.html": "<!doctype html><title>watch</title>",
         "css/app.css": String(repeating: "body { color: #123456; }\n", count: 200),

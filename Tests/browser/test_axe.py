@@ -14,7 +14,7 @@ PUBLIC = os.path.join(HERE, "..", "..", "Public")
 # Which page each HTML file of Public/ is audited as, so a page a later change adds cannot
 # slip past the audit: the check below fails until it is listed here and in pages().
 AUDITED_FILES = {"index.html": "index", "calc.html": "calc", "draw.html": "host", "screen.html": "screen",
-                 "watch.html": "watch"}
+                 "watch.html": "watch", "certificate.html": "certificate"}
 
 
 def test_every_page_of_public_is_audited(server):

@@ -83,6 +83,7 @@ def pages(server):
         "draw-viewer": server.url("/draw/%s" % code),
         "screen": server.url("/screen/%s" % code),
         "watch": server.url("/watch/%s" % code),
+        "certificate": server.url("/draw/%s/round/1" % code),
     }
 
 

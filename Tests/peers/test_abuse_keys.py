@@ -4,7 +4,7 @@
   its memory flat, and the real host still gets in (from another address at once, from the
   attacker's own address within one refill interval).
 - After a session of ordinary and mistaken requests, no key appears in stdout/stderr (except
-  the start-up banner's one host link), the access log, /metrics, any response body that is
+  the start-up banner's host and screen-with-controls links), the access log, /metrics, any response body that is
   not the creator's own answer, or the data directory (keys are stored as SHA-256 only).
 """
 import collections
@@ -131,8 +131,8 @@ def test_keys_never_reach_logs_metrics_error_bodies_or_disk():
     secrets = {"host key": host_key, "admin key": admin_key, "created draw's key": new_key}
     hashes = {name + " hash": hashlib.sha256(value.encode()).hexdigest() for name, value in secrets.items()}
     stdout, stderr = server.stdout(), server.stderr()
-    # The banner prints the host link once, with the key in the fragment only.
-    assert stdout.count(host_key) == 1 and ("#key=" + host_key) in stdout
+    # The banner prints the host link and the screen-with-controls link, the key in the fragment only.
+    assert stdout.count(host_key) == 2 and stdout.count("#key=" + host_key) == 2
     after_banner = stdout[stdout.index("Press Ctrl-C to stop."):]
     # The access log ran (so the grep means something) and dropped the query strings.
     assert ('"GET /draw/%s HTTP/1.1" 200' % code) in after_banner

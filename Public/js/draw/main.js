@@ -1,5 +1,7 @@
 // Wiring for /draw/<code>: with #key=… the host's controls, without it a viewer page.
 
+import { StageModes } from '../lib/stage-modes.js';
+import { renderCertificateLink } from './certificate-link.js';
 import { attachConnectionUI } from '../lib/socket.js';
 import { errorText, i18nEvents, initLanguageSwitch, t } from '../lib/i18n.js';
 import { codeFromLocation, connectRoom, forgetHostKey, takeHostKey, winnerText } from '../lib/room.js';
@@ -16,6 +18,7 @@ let hostKey = takeHostKey(code);
 const state = new HostState(code);
 state.hasKey = hostKey !== null;
 const view = new DrawView();
+new StageModes(state); // reels, wheel or names when the draw or its prize tier asks (issue #26)
 
 const { socket, command } = connectRoom(state, {
   hostKey,
@@ -107,6 +110,7 @@ state.addEventListener('change', ({ detail }) => {
   if (detail === 'warning' && state.warning) view.toast(state.warning.message ?? state.warning.code);
   if (detail === 'cleared') view.toast(t('draw.cleared'));
   view.render(state);
+  renderCertificateLink(state);
   checkin.render(state);
   if (!pastDirty && document.activeElement !== pastField) pastField.value = pastDrawsText(state.config);
   showPast();
@@ -119,7 +123,7 @@ socket.addEventListener('message', ({ detail }) => {
   }
 });
 
-i18nEvents.addEventListener('change', () => { view.render(state); view.renderLinks(state, hostKey); });
+i18nEvents.addEventListener('change', () => { view.render(state); view.renderLinks(state, hostKey); renderCertificateLink(state); });
 view.render(state);
 view.renderLinks(state, hostKey);
 lanBase().then((base) => { state.lanBase = base; view.renderLinks(state, hostKey); });

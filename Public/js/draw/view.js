@@ -1,5 +1,6 @@
 // Owns the host/viewer page's DOM.
 
+import { modeSelect } from './modes.js';
 import { $, $$, copyText, el, isTyping, replaceChildren, setText, show } from '../lib/dom.js';
 import { errorText, t } from '../lib/i18n.js';
 import { Stage, boardSignature, renderHistory, renderWinners, valueText } from '../lib/board.js';
@@ -230,6 +231,7 @@ export class DrawView {
         el('input', { attrs: { type: 'text', value: (prize.onlyGroups ?? []).join(', ') }, data: { prizeOnly: '' } })),
       el('label', { class: 'field' }, el('span', { text: t('host.prizes.except') }),
         el('input', { attrs: { type: 'text', value: (prize.exceptGroups ?? []).join(', ') }, data: { prizeExcept: '' } })),
+      modeSelect(prize.mode),
       el('button', {
         class: 'btn btn-small', text: '✕',
         attrs: { type: 'button', 'aria-label': t('host.prizes.remove', { n: index }) },
@@ -258,6 +260,7 @@ export class DrawView {
     $('[data-exclude]', this.form).value = (config.exclude ?? []).join('\n');
     $('[data-perstop]', this.form).value = config.perStop === 'all' ? 1 : config.perStop ?? 1;
     $('[data-repeats]', this.form).checked = Boolean(config.repeats);
+    $('[data-mode]', this.form).value = config.mode ?? 'number';
     replaceChildren(this.prizeRows);
     for (const p of config.prizes ?? []) this.addPrizeRow(p);
     this.updateFormShape();
@@ -296,13 +299,15 @@ export class DrawView {
         const except = groupList($('[data-prize-except]', row).value);
         if (only.length) prize.onlyGroups = only;
         if (except.length) prize.exceptGroups = except;
+        const mode = $('[data-prize-mode]', row).value;
+        if (mode) prize.mode = mode;
         return prize;
       })
       .filter((p) => p.name !== '');
     if (prizes.some((p) => !Number.isInteger(p.count) || p.count < 1)) return { error: t('err.invalid_prize') };
     const prize = prizes.length ? Math.min(Number(this.prizeCurrent.value) || 0, prizes.length - 1) : 0;
     return {
-      config: { pool, exclude, perStop, repeats: $('[data-repeats]', this.form).checked, prizes, prize },
+      config: { pool, exclude, perStop, repeats: $('[data-repeats]', this.form).checked, prizes, prize, mode: $('[data-mode]', this.form).value },
     };
   }
 
@@ -315,12 +320,17 @@ export class DrawView {
       { label: t('host.link.screen'), url: `${base}/screen/${code}`, shown: `${base}/screen/${code}` },
       { label: t('host.link.viewer'), url: `${base}/watch/${code}`, shown: `${base}/watch/${code}` },
     ];
-    if (hostKey) rows.push({ label: t('host.link.host'), url: `${base}/draw/${code}#key=${encodeURIComponent(hostKey)}`, shown: `${base}/draw/${code}#key=••••••`, secret: true });
-    replaceChildren(this.links, rows.map((row) => el('li', { class: 'link-row' },
+    if (hostKey) {
+      const key = encodeURIComponent(hostKey);
+      // The projector that Space, Enter and a presenter clicker drive (and that shows a check-in code).
+      rows.unshift({ label: t('host.link.screenControls'), url: `${base}/screen/${code}#key=${key}`, shown: `${base}/screen/${code}#key=••••••`, secret: true, open: true, hook: 'screen-controls' });
+      rows.push({ label: t('host.link.host'), url: `${base}/draw/${code}#key=${key}`, shown: `${base}/draw/${code}#key=••••••`, secret: true });
+    }
+    replaceChildren(this.links, rows.map((row) => el('li', { class: 'link-row', data: row.hook ? { link: row.hook } : {} },
       el('span', { class: 'link-label', text: row.label }),
       el('span', { class: 'link-url', text: row.shown }),
       el('span', { class: 'link-actions' },
-        row.secret ? null : el('a', { class: 'btn btn-small', text: t('host.open'), attrs: { href: row.url, target: '_blank', rel: 'noopener noreferrer', 'aria-label': `${t('host.open')}: ${row.label}` } }),
+        row.secret && !row.open ? null : el('a', { class: 'btn btn-small', text: t('host.open'), attrs: { href: row.url, target: '_blank', rel: 'noopener noreferrer', 'aria-label': `${t('host.open')}: ${row.label}` } }),
         el('button', {
           class: 'btn btn-small', text: t('host.copy'),
           attrs: { type: 'button', 'aria-label': `${t('host.copy')}: ${row.label}` },

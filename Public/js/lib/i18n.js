@@ -2,6 +2,8 @@
 // markup names a key with data-i18n (text), data-i18n-aria, data-i18n-title or
 // data-i18n-placeholder, and code calls t(key, params).
 
+import * as stage from './i18n-stage.js';
+
 const STORAGE_KEY = 'tombola.lang';
 
 const en = {
@@ -826,6 +828,8 @@ const zh = {
   'err.busy': '服务器繁忙，请稍后再试',
 };
 
+Object.assign(en, stage.en);
+Object.assign(zh, stage.zh);
 export const tables = { en, zh };
 export const languages = [
   { code: 'en', name: 'English', locale: 'en', html: 'en' },

@@ -118,8 +118,9 @@ export class DrawRoom extends EventTarget {
   apply(msg) {
     switch (msg.type) {
       case 'state': this.applySnapshot(msg); break;
+      // `landing`: the slow-down's first winner and step (the stage's modes land on it).
       case 'tick':
-        this.tick = { value: msg.value, seq: msg.seq, at: msg.at };
+        this.tick = { value: msg.value, seq: msg.seq, at: msg.at, landing: msg.landing ?? null };
         if (typeof msg.name === 'string') learnNames({ [msg.value]: msg.name });
         break;
       case 'phase':

@@ -12,6 +12,7 @@ export class ScreenCheckin {
     this.count = $('[data-entrant-count]', root);
     this.presence = $('[data-presence]', root);
     this.presenceCode = $('[data-presence-code]', root);
+    this.presenceHidden = $('[data-presence-hidden]', root);
     this.timer = null;
     this.codeValue = null;
   }
@@ -20,11 +21,13 @@ export class ScreenCheckin {
     const c = state.checkin;
     show(this.line, Boolean(c));
     show(this.count, Boolean(c));
-    if (!c) { this.stopCode(); show(this.presence, false); return; }
+    if (!c) { this.stopCode(); show(this.presence, false); show(this.presenceHidden, false); return; }
     setText(this.line, c.open ? t('screen.checkin.open') : t('screen.checkin.closed'));
     setText(this.count, t('screen.checkin.count', { n: c.count ?? 0 }));
     document.body.classList.toggle('entries-open', Boolean(c.open));
     const wantCode = Boolean(c.open && c.presence && this.key());
+    // Without the key this screen cannot show the code: say where it is (issue #26).
+    show(this.presenceHidden, Boolean(c.open && c.presence && !this.key()));
     if (wantCode && !this.timer) this.startCode();
     if (!wantCode) this.stopCode();
     show(this.presence, wantCode && this.codeValue !== null);

@@ -1,6 +1,8 @@
-// Wiring for /screen/<code>: the projector. With #key=… (kept in
-// sessionStorage, never sent in a URL) Space/Enter or a clicker start and stop.
+// Wiring for /screen/<code>: the projector. With #key=… (kept in sessionStorage, never sent in
+// a URL; the host page's "Screen with controls" link) Space/Enter or a clicker start and stop
+// (stage.js has every key).
 
+import { StageModes } from '../lib/stage-modes.js';
 import { attachConnectionUI } from '../lib/socket.js';
 import { i18nEvents, initLanguageSwitch } from '../lib/i18n.js';
 import { codeFromLocation, connectRoom, forgetHostKey, takeHostKey } from '../lib/room.js';
@@ -20,6 +22,8 @@ if (overlayLayout !== null) {
   document.querySelector('meta[name="color-scheme"]')?.remove();
 }
 import { ScreenCheckin } from './checkin.js';
+import { ShortcutOverlay, bindStageKeys, keepAwake } from './stage.js';
+import { wireShow } from './show.js';
 
 initLanguageSwitch();
 const code = codeFromLocation();
@@ -27,6 +31,7 @@ const hostKey = takeHostKey(code);
 const state = new ScreenState(code);
 state.hasKey = hostKey !== null;
 const view = new ScreenView();
+new StageModes(state); // reels, wheel or names when the draw or its prize tier asks (issue #26)
 const sound = new Sound();
 
 const { socket, command } = connectRoom(state, {
@@ -36,7 +41,7 @@ const { socket, command } = connectRoom(state, {
 attachConnectionUI(socket);
 const checkin = new ScreenCheckin({ code, key: () => (state.hasKey ? hostKey : null) });
 
-view.bindStartStop(() => {
+function startStop() {
   if (!state.hasKey || state.role !== 'host') return;
   if (state.phase === 'rolling' || state.awaiting === 'start') {
     state.awaiting = 'stop';
@@ -45,34 +50,46 @@ view.bindStartStop(() => {
     state.awaiting = 'start';
     command('start');
   }
-});
-view.bindFullscreen(async () => {
+}
+async function toggleFullscreen() {
   try {
     if (document.fullscreenElement) await document.exitFullscreen();
     else await document.documentElement.requestFullscreen();
   } catch { /* refused: nothing to do */ }
-});
-document.addEventListener('fullscreenchange', () => view.render(state));
-view.bindTheme(() => state.setTheme(state.theme === 'light' ? 'dark' : 'light'));
-view.bindSound(() => {
+}
+function toggleSound() {
   const on = !state.sound && sound.enable();
   state.setSound(on);
+}
+const shortcuts = new ShortcutOverlay();
+bindStageKeys({
+  startStop,
+  fullscreen: toggleFullscreen,
+  sound: toggleSound,
+  help: () => shortcuts.toggle(state.hasKey && state.role === 'host'),
+  page: (delta) => state.turnPage(delta, view.pages),
 });
-if (state.sound) state.setSound(false); // audio needs a click on this page before it may play
+keepAwake();
+view.bindFullscreen(toggleFullscreen);
+document.addEventListener('fullscreenchange', () => view.render(state));
+view.bindTheme(() => state.setTheme(state.theme === 'light' ? 'dark' : 'light'));
+view.bindSound(toggleSound);
+state.sound = false; // audio needs a click or key on this page first; the remembered choice stays (show.js)
+// Sound on by default after the first gesture, the drumroll, thump and fanfare, confetti (issue #26).
+wireShow(state, sound, () => state.setSound(sound.enable()));
 
 state.addEventListener('change', ({ detail }) => {
   if (detail === 'tick') {
     view.renderTick(state);
-    if (state.sound) sound.tick();
     return;
   }
-  if (detail === 'result' && state.sound) sound.chime();
   view.render(state);
   checkin.render(state);
 });
 
 // Many winners: turn the page every few seconds.
-setInterval(() => { if (view.pages > 1) state.nextPage(view.pages); }, 6000);
+// A page turned by hand stays up a while.
+setInterval(() => { if (view.pages > 1 && Date.now() - state.pagedAt > 15000) state.nextPage(view.pages); }, 6000);
 
 i18nEvents.addEventListener('change', () => view.render(state));
 view.render(state);

@@ -1,11 +1,10 @@
-// Optional sound made with Web Audio (off by default): a soft click per
-// rolling tick and a chime on the reveal. The context is created on the click
+// The screen's Web Audio context and its one synthesized tone (show.js plays the drumroll,
+// the landing and the fanfare with them). The context is created on the click or key press
 // that turns sound on, as browsers require.
 
 export class Sound {
   constructor() {
     this.ctx = null;
-    this.lastTick = 0;
   }
 
   enable() {
@@ -30,19 +29,5 @@ export class Sound {
     osc.connect(amp).connect(ctx.destination);
     osc.start(start);
     osc.stop(start + duration + 0.02);
-  }
-
-  tick() {
-    if (!this.ctx || this.ctx.state !== 'running') return;
-    const now = performance.now();
-    if (now - this.lastTick < 90) return;
-    this.lastTick = now;
-    this.tone(1400, this.ctx.currentTime, 0.03, 0.05, 'square');
-  }
-
-  chime() {
-    if (!this.ctx || this.ctx.state !== 'running') return;
-    const t0 = this.ctx.currentTime;
-    [523.25, 659.25, 783.99, 1046.5].forEach((f, i) => this.tone(f, t0 + i * 0.09, 0.9, 0.12));
   }
 }

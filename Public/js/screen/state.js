@@ -21,6 +21,7 @@ export class ScreenState extends DrawRoom {
     this.joinUrl = null;
     this.hasKey = false;
     this.awaiting = null;
+    this.pagedAt = 0;
   }
 
   setTheme(theme) {
@@ -44,6 +45,14 @@ export class ScreenState extends DrawRoom {
     if (msg.type === 'phase' || msg.type === 'result' || msg.type === 'error' || msg.type === 'state') this.awaiting = null;
     if (msg.type === 'result') this.page = 0;
     super.apply(msg);
+  }
+
+  /** A page turned by hand (arrow keys): -1 or +1, wrapping around. */
+  turnPage(delta, pages) {
+    if (pages <= 1) return;
+    this.pagedAt = Date.now();
+    this.page = (((this.page + delta) % pages) + pages) % pages;
+    this.changed('page');
   }
 
   nextPage(pages) {

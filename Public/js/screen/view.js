@@ -1,6 +1,6 @@
 // Owns the projector page's DOM.
 
-import { $, el, fitText, isTyping, replaceChildren, setText, show } from '../lib/dom.js';
+import { $, el, fitText, replaceChildren, setText, show } from '../lib/dom.js';
 import { locale, t } from '../lib/i18n.js';
 import { groupInteger } from '../lib/format.js';
 import { Stage, renderHistory, valueText } from '../lib/board.js';
@@ -57,19 +57,6 @@ export class ScreenView {
   bindFullscreen(handler) { this.fullscreenButton.addEventListener('click', handler); }
   bindTheme(handler) { this.themeButton.addEventListener('click', handler); }
   bindSound(handler) { this.soundButton.addEventListener('click', handler); }
-
-  /** Space, Enter and presenter-clicker keys (PageDown/PageUp, arrows) toggle start/stop. */
-  bindStartStop(handler) {
-    const keys = new Set([' ', 'Enter', 'PageDown', 'PageUp', 'ArrowRight', 'ArrowLeft']);
-    document.addEventListener('keydown', (event) => {
-      if (!keys.has(event.key) || event.repeat || event.ctrlKey || event.metaKey || event.altKey) return;
-      const target = event.target;
-      if (isTyping(target)) return;
-      if (target instanceof Element && target.closest('button, a, select') && (event.key === ' ' || event.key === 'Enter')) return;
-      event.preventDefault();
-      handler();
-    });
-  }
 
   /**
    * The revealed round's winners, a page at a time (the page turns every few seconds). A long

@@ -1,5 +1,6 @@
 // Wiring for /watch/<code>: a phone following the draw, vibrating on a reveal.
 
+import { StageModes } from '../lib/stage-modes.js';
 import { attachConnectionUI } from '../lib/socket.js';
 import { i18nEvents, initLanguageSwitch } from '../lib/i18n.js';
 import { codeFromLocation, connectRoom } from '../lib/room.js';
@@ -11,6 +12,7 @@ import { applyBranding, fetchBranding } from '../lib/branding.js';
 initLanguageSwitch();
 const state = new WatchState(codeFromLocation());
 const view = new WatchView();
+new StageModes(state); // reels, wheel or names when the draw or its prize tier asks (issue #26)
 const { socket } = connectRoom(state);
 attachConnectionUI(socket);
 const panel = new JoinPanel();

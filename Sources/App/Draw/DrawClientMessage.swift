@@ -101,6 +101,10 @@ enum DrawMessageParser {
         do {
             return try DrawConfig(json: json)
         } catch {
+            // An unknown display mode gets its own code: the field is right, its value is not one of four.
+            if error.path == "mode" || error.path.hasSuffix(".mode") {
+                throw MessageError(code: "bad_mode", detail: "config.\(error.path) must be number, reels, wheel or names")
+            }
             throw .badField("config." + error.path)
         }
     }

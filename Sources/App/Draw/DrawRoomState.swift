@@ -145,7 +145,8 @@ struct DrawRoomState {
     private enum Motion {
         case rolling(due: ContinuousClock.Instant)
         /// The slow-down's delays still to wait after the one scheduled now; the last tick shows `first`.
-        case slowing(remaining: ArraySlice<Duration>, first: DrawValue)
+        /// `steps` ticks in all (the last one `first`); `step` of them sent so far.
+        case slowing(remaining: ArraySlice<Duration>, first: DrawValue, step: Int, steps: Int)
     }
 
     let code: String
@@ -597,13 +598,20 @@ struct DrawRoomState {
 
     private var tickInterval: Duration { .nanoseconds(1_000_000_000 / Int64(max(1, settings.tickHz))) }
 
-    private mutating func tickMessage(_ value: DrawValue, at time: Time) -> JSONValue {
+    /// A tick; during the slow-down with `landing` (docs/PROTOCOL.md, "Rolling and Stop"): the
+    /// first winner and how far the slow-down has come, so every page lands it the same way.
+    private mutating func tickMessage(_ value: DrawValue, at time: Time,
+                                      landing: (first: DrawValue, step: Int, steps: Int)? = nil) -> JSONValue {
         tickSeq += 1
         var members: [String: JSONValue] = ["type": .string("tick"), "seq": .int(tickSeq),
                                             "at": .double(time.wallMilliseconds), "value": value.json]
         // Check-in with names public: the room reads the names rolling by, not entry ids (issue 34).
         if isCheckinPool, checkin.settings.publicNames, case .name(let id) = value, let name = checkin.entry(id: id)?.name {
             members["name"] = .string(name)
+        }
+        if let landing {
+            members["landing"] = .object(["value": landing.first.json, "step": .int(Int64(landing.step)),
+                                          "steps": .int(Int64(landing.steps))])
         }
         let message: JSONValue = .object(members)
         lastTick = message
@@ -668,7 +676,7 @@ struct DrawRoomState {
             reveal(&actions)
             return
         }
-        motion = .slowing(remaining: delays, first: first)
+        motion = .slowing(remaining: delays, first: first, step: 0, steps: delays.count + 1)
         actions.append(.schedule(.motion, at: time.instant + delay))
     }
 
@@ -679,15 +687,16 @@ struct DrawRoomState {
             return
         case .rolling:
             roll(at: time, using: &random, &actions)
-        case .slowing(var remaining, let first):
+        case .slowing(var remaining, let first, let step, let steps):
             guard let delay = remaining.popFirst() else {
-                broadcast(tickMessage(first, at: time), stream: .reliable, &actions)
+                broadcast(tickMessage(first, at: time, landing: (first, steps, steps)), stream: .reliable, &actions)
                 motion = nil
                 reveal(&actions)
                 return
             }
-            broadcast(tickMessage(draw.rollingValue(using: &random), at: time), stream: .latestValue, &actions)
-            motion = .slowing(remaining: remaining, first: first)
+            broadcast(tickMessage(draw.rollingValue(using: &random), at: time, landing: (first, step + 1, steps)),
+                      stream: .latestValue, &actions)
+            motion = .slowing(remaining: remaining, first: first, step: step + 1, steps: steps)
             actions.append(.schedule(.motion, at: time.instant + delay))
         }
     }
