@@ -45,46 +45,46 @@ extension MPFRNumber {
 
     private static func unary(_ op: RealExpression.Unary, _ x: MPFRInterval, _ p: Int) -> MPFRInterval? {
         let f = function(op)
+        let trigonometry: RealExpression.Turned
         switch op {
         case .negate:
             return MPFRInterval(lo: make(precision: p) { _ = mpfr_neg($0, x.hi.raw, $1) },
                                 hi: make(precision: p) { _ = mpfr_neg($0, x.lo.raw, $1) })
         case .log, .log10:
             return x.lo.sign > 0 ? increasing(x, p, f) : nil
-        case .exp, .atan:
+        case .exp:
             return increasing(x, p, f)
-        case .asin:
-            return withinUnit(x) ? increasing(x, p, f) : nil
-        case .acos:
-            return withinUnit(x) ? decreasing(x, p, f) : nil
-        case .sin:
-            return periodic(x, p, value: f, slope: mpfr_cos, slopeSign: 1, maximumWidth: 1)
-        case .cos:
-            return periodic(x, p, value: f, slope: mpfr_sin, slopeSign: -1, maximumWidth: 1)
-        case .tan:
-            return branch(x, p, value: f, cosine: mpfr_cos, maximumWidth: 1)
+        case .sin: trigonometry = .sin
+        case .cos: trigonometry = .cos
+        case .tan: trigonometry = .tan
+        case .asin: trigonometry = .asin
+        case .acos: trigonometry = .acos
+        case .atan: trigonometry = .atan
         }
+        return trigonometric(trigonometry, x, p, value: f, sine: mpfr_sin, cosine: mpfr_cos, quarter: 1)
     }
 
     private static func turned(_ op: RealExpression.Turned, _ k: UInt, _ x: MPFRInterval, _ p: Int) -> MPFRInterval? {
         let g = function(op)
         let f: UnaryFunction = { r, a, mode in g(r, a, k, mode) }
-        let quarter = Int(k / 4)
-        switch op {
-        case .root:
-            return k % 2 == 0 && x.lo.sign < 0 ? nil : increasing(x, p, f)
-        case .atan:
-            return increasing(x, p, f)
-        case .asin:
-            return withinUnit(x) ? increasing(x, p, f) : nil
-        case .acos:
-            return withinUnit(x) ? decreasing(x, p, f) : nil
-        case .sin:
-            return periodic(x, p, value: f, slope: { r, a, m in mpfr_cosu(r, a, k, m) }, slopeSign: 1, maximumWidth: quarter)
-        case .cos:
-            return periodic(x, p, value: f, slope: { r, a, m in mpfr_sinu(r, a, k, m) }, slopeSign: -1, maximumWidth: quarter)
-        case .tan:
-            return branch(x, p, value: f, cosine: { r, a, m in mpfr_cosu(r, a, k, m) }, maximumWidth: quarter)
+        if op == .root { return k % 2 == 0 && x.lo.sign < 0 ? nil : increasing(x, p, f) }
+        return trigonometric(op, x, p, value: f, sine: { r, a, m in mpfr_sinu(r, a, k, m) },
+                             cosine: { r, a, m in mpfr_cosu(r, a, k, m) }, quarter: Int(k / 4))
+    }
+
+    /// The direct and inverse trigonometric function `name` (`f`), in radians or in turn units
+    /// (`sine` and `cosine` in the same units); `quarter` is a width under a quarter period.
+    private static func trigonometric(
+        _ name: RealExpression.Turned, _ x: MPFRInterval, _ p: Int, value f: UnaryFunction,
+        sine: UnaryFunction, cosine: UnaryFunction, quarter: Int
+    ) -> MPFRInterval? {
+        switch name {
+        case .atan, .root: return increasing(x, p, f)
+        case .asin: return withinUnit(x) ? increasing(x, p, f) : nil
+        case .acos: return withinUnit(x) ? decreasing(x, p, f) : nil
+        case .sin: return periodic(x, p, value: f, slope: cosine, slopeSign: 1, maximumWidth: quarter)
+        case .cos: return periodic(x, p, value: f, slope: sine, slopeSign: -1, maximumWidth: quarter)
+        case .tan: return branch(x, p, value: f, cosine: cosine, maximumWidth: quarter)
         }
     }
 
