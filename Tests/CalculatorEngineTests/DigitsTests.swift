@@ -122,3 +122,12 @@ extension DigitsTests {
         #expect(digits.integer == "1" && digits.digits == "0000023025")
     }
 }
+
+extension DigitsTests {
+    @Test func aRecipeNearTheSizeCapStillGivesAThousandDigits() throws {
+        let value = Self.value("1" + String(repeating: " sin", count: RealExpression.maximumSize - 10))
+        let digits = try value.digits(position: 1, count: 1_000)
+        #expect(digits.status == .digits && digits.digits.count == 1_000)
+        #expect(throws: CalculatorDigitsError.tooCostly) { try value.digits(position: 19_001, count: 1_000) }
+    }
+}
