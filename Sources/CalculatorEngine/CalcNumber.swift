@@ -25,9 +25,34 @@ struct CalcNumber: Sendable {
     }
 
     let storage: Storage
+    /// For an exact value the calculator identified (`settle`: within 2^-360 of a small fraction
+    /// or of 0), and exact arithmetic on such values, the operations that made it: digits on
+    /// demand recompute it to check the identification (`CalculatorValue.digits`).
+    let origin: RealExpression?
 
-    init(exact q: GMPRational) { storage = .exact(q) }
-    init(approximate f: MPFRNumber) { storage = .approximate(f) }
+    init(exact q: GMPRational, origin: RealExpression? = nil) {
+        storage = .exact(q)
+        self.origin = origin
+    }
+
+    init(approximate f: MPFRNumber) {
+        storage = .approximate(f)
+        origin = nil
+    }
+
+    /// How the value was computed: its recipe, its origin, or the exact rational itself.
+    var recipe: RealExpression? {
+        switch storage {
+        case .exact(let q): origin ?? RealExpression(.rational(q))
+        case .approximate(let f): f.recipe
+        }
+    }
+
+    /// The origin of an exact result of `op` on `a` and `b`: nil unless one of them has one.
+    static func origin(_ op: RealExpression.Binary, _ a: CalcNumber, _ b: CalcNumber) -> RealExpression? {
+        guard a.origin != nil || b.origin != nil, let x = a.recipe, let y = b.recipe else { return nil }
+        return RealExpression(.binary(op, x, y))
+    }
 
     static let zero = CalcNumber(exact: GMPRational(0))
     static let one = CalcNumber(exact: GMPRational(1))
@@ -74,7 +99,7 @@ struct CalcNumber: Sendable {
     /// The value at `precision` bits (exact values are rounded once, MPFR values kept).
     func mpfr(precision: Int = MPFRNumber.workingPrecision) -> MPFRNumber {
         switch storage {
-        case .exact(let q): .from(q, precision: precision)
+        case .exact(let q): .from(q, precision: precision, origin: origin)
         case .approximate(let f): f
         }
     }
@@ -94,17 +119,17 @@ struct CalcNumber: Sendable {
     // MARK: Building results
 
     /// An exact result, range-checked, demoted to an approximation when it grows too large.
-    static func checked(_ q: GMPRational) throws(CalculatorError) -> CalcNumber {
-        if q.isZero { return CalcNumber(exact: q) }
+    static func checked(_ q: GMPRational, origin: RealExpression? = nil) throws(CalculatorError) -> CalcNumber {
+        if q.isZero { return CalcNumber(exact: q, origin: origin) }
         let log2 = q.roughLog2
         // log2(1e10000) ≈ 33219.3, log2(1e-9999) ≈ -33216.0; roughLog2 is within one of log2|x|.
         if log2 >= 33_221 || log2 <= -33_219 { throw .overflow }
         if log2 >= 33_218, q.compareMagnitude(upperLimit) >= 0 { throw .overflow }
         if log2 <= -33_214, q.compareMagnitude(lowerLimit) < 0 { throw .overflow }
         if q.numeratorBits + q.denominatorBits > maximumExactBits {
-            return CalcNumber(approximate: .from(q))
+            return CalcNumber(approximate: .from(q, origin: origin))
         }
-        return CalcNumber(exact: q)
+        return CalcNumber(exact: q, origin: origin)
     }
 
     /// An MPFR result, range-checked, recognised as exact where it must be (see the type's doc).
@@ -116,13 +141,13 @@ struct CalcNumber: Sendable {
         if f.isZero { return .zero }
         let exponent = f.binaryExponent
         if let scale = zeroScale, exponent < scale - (MPFRNumber.workingPrecision - snapSlackBits) {
-            return .zero
+            return CalcNumber(exact: GMPRational(0), origin: f.recipe)
         }
         if f.compareMagnitude(upperLimitMPFR) >= 0 || f.compareMagnitude(lowerLimitMPFR) < 0 {
             throw .overflow
         }
         if Swift.abs(exponent) < 300, let q = recogniseRational(f) {
-            return CalcNumber(exact: q)
+            return CalcNumber(exact: q, origin: f.recipe)
         }
         return CalcNumber(approximate: f)
     }
@@ -156,18 +181,18 @@ struct CalcNumber: Sendable {
     // MARK: Arithmetic
 
     static func + (a: CalcNumber, b: CalcNumber) throws(CalculatorError) -> CalcNumber {
-        if let x = a.exact, let y = b.exact { return try checked(x.adding(y)) }
+        if let x = a.exact, let y = b.exact { return try checked(x.adding(y), origin: origin(.add, a, b)) }
         return try settle(a.mpfr().applying(MPFRNumber.add, b.mpfr()), zeroScale: Swift.max(a.log2Magnitude, b.log2Magnitude))
     }
 
     static func - (a: CalcNumber, b: CalcNumber) throws(CalculatorError) -> CalcNumber {
-        if let x = a.exact, let y = b.exact { return try checked(x.subtracting(y)) }
+        if let x = a.exact, let y = b.exact { return try checked(x.subtracting(y), origin: origin(.subtract, a, b)) }
         return try settle(a.mpfr().applying(MPFRNumber.subtract, b.mpfr()), zeroScale: Swift.max(a.log2Magnitude, b.log2Magnitude))
     }
 
     static func * (a: CalcNumber, b: CalcNumber) throws(CalculatorError) -> CalcNumber {
         if a.isZero || b.isZero { return .zero }
-        if let x = a.exact, let y = b.exact { return try checked(x.multiplying(y)) }
+        if let x = a.exact, let y = b.exact { return try checked(x.multiplying(y), origin: origin(.multiply, a, b)) }
         return try settle(a.mpfr().applying(MPFRNumber.multiply, b.mpfr()))
     }
 
@@ -175,7 +200,7 @@ struct CalcNumber: Sendable {
     static func / (a: CalcNumber, b: CalcNumber) throws(CalculatorError) -> CalcNumber {
         if b.isZero { throw a.isZero ? .undefined : .divideByZero }
         if a.isZero { return .zero }
-        if let x = a.exact, let y = b.exact { return try checked(x.dividing(y)) }
+        if let x = a.exact, let y = b.exact { return try checked(x.dividing(y), origin: origin(.divide, a, b)) }
         return try settle(a.mpfr().applying(MPFRNumber.divide, b.mpfr()))
     }
 
@@ -192,7 +217,7 @@ struct CalcNumber: Sendable {
 
     func negated() -> CalcNumber {
         switch storage {
-        case .exact(let q): CalcNumber(exact: q.negated())
+        case .exact(let q): CalcNumber(exact: q.negated(), origin: origin.flatMap { RealExpression(.unary(.negate, $0)) })
         case .approximate(let f): CalcNumber(approximate: f.applying(MPFRNumber.negate))
         }
     }

@@ -1,14 +1,23 @@
 /// Turns values into the protocol's display strings.
 ///
-/// The value is correctly rounded to 16 significant digits (a tie on the exact value
-/// rounds half away from zero, as hand calculators do), trailing zeros are removed, and the notation is plain when the
+/// An exact integer with at most `integerDigits` (20) digits is shown in full (2^64 →
+/// `18446744073709551616`, 20! → `2432902008176640000`). Any other value is correctly
+/// rounded to 16 significant digits (a tie on the exact value rounds half away from zero,
+/// as hand calculators do), trailing zeros are removed, and the notation is plain when the
 /// rounded value satisfies 1e-9 ≤ |x| < 1e16, else `d.ddde±N` (`1.5e+16`, `2.5e-12`).
 /// No digit grouping; never `-0`.
 enum DecimalFormatter {
     static let significantDigits = 16
+    /// The display's digit budget for whole numbers: an exact integer this long shows every digit.
+    static let integerDigits = 20
 
     static func string(for number: CalcNumber) -> String {
         if number.isZero { return "0" }
+        if let q = number.exact, q.isInteger, q.numeratorBits <= 67 {
+            // 2^67 > 10^20 > 2^66: only integers below 2^67 can have 20 digits or fewer.
+            let text = q.numeratorString
+            if text.utf8.count - (q.sign < 0 ? 1 : 0) <= integerDigits { return text }
+        }
         let digits: String
         let exponent: Int
         switch number.storage {

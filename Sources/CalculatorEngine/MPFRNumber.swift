@@ -12,6 +12,9 @@ final class MPFRNumber: @unchecked Sendable {
     static let workingPrecision = 400
 
     let raw: UnsafeMutablePointer<__mpfr_struct>
+    /// How the value was computed from exact numbers, π and e (nil past `RealExpression`'s
+    /// size cap): `digits` recomputes it at any precision.
+    private(set) var recipe: RealExpression?
     /// MPFR raised its underflow flag while computing this value (a true result too small
     /// for MPFR's exponent range was rounded to zero).
     private(set) var underflowed = false
@@ -30,24 +33,38 @@ final class MPFRNumber: @unchecked Sendable {
     /// Builds a number with `body` writing into a fresh `mpfr_t` (rounding to nearest).
     static func make(
         precision: Int = workingPrecision,
+        rounding: mpfr_rnd_t = MPFR_RNDN,
+        recipe: RealExpression? = nil,
         _ body: (UnsafeMutablePointer<__mpfr_struct>, mpfr_rnd_t) -> Void
     ) -> MPFRNumber {
         let result = MPFRNumber(precision: precision)
         mpfr_clear_flags()
-        body(result.raw, MPFR_RNDN)
+        body(result.raw, rounding)
         result.underflowed = mpfr_underflow_p() != 0
+        result.recipe = recipe
         return result
     }
 
-    /// `q` rounded to `precision` bits.
-    static func from(_ q: GMPRational, precision: Int = workingPrecision) -> MPFRNumber {
-        make(precision: precision) { r, mode in _ = mpfr_set_q(r, q.raw, mode) }
+    /// `q` rounded to `precision` bits; its recipe is `origin` when the exact value was
+    /// identified from a computation (`CalcNumber.origin`), else `q` itself.
+    static func from(_ q: GMPRational, precision: Int = workingPrecision, origin: RealExpression? = nil) -> MPFRNumber {
+        make(precision: precision, recipe: origin ?? RealExpression(.rational(q))) { r, mode in _ = mpfr_set_q(r, q.raw, mode) }
     }
 
-    static let pi = make { r, mode in _ = mpfr_const_pi(r, mode) }
-    static let e = make { r, mode in
-        _ = mpfr_set_ui(r, 1, mode)
-        _ = mpfr_exp(r, r, mode)
+    /// Compares with an exact rational.
+    func compare(to q: GMPRational) -> Int { Int(mpfr_cmp_q(raw, q.raw).signum()) }
+
+    static let pi = make(recipe: .pi) { r, mode in _ = constant(.pi, r, mode) }
+    static let e = make(recipe: .e) { r, mode in _ = constant(.e, r, mode) }
+
+    static func constant(_ c: RealExpression.Constant, _ r: UnsafeMutablePointer<__mpfr_struct>, _ mode: mpfr_rnd_t) -> Int32 {
+        switch c {
+        case .pi: return mpfr_const_pi(r, mode)
+        case .e:
+            // e^1 with one rounding: exp of the exact 1.
+            _ = mpfr_set_ui(r, 1, MPFR_RNDN)
+            return mpfr_exp(r, r, mode)
+        }
     }
 
     // MARK: Queries
@@ -89,46 +106,87 @@ final class MPFRNumber: @unchecked Sendable {
 
     // MARK: Operations (each returns a new number at working precision)
 
-    typealias Binary = @Sendable (UnsafeMutablePointer<__mpfr_struct>, UnsafePointer<__mpfr_struct>, UnsafePointer<__mpfr_struct>, mpfr_rnd_t) -> Int32
-    typealias Unary = @Sendable (UnsafeMutablePointer<__mpfr_struct>, UnsafePointer<__mpfr_struct>, mpfr_rnd_t) -> Int32
+    // Each operation records itself in the result's recipe (nil when an operand has none).
 
-    func applying(_ op: Binary, _ other: MPFRNumber) -> MPFRNumber {
-        .make { r, mode in _ = op(r, raw, other.raw, mode) }
+    func applying(_ op: RealExpression.Binary, _ other: MPFRNumber) -> MPFRNumber {
+        let recipe = recipe.flatMap { a in other.recipe.flatMap { b in RealExpression(.binary(op, a, b)) } }
+        return .make(recipe: recipe) { r, mode in _ = Self.function(op)(r, raw, other.raw, mode) }
     }
 
-    func applying(_ op: Unary) -> MPFRNumber {
-        .make { r, mode in _ = op(r, raw, mode) }
+    func applying(_ op: RealExpression.Unary) -> MPFRNumber {
+        let recipe = recipe.flatMap { RealExpression(.unary(op, $0)) }
+        return .make(recipe: recipe) { r, mode in _ = Self.function(op)(r, raw, mode) }
     }
 
-    /// Trigonometry in units where a full turn is `turn` (360 for degrees).
-    func applying(_ op: Turned, turn: UInt) -> MPFRNumber {
-        .make { r, mode in _ = op(r, raw, turn, mode) }
+    /// Trigonometry in units where a full turn is `turn` (360 for degrees), and k-th roots.
+    func applying(_ op: RealExpression.Turned, turn: UInt) -> MPFRNumber {
+        let recipe = recipe.flatMap { RealExpression(.turned(op, turn, $0)) }
+        return .make(recipe: recipe) { r, mode in _ = Self.function(op)(r, raw, turn, mode) }
     }
 
-    static let add: Binary = { mpfr_add($0, $1, $2, $3) }
-    static let subtract: Binary = { mpfr_sub($0, $1, $2, $3) }
-    static let multiply: Binary = { mpfr_mul($0, $1, $2, $3) }
-    static let divide: Binary = { mpfr_div($0, $1, $2, $3) }
-    static let fmod: Binary = { mpfr_fmod($0, $1, $2, $3) }
-    static let power: Binary = { mpfr_pow($0, $1, $2, $3) }
+    static let add = RealExpression.Binary.add
+    static let subtract = RealExpression.Binary.subtract
+    static let multiply = RealExpression.Binary.multiply
+    static let divide = RealExpression.Binary.divide
+    static let fmod = RealExpression.Binary.fmod
+    static let power = RealExpression.Binary.power
+    static let negate = RealExpression.Unary.negate
+    static let log = RealExpression.Unary.log
+    static let log10 = RealExpression.Unary.log10
+    static let exp = RealExpression.Unary.exp
+    static let sin = RealExpression.Unary.sin
+    static let cos = RealExpression.Unary.cos
+    static let tan = RealExpression.Unary.tan
+    static let asin = RealExpression.Unary.asin
+    static let acos = RealExpression.Unary.acos
+    static let atan = RealExpression.Unary.atan
+    static let sinTurn = RealExpression.Turned.sin
+    static let cosTurn = RealExpression.Turned.cos
+    static let tanTurn = RealExpression.Turned.tan
+    static let asinTurn = RealExpression.Turned.asin
+    static let acosTurn = RealExpression.Turned.acos
+    static let atanTurn = RealExpression.Turned.atan
+    static let rootN = RealExpression.Turned.root
 
-    static let negate: Unary = { mpfr_neg($0, $1, $2) }
-    static let log: Unary = { mpfr_log($0, $1, $2) }
-    static let log10: Unary = { mpfr_log10($0, $1, $2) }
-    static let exp: Unary = { mpfr_exp($0, $1, $2) }
-    static let sin: Unary = { mpfr_sin($0, $1, $2) }
-    static let cos: Unary = { mpfr_cos($0, $1, $2) }
-    static let tan: Unary = { mpfr_tan($0, $1, $2) }
-    static let asin: Unary = { mpfr_asin($0, $1, $2) }
-    static let acos: Unary = { mpfr_acos($0, $1, $2) }
-    static let atan: Unary = { mpfr_atan($0, $1, $2) }
+    typealias BinaryFunction = (UnsafeMutablePointer<__mpfr_struct>, UnsafePointer<__mpfr_struct>, UnsafePointer<__mpfr_struct>, mpfr_rnd_t) -> Int32
+    typealias UnaryFunction = (UnsafeMutablePointer<__mpfr_struct>, UnsafePointer<__mpfr_struct>, mpfr_rnd_t) -> Int32
+    typealias TurnedFunction = (UnsafeMutablePointer<__mpfr_struct>, UnsafePointer<__mpfr_struct>, UInt, mpfr_rnd_t) -> Int32
 
-    typealias Turned = @Sendable (UnsafeMutablePointer<__mpfr_struct>, UnsafePointer<__mpfr_struct>, UInt, mpfr_rnd_t) -> Int32
-    static let sinTurn: Turned = { mpfr_sinu($0, $1, $2, $3) }
-    static let cosTurn: Turned = { mpfr_cosu($0, $1, $2, $3) }
-    static let tanTurn: Turned = { mpfr_tanu($0, $1, $2, $3) }
-    static let asinTurn: Turned = { mpfr_asinu($0, $1, $2, $3) }
-    static let acosTurn: Turned = { mpfr_acosu($0, $1, $2, $3) }
-    static let rootN: Turned = { mpfr_rootn_ui($0, $1, $2, $3) }
-    static let atanTurn: Turned = { mpfr_atanu($0, $1, $2, $3) }
+    static func function(_ op: RealExpression.Binary) -> BinaryFunction {
+        switch op {
+        case .add: mpfr_add
+        case .subtract: mpfr_sub
+        case .multiply: mpfr_mul
+        case .divide: mpfr_div
+        case .fmod: mpfr_fmod
+        case .power: mpfr_pow
+        }
+    }
+
+    static func function(_ op: RealExpression.Unary) -> UnaryFunction {
+        switch op {
+        case .negate: mpfr_neg
+        case .log: mpfr_log
+        case .log10: mpfr_log10
+        case .exp: mpfr_exp
+        case .sin: mpfr_sin
+        case .cos: mpfr_cos
+        case .tan: mpfr_tan
+        case .asin: mpfr_asin
+        case .acos: mpfr_acos
+        case .atan: mpfr_atan
+        }
+    }
+
+    static func function(_ op: RealExpression.Turned) -> TurnedFunction {
+        switch op {
+        case .sin: mpfr_sinu
+        case .cos: mpfr_cosu
+        case .tan: mpfr_tanu
+        case .asin: mpfr_asinu
+        case .acos: mpfr_acosu
+        case .atan: mpfr_atanu
+        case .root: mpfr_rootn_ui
+        }
+    }
 }

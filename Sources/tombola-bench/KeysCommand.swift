@@ -18,18 +18,53 @@ final class CalcShard: FleetShard {
     private var nextSeq: [Int] = []
     private(set) var errors: [String: Int] = [:]
     private(set) var unexpected = 0
+    /// Peers from this global index on pull digits instead of typing (issue 30's benchmark).
+    let firstPuller: Int
+    private(set) var digitsPulled = 0
+    private(set) var pullerRefusals: [String: Int] = [:]
+    /// The value a puller expands: √2 · π (inexact, so every digit is recomputed).
+    static let pullerKeys = ["2", "sqrt", "*", "pi", "="]
 
     init(loop: EventLoop, plan: PeerPlan, progress: FleetProgress, count: Int, firstGlobalIndex: Int, keysPerClient: Int,
-         interval: Duration? = nil) {
+         interval: Duration? = nil, firstPuller: Int = .max) {
         self.keysPerClient = keysPerClient
         self.interval = interval
+        self.firstPuller = firstPuller
         super.init(loop: loop, plan: plan, progress: progress, count: count, firstGlobalIndex: firstGlobalIndex)
         sentAt = [UInt64](repeating: 0, count: count)
         nextSeq = [Int](repeating: 1, count: count)
     }
 
+    private func isPuller(_ peer: WebSocketPeer) -> Bool { firstGlobalIndex + peer.index >= firstPuller }
+
     override func didOpen(_ peer: WebSocketPeer) {
+        if isPuller(peer) {
+            // A puller never finishes by itself: the run ends when the typists do.
+            progress.finished.add(1, ordering: .relaxed)
+            for (offset, key) in Self.pullerKeys.enumerated() {
+                peer.send(text: #"{"type":"key","key":"\#(key)","seq":\#(offset + 1)}"#)
+            }
+            pull(peer)
+            return
+        }
         press(peer)
+    }
+
+    /// Asks for the first 1,000 digits after the point of the puller's value.
+    private func pull(_ peer: WebSocketPeer) {
+        guard isPressing, peer.isOpen else { return }
+        peer.send(text: #"{"type":"digits","position":1,"count":1000}"#)
+    }
+
+    private func pulled(_ bytes: UnsafeRawBufferPointer, from peer: WebSocketPeer) {
+        if JSONFieldScanner.hasType("digits", in: bytes) {
+            digitsPulled += 1
+            pull(peer)
+        } else if JSONFieldScanner.hasType("error", in: bytes) {
+            // busy or rate_limited: ask again a little later
+            pullerRefusals[JSONFieldScanner.string("code", in: bytes) ?? "?", default: 0] += 1
+            loop.scheduleTimer(after: .milliseconds(20)) { self.pull(peer) }
+        }
     }
 
     private func press(_ peer: WebSocketPeer) {
@@ -43,6 +78,10 @@ final class CalcShard: FleetShard {
     override func didReceive(_ bytes: UnsafeRawBufferPointer, from peer: WebSocketPeer, at receivedAt: Double) {
         let now = MonotonicClock.nanoseconds()
         let index = peer.index
+        if isPuller(peer) {
+            pulled(bytes, from: peer)
+            return
+        }
         if JSONFieldScanner.hasType("error", in: bytes) {
             errors[JSONFieldScanner.string("code", in: bytes) ?? "?", default: 0] += 1
         }
@@ -66,6 +105,7 @@ final class CalcShard: FleetShard {
     }
 
     override func didClose(_ peer: WebSocketPeer, reason: PeerCloseReason) {
+        if isPuller(peer) { return }
         // A session that ends early will never finish: count it so the run does not wait for it.
         if nextSeq[peer.index] <= keysPerClient {
             nextSeq[peer.index] = keysPerClient + 1
@@ -79,6 +119,9 @@ struct KeysCommand {
     static let usage = """
         tombola-bench keys --clients N --keys K [--url http://127.0.0.1:8080] [--path /ws/calc]
                            [--interval-ms MS] [--threads T] [--timeout SECONDS] [--deflate]
+                           [--digits-pullers P]
+        --digits-pullers P: P more sessions each pull the first 1,000 digits of √2·π again and
+        again while the others type (the keys are timed; the pulls are counted).
         """
 
     var target: BenchTarget
@@ -89,6 +132,7 @@ struct KeysCommand {
     var timeout: Int
     var deflate: Bool
     var intervalMilliseconds: Int
+    var pullers: Int
 
     init(_ arguments: [String]) throws(BenchError) {
         var args = try Arguments(arguments, switches: ["deflate"])
@@ -100,6 +144,7 @@ struct KeysCommand {
         timeout = try args.int("timeout", default: 120, range: 1...3600)
         deflate = args.flag("deflate")
         intervalMilliseconds = try args.int("interval-ms", default: 0, range: 0...60_000)
+        pullers = try args.int("digits-pullers", default: 0, range: 0...100)
         try args.finish()
     }
 
@@ -113,14 +158,15 @@ struct KeysCommand {
         let progress = FleetProgress()
         let keys = self.keys
         let interval: Duration? = intervalMilliseconds > 0 ? .milliseconds(intervalMilliseconds) : nil
-        let fleet = Fleet(group: group, total: clients, progress: progress) { loop, count, first in
+        let clients = self.clients
+        let fleet = Fleet(group: group, total: clients + pullers, progress: progress) { loop, count, first in
             CalcShard(loop: loop, plan: plan, progress: progress, count: count, firstGlobalIndex: first, keysPerClient: keys,
-                      interval: interval)
+                      interval: interval, firstPuller: clients)
         }
         let started = ContinuousClock.now
         fleet.begin()
         let completed = fleet.waitFor(timeout: .seconds(timeout)) {
-            progress.settled >= clients
+            progress.settled >= clients + pullers
                 && progress.finished.load(ordering: .relaxed) >= progress.opened.load(ordering: .relaxed)
         }
         let elapsed = ContinuousClock.now - started
@@ -129,6 +175,8 @@ struct KeysCommand {
         let unexpected = fleet.collect { $0.unexpected }.reduce(0, +)
         let failures = fleet.collect { $0.failureReasons }.reduce(into: [String: Int]()) { $0.merge($1, uniquingKeysWith: +) }
         let drops = fleet.collect { $0.dropReasons }.reduce(into: [String: Int]()) { $0.merge($1, uniquingKeysWith: +) }
+        let digitsPulled = fleet.collect { $0.digitsPulled }.reduce(0, +)
+        let refusals = fleet.collect { $0.pullerRefusals }.reduce(into: [String: Int]()) { $0.merge($1, uniquingKeysWith: +) }
         fleet.closeAll()
 
         var report = Report(command: "keys")
@@ -152,6 +200,10 @@ struct KeysCommand {
                    Format.msValue(histogram.count > 0 ? histogram.max : nil))
         report.row("error replies", String(errors.values.reduce(0, +)) + errors.summaryText, key: "errors", errors.jsonObject)
         report.row("unmatched replies", String(unexpected), key: "unmatched", .int(unexpected))
+        if pullers > 0 {
+            report.row("digit pullers", "\(pullers): \(digitsPulled) × 1,000 digits" + refusals.summaryText,
+                       key: "digitsPulled", .int(digitsPulled))
+        }
         return report
     }
 }

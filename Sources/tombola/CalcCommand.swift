@@ -6,12 +6,19 @@ import CalculatorEngine
 /// argument such as `99999999` or `1.5` is pressed character by character.
 /// `tombola calc --batch [--mode …] [--deg]` reads one space-separated key sequence per
 /// line from stdin, runs each on a fresh calculator and prints one display per line.
+/// `--digits N` prints the result with N digits after the point instead, every one proven
+/// (truncated, not rounded: `tombola calc --digits 30 2 sqrt` prints
+/// `1.414213562373095048801688724209`); with `--repeat` an exact result whose expansion
+/// repeats prints its period in parentheses (`tombola calc --digits 10 --repeat 1 / 7 =` prints
+/// `0.(142857)`). With `--batch`, each line gets its digits.
 /// An error prints its English message; an unknown key exits with status 2.
 enum CalcCommand {
     static func run(_ arguments: [String]) -> Int32 {
         var mode = CalculatorMode.basic
         var angle = AngleUnit.radians
         var batch = false
+        var digits: Int?
+        var markRepeat = false
         var keys: [String] = []
         var index = 0
         while index < arguments.count {
@@ -20,6 +27,14 @@ enum CalcCommand {
             case "--batch": batch = true
             case "--deg": angle = .degrees
             case "--rad": angle = .radians
+            case "--repeat": markRepeat = true
+            case "--digits":
+                index += 1
+                guard index < arguments.count, let n = Int(arguments[index]), (1...CalcDigitsText.maximumDigits).contains(n) else {
+                    printError("tombola calc: --digits takes a number of digits after the point, 1 to \(CalcDigitsText.maximumDigits)")
+                    return 2
+                }
+                digits = n
             case "--mode":
                 index += 1
                 guard index < arguments.count, let parsed = CalculatorKeyWire.mode(for: arguments[index]) else {
@@ -34,11 +49,12 @@ enum CalcCommand {
         if batch {
             while let line = readLine() {
                 let words = line.split(separator: " ").map(String.init)
-                print(evaluate(words, mode: mode, angle: angle, errorsAsCodes: true) ?? "unknown_key")
+                print(evaluate(words, mode: mode, angle: angle, errorsAsCodes: true, digits: digits, markRepeat: markRepeat)
+                      ?? "unknown_key")
             }
             return 0
         }
-        guard let output = evaluate(keys, mode: mode, angle: angle) else {
+        guard let output = evaluate(keys, mode: mode, angle: angle, digits: digits, markRepeat: markRepeat) else {
             printError("tombola calc: unknown key")
             return 2
         }
@@ -47,7 +63,10 @@ enum CalcCommand {
     }
 
     /// The final display for `words`, or nil when a word is not a key.
-    static func evaluate(_ words: [String], mode: CalculatorMode, angle: AngleUnit, errorsAsCodes: Bool = false) -> String? {
+    static func evaluate(
+        _ words: [String], mode: CalculatorMode, angle: AngleUnit, errorsAsCodes: Bool = false,
+        digits: Int? = nil, markRepeat: Bool = false
+    ) -> String? {
         var calculator = Calculator()
         _ = calculator.setMode(mode)
         _ = calculator.setAngle(angle)
@@ -57,6 +76,9 @@ enum CalcCommand {
             for key in keys { display = calculator.press(key) }
         }
         if let error = display.error { return errorsAsCodes ? error.rawValue : CalculatorKeyWire.message(for: error) }
+        if let digits, let value = calculator.value {
+            return CalcDigitsText.text(of: value, digits: digits, markRepeat: markRepeat)
+        }
         return display.display
     }
 

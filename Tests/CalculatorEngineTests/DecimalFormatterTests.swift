@@ -23,11 +23,15 @@ import Testing
     }
 
     static let values: [(String, String)] = [
-        ("1 EE 16 =", "1e+16"),
-        ("1.5 EE 16 =", "1.5e+16"),
+        ("1 EE 16 =", "10000000000000000"),
+        ("1.5 EE 16 =", "15000000000000000"),
+        ("1.5 EE 16 + 0.5 =", "1.5e+16"),
+        ("1 EE 20 - 1 =", "99999999999999999999"),
+        ("1 EE 20 =", "1e+20"),
+        ("1 EE 20 - 1 = neg", "-99999999999999999999"),
         ("2.5 EE 12 neg =", "2.5e-12"),
         ("9999999999999999 =", "9999999999999999"),
-        ("9999999999999999 + 1 =", "1e+16"),
+        ("9999999999999999 + 1 =", "10000000000000000"),
         ("1 EE 9 neg =", "0.000000001"),
         ("1 EE 10 neg =", "1e-10"),
         ("1 / 7 =", "0.1428571428571429"),
@@ -37,12 +41,25 @@ import Testing
         ("0 neg =", "0"),
         ("5 - 5 =", "0"),
         ("0.1 neg + 0.1 =", "0"),
-        ("123456789 * 1000000000 =", "1.23456789e+17"),
+        ("123456789 * 1000000000 =", "123456789000000000"),
     ]
 
     @Test(arguments: values)
     func resultsRoundTo16SignificantDigits(keys: String, expected: String) {
         #expect(KeySequence.shown(keys) == expected)
+    }
+
+    @Test(arguments: [
+        ("2 ^ 64 =", "18446744073709551616"),
+        ("20 fact", "2432902008176640000"),
+        ("21 fact", "51090942171709440000"),
+        ("22 fact", "1.124000727777608e+21"),
+        ("2 ^ 66 =", "73786976294838206464"),
+        ("2 ^ 67 =", "1.475739525896764e+20"),
+        ("2 ^ 64 = neg", "-18446744073709551616"),
+    ])
+    func integersWithinTheDigitBudgetShowEveryDigit(keys: String, expected: String) {
+        #expect(KeySequence.shown(keys, mode: .scientific) == expected)
     }
 
     @Test func neverShowsNegativeZero() {

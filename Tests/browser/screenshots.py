@@ -3,7 +3,7 @@ tests): the landing page, the keypad (390x844, 1280x800), the host and viewer
 pages (390x844) and the projector (1920x1080, rolling and revealed, plus a
 round of several named winners), each in English and Simplified Chinese.
 
-    TOMBOLA_BIN=.build/debug/tombola python3 Tests/browser/screenshots.py [landing keypad draw names event branding checkin board]
+    TOMBOLA_BIN=.build/debug/tombola python3 Tests/browser/screenshots.py [landing keypad digits draw names event branding checkin board]
 
 With section names, only those are written ("event": the states issue 19 changed — the
 armed prize while rolling, the plan in the host's bar, several winners on a phone's stage,
@@ -118,6 +118,25 @@ def keypad(server, opened):
                  "C", "2", "^", "1", "0", "=",
                  "C", "9", "9", "9", "9", "9", "9", "9", "9", "*", "9", "9", "9", "9", "9", "9", "9", "9", "="])
         shot(b, "calc-1280x800-%s" % suffix, 0.4)
+        b.find_element(By.CSS_SELECTOR, '[data-mode="basic"]').click()
+        b.wait_js("window.tombola.state.mode === 'basic'")
+        b.quit()
+
+
+def digits(server, opened):
+    """Scientific mode on a phone with a 20-digit whole number, and π scrolled to 55 digits."""
+    for lang, suffix in LANGS:
+        b = Browser(390, 844, lang); opened.append(b)
+        b.get(server.url("/calc")); wait_online(b)
+        b.find_element(By.CSS_SELECTOR, '[data-mode="scientific"]').click()
+        b.wait_js("window.tombola.state.mode === 'scientific'")
+        keys(b, ["C", "2", "^", "6", "4", "="])
+        shot(b, "calc-scientific-390x844-%s" % suffix, 0.4)
+        keys(b, ["C", "pi"])
+        for _ in range(4):
+            b.find_element(By.CSS_SELECTOR, "[data-more-digits]").click()
+        b.wait_js("window.tombola.state.digits && window.tombola.state.digits.fraction.length > 50")
+        shot(b, "calc-digits-390x844-%s" % suffix, 0.4)
         b.find_element(By.CSS_SELECTOR, '[data-mode="basic"]').click()
         b.wait_js("window.tombola.state.mode === 'basic'")
         b.quit()
@@ -448,7 +467,7 @@ def main():
     os.makedirs(OUT, exist_ok=True)
     server = ShotServer()
     opened = []
-    sections = {"landing": landing, "admin": admin, "keypad": keypad, "draw": draw_pages, "names": names_round, "event": event,
+    sections = {"landing": landing, "admin": admin, "keypad": keypad, "digits": digits, "draw": draw_pages, "names": names_round, "event": event,
                 "branding": branding, "checkin": checkin, "board": board}
     wanted = sys.argv[1:] or list(sections)
     try:

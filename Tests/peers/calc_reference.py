@@ -365,15 +365,18 @@ def is_tie(x):
     """Whether x lies exactly halfway between two 16-significant-digit values."""
     if not is_exact(x):
         x = mpf_to_fraction(x)
-    if x == 0:
-        return False
+    if x == 0 or (x.denominator == 1 and len(str(abs(x.numerator))) <= 20):
+        return False  # shown in full
     a = abs(x)
     scaled = a * Fraction(10) ** (15 - decimal_exponent(a))
     return scaled - scaled.numerator // scaled.denominator == Fraction(1, 2)
 
 
 def format_value(x):
-    """16 significant digits, a tie rounds half away from zero, plain for 1e-9 ≤ |x| < 1e16."""
+    """An exact integer of at most 20 digits in full; else 16 significant digits, a tie
+    rounds half away from zero, plain for 1e-9 ≤ |x| < 1e16."""
+    if is_exact(x) and x.denominator == 1 and len(str(abs(x.numerator))) <= 20:
+        return str(x.numerator)
     if not is_exact(x):
         x = mpf_to_fraction(x)
     if x == 0:

@@ -99,7 +99,8 @@ def gen_tie(rng):
         b_keys = list(str(b)) + ([] if a_value > 0 else ["neg"])
         tokens += [("num", b_value, b_keys), ("op", op), ("num", Fraction(1, 2), ["0", ".", "5"])]
     else:
-        tokens += [("num", a_value, a_keys), ("op", "*"), ("num", Fraction(5), ["5"])]
+        # × 0.5, not × 5: a 17-digit integer is shown in full (at most 20 digits), never a tie
+        tokens += [("num", a_value, a_keys), ("op", "*"), ("num", Fraction(1, 2), ["0", ".", "5"])]
     if rng.random() < 0.3:
         k = rng.randint(1, 30)
         tokens += [("op", "*"), ("num", Fraction(10) ** -k, ["1", "EE"] + list(str(k)) + ["neg"])]

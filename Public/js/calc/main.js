@@ -5,6 +5,7 @@ import { Socket, attachConnectionUI } from '../lib/socket.js';
 import { i18nEvents, initLanguageSwitch } from '../lib/i18n.js';
 import { CalcState } from './state.js';
 import { CalcView } from './view.js';
+import { CHUNK, MAX_POSITION, shownDecimals } from './digits.js';
 
 const SESSION_KEY = 'tombola.calc.session';
 const SEQ_KEY = 'tombola.calc.seq';
@@ -92,7 +93,12 @@ socket.addEventListener('message', ({ detail: msg }) => {
       if (resuming) { resuming = false; clearTimeout(resumeTimer); }
       state.applyDisplay(msg);
       break;
+    case 'digits':
+      state.applyDigits(msg);
+      requestDigitsIfNeeded();
+      break;
     case 'error':
+      if (state.digits && state.digits.loading && !('seq' in msg)) state.digits.loading = false;
       if (resuming && RESUME_ERRORS.has(msg.code)) {
         adoptFreshSession();
         break;
@@ -115,6 +121,36 @@ view.bindKey((key) => {
 view.bindRecall((index) => {
   socket.send({ type: 'key', key: `recall:${index}`, seq: nextSeq() });
 });
+/** Asks the server for the next digits when the display's right edge passed the known ones. */
+function requestDigitsIfNeeded() {
+  const d = state.digits;
+  if (!d || d.loading || d.status === 'undecidable' || !socket.isOpen()) return;
+  const known = d.fraction.length;
+  if (state.digitsEnd <= known || known >= MAX_POSITION) return;
+  const count = Math.min(1000, MAX_POSITION - known, Math.max(CHUNK, state.digitsEnd - known + CHUNK / 2));
+  d.loading = true;
+  socket.send({ type: 'digits', position: known + 1, count }, { queue: false });
+}
+
+/** Moves the display's right edge `step` digits (negative: back toward the display). */
+function scrollDigits(step) {
+  if (state.error || !state.received) return;
+  if (!state.digitsCurrent()) {
+    if (step <= 0) return;
+    state.digits = {
+      seq: state.seq, display: state.display, negative: state.display.startsWith('-'), integer: '', fraction: '',
+      exact: false, status: null, terminatesAt: null, repeat: null, loading: false, start: shownDecimals(state.display),
+    };
+    state.digitsEnd = state.digits.start;
+  }
+  const end = Math.min(MAX_POSITION, state.digitsEnd + step);
+  state.digitsEnd = end <= state.digits.start ? 0 : end;
+  if (state.digitsEnd === 0) state.digits = null;
+  requestDigitsIfNeeded();
+  state.changed();
+}
+
+view.bindDigits(scrollDigits);
 view.bindMode((mode) => {
   write(localStorage, MODE_KEY, mode);
   state.update({ mode });

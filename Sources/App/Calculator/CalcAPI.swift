@@ -6,7 +6,9 @@ import HTTPCore
 /// `POST /api/calc`: `{"keys":["1","+","2","="],"mode":"basic","angle":"rad"}` → the final
 /// `display` object (without `seq`) on a fresh calculator. Errors are
 /// `{"error":{"code","message"}}`: 400 `bad_json`, 400 `bad_request`, 400 `unknown_key`
-/// (with the key's `index`), 413 `too_large` past `maxKeys` keys.
+/// (with the key's `index`), 413 `too_large` past `maxKeys` keys. With
+/// `"digits":{"position":1,"count":100}` the answer also carries the result's digits
+/// (`"digits":{…}`, or `"digitsError":{"code","message"}` when there are none to give).
 enum CalcAPI {
     static let maxKeys = 10_000
 
@@ -14,6 +16,12 @@ enum CalcAPI {
         var keys: [CalculatorKey]
         var mode: CalculatorMode
         var angle: AngleUnit
+        var digits: (position: Int, count: Int)?
+
+        static func == (a: Request, b: Request) -> Bool {
+            a.keys == b.keys && a.mode == b.mode && a.angle == b.angle
+                && a.digits?.position == b.digits?.position && a.digits?.count == b.digits?.count
+        }
     }
 
     struct Failure: Error, Equatable {
@@ -36,9 +44,14 @@ enum CalcAPI {
         }
         // Up to 10,000 keys can take seconds (the expression line grows with every operator).
         service.apiQueue.async {
-            let display = evaluate(parsed)
+            var calculator = Calculator()
+            let display = evaluate(parsed, on: &calculator)
             service.countKeys(parsed.keys.count, via: .api)
-            responder.respond(json(.ok, Array(CalcFrames.display(display, seq: nil).utf8)))
+            var body = CalcFrames.display(display, seq: nil)
+            if let window = parsed.digits {
+                body = withDigits(body, CalcDigits.compute(calculator.value, position: window.position, count: window.count))
+            }
+            responder.respond(json(.ok, Array(body.utf8)))
         }
     }
 
@@ -79,11 +92,48 @@ enum CalcAPI {
             }
             angle = parsed
         }
-        return Request(keys: keys, mode: mode, angle: angle)
+        var digits: (position: Int, count: Int)?
+        if let field = json["digits"] {
+            guard case .object = field else {
+                throw Failure(error: .badRequest("\"digits\" must be an object {\"position\":1,\"count\":100}"))
+            }
+            do {
+                digits = try CalcClientMessage.digitsWindow(field)
+            } catch {
+                throw Failure(error: error.error)
+            }
+        }
+        return Request(keys: keys, mode: mode, angle: angle, digits: digits)
+    }
+
+    /// The display object with `"digits":{…}` or `"digitsError":{…}` added at its end.
+    private static func withDigits(_ display: String, _ result: Result<CalculatorDigits, CalcProtocolError>) -> String {
+        var json = JSONWriter(reservingCapacity: 256)
+        json.beginObject()
+        switch result {
+        case .success(let digits):
+            json.key("digits")
+            json.beginObject()
+            CalcDigits.write(digits, into: &json)
+            json.endObject()
+        case .failure(let error):
+            json.key("digitsError")
+            json.beginObject()
+            json.key("code"); json.string(error.code)
+            json.key("message"); json.string(error.message)
+            json.endObject()
+        }
+        json.endObject()
+        // Both are objects: join them as one ({…display…,…digits…}).
+        return String(display.dropLast()) + "," + String(json.text.dropFirst())
     }
 
     static func evaluate(_ request: Request) -> CalculatorDisplay {
         var calculator = Calculator()
+        return evaluate(request, on: &calculator)
+    }
+
+    static func evaluate(_ request: Request, on calculator: inout Calculator) -> CalculatorDisplay {
         var display = calculator.setMode(request.mode)
         display = calculator.setAngle(request.angle)
         for key in request.keys { display = calculator.press(key) }

@@ -8,6 +8,8 @@ enum CalcClientMessage: Equatable {
     case mode(CalculatorMode)
     case angle(AngleUnit)
     case resume(session: String)
+    /// Digits of the current result after the point: `count` of them from `position`.
+    case digits(position: Int, count: Int)
 
     /// Largest message the calculator reads; larger ones are answered `too_large`.
     static let maxBytes = 4096
@@ -54,8 +56,32 @@ enum CalcClientMessage: Equatable {
                 throw Failure(error: .badRequest("\"session\" must be a string"))
             }
             return .resume(session: session)
+        case "digits":
+            let (position, count) = try digitsWindow(json)
+            return .digits(position: position, count: count)
         default:
             throw Failure(error: .unknownType(type))
         }
+    }
+}
+
+extension CalcClientMessage {
+    /// `position` (default 1) and `count` of a digits request, within `CalculatorValue`'s limits.
+    static func digitsWindow(_ json: JSONValue) throws(Failure) -> (position: Int, count: Int) {
+        var position = 1
+        if let field = json["position"] {
+            guard let value = field.positiveInteger else { throw Failure(error: .badRequest("\"position\" must be a positive integer")) }
+            position = value
+        }
+        guard let count = json["count"]?.positiveInteger else {
+            throw Failure(error: .badRequest("\"count\" must be a positive integer"))
+        }
+        guard count <= CalculatorValue.maximumCount else {
+            throw Failure(error: .outOfRange("At most \(CalculatorValue.maximumCount) digits per request"))
+        }
+        guard position + count - 1 <= CalculatorValue.maximumPosition else {
+            throw Failure(error: .outOfRange("Digits go up to position \(CalculatorValue.maximumPosition) after the point"))
+        }
+        return (position, count)
     }
 }

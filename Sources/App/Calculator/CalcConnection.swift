@@ -13,6 +13,9 @@ final class CalcConnection {
     private let service: CalcService
     /// Set right after init (the store needs `self` as the owner); never nil afterwards.
     private var session: CalcSession!
+    private var digitsBudget = DigitsBudget()
+    /// Whether a digits request of this socket is being computed (one at a time).
+    private var digitsRunning = false
 
     /// Sets up `socket` (the endpoint's `accept`, on the socket's loop).
     static func accept(_ socket: WebSocketSession, service: CalcService) {
@@ -69,6 +72,35 @@ final class CalcConnection {
             session = resumed
             greet()
             if service.store.claimSweep() { service.startSweeping(on: loop) }
+        case .digits(let position, let count):
+            requestDigits(position: position, count: count)
+        }
+    }
+
+    /// Computes digits off the loop (on the service's digits queue), so keys stay fast, and
+    /// answers on the loop; one request at a time per socket, within its budget.
+    private func requestDigits(position: Int, count: Int) {
+        guard !digitsRunning else {
+            send(CalcFrames.error(.busy))
+            return
+        }
+        if let wait = digitsBudget.spend(position + count - 1, at: .now) {
+            let seconds = Int(wait.rounded(.up))
+            send(CalcFrames.error(.rateLimited("Too many digits for now; try again in \(seconds) s")))
+            return
+        }
+        digitsRunning = true
+        let (value, seq) = session.value()
+        let bound = LoopBound(self, loop: loop)
+        service.digitsQueue.async {
+            let result = CalcDigits.compute(value, position: position, count: count)
+            bound.execute { connection in
+                connection.digitsRunning = false
+                switch result {
+                case .success(let digits): connection.send(CalcDigits.frame(digits, seq: seq))
+                case .failure(let error): connection.send(CalcFrames.error(error))
+                }
+            }
         }
     }
 

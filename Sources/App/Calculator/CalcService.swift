@@ -22,6 +22,9 @@ final class CalcService: Sendable {
     /// Runs `/api/calc` evaluations one at a time, off the event loops: a long key list costs
     /// seconds, and a flood of them then takes one core, not all of them.
     let apiQueue = DispatchQueue(label: "tombola.calc.api")
+    /// Computes digits requests of `/ws/calc` one at a time, off the interactive loop (each is
+    /// bounded by `CalculatorValue.workLimit`, and each socket's by its `DigitsBudget`).
+    let digitsQueue = DispatchQueue(label: "tombola.calc.digits")
     private let wsKeys = AtomicLazyReference<MetricsCounter>()
     private let apiKeys = AtomicLazyReference<MetricsCounter>()
 

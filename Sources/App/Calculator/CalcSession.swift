@@ -51,6 +51,11 @@ final class CalcSession: Sendable {
         state.withLock { ($0.calculator.display, $0.lastSeq) }
     }
 
+    /// The value shown (nil while an error shows) and the `seq` of the last applied key.
+    func value() -> (value: CalculatorValue?, lastSeq: Int) {
+        state.withLock { ($0.calculator.value, $0.lastSeq) }
+    }
+
     /// A fresh random id (the system generator reads the kernel's CSPRNG).
     static func makeID() -> String {
         var generator = SystemRandomNumberGenerator()
