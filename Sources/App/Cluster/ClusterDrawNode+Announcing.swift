@@ -21,13 +21,24 @@ extension ClusterDrawNode: DrawAnnouncer {
         guard let lease else { return }
         let kind: String
         if stream == .latestValue {
-            kind = text.contains("\"type\":\"tick\"") ? "T" : (text.contains("\"type\":\"viewers\"") ? "V" : "L")
+            kind = text.contains("\"type\":\"viewers\"") ? "V" : "L"
         } else {
             kind = "F"
             reliableSinceSettle = true
             if text.contains("\"phase\":\"rolling\""), let room { keepRolling(room.currentDraw, lease: lease) }
         }
         publish("\(kind)\n\(runtime.instanceID)\n\(lease.token)\n\(text)")
+    }
+
+    /// A tick goes out with the draw's highest tick seq, fenced in one script: a new owner's ticks
+    /// continue above every seq announced, and a stale owner's tick reaches no other instance.
+    func announcedTick(_ text: String, seq: Int64, stream: OutboundStream) {
+        guard let lease else { return }
+        if stream == .reliable { reliableSinceSettle = true }
+        let payload = "\(stream == .latestValue ? "T" : "F")\n\(runtime.instanceID)\n\(lease.token)\n\(text)"
+        store.publishTick(seq: seq, payload: Array(payload.utf8), lease: lease) { [self] result in
+            if case .success(false) = result, self.lease?.token == lease.token { stepDown("fenced: its tick was refused") }
+        }
     }
 
     /// A round started: keep what Start froze beside the log, so that if this instance dies

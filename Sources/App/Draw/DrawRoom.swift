@@ -265,6 +265,12 @@ final class DrawRoom: @unchecked Sendable {
                 announcer.announced(text, stream: stream)
             }
             group.broadcast(text: text, stream: stream)
+        case .tick(let text, let seq, let stream):
+            if let announcer {
+                guard announcer.mayAnnounce() else { return }
+                announcer.announcedTick(text, seq: seq, stream: stream)
+            }
+            group.broadcast(text: text, stream: stream)
         case .checkKey(let key, let remote, let id):
             let verdict: DrawRoomState.KeyVerdict
             if !limiter.allows(remote) {

@@ -61,6 +61,11 @@ struct DrawRoomState {
         case remoteEntropy(String, Contribution?)
         /// Cluster mode: a new owner restored a round that was rolling: tick again.
         case resumeRolling
+        /// Cluster mode: a new owner restored a Stop its owner never revealed (`Draw.resumeStopping`),
+        /// `elapsed` after it ran: the rest of the slow-down, then the reveal.
+        case resumeStopping(elapsed: Duration)
+        /// Cluster mode: ticks carry seqs above `after`, the highest any owner of the draw announced.
+        case continueTicks(after: Int64)
         case shutdown
         /// A phone's check-in (REST), answered with `.reply(caller:)`.
         case checkinJoin(CheckinJoin, caller: UInt64)
@@ -75,6 +80,8 @@ struct DrawRoomState {
         /// A frame shared by many pages (the `state` snapshot): encoded and compressed once.
         case sendFrame(BroadcastFrame, to: UInt64)
         case broadcast(String, stream: OutboundStream)
+        /// A `tick` broadcast, with its `seq` (a cluster keeps the highest one announced).
+        case tick(String, seq: Int64, stream: OutboundStream)
         /// Check `key` for `member` and answer with `.keyChecked`.
         case checkKey(String, remote: String, member: UInt64)
         case reply(caller: UInt64, Result<CommandReply, CommandFailure>)
@@ -274,6 +281,12 @@ struct DrawRoomState {
             guard draw.phase == .rolling, motion == nil else { break }
             broadcast(Self.phaseMessage(.rolling), &actions)
             startRolling(at: time, using: &random, &actions)
+        case .resumeStopping(let elapsed):
+            guard draw.phase == .stopping, motion == nil else { break }
+            broadcast(Self.phaseMessage(.stopping), &actions)
+            slowDown(at: time, since: time.instant - max(.zero, elapsed), using: &random, &actions)
+        case .continueTicks(let after):
+            tickSeq = max(tickSeq, after)
         case .shutdown:
             motion = nil
             viewerTimerArmed = false
@@ -290,7 +303,7 @@ struct DrawRoomState {
         case .checkinJoin, .deviceLinked:
             // A join changes the snapshot once stored; a linked device only its own (see `device`).
             break
-        case .command, .timerDue, .stored, .resynchronized, .shutdown, .resumeRolling, .entrantsStored:
+        case .command, .timerDue, .stored, .resynchronized, .shutdown, .resumeRolling, .resumeStopping, .entrantsStored, .continueTicks:
             snapshots = [:]
         }
         return actions
@@ -583,12 +596,12 @@ struct DrawRoomState {
 
     private var tickInterval: Duration { .nanoseconds(1_000_000_000 / Int64(max(1, settings.tickHz))) }
 
-    private mutating func tickMessage(_ value: DrawValue, at time: Time) -> JSONValue {
+    private mutating func announceTick(_ value: DrawValue, stream: OutboundStream, at time: Time, _ actions: inout [Action]) {
         tickSeq += 1
         let message: JSONValue = .object(["type": .string("tick"), "seq": .int(tickSeq),
                                           "at": .double(time.wallMilliseconds), "value": value.json])
         lastTick = message
-        return message
+        actions.append(.tick(message.canonicalString, seq: tickSeq, stream: stream))
     }
 
     private mutating func stopMotion(_ actions: inout [Action]) {
@@ -611,7 +624,7 @@ struct DrawRoomState {
             motion = nil
             return
         }
-        broadcast(tickMessage(draw.rollingValue(using: &random), at: time), stream: .latestValue, &actions)
+        announceTick(draw.rollingValue(using: &random), stream: .latestValue, at: time, &actions)
         let interval = tickInterval
         due += interval
         if due < time.instant - interval { due = time.instant + interval }
@@ -646,6 +659,8 @@ struct DrawRoomState {
         let left = settings.slowDown - (time.instant - ranAt)
         var delays = Self.slowDownDelays(tickHz: settings.tickHz, total: max(.zero, left))[...]
         guard let delay = delays.popFirst() else {
+            // No time left (a slow store, or a new owner taking over late): it lands at once.
+            announceTick(first, stream: .reliable, at: time, &actions)
             reveal(&actions)
             return
         }
@@ -662,12 +677,12 @@ struct DrawRoomState {
             roll(at: time, using: &random, &actions)
         case .slowing(var remaining, let first):
             guard let delay = remaining.popFirst() else {
-                broadcast(tickMessage(first, at: time), stream: .reliable, &actions)
+                announceTick(first, stream: .reliable, at: time, &actions)
                 motion = nil
                 reveal(&actions)
                 return
             }
-            broadcast(tickMessage(draw.rollingValue(using: &random), at: time), stream: .latestValue, &actions)
+            announceTick(draw.rollingValue(using: &random), stream: .latestValue, at: time, &actions)
             motion = .slowing(remaining: remaining, first: first)
             actions.append(.schedule(.motion, at: time.instant + delay))
         }
