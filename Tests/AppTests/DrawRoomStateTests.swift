@@ -58,7 +58,7 @@ struct SeededGenerator: RandomNumberGenerator {
 extension DrawRoomState.Action {
     var broadcastJSON: JSONValue? {
         switch self {
-        case .broadcast(let text, _), .tick(let text, _, _): return try? JSONValue.parse(text)
+        case .broadcast(let text, _, _), .tick(let text, _, _): return try? JSONValue.parse(text)
         default: return nil
         }
     }

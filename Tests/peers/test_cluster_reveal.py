@@ -91,10 +91,11 @@ def test_a_stop_taken_as_the_owner_dies_is_revealed_live_on_every_follower(clust
             result = page.wait_for(lambda m: m.get("type") == "result" and m["round"] == round_number,
                                    timeout=10, what="result of round %d" % round_number, since=mark)
             seen_at = time.time()
-            after = page.messages[page.messages.index(result):]
-            assert {"type": "phase", "phase": "revealed"} in after, after[:5]
-            revealed = after.index({"type": "phase", "phase": "revealed"})
-            assert any(m.get("type") == "commit" and m["round"] == round_number + 1 for m in after[revealed:]), after[:6]
+            at = page.messages.index(result)
+            # Then `phase` revealed and the next commitment, in that order (they may still be on the way).
+            revealed = page.wait_for(lambda m: m == {"type": "phase", "phase": "revealed"}, what="phase revealed", since=at)
+            page.wait_for(lambda m: m.get("type") == "commit" and m["round"] == round_number + 1, what="the next commit",
+                          since=page.messages.index(revealed))
             if not shown:
                 # What a page sees without a failure: stopping, the landing tick on the first winner, the result.
                 replayed = page.messages[mark:page.messages.index(result)]

@@ -79,7 +79,8 @@ struct DrawRoomState {
         case send(String, to: UInt64)
         /// A frame shared by many pages (the `state` snapshot): encoded and compressed once.
         case sendFrame(BroadcastFrame, to: UInt64)
-        case broadcast(String, stream: OutboundStream)
+        /// `kind`: what cluster mode's fan-out must know of it (docs/CLUSTER.md, *Fan-out*).
+        case broadcast(String, stream: OutboundStream, kind: BroadcastKind = .other)
         /// A `tick` broadcast, with its `seq` (a cluster keeps the highest one announced).
         case tick(String, seq: Int64, stream: OutboundStream)
         /// Check `key` for `member` and answer with `.keyChecked`.
@@ -97,6 +98,17 @@ struct DrawRoomState {
         case cancel(Timer)
         case count(DrawMetric)
         case logError(String)
+    }
+
+    /// What a broadcast is, for those who relay it (cluster mode): a follower keeps the latest
+    /// viewer count, forgets the latest tick on `cleared`, relays check-in winners' presence, and
+    /// the owner keeps a rolling round's frozen inputs when it announces `rolling`.
+    enum BroadcastKind: Sendable, Equatable {
+        case other
+        case viewers
+        case cleared
+        case phase(DrawPhase)
+        case checkinWinners
     }
 
     /// Why a write did not happen: the protocol's code and the detail for the log.
@@ -279,11 +291,11 @@ struct DrawRoomState {
             remoteEntropy[key] = entropy
         case .resumeRolling:
             guard draw.phase == .rolling, motion == nil else { break }
-            broadcast(Self.phaseMessage(.rolling), &actions)
+            broadcastPhase(.rolling, &actions)
             startRolling(at: time, using: &random, &actions)
         case .resumeStopping(let elapsed):
             guard draw.phase == .stopping, motion == nil else { break }
-            broadcast(Self.phaseMessage(.stopping), &actions)
+            broadcastPhase(.stopping, &actions)
             slowDown(at: time, since: time.instant - max(.zero, elapsed), using: &random, &actions)
         case .continueTicks(let after):
             tickSeq = max(tickSeq, after)
@@ -419,7 +431,7 @@ struct DrawRoomState {
                 succeed(job, CommandReply(ack: ack(job)), &actions)
                 // Other draws' winners were locked in at Start: pages hear the pool they changed.
                 if let commit = draw.commit, commit.poolHash != lockedBefore { broadcast(commit.message, &actions) }
-                broadcast(Self.phaseMessage(.rolling), &actions)
+                broadcastPhase(.rolling, &actions)
                 startRolling(at: time, using: &random, &actions)
 
             case .stop:
@@ -522,13 +534,13 @@ struct DrawRoomState {
                 } else {
                     succeed(job, CommandReply(ack: ack(job)), &actions)
                 }
-                broadcast(Self.phaseMessage(.stopping), &actions)
+                broadcastPhase(.stopping, &actions)
                 slowDown(at: time, since: ranAt, using: &random, &actions)
             case .clear:
                 lastTick = nil
                 succeed(job, CommandReply(ack: ack(job)), &actions)
-                broadcast(.object(["type": .string("cleared")]), &actions)
-                broadcast(Self.phaseMessage(.idle), &actions)
+                broadcast(.object(["type": .string("cleared")]), kind: .cleared, &actions)
+                broadcastPhase(.idle, &actions)
                 // The board is empty: what is left and what the next round draws changed.
                 if let commit = draw.commit { broadcast(commit.message, &actions) }
             case .configure(_, let duplicates):
@@ -694,7 +706,7 @@ struct DrawRoomState {
         // The winners' names first, so pages show the result with them.
         announceCheckinWinners(&actions)
         if let result { broadcast(result, &actions) }
-        broadcast(Self.phaseMessage(.revealed), &actions)
+        broadcastPhase(.revealed, &actions)
         if let commit = draw.commit { broadcast(commit.message, &actions) }
         let waiters = revealWaiters
         revealWaiters = []
@@ -716,14 +728,20 @@ struct DrawRoomState {
         viewerTimerArmed = false
         guard viewerCount != announcedViewers else { return }
         announcedViewers = viewerCount
-        broadcast(.object(["type": .string("viewers"), "count": .int(Int64(viewerCount))]), stream: .latestValue, &actions)
+        broadcast(.object(["type": .string("viewers"), "count": .int(Int64(viewerCount))]), stream: .latestValue, kind: .viewers,
+                  &actions)
         scheduleViewerAnnouncement(at: time, &actions)
     }
 
     // MARK: Messages out
 
-    private func broadcast(_ message: JSONValue, stream: OutboundStream = .reliable, _ actions: inout [Action]) {
-        actions.append(.broadcast(message.canonicalString, stream: stream))
+    private func broadcast(_ message: JSONValue, stream: OutboundStream = .reliable, kind: BroadcastKind = .other,
+                           _ actions: inout [Action]) {
+        actions.append(.broadcast(message.canonicalString, stream: stream, kind: kind))
+    }
+
+    private func broadcastPhase(_ phase: DrawPhase, _ actions: inout [Action]) {
+        broadcast(Self.phaseMessage(phase), kind: .phase(phase), &actions)
     }
 
     static func errorText(_ code: String, seq: Int64?) -> String {
