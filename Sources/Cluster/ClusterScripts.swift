@@ -143,6 +143,16 @@ enum ClusterScripts {
         return 1
         """
 
+    /// KEYS: lease, fence, tickseq. ARGV: lease value, token, channel, seq, message.
+    /// Only while the caller holds the lease with a current token: raises `tickseq` to seq
+    /// (never lowers it) and publishes message on channel. → 1, or 0 when fenced.
+    static let publishTick = """
+        if redis.call('GET', KEYS[2]) ~= ARGV[2] or redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+        if tonumber(redis.call('GET', KEYS[3]) or '0') < tonumber(ARGV[4]) then redis.call('SET', KEYS[3], ARGV[4]) end
+        redis.call('PUBLISH', ARGV[3], ARGV[5])
+        return 1
+        """
+
     /// A Lua function: appends `seq\tanswer` to host client ARGV[a]'s field of the hash `acks`
     /// (ARGV[a+1] seq, ARGV[a+2] answer, ARGV[a+3] ttl in ms, ARGV[a+4] how many to keep per
     /// client), dropping the oldest, and renews the hash's expiry.

@@ -46,6 +46,10 @@ extension ClusterStore {
         await client.onLoop { done in self.publish(draw: draw, payload: payload, done) }
     }
 
+    public func publishTick(seq: Int64, payload: [UInt8], lease: OwnerLease) async -> Result<Bool, ClusterError> {
+        await client.onLoop { done in self.publishTick(seq: seq, payload: payload, lease: lease, done) }
+    }
+
     public func checkDurability(allowUnsafe: Bool = false) async -> Result<DurabilityReport, ClusterError> {
         await client.onLoop { done in self.checkDurability(allowUnsafe: allowUnsafe, done) }
     }

@@ -19,6 +19,7 @@ public final class ClusterStore: @unchecked Sendable {
     private let batchScript = RedisScript(ClusterScripts.appendBatch)
     private let setIfOwnerScript = RedisScript(ClusterScripts.setIfOwner)
     private let rememberScript = RedisScript(ClusterScripts.rememberAnswer)
+    private let publishTickScript = RedisScript(ClusterScripts.publishTick)
 
     public init(client: RedisClient) {
         self.client = client
@@ -246,6 +247,17 @@ public final class ClusterStore: @unchecked Sendable {
             completion(result.mapError(ClusterError.init).flatMap { reply in
                 reply.integer.map { .success($0) } ?? .failure(.unexpectedReply("publish: \(reply)"))
             })
+        }
+    }
+
+    /// Publishes a tick (`payload`) on the draw's channel and raises the draw's highest tick seq
+    /// to `seq`, both only while `lease` is held with a current token: a stale owner's tick
+    /// reaches nobody. Succeeds with whether it was published (false: fenced).
+    public func publishTick(seq: Int64, payload: [UInt8], lease: OwnerLease, _ completion: @escaping (Result<Bool, ClusterError>) -> Void) {
+        let keys = DrawKeys(code: lease.draw)
+        publishTickScript.run(on: client, keys: [keys.lease, keys.fence, keys.tickSeq],
+                              arguments: [bytes(lease.value), bytes(lease.token), bytes(keys.channel), bytes(seq), payload]) { result in
+            completion(result.mapError(ClusterError.init).map { $0.integer == 1 })
         }
     }
 

@@ -29,6 +29,9 @@ public struct DrawKeys: Sendable, Equatable {
     /// While a round rolls: its commitment and the contributions and audience number frozen at
     /// Start (JSON), so that a new owner carries on the same round.
     public var rolling: String { "\(tag):rolling" }
+    /// The highest tick `seq` an owner of the draw announced (an integer), written with each
+    /// tick's publication, so that a new owner's ticks continue above it.
+    public var tickSeq: String { "\(tag):tickseq" }
     /// The Pub/Sub channel the owner listens on: host commands forwarded by other instances,
     /// and their viewer counts.
     public var commands: String { "\(tag):cmd" }

@@ -341,6 +341,27 @@ public struct Draw: Sendable {
         armedPlan = nil
     }
 
+    /// After a restore (a cluster's new owner) whose records end with a Stop (a round, not a
+    /// void's replacement, then the next `commit`) that its owner never revealed: back to
+    /// stopping on that round, so the slow-down lands on it and `reveal` follows, as the old
+    /// owner would have done. Nothing is drawn or stored. `wrongPhase` unless the records end so.
+    public mutating func resumeStopping() throws(DrawError) {
+        guard phase == .revealed, let last = lastResult, last.index == recordCount - 2,
+              case .round(let round) = last.body, round.replaces == nil else { throw .wrongPhase }
+        let prizes = config.prizes
+        var prizeLeft: Int?
+        if let index = round.prizeIndex, prizes.indices.contains(index) {
+            prizeLeft = prizes[index].count - awarded(index) + round.winners.count
+        }
+        var cut: RoundPlan.Cut?
+        if case .count(let asked) = config.perStop, round.winners.count < asked {
+            cut = prizeLeft == round.winners.count ? .prize : .pool
+        }
+        armedPlan = RoundPlan(round: round.round, prize: round.prize, prizeIndex: round.prizeIndex, count: round.winners.count,
+                              perStop: config.perStop, cut: cut, prizeLeft: prizeLeft)
+        phase = .stopping
+    }
+
     /// Voids `winner` of `round` (a no-show) and draws one replacement with the pending
     /// commitment, the given contributions and a re-locked pool; commits `nextSeed`. Returns the
     /// records to store: `void`, maybe `entrants`, the replacement `round`, the next `commit`.

@@ -107,7 +107,7 @@ import TestSupport
         var due: ContinuousClock.Instant?
         func count(_ actions: [DrawRoomState.Action]) {
             for action in actions {
-                if case .broadcast(let text, _) = action, text.contains(#""type":"entrants""#) { broadcasts += 1 }
+                if case .broadcast(let text, _, _) = action, text.contains(#""type":"entrants""#) { broadcasts += 1 }
                 if case .schedule(.entrants, let at) = action { due = at }
             }
         }

@@ -57,8 +57,10 @@ struct SeededGenerator: RandomNumberGenerator {
 
 extension DrawRoomState.Action {
     var broadcastJSON: JSONValue? {
-        guard case .broadcast(let text, _) = self else { return nil }
-        return try? JSONValue.parse(text)
+        switch self {
+        case .broadcast(let text, _, _), .tick(let text, _, _): return try? JSONValue.parse(text)
+        default: return nil
+        }
     }
 
     var sent: (text: String, to: UInt64)? {

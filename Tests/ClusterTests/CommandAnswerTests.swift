@@ -65,4 +65,22 @@ import Testing
                                                 lease: lease).get()
         #expect(try await harness.store.answers(draw: lease.draw, client: "host").get() == [5: #"{"ack":1}"#])
     }
+
+    @Test func aTickRaisesTheHighestSeqOnlyForTheCurrentOwner() async throws {
+        let (server, harness, lease) = try await leasedDraw()
+        defer { harness.shutdown(); server.stop() }
+        let keys = DrawKeys(code: lease.draw)
+        #expect(try await harness.store.publishTick(seq: 41, payload: Array("T\na\n1\n{}".utf8), lease: lease).get())
+        #expect(try await harness.store.publishTick(seq: 7, payload: Array("T\na\n1\n{}".utf8), lease: lease).get())
+        #expect(await harness.client.command(["GET", keys.tickSeq]).value == .bulk(Array("41".utf8)))  // never lowered
+
+        #expect(try await harness.store.releaseLease(lease).get())
+        guard case .acquired(let newer) = try await harness.store.acquireLease(draw: lease.draw, owner: "b", ttl: .seconds(30)).get() else {
+            throw TestFailure("the released lease was not acquired")
+        }
+        #expect(try await harness.store.publishTick(seq: 90, payload: Array("T\na\n1\n{}".utf8), lease: lease).get() == false)
+        #expect(await harness.client.command(["GET", keys.tickSeq]).value == .bulk(Array("41".utf8)))  // a stale owner's is refused
+        #expect(try await harness.store.publishTick(seq: 42, payload: Array("T\nb\n2\n{}".utf8), lease: newer).get())
+        #expect(await harness.client.command(["GET", keys.tickSeq]).value == .bulk(Array("42".utf8)))
+    }
 }

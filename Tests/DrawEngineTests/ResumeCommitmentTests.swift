@@ -48,4 +48,39 @@ import Testing
         try restored.resumeCommitment(pending)
         #expect(restored.commit?.commitment == pending.commitment)
     }
+
+    @Test func aStopNobodyRevealedComesBackStoppingOnItsRoundWithItsPlan() throws {
+        var harness = try Harness(seed: 17)
+        try harness.round()
+        var original = harness.draw
+        try original.start(contributions: harness.contributions(2), at: harness.tick())
+        let plan = original.armed
+        let stored = try original.stop(at: harness.tick(), nextSeed: Seed(bytes: Array(repeating: 3, count: 32))!)
+        var restored = try Draw(config: .standard, restoring: harness.records + stored)
+        #expect(restored.phase == .revealed)
+        try restored.resumeStopping()
+        #expect(restored.phase == .stopping)
+        #expect(restored.armed == plan)
+        #expect(restored.lastResult?.hash == original.lastResult?.hash)
+        try restored.reveal()
+        #expect(restored.armed == original.nextPlan)
+    }
+
+    @Test func onlyAStopAtTheEndOfTheLogCanBeResumed() throws {
+        var harness = try Harness(seed: 19)
+        var fresh = try Draw(config: .standard, restoring: harness.records)
+        #expect(throws: DrawError.wrongPhase) { try fresh.resumeStopping() }  // no round
+        try harness.round()
+        harness.records.append(try harness.draw.clear(at: harness.tick()))
+        var cleared = try Draw(config: .standard, restoring: harness.records)
+        #expect(throws: DrawError.wrongPhase) { try cleared.resumeStopping() }  // a clear after it
+        var other = try Harness(seed: 23)
+        let drawn = try other.round()
+        try other.void(round: 1, winner: drawn[0])
+        var voided = try Draw(config: .standard, restoring: other.records)
+        #expect(throws: DrawError.wrongPhase) { try voided.resumeStopping() }  // a void's replacement shows at once
+        var twice = try Draw(config: .standard, restoring: Array(harness.records.dropLast()))
+        try twice.resumeStopping()
+        #expect(throws: DrawError.wrongPhase) { try twice.resumeStopping() }
+    }
 }

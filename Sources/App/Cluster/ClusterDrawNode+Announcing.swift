@@ -17,17 +17,31 @@ extension ClusterDrawNode: DrawAnnouncer {
         return true
     }
 
-    func announced(_ text: String, stream: OutboundStream) {
+    func announced(_ text: String, kind: DrawRoomState.BroadcastKind, stream: OutboundStream) {
         guard let lease else { return }
-        let kind: String
-        if stream == .latestValue {
-            kind = text.contains("\"type\":\"tick\"") ? "T" : (text.contains("\"type\":\"viewers\"") ? "V" : "L")
-        } else {
-            kind = "F"
-            reliableSinceSettle = true
-            if text.contains("\"phase\":\"rolling\""), let room { keepRolling(room.currentDraw, lease: lease) }
+        let wire: ClusterChannelMessage.Kind
+        switch (kind, stream) {
+        case (.viewers, _): wire = .viewers
+        case (_, .latestValue): wire = .latest
+        case (.cleared, _): wire = .cleared
+        case (.checkinWinners, _): wire = .checkinWinners
+        default: wire = .reliable
         }
-        publish("\(kind)\n\(runtime.instanceID)\n\(lease.token)\n\(text)")
+        if stream == .reliable { reliableSinceSettle = true }
+        if kind == .phase(.rolling), let room { keepRolling(room.currentDraw, lease: lease) }
+        publish(.frame(wire, instance: runtime.instanceID, token: lease.token, body: text))
+    }
+
+    /// A tick goes out with the draw's highest tick seq, fenced in one script: a new owner's ticks
+    /// continue above every seq announced, and a stale owner's tick reaches no other instance.
+    func announcedTick(_ text: String, seq: Int64, stream: OutboundStream) {
+        guard let lease else { return }
+        if stream == .reliable { reliableSinceSettle = true }
+        let message = ClusterChannelMessage.frame(stream == .latestValue ? .tick : .reliable, instance: runtime.instanceID,
+                                                  token: lease.token, body: text)
+        store.publishTick(seq: seq, payload: message.encoded, lease: lease) { [self] result in
+            if case .success(false) = result, self.lease?.token == lease.token { stepDown("fenced: its tick was refused") }
+        }
     }
 
     /// A round started: keep what Start froze beside the log, so that if this instance dies
@@ -60,18 +74,19 @@ extension ClusterDrawNode: DrawAnnouncer {
         }
         guard reliableSinceSettle, self.room === room else { return }
         reliableSinceSettle = false
-        publishSnapshot(of: room, kind: "S")
+        publishSnapshot(of: room, announcesOwner: false)
     }
 
-    func publishSnapshot(of room: DrawRoom, kind: String) {
+    func publishSnapshot(of room: DrawRoom, announcesOwner: Bool) {
         guard let lease else { return }
         publishedSeq += 1
-        let body = "\(runtime.instanceID)\n\(lease.token)\n\(publishedSeq)\n\(logEpoch) \(logOffset)\n\(room.publicStateText)"
-        store.client.send([Array("SET".utf8), Array(keys.snapshot.utf8), Array(body.utf8)]) { _ in }
-        publish("\(kind)\n" + body)
+        let snapshot = ClusterSnapshot(token: lease.token, seq: publishedSeq, epoch: logEpoch, offset: logOffset,
+                                       text: room.publicStateText)
+        store.client.send([Array("SET".utf8), Array(keys.snapshot.utf8), Array(snapshot.stored(by: runtime.instanceID).utf8)]) { _ in }
+        publish(.snapshot(snapshot, instance: runtime.instanceID, announcesOwner: announcesOwner))
     }
 
-    func publish(_ text: String) {
-        store.client.send([Array("PUBLISH".utf8), Array(keys.channel.utf8), Array(text.utf8)]) { _ in }
+    func publish(_ message: ClusterChannelMessage) {
+        store.client.send([Array("PUBLISH".utf8), Array(keys.channel.utf8), message.encoded]) { _ in }
     }
 }

@@ -50,7 +50,7 @@ extension ClusterDrawNode {
     func subscriptionsReady() {
         guard announcePending, let room, runtime.subscriber.liveChannels.contains(keys.commands) else { return }
         announcePending = false
-        publishSnapshot(of: room, kind: "R")
+        publishSnapshot(of: room, announcesOwner: true)
     }
 
     func refreshSnapshot(resend: Bool) {
@@ -79,48 +79,53 @@ extension ClusterDrawNode {
 
     /// One message from the owner's channel, in publication order.
     func fanout(_ payload: [UInt8]) {
-        let text = String(decoding: payload, as: UTF8.self)
-        let parts = text.split(separator: "\n", maxSplits: 3, omittingEmptySubsequences: false)
-        guard parts.count == 4, let token = Int64(parts[2]), parts[1] != runtime.instanceID else { return }
+        guard let message = ClusterChannelMessage.decode(payload) else { return }
+        let (instance, token): (String, Int64)
+        switch message {
+        case .frame(_, let from, let by, _): (instance, token) = (from, by)
+        case .snapshot(let snapshot, let from, _): (instance, token) = (from, snapshot.token)
+        }
+        guard instance != runtime.instanceID else { return }
         // A publication of an older owner (paused past its lease, then resumed) is dropped.
         guard token >= highestToken else { return }
         if token > highestToken { ownerChanged(to: token) }
         if let lease, token > lease.token { stepDown("a newer owner (token \(token)) publishes") }
         guard room == nil else { return }
-        let body = String(parts[3])
-        switch parts[0] {
-        case "T":
+        switch message {
+        case .frame(.tick, _, _, let body):
             lastTick = body
             group.broadcast(text: body, stream: .latestValue)
-        case "V":
+        case .frame(.viewers, _, _, let body):
             lastViewers = body
             group.broadcast(text: body, stream: .latestValue)
-        case "L":
+        case .frame(.latest, _, _, let body):
             group.broadcast(text: body, stream: .latestValue)
-        case "F":
-            if body.contains("\"type\":\"cleared\"") { lastTick = nil }
+        case .frame(.reliable, _, _, let body):
             group.broadcast(text: body, stream: .reliable)
-            if body.contains("\"type\":\"winners\"") { relayWinnerPresence() }  // ClusterDrawNode+Checkin
-        case "S", "R":
+        case .frame(.cleared, _, _, let body):
+            lastTick = nil
+            group.broadcast(text: body, stream: .reliable)
+        case .frame(.checkinWinners, _, _, let body):
+            group.broadcast(text: body, stream: .reliable)
+            relayWinnerPresence()  // ClusterDrawNode+Checkin
+        case .snapshot(let read, _, let announcesOwner):
             // The first snapshot the live channel brings: pages that got an older one (read while
             // a message could still be missed) get this one. One no newer than theirs covers the
             // gap already: from it on, the channel has brought everything.
             let lagging = pagesMayLag
             pagesMayLag = false
-            guard let read = Self.parseSnapshot(String(text.dropFirst(2))), accept(read) else { return }
+            guard accept(read) else { return }
             // A new owner: every page gets its state (what it showed may have moved on), and the
             // owner this instance's pages' entropy again: `R` goes out only once the owner's command
             // channel is live, while a tick with its token (which also told this instance of the new
             // owner) may come before it, when what was sent then could not reach it.
-            if parts[0] == "R" || lagging {
+            if announcesOwner || lagging {
                 for id in members.keys { sendSnapshot(to: id) }
             }
-            if parts[0] == "R" {
+            if announcesOwner {
                 resendEntropy()
                 resendDevices()
             }
-        default:
-            break
         }
     }
 
@@ -146,7 +151,7 @@ extension ClusterDrawNode {
 
     /// Takes a snapshot newer than the one held; checks the log up to its offset.
     @discardableResult
-    func accept(_ read: Snapshot) -> Bool {
+    func accept(_ read: ClusterSnapshot) -> Bool {
         if let snapshot, (read.token, read.seq) <= (snapshot.token, snapshot.seq) { return false }
         if read.token < highestToken { return false }
         if read.token > highestToken { ownerChanged(to: read.token) }

@@ -111,26 +111,27 @@ extension ClusterDrawNode {
         }
         logEpoch = chain.epoch
         logOffset = chain.offset
-        if resumed {
-            // Was a round rolling on this commitment? Then it carries on.
-            store.client.send(["GET", keys.rolling]) { [self] result in
-                guard self.lease?.token == lease.token, !stopped else { return }
-                var draw = draw
-                var rolling = false
-                if case .success(let reply) = result, let text = reply.string, let hint = try? JSONValue.parse(text),
-                   hint["commitment"]?.stringValue == draw.commit?.commitment, let items = hint["contributions"]?.arrayValue {
-                    let contributions = items.compactMap { $0.stringValue.flatMap(Contribution.init(hex:)) }
-                    if contributions.count == items.count,
-                       (try? draw.start(contributions: contributions, audience: hint["audience"]?.stringValue,
-                                        at: Int64(WallClock.unixMilliseconds()))) != nil {
-                        rolling = true
-                    }
-                }
-                open(draw, lease: lease)
-                if rolling { room?.apply(.resumeRolling) }
+        let rebuilt = draw
+        // What the old owner left beside the log: a round rolling or a Stop not yet revealed (the new
+        // owner carries either on), and the highest tick seq it announced (ticks continue above it).
+        store.client.send(["MGET", keys.rolling, keys.snapshot, keys.tickSeq]) { [self] result in
+            guard self.lease?.token == lease.token, !stopped else { return }
+            guard case .success(let reply) = result, let values = reply.array, values.count == 3 else {
+                DrawLog.error("cluster: instance \(runtime.instanceID) cannot read the round state of draw \(code)", code: code)
+                return stepDown("cannot read the round state", announce: false)
             }
-            return
+            var draw = rebuilt
+            let carried = resumed ? ClusterResume.resume(&draw, rolling: values[0].string, snapshot: values[1].string,
+                                                         now: Int64(WallClock.unixMilliseconds())) : nil
+            let ticks = values[2].integer ?? 0
+            if resumed { return open(draw, lease: lease, ticksAfter: ticks, carrying: carried) }
+            commitAfterTakeover(draw, lease: lease, ticksAfter: ticks)
         }
+    }
+
+    /// No seed could be taken up: commits a new one (a `restart` commit), then opens the room.
+    private func commitAfterTakeover(_ draw: Draw, lease: OwnerLease, ticksAfter ticks: Int64) {
+        var draw = draw
         var csprng = SystemRandomNumberGenerator()
         guard let record = try? draw.prepareCommitment(seed: .random(using: &csprng), at: Int64(WallClock.unixMilliseconds())) else {
             stepDown("cannot commit", announce: false)
@@ -140,7 +141,7 @@ extension ClusterDrawNode {
         append(RecordBatch(command: "takeover", records: [record], committedSeed: draw.committedSeed)) { [self] result in
             guard self.lease?.token == lease.token else { return }
             switch result {
-            case .success: open(prepared, lease: lease)
+            case .success: open(prepared, lease: lease, ticksAfter: ticks, carrying: nil)
             case .failure(let error):
                 DrawLog.error("cluster: committing after the takeover failed: \(error)", code: code)
                 stepDown("commit failed", announce: false)
@@ -148,11 +149,14 @@ extension ClusterDrawNode {
         }
     }
 
-    func open(_ draw: Draw, lease: OwnerLease) {
+    /// Opens the room on the rebuilt draw: its ticks numbered above `ticks`, and `carried` (a
+    /// round rolling or stopping when the old owner stopped) carried on live.
+    func open(_ draw: Draw, lease: OwnerLease, ticksAfter ticks: Int64, carrying carried: DrawRoomState.Event?) {
         let room = DrawRoom(code: code, draw: draw, hostKeyHash: hostKey.value, loop: loop,
                             store: ClusterRecordStore(node: self), limiter: runtime.limiter,
                             settings: runtime.roomSettings, metrics: runtime.metrics, group: group)
         room.announcer = self
+        room.apply(.continueTicks(after: ticks))
         adoptCheckin(room)
         room.connect(pastDrawLinks())
         self.room = room
@@ -178,6 +182,7 @@ extension ClusterDrawNode {
                                detail: .object(["token": .int(lease.token), "instance": .string(runtime.instanceID)])))
         announcePending = true
         subscriptionsReady()
+        if let carried { room.apply(carried) }
         let waiting = waitingForRoom
         waitingForRoom = []
         for run in waiting { run() }

@@ -47,15 +47,6 @@ final class ClusterDrawNode: DrawChannel, @unchecked Sendable {
         var device: String? = nil
     }
 
-    /// A snapshot as published: who published it, in what order, and after which log entry.
-    struct Snapshot {
-        var token: Int64
-        var seq: Int64
-        var epoch: String
-        var offset: String
-        var text: String
-    }
-
     struct Forwarded {
         let completion: @Sendable (Result<CommandReply, CommandFailure>) -> Void
         let timer: ScheduledTimer
@@ -89,7 +80,7 @@ final class ClusterDrawNode: DrawChannel, @unchecked Sendable {
     /// Pages may have missed a message published before the channel was live (and after the
     /// snapshot they got): the next snapshot the channel brings goes to every page.
     var pagesMayLag = false
-    var snapshot: Snapshot?
+    var snapshot: ClusterSnapshot?
     var highestToken: Int64 = 0
     var lastTick: String?
     var lastViewers: String?
@@ -309,13 +300,9 @@ final class ClusterDrawNode: DrawChannel, @unchecked Sendable {
 
     static let roleHost = JSONValue.object(["type": .string("role"), "role": .string("host")]).canonicalString
 
-    /// `"<instance>\n<token>\n<seq>\n<epoch> <offset>\n<state>"`.
-    static func parseSnapshot(_ text: String) -> Snapshot? {
-        let parts = text.split(separator: "\n", maxSplits: 4, omittingEmptySubsequences: false)
-        guard parts.count == 5, let token = Int64(parts[1]), let seq = Int64(parts[2]) else { return nil }
-        let position = parts[3].split(separator: " ", omittingEmptySubsequences: false)
-        guard position.count == 2 else { return nil }
-        return Snapshot(token: token, seq: seq, epoch: String(position[0]), offset: String(position[1]), text: String(parts[4]))
+    /// A snapshot as `{d:CODE}:snap` holds it (`ClusterSnapshot.stored(by:)`).
+    static func parseSnapshot(_ text: String) -> ClusterSnapshot? {
+        ClusterSnapshot.parse(text[...])?.0
     }
 
     /// A host command as the JSON `DrawMessageParser.command` reads back.

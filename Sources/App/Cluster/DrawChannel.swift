@@ -45,7 +45,9 @@ protocol DrawAnnouncer: AnyObject {
     /// Whether the room may still announce: its owner lease holds.
     func mayAnnounce() -> Bool
     /// A broadcast the room is making to this instance's pages: forward it to the others.
-    func announced(_ text: String, stream: OutboundStream)
+    func announced(_ text: String, kind: DrawRoomState.BroadcastKind, stream: OutboundStream)
+    /// A `tick` (numbered `seq`) the room is making to this instance's pages.
+    func announcedTick(_ text: String, seq: Int64, stream: OutboundStream)
     /// One event's actions are performed (a fresh snapshot is due if anything reliable went out).
     func settled(_ room: DrawRoom)
 }

@@ -288,10 +288,16 @@ final class DrawRoom: @unchecked Sendable {
             handles[id]?.send(text: text)
         case .sendFrame(let frame, let id):
             handles[id]?.send(frame, stream: .reliable)
-        case .broadcast(let text, let stream):
+        case .broadcast(let text, let stream, let kind):
             if let announcer {
                 guard announcer.mayAnnounce() else { return }
-                announcer.announced(text, stream: stream)
+                announcer.announced(text, kind: kind, stream: stream)
+            }
+            group.broadcast(text: text, stream: stream)
+        case .tick(let text, let seq, let stream):
+            if let announcer {
+                guard announcer.mayAnnounce() else { return }
+                announcer.announcedTick(text, seq: seq, stream: stream)
             }
             group.broadcast(text: text, stream: stream)
         case .checkKey(let key, let remote, let id):

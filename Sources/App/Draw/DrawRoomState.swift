@@ -61,6 +61,11 @@ struct DrawRoomState {
         case remoteEntropy(String, Contribution?)
         /// Cluster mode: a new owner restored a round that was rolling: tick again.
         case resumeRolling
+        /// Cluster mode: a new owner restored a Stop its owner never revealed (`Draw.resumeStopping`),
+        /// `elapsed` after it ran: the rest of the slow-down, then the reveal.
+        case resumeStopping(elapsed: Duration)
+        /// Cluster mode: ticks carry seqs above `after`, the highest any owner of the draw announced.
+        case continueTicks(after: Int64)
         case shutdown
         /// A phone's check-in (REST), answered with `.reply(caller:)`.
         case checkinJoin(CheckinJoin, caller: UInt64)
@@ -74,7 +79,10 @@ struct DrawRoomState {
         case send(String, to: UInt64)
         /// A frame shared by many pages (the `state` snapshot): encoded and compressed once.
         case sendFrame(BroadcastFrame, to: UInt64)
-        case broadcast(String, stream: OutboundStream)
+        /// `kind`: what cluster mode's fan-out must know of it (docs/CLUSTER.md, *Fan-out*).
+        case broadcast(String, stream: OutboundStream, kind: BroadcastKind = .other)
+        /// A `tick` broadcast, with its `seq` (a cluster keeps the highest one announced).
+        case tick(String, seq: Int64, stream: OutboundStream)
         /// Check `key` for `member` and answer with `.keyChecked`.
         case checkKey(String, remote: String, member: UInt64)
         case reply(caller: UInt64, Result<CommandReply, CommandFailure>)
@@ -90,6 +98,17 @@ struct DrawRoomState {
         case cancel(Timer)
         case count(DrawMetric)
         case logError(String)
+    }
+
+    /// What a broadcast is, for those who relay it (cluster mode): a follower keeps the latest
+    /// viewer count, forgets the latest tick on `cleared`, relays check-in winners' presence, and
+    /// the owner keeps a rolling round's frozen inputs when it announces `rolling`.
+    enum BroadcastKind: Sendable, Equatable {
+        case other
+        case viewers
+        case cleared
+        case phase(DrawPhase)
+        case checkinWinners
     }
 
     /// Why a write did not happen: the protocol's code and the detail for the log.
@@ -281,8 +300,14 @@ struct DrawRoomState {
             remoteEntropy[key] = entropy
         case .resumeRolling:
             guard draw.phase == .rolling, motion == nil else { break }
-            broadcast(Self.phaseMessage(.rolling), &actions)
+            broadcastPhase(.rolling, &actions)
             startRolling(at: time, using: &random, &actions)
+        case .resumeStopping(let elapsed):
+            guard draw.phase == .stopping, motion == nil else { break }
+            broadcastPhase(.stopping, &actions)
+            slowDown(at: time, since: time.instant - max(.zero, elapsed), using: &random, &actions)
+        case .continueTicks(let after):
+            tickSeq = max(tickSeq, after)
         case .shutdown:
             motion = nil
             viewerTimerArmed = false
@@ -299,7 +324,7 @@ struct DrawRoomState {
         case .checkinJoin, .deviceLinked:
             // A join changes the snapshot once stored; a linked device only its own (see `device`).
             break
-        case .command, .timerDue, .stored, .resynchronized, .shutdown, .resumeRolling, .entrantsStored:
+        case .command, .timerDue, .stored, .resynchronized, .shutdown, .resumeRolling, .resumeStopping, .entrantsStored, .continueTicks:
             snapshots = [:]
         }
         return actions
@@ -421,7 +446,7 @@ struct DrawRoomState {
                 succeed(job, CommandReply(ack: ack(job)), &actions)
                 // Other draws' winners were locked in at Start: pages hear the pool they changed.
                 if let commit = draw.commit, commit.poolHash != lockedBefore { broadcast(commit.message, &actions) }
-                broadcast(Self.phaseMessage(.rolling), &actions)
+                broadcastPhase(.rolling, &actions)
                 startRolling(at: time, using: &random, &actions)
 
             case .stop:
@@ -524,13 +549,13 @@ struct DrawRoomState {
                 } else {
                     succeed(job, CommandReply(ack: ack(job)), &actions)
                 }
-                broadcast(Self.phaseMessage(.stopping), &actions)
+                broadcastPhase(.stopping, &actions)
                 slowDown(at: time, since: ranAt, using: &random, &actions)
             case .clear:
                 lastTick = nil
                 succeed(job, CommandReply(ack: ack(job)), &actions)
-                broadcast(.object(["type": .string("cleared")]), &actions)
-                broadcast(Self.phaseMessage(.idle), &actions)
+                broadcast(.object(["type": .string("cleared")]), kind: .cleared, &actions)
+                broadcastPhase(.idle, &actions)
                 // The board is empty: what is left and what the next round draws changed.
                 if let commit = draw.commit { broadcast(commit.message, &actions) }
             case .configure(_, let duplicates):
@@ -598,10 +623,12 @@ struct DrawRoomState {
 
     private var tickInterval: Duration { .nanoseconds(1_000_000_000 / Int64(max(1, settings.tickHz))) }
 
-    /// A tick; during the slow-down with `landing` (docs/PROTOCOL.md, "Rolling and Stop"): the
-    /// first winner and how far the slow-down has come, so every page lands it the same way.
-    private mutating func tickMessage(_ value: DrawValue, at time: Time,
-                                      landing: (first: DrawValue, step: Int, steps: Int)? = nil) -> JSONValue {
+    /// A tick, handed out as `.tick` with its `seq`; during the slow-down with `landing`
+    /// (docs/PROTOCOL.md, "Rolling and Stop"): the first winner and how far the slow-down has
+    /// come, so every page lands it the same way.
+    private mutating func announceTick(_ value: DrawValue, stream: OutboundStream, at time: Time,
+                                       landing: (first: DrawValue, step: Int, steps: Int)? = nil,
+                                       _ actions: inout [Action]) {
         tickSeq += 1
         var members: [String: JSONValue] = ["type": .string("tick"), "seq": .int(tickSeq),
                                             "at": .double(time.wallMilliseconds), "value": value.json]
@@ -615,7 +642,7 @@ struct DrawRoomState {
         }
         let message: JSONValue = .object(members)
         lastTick = message
-        return message
+        actions.append(.tick(message.canonicalString, seq: tickSeq, stream: stream))
     }
 
     private mutating func stopMotion(_ actions: inout [Action]) {
@@ -638,7 +665,7 @@ struct DrawRoomState {
             motion = nil
             return
         }
-        broadcast(tickMessage(draw.rollingValue(using: &random), at: time), stream: .latestValue, &actions)
+        announceTick(draw.rollingValue(using: &random), stream: .latestValue, at: time, &actions)
         let interval = tickInterval
         due += interval
         if due < time.instant - interval { due = time.instant + interval }
@@ -673,6 +700,8 @@ struct DrawRoomState {
         let left = settings.slowDown - (time.instant - ranAt)
         var delays = Self.slowDownDelays(tickHz: settings.tickHz, total: max(.zero, left))[...]
         guard let delay = delays.popFirst() else {
+            // No time left (a slow store, or a new owner taking over late): it lands at once.
+            announceTick(first, stream: .reliable, at: time, landing: (first, 1, 1), &actions)
             reveal(&actions)
             return
         }
@@ -689,13 +718,13 @@ struct DrawRoomState {
             roll(at: time, using: &random, &actions)
         case .slowing(var remaining, let first, let step, let steps):
             guard let delay = remaining.popFirst() else {
-                broadcast(tickMessage(first, at: time, landing: (first, steps, steps)), stream: .reliable, &actions)
+                announceTick(first, stream: .reliable, at: time, landing: (first, steps, steps), &actions)
                 motion = nil
                 reveal(&actions)
                 return
             }
-            broadcast(tickMessage(draw.rollingValue(using: &random), at: time, landing: (first, step + 1, steps)),
-                      stream: .latestValue, &actions)
+            announceTick(draw.rollingValue(using: &random), stream: .latestValue, at: time,
+                         landing: (first, step + 1, steps), &actions)
             motion = .slowing(remaining: remaining, first: first, step: step + 1, steps: steps)
             actions.append(.schedule(.motion, at: time.instant + delay))
         }
@@ -707,7 +736,7 @@ struct DrawRoomState {
         // The winners' names first, so pages show the result with them.
         announceCheckinWinners(&actions)
         if let result { broadcast(result, &actions) }
-        broadcast(Self.phaseMessage(.revealed), &actions)
+        broadcastPhase(.revealed, &actions)
         if let commit = draw.commit { broadcast(commit.message, &actions) }
         let waiters = revealWaiters
         revealWaiters = []
@@ -729,14 +758,20 @@ struct DrawRoomState {
         viewerTimerArmed = false
         guard viewerCount != announcedViewers else { return }
         announcedViewers = viewerCount
-        broadcast(.object(["type": .string("viewers"), "count": .int(Int64(viewerCount))]), stream: .latestValue, &actions)
+        broadcast(.object(["type": .string("viewers"), "count": .int(Int64(viewerCount))]), stream: .latestValue, kind: .viewers,
+                  &actions)
         scheduleViewerAnnouncement(at: time, &actions)
     }
 
     // MARK: Messages out
 
-    private func broadcast(_ message: JSONValue, stream: OutboundStream = .reliable, _ actions: inout [Action]) {
-        actions.append(.broadcast(message.canonicalString, stream: stream))
+    private func broadcast(_ message: JSONValue, stream: OutboundStream = .reliable, kind: BroadcastKind = .other,
+                           _ actions: inout [Action]) {
+        actions.append(.broadcast(message.canonicalString, stream: stream, kind: kind))
+    }
+
+    private func broadcastPhase(_ phase: DrawPhase, _ actions: inout [Action]) {
+        broadcast(Self.phaseMessage(phase), kind: .phase(phase), &actions)
     }
 
     static func errorText(_ code: String, seq: Int64?) -> String {

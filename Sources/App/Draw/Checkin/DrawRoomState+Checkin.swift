@@ -345,7 +345,7 @@ extension DrawRoomState {
             for id in ids { if let name = checkin.entry(id: id)?.name { names[id] = .string(name) } }
         }
         actions.append(.broadcast(JSONValue.object(["type": .string("winners"), "round": .int(Int64(round.round)),
-                                                    "names": .object(names)]).canonicalString, stream: .reliable))
+                                                    "names": .object(names)]).canonicalString, stream: .reliable, kind: .checkinWinners))
         guard let presence = winnerPresenceMessage else { return }
         let text = presence.canonicalString
         for (member, info) in members where info.isHost { actions.append(.send(text, to: member)) }

@@ -1,0 +1,38 @@
+import DrawEngine
+import JSON
+
+/// What a new owner carries on, decided from what the old owner left in Redis beside the
+/// log (docs/CLUSTER.md, *Takeover*). Pure: the draw as rebuilt from the log (with its
+/// commitment resumed), the `{d:CODE}:rolling` and `{d:CODE}:snap` texts and the time are
+/// passed in; the decision comes out.
+enum ClusterResume {
+    /// Puts `draw` back in the phase the old owner left it in, and returns the event the new
+    /// room then gets: `.resumeRolling` (a round was rolling: it rolls on with the inputs frozen
+    /// at its Start), `.resumeStopping` (a Stop was stored but its round never revealed: the
+    /// rest of its slow-down, then the reveal), or nil (nothing was under way).
+    /// `now`: wall clock, Unix milliseconds.
+    static func resume(_ draw: inout Draw, rolling: String?, snapshot: String?, now: Int64) -> DrawRoomState.Event? {
+        if let hint = rolling.flatMap({ try? JSONValue.parse($0) }), hint["commitment"]?.stringValue == draw.commit?.commitment,
+           let items = hint["contributions"]?.arrayValue {
+            let contributions = items.compactMap { $0.stringValue.flatMap(Contribution.init(hex:)) }
+            if contributions.count == items.count,
+               (try? draw.start(contributions: contributions, audience: hint["audience"]?.stringValue, at: now)) != nil {
+                return .resumeRolling
+            }
+        }
+        guard let stopped = draw.lastResult, !revealed(stopped, snapshot: snapshot),
+              (try? draw.resumeStopping()) != nil else { return nil }
+        return .resumeStopping(elapsed: .milliseconds(max(0, now - stopped.at)))
+    }
+
+    /// Whether the pages were shown `round`'s reveal: the old owner's latest snapshot (what it
+    /// stored after its last announcement) is idle or revealed past that round. No readable
+    /// snapshot: not shown (showing a landing again costs a second and a half; never showing
+    /// one freezes the stage).
+    static func revealed(_ round: DrawRecord, snapshot: String?) -> Bool {
+        guard case .round(let drawn) = round.body, let text = snapshot,
+              let state = ClusterDrawNode.parseSnapshot(text).flatMap({ try? JSONValue.parse($0.text) }),
+              let phase = state["phase"]?.stringValue, let next = state["round"]?.intValue else { return false }
+        return (phase == DrawPhase.revealed.rawValue || phase == DrawPhase.idle.rawValue) && next > Int64(drawn.round)
+    }
+}
