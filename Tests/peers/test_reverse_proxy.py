@@ -10,6 +10,7 @@
 - deploy/caddy/Caddyfile runs under Debian's caddy (plain HTTP address swapped in).
 Phones are told apart by their loopback source address (127.0.0.2, 127.0.0.3, …).
 """
+import base64
 import http.client
 import json
 import os
@@ -21,11 +22,13 @@ import ssl
 import subprocess
 import tempfile
 import time
+import zlib
 
 import pytest
 from websockets.sync.client import connect
 
 from abuse_support import ROOT, Tombola, eventually, free_port
+from test_cluster import Balancer
 
 NGINX = shutil.which("nginx") or "/usr/sbin/nginx"
 CADDY = shutil.which("caddy") or "/usr/bin/caddy"
@@ -220,7 +223,21 @@ class Client:
         ws_scheme = "wss" if self.scheme == "https" else "ws"
         options.setdefault("open_timeout", 10)
         if self.scheme == "https":
-            options["ssl"] = self.context
+            # TLS 1.2 for this client only. websockets' sync client reads its socket on a thread
+            # of its own from the moment it connects, while the caller's thread writes the
+            # opening handshake: two threads on one OpenSSL connection, which OpenSSL does not
+            # allow. Under TLS 1.3 the server's session tickets arrive just after the TLS
+            # handshake, the reader is inside SSL_read for them when the writer sends the
+            # request, and about 1 connection in 15 never sends it (a capture shows the tickets,
+            # the client's ACK, then nothing; nginx and tombola saw no request). This was the
+            # "first WebSocket through nginx times out" flake. TLS 1.2 sends its ticket inside
+            # the handshake, so nothing is read after it. The proxy's TLS 1.3 stays covered by
+            # the single-threaded upgrade storm below.
+            context = ssl.create_default_context()
+            context.check_hostname = False
+            context.verify_mode = ssl.CERT_NONE
+            context.maximum_version = ssl.TLSVersion.TLSv1_2
+            options["ssl"] = context
         return connect("%s://127.0.0.1:%d%s" % (ws_scheme, self.port, path), source_address=(self.source, 0),
                        origin="%s://127.0.0.1:%d" % (self.scheme, self.port), **options)
 
@@ -307,29 +324,167 @@ def test_deploy_nginx_conf_serves_pages_websockets_calculator_and_rest_with_real
         server.stop()
 
 
+STORM_COUNT = 2000 if os.environ.get("CI") == "true" else 300
+
+
+def upgrade_storm(scheme, port, count, origin_port=None):
+    """`count` times what a phone does when it opens a page: the page and two REST calls on
+    one kept-alive connection to the proxy (the proxy reuses its upstream connections), then
+    a WebSocket on a new connection, read up to its first message (the calculator's `hello`),
+    then dropped. One thread and plain sockets (TLS 1.3 where the proxy offers it), so the
+    client itself cannot lose a request. Returns the failures, each as (iteration, what)."""
+    context = ssl.create_default_context()
+    context.check_hostname = False
+    context.verify_mode = ssl.CERT_NONE
+
+    def open_socket():
+        raw = socket.create_connection(("127.0.0.1", port), timeout=10, source_address=("127.0.0.2", 0))
+        return context.wrap_socket(raw) if scheme == "https" else raw
+
+    def page_connection():
+        if scheme == "https":
+            return http.client.HTTPSConnection("127.0.0.1", port, timeout=10, context=context, source_address=("127.0.0.2", 0))
+        return http.client.HTTPConnection("127.0.0.1", port, timeout=10, source_address=("127.0.0.2", 0))
+
+    def read_exactly(sock, count):
+        data = b""
+        while len(data) < count:
+            chunk = sock.recv(count - len(data))
+            if not chunk:
+                raise EOFError("closed after %d of %d bytes" % (len(data), count))
+            data += chunk
+        return data
+
+    origin = "%s://127.0.0.1:%d" % (scheme, origin_port or port)
+    pages = page_connection()
+    failures = []
+    for iteration in range(count):
+        stage = "page"
+        try:
+            for method, path, body in (("GET", "/calc", None), ("GET", "/api/info", None),
+                                       ("POST", "/api/calc", '{"keys":["1","+","2","="]}')):
+                pages.request(method, path, body=body, headers={"Content-Type": "application/json"} if body else {})
+                response = pages.getresponse()
+                response.read()
+                assert response.status == 200, (path, response.status)
+                if response.getheader("Connection", "").lower() == "close":
+                    pages.close()
+                    pages = page_connection()
+            stage = "upgrade"
+            sock = open_socket()
+            try:
+                key = base64.b64encode(os.urandom(16)).decode()
+                sock.sendall(("GET /ws/calc HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                              "Sec-WebSocket-Key: %s\r\nSec-WebSocket-Version: 13\r\nOrigin: %s\r\n"
+                              "Sec-WebSocket-Extensions: permessage-deflate; client_max_window_bits\r\n\r\n"
+                              % (port, key, origin)).encode())
+                head = b""
+                while b"\r\n\r\n" not in head:
+                    head += read_exactly(sock, 1)
+                assert head.startswith(b"HTTP/1.1 101 "), head[:200]
+                stage = "first message"
+                first, second = read_exactly(sock, 2)
+                length = second & 0x7F
+                if length == 126:
+                    length = int.from_bytes(read_exactly(sock, 2), "big")
+                elif length == 127:
+                    length = int.from_bytes(read_exactly(sock, 8), "big")
+                payload = read_exactly(sock, length)
+                assert first & 0x0F == 1, "opcode %d" % (first & 0x0F)
+                if first & 0x40:  # RSV1: permessage-deflate (RFC 7692 §7.2.2)
+                    payload = zlib.decompressobj(-zlib.MAX_WBITS).decompress(payload + b"\x00\x00\xff\xff")
+                assert json.loads(payload)["type"] == "hello", payload[:200]
+                # A masked close frame (RFC 6455 §5.5.1), then drop the connection as a tab does.
+                sock.sendall(bytes([0x88, 0x82, 0, 0, 0, 0, 0x03, 0xE8]))
+            finally:
+                sock.close()
+        except Exception as error:  # noqa: BLE001 (each failure is reported with its iteration)
+            failures.append((iteration, "%s: %r" % (stage, error)))
+            pages.close()
+            pages = page_connection()
+            if len(failures) >= 5:
+                break
+    pages.close()
+    return failures
+
+
+def test_deploy_nginx_conf_upgrades_after_page_loads_on_reused_upstream_connections():
+    server = Tombola("--trusted-proxy", "127.0.0.1")
+    nginx = None
+    try:
+        nginx = Nginx(server.port)
+        assert upgrade_storm("https", nginx.https_port, STORM_COUNT) == []
+    finally:
+        if nginx:
+            nginx.stop()
+        server.stop()
+
+
 # --- Caddy ------------------------------------------------------------------------------
+
+class Caddy:
+    """deploy/caddy/Caddyfile under Debian's caddy, its site address swapped for plain HTTP
+    on a free loopback port."""
+
+    def __init__(self, upstream_port):
+        self.dir = tempfile.mkdtemp(prefix="tombola-caddy-")
+        self.port = free_port()
+        with open(os.path.join(ROOT, "deploy", "caddy", "Caddyfile")) as f:
+            site = f.read()
+        site, count = re.subn(r"^raffle\.example\.org \{", "http://127.0.0.1:%d {" % self.port, site, flags=re.M)
+        assert count == 1
+        site, count = re.subn(r"reverse_proxy 127\.0\.0\.1:8080", "reverse_proxy 127.0.0.1:%d" % upstream_port, site)
+        assert count == 1
+        config = os.path.join(self.dir, "Caddyfile")
+        with open(config, "w") as f:
+            f.write("{\n\tadmin off\n\tstorage file_system %s\n}\n\n%s" % (self.dir, site))
+        env = dict(os.environ, HOME=self.dir, XDG_DATA_HOME=self.dir, XDG_CONFIG_HOME=self.dir)
+        self.process = subprocess.Popen([CADDY, "run", "--config", config, "--adapter", "caddyfile"], env=env,
+                                        stdout=subprocess.DEVNULL, stderr=open(os.path.join(self.dir, "stderr.txt"), "wb"))
+        try:
+            wait_for_port(self.port, self.process, "caddy")
+        except BaseException:
+            self.stop()
+            raise
+
+    def stop(self):
+        stop(self.process)
+        shutil.rmtree(self.dir, ignore_errors=True)
+
 
 def test_deploy_caddyfile_serves_pages_websockets_calculator_and_rest_with_real_client_addresses():
     assert os.path.exists(CADDY), "caddy is missing (scripts/test installs it)"
     server = Tombola("--trusted-proxy", "127.0.0.1", "--access-log")
-    directory = tempfile.mkdtemp(prefix="tombola-caddy-")
-    port = free_port()
-    with open(os.path.join(ROOT, "deploy", "caddy", "Caddyfile")) as f:
-        site = f.read()
-    site, count = re.subn(r"^raffle\.example\.org \{", "http://127.0.0.1:%d {" % port, site, flags=re.M)
-    assert count == 1
-    site, count = re.subn(r"reverse_proxy 127\.0\.0\.1:8080", "reverse_proxy 127.0.0.1:%d" % server.port, site)
-    assert count == 1
-    config = os.path.join(directory, "Caddyfile")
-    with open(config, "w") as f:
-        f.write("{\n\tadmin off\n\tstorage file_system %s\n}\n\n%s" % (directory, site))
-    env = dict(os.environ, HOME=directory, XDG_DATA_HOME=directory, XDG_CONFIG_HOME=directory)
-    caddy = subprocess.Popen([CADDY, "run", "--config", config, "--adapter", "caddyfile"], env=env,
-                             stdout=subprocess.DEVNULL, stderr=open(os.path.join(directory, "stderr.txt"), "wb"))
+    caddy = None
     try:
-        wait_for_port(port, caddy, "caddy")
-        exercise_through_proxy(server, "http", port)
+        caddy = Caddy(server.port)
+        exercise_through_proxy(server, "http", caddy.port)
     finally:
-        stop(caddy)
+        if caddy:
+            caddy.stop()
         server.stop()
-        shutil.rmtree(directory, ignore_errors=True)
+
+
+def test_deploy_caddyfile_upgrades_after_page_loads_on_reused_upstream_connections():
+    server = Tombola("--trusted-proxy", "127.0.0.1")
+    caddy = None
+    try:
+        caddy = Caddy(server.port)
+        assert upgrade_storm("http", caddy.port, STORM_COUNT) == []
+    finally:
+        if caddy:
+            caddy.stop()
+        server.stop()
+
+
+def test_deploy_haproxy_cfg_upgrades_after_page_loads_on_reused_upstream_connections(tmp_path):
+    # deploy/haproxy/tombola-cluster.cfg balances three instances; here all three are one.
+    server = Tombola("--trusted-proxy", "127.0.0.1")
+    balancer = None
+    try:
+        balancer = Balancer("haproxy", [server] * 3, str(tmp_path))
+        assert upgrade_storm("http", balancer.port, STORM_COUNT) == []
+    finally:
+        if balancer:
+            balancer.stop()
+        server.stop()
