@@ -8,7 +8,8 @@ test_cluster.py: a private redis-server and `tombola --redis` instances).
   nothing; Redis down: `cluster_unavailable`, nothing written;
 - `tombola host-link CODE --redis …`: every instance refuses the old key and takes the new
   one within a deadline, and a host page with the old key becomes a viewer;
-  an `auth` right behind the upgrade is answered on the owner (issue 29);
+  a reset announced before an instance's subscriber is live is not missed; an `auth` right
+  behind the upgrade is answered on the owner (issue 29);
 - the audit log: kept in `{d:CODE}:audit`, chained, without any key.
 """
 import base64
@@ -236,6 +237,37 @@ def test_an_auth_right_behind_the_join_is_answered_on_the_owner(cluster):
     for _ in range(12):
         assert auth_in_the_handshake_packet(owner, HOST_KEY) == {"type": "role", "role": "host"}
     assert auth_in_the_handshake_packet(owner, "not-the-host-key-0123456789")["code"] == "bad_key"
+
+
+def resp(sock, *args):
+    """One command on a raw Redis connection; returns its reply's first line."""
+    sock.sendall(("*%d\r\n" % len(args) + "".join("$%d\r\n%s\r\n" % (len(a), a) for a in args)).encode())
+    reply = b""
+    while not reply.endswith(b"\r\n"):
+        reply += sock.recv(1)
+    return reply.decode().strip()
+
+
+def test_a_host_link_announced_before_the_subscriber_is_live_is_not_missed(cluster):
+    """An instance reads the draw's hash at start-up, then subscribes to `tombola:host-keys`:
+    a reset announced in between reached no one. Held open here by Redis refusing the
+    subscriber's connection (maxclients) while the instance's command connection works."""
+    with socket.create_connection(("127.0.0.1", cluster.redis.port), timeout=10) as admin:
+        assert resp(admin, "CONFIG", "SET", "maxclients", "2") == "+OK"  # this one and the instance's commands
+        instance = cluster.start(("--host-key", HOST_KEY))
+        assert clear_status(instance, HOST_KEY) == 200
+        new_key = "new-host-key-0123456789abcdef"
+        # What `tombola host-link` does (HostKeyReset), while the instance hears nothing.
+        assert resp(admin, "HSET", "{d:%s}:meta" % CODE, "hostKeyHash", hashlib.sha256(new_key.encode()).hexdigest()) == ":0"
+        assert resp(admin, "PUBLISH", "tombola:host-keys", CODE) == ":0"  # no subscriber heard it
+        assert clear_status(instance, HOST_KEY) == 200
+        assert resp(admin, "CONFIG", "SET", "maxclients", "10000") == "+OK"
+    # Once its subscriber is live, the instance reads the hash again.
+    deadline = time.time() + 20
+    while clear_status(instance, HOST_KEY) != 403:
+        assert time.time() < deadline, "the instance still takes the old key"
+        time.sleep(0.05)
+    assert clear_status(instance, new_key) == 200
 
 
 def audit_entries(redis):
