@@ -8,17 +8,23 @@ test_cluster.py: a private redis-server and `tombola --redis` instances).
   nothing; Redis down: `cluster_unavailable`, nothing written;
 - `tombola host-link CODE --redis …`: every instance refuses the old key and takes the new
   one within a deadline, and a host page with the old key becomes a viewer;
+  a reset announced before an instance's subscriber is live is not missed; an `auth` right
+  behind the upgrade is answered on the owner (issue 29);
 - the audit log: kept in `{d:CODE}:audit`, chained, without any key.
 """
+import base64
 import hashlib
 import json
+import os
 import re
+import socket
 import time
 import urllib.error
 import urllib.request
 
 from test_cluster import CODE, HOST_KEY, Page, cluster, free_port  # noqa: F401 (fixture)
 from test_host_link import host_link
+from test_websocket_peer import frame, split_frame
 
 PNG = bytes([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) + bytes([7] * 40)
 PNG2 = bytes([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) + bytes([9] * 60)
@@ -190,6 +196,78 @@ def test_host_link_in_cluster_mode_replaces_the_key_on_every_instance(cluster, t
     # Redis unreachable: exit 1 with a clear message, no link printed.
     nowhere = host_link(CODE, "--redis", "redis://127.0.0.1:%d" % free_port(), "--cluster-key", key_file)
     assert nowhere.returncode == 1 and "cannot reach Redis" in nowhere.stderr and "#key=" not in nowhere.stdout, nowhere.stderr
+
+
+def auth_in_the_handshake_packet(instance, key):
+    """A page whose `auth` arrives in the same packet as its upgrade request (as a fast phone's
+    may): the server reads both at once, so the page's join and its key check are queued together.
+    Returns the first `role` or `error` message it gets, or None if none comes (10 s without data)."""
+    with socket.create_connection(("127.0.0.1", instance.port), timeout=10) as sock:
+        upgrade = ("GET /ws/draw/%s HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                   "Sec-WebSocket-Key: %s\r\nSec-WebSocket-Version: 13\r\n\r\n"
+                   % (CODE, instance.port, base64.b64encode(os.urandom(16)).decode()))
+        sock.sendall(upgrade.encode() + frame(0x1, json.dumps({"type": "auth", "key": key}).encode()))
+        data = b""
+        while b"\r\n\r\n" not in data:
+            data += sock.recv(65536)
+        head, data = data.split(b"\r\n\r\n", 1)
+        assert head.startswith(b"HTTP/1.1 101 "), head
+        while True:
+            while (whole := split_frame(data)) is not None:
+                _, payload, data = whole
+                message = json.loads(payload) if payload.startswith(b"{") else {}
+                if message.get("type") in ("role", "error"):
+                    return message
+            try:
+                chunk = sock.recv(65536)
+            except socket.timeout:
+                return None
+            if not chunk:
+                return None
+            data += chunk
+
+
+def test_an_auth_right_behind_the_join_is_answered_on_the_owner(cluster):
+    """The owner used to hand a page's key verdict to its room at once, while the page's join
+    waited its turn on the loop: the verdict came first, found no such page and was dropped,
+    and the page was never told it is a host (the flake of the host-link test above, issue 29)."""
+    cluster.start(("--host-key", HOST_KEY))
+    owner = cluster.owner()
+    assert clear_status(owner, HOST_KEY) == 200  # answered by the room: it is open
+    for _ in range(12):
+        assert auth_in_the_handshake_packet(owner, HOST_KEY) == {"type": "role", "role": "host"}
+    assert auth_in_the_handshake_packet(owner, "not-the-host-key-0123456789")["code"] == "bad_key"
+
+
+def resp(sock, *args):
+    """One command on a raw Redis connection; returns its reply's first line."""
+    sock.sendall(("*%d\r\n" % len(args) + "".join("$%d\r\n%s\r\n" % (len(a), a) for a in args)).encode())
+    reply = b""
+    while not reply.endswith(b"\r\n"):
+        reply += sock.recv(1)
+    return reply.decode().strip()
+
+
+def test_a_host_link_announced_before_the_subscriber_is_live_is_not_missed(cluster):
+    """An instance reads the draw's hash at start-up, then subscribes to `tombola:host-keys`:
+    a reset announced in between reached no one. Held open here by Redis refusing the
+    subscriber's connection (maxclients) while the instance's command connection works."""
+    with socket.create_connection(("127.0.0.1", cluster.redis.port), timeout=10) as admin:
+        assert resp(admin, "CONFIG", "SET", "maxclients", "2") == "+OK"  # this one and the instance's commands
+        instance = cluster.start(("--host-key", HOST_KEY))
+        assert clear_status(instance, HOST_KEY) == 200
+        new_key = "new-host-key-0123456789abcdef"
+        # What `tombola host-link` does (HostKeyReset), while the instance hears nothing.
+        assert resp(admin, "HSET", "{d:%s}:meta" % CODE, "hostKeyHash", hashlib.sha256(new_key.encode()).hexdigest()) == ":0"
+        assert resp(admin, "PUBLISH", "tombola:host-keys", CODE) == ":0"  # no subscriber heard it
+        assert clear_status(instance, HOST_KEY) == 200
+        assert resp(admin, "CONFIG", "SET", "maxclients", "10000") == "+OK"
+    # Once its subscriber is live, the instance reads the hash again.
+    deadline = time.time() + 20
+    while clear_status(instance, HOST_KEY) != 403:
+        assert time.time() < deadline, "the instance still takes the old key"
+        time.sleep(0.05)
+    assert clear_status(instance, new_key) == 200
 
 
 def audit_entries(redis):

@@ -179,22 +179,26 @@ def frame(opcode, payload, fin=True, masked=True, rsv=0):
     return header + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
 
 
+def split_frame(data):
+    """The first whole (unmasked, server) frame in `data` as (opcode, payload, the rest), or None."""
+    if len(data) < 2:
+        return None
+    length, offset = data[1] & 0x7F, 2
+    if length == 126:
+        length, offset = struct.unpack("!H", data[2:4])[0], 4
+    elif length == 127:
+        length, offset = struct.unpack("!Q", data[2:10])[0], 10
+    if len(data) < offset + length:
+        return None
+    return data[0] & 0x0F, data[offset:offset + length], data[offset + length:]
+
+
 def read_close_code(sock, buffered):
     """Reads server frames until the close frame; returns its code."""
     data = buffered
     while True:
-        while len(data) >= 2:
-            opcode = data[0] & 0x0F
-            length = data[1] & 0x7F
-            offset = 2
-            if length == 126:
-                length, offset = struct.unpack("!H", data[2:4])[0], 4
-            elif length == 127:
-                length, offset = struct.unpack("!Q", data[2:10])[0], 10
-            if len(data) < offset + length:
-                break
-            payload = data[offset:offset + length]
-            data = data[offset + length:]
+        while (whole := split_frame(data)) is not None:
+            opcode, payload, data = whole
             if opcode == 0x8:
                 return struct.unpack("!H", payload[:2])[0] if len(payload) >= 2 else None
         chunk = sock.recv(65536)

@@ -167,7 +167,7 @@ extension ClusterDrawNode {
         runtime.subscriber.subscribe(keys.commands) { [weak self] payload in self?.inbound(payload) }
         for (id, member) in members {
             room.join(member.handle, remote: member.remote, device: member.device)
-            if member.isHost { loop.execute { room.apply(.keyChecked(id, .accepted)) } }
+            if member.isHost { room.keyChecked(id, .accepted) }
             if let entropy = member.entropy {
                 let hello: JSONValue = .object(["type": .string("hello"), "entropy": .string(entropy.hex),
                                                 "client": member.client.map { .string($0) } ?? .null])

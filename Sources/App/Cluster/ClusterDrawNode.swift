@@ -207,7 +207,7 @@ final class ClusterDrawNode: DrawChannel, @unchecked Sendable {
                     verdict = .refused
                 }
                 if let room {
-                    room.apply(.keyChecked(id, verdict))
+                    room.keyChecked(id, verdict)
                 } else {
                     switch verdict {
                     case .accepted:

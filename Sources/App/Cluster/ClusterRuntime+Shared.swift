@@ -5,7 +5,8 @@ import Cluster
 /// pages of.
 extension ClusterRuntime {
     /// Subscribes this instance to the shared channels (start-up, on the loop, before the
-    /// subscriber starts). After a reconnect, what may have been missed is read again.
+    /// subscriber starts). Once the channels are live, and after each reconnect, what may have
+    /// been missed is read again.
     func subscribeShared() {
         subscriber.subscribe(BrandingRecord.channel) { [self] payload in
             branding.announced(payload, runtime: self)
@@ -15,11 +16,14 @@ extension ClusterRuntime {
         }
         var connections = 0
         subscriber.onReady { [self] in
-            let reconnected = subscriber.readyCount != connections && connections != 0
+            // Also called when a channel is added; only a new connection may have missed messages.
+            guard subscriber.readyCount != connections else { return }
+            let reconnected = connections != 0
             connections = subscriber.readyCount
-            guard reconnected else { return }
-            branding.resend(to: Array(nodes.values))
+            // The first connection too: a hash read at start-up, before `tombola:host-keys` was
+            // live, misses a `tombola host-link` announced in between.
             for node in nodes.values { node.refreshHostKey() }
+            if reconnected { branding.resend(to: Array(nodes.values)) }
         }
     }
 }

@@ -9,4 +9,12 @@ extension DrawRoom {
         guard hostKeyHash.replace(with: hash) else { return }
         whenReady { [self] in apply(.hostKeyChanged) }
     }
+
+    /// Cluster mode: the node checked page `id`'s key itself (ClusterDrawNode); the room answers
+    /// it after everything queued before, so after that page's `join` (which waits for the room
+    /// the same way): applied at once, a verdict could reach the room before its page and be
+    /// dropped, the page getting neither `role` nor `bad_key`. From any thread.
+    func keyChecked(_ id: UInt64, _ verdict: DrawRoomState.KeyVerdict) {
+        whenReady { [self] in apply(.keyChecked(id, verdict)) }
+    }
 }
