@@ -1,20 +1,11 @@
 """The independent verifier published in docs/FAIRNESS.md, loaded from the document
 itself (never a copy), as the reference for the pages' recheck (verify.js)."""
 import os
-import re
-import types
+import sys
 
-_DOC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "docs", "FAIRNESS.md")
+# One loader of the script (Tests/peers/forgeries.py), shared with the peers tests.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "peers"))
+from forgeries import load_script  # noqa: E402
 
-
-def _load():
-    with open(_DOC, encoding="utf-8") as f:
-        blocks = re.findall(r"```python\n(.*?)```", f.read(), re.S)
-    assert len(blocks) == 1, "docs/FAIRNESS.md must carry exactly one python block"
-    module = types.ModuleType("fairness_script")
-    exec(compile(blocks[0], _DOC, "exec"), module.__dict__)
-    return module
-
-
-_script = _load()
+_script = load_script()
 globals().update({name: value for name, value in vars(_script).items() if not name.startswith("__")})
