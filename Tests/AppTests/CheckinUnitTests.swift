@@ -1,4 +1,5 @@
 @testable import App
+import HTTPCore
 import JSON
 import Testing
 import TestSupport
@@ -11,6 +12,23 @@ struct CheckinUnitTests {
 
     func parse(_ text: String) -> Result<(form: CheckinForm, code: String?), CheckinForm.Refusal> {
         CheckinForm.parse(try! JSONValue.parse(text), settings: Self.settings)
+    }
+
+    /// A join's Idempotency-Key (issue 33 §4): one key is always the same well-formed device token,
+    /// another key another; bad keys are refused with their own code.
+    @Test func aJoinKeyGivesOneDeviceTokenAndBadKeysAreRefused() throws {
+        let key = "0123456789abcdef0123456789abcdef"
+        let token = DeviceToken.token(forJoinKey: key)
+        #expect(DeviceToken.isWellFormed(token) && token == DeviceToken.token(forJoinKey: key))
+        #expect(token != DeviceToken.token(forJoinKey: "0123456789abcdef0123456789abcdeF"))
+        #expect(try DeviceToken.joinKey(in: ["Idempotency-Key": key]) == key)
+        #expect(try DeviceToken.joinKey(in: HTTPHeaders()) == nil)
+        var twice: HTTPHeaders = ["Idempotency-Key": key]
+        twice.add(name: "Idempotency-Key", value: key)
+        for headers in [["Idempotency-Key": "short"], ["Idempotency-Key": String(repeating: "a", count: 65)],
+                        ["Idempotency-Key": "a key with spaces 123"], ["Idempotency-Key": "\u{e9}" + key], twice] as [HTTPHeaders] {
+            #expect(throws: CommandFailure(code: "bad_idempotency_key")) { try DeviceToken.joinKey(in: headers) }
+        }
     }
 
     @Test func namesAreTrimmedAndNFCNormalisedSoOneNameIsOneName() throws {

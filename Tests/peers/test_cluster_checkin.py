@@ -15,7 +15,7 @@ from test_cluster_extras import audit_entries
 from test_fairness_script import script  # noqa: F401 (fixture)
 
 
-def call(instance, method, path, body=None, key=None, cookie=None, raw_body=None):
+def call(instance, method, path, body=None, key=None, cookie=None, raw_body=None, headers=None):
     """→ (status, parsed JSON or raw bytes, the `tombola_device` cookie it set or None)."""
     data = raw_body if raw_body is not None else (None if body is None else json.dumps(body).encode())
     req = urllib.request.Request(instance.base + "/api/draws/%s/%s" % (CODE, path), data=data, method=method)
@@ -25,6 +25,8 @@ def call(instance, method, path, body=None, key=None, cookie=None, raw_body=None
         req.add_header("Cookie", "tombola_device=" + cookie)
     if data is not None:
         req.add_header("Content-Type", "application/json")
+    for name, value in (headers or {}).items():
+        req.add_header(name, value)
     try:
         with urllib.request.urlopen(req, timeout=15) as resp:
             status, headers, raw = resp.status, resp.headers, resp.read()
@@ -40,13 +42,13 @@ def call(instance, method, path, body=None, key=None, cookie=None, raw_body=None
     return status, content, set_cookie
 
 
-def join(instance, name, ticket=None, cookie=None, code=None):
+def join(instance, name, ticket=None, cookie=None, code=None, join_key=None):
     body = {"name": name}
     if ticket is not None:
         body["fields"] = {"ticket": ticket}
     if code is not None:
         body["code"] = code
-    return call(instance, "POST", "join", body, cookie=cookie)
+    return call(instance, "POST", "join", body, cookie=cookie, headers={"Idempotency-Key": join_key} if join_key else None)
 
 
 def answered(attempt, timeout=20):
@@ -198,6 +200,9 @@ def test_checkin_on_every_instance_with_the_host_on_a_follower(cluster, script, 
     assert checkin[1]["detail"] == {"id": joined["Bo"]["id"], "reason": "left early"}
 
 
+JOIN_KEY = "cluster-join-key-0123456789"
+
+
 def test_owner_killed_after_joins_keeps_every_acknowledged_entrant(cluster):
     for _ in range(3):
         cluster.start()
@@ -222,7 +227,8 @@ def test_owner_killed_after_joins_keeps_every_acknowledged_entrant(cluster):
     cookies = {}
     for n, instance in enumerate([first, second, owner, first, second, owner, first, second]):
         current = call(first, "GET", "entries/presence", key=HOST_KEY)[1]["code"]
-        status, body, cookie = join(instance, "Zoë %d" % n, "Z%d" % n, code=current)
+        # Zoë 2's phone sends a join key (issue 33 §4) and never gets its answer: no cookie kept.
+        status, body, cookie = join(instance, "Zoë %d" % n, "Z%d" % n, code=current, join_key=JOIN_KEY if n == 2 else None)
         assert status == 201, body
         joined[body["entry"]["id"]] = body["entry"]
         cookies[body["entry"]["id"]] = cookie
@@ -281,6 +287,14 @@ def test_owner_killed_after_joins_keeps_every_acknowledged_entrant(cluster):
         assert body["error"]["entry"]["id"] == entry_id
     current = call(survivors[0], "GET", "entries/presence", key=HOST_KEY)[1]["code"]
     status, body, _ = answered(lambda: join(survivors[0], "Copy", "z3", code=current))
+    assert status == 409 and body["error"]["code"] == "duplicate_value", body
+    # Zoë 2's retry with the same key, on the new owner's cluster, gets her entry and the cookie back.
+    current = call(survivors[0], "GET", "entries/presence", key=HOST_KEY)[1]["code"]
+    status, body, cookie = answered(lambda: join(survivors[0], "Zoë 2", "Z2", code=current, join_key=JOIN_KEY))
+    assert status == 409 and body["error"]["code"] == "already_joined", body
+    assert joined[body["error"]["entry"]["id"]]["name"] == "Zoë 2" and cookie, body
+    current = call(survivors[1], "GET", "entries/presence", key=HOST_KEY)[1]["code"]
+    status, body, _ = answered(lambda: join(survivors[1], "Zoë 2", "Z2", code=current, join_key="other-" + JOIN_KEY))
     assert status == 409 and body["error"]["code"] == "duplicate_value", body
 
     # Closing on the new owner's follower locks the pool to all of them.

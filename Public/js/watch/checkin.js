@@ -89,12 +89,31 @@ export class JoinPanel {
   }
 }
 
+/** The join attempt's `Idempotency-Key` (128 random bits), kept until an answer arrives: a retry after
+ *  a lost answer sends the same key and gets its entry back (docs/PROTOCOL.md "Check-in"). */
+function joinKey(code) {
+  const slot = `tombola.joinKey.${code}`;
+  try {
+    let key = sessionStorage.getItem(slot);
+    if (!key) {
+      key = Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, '0')).join('');
+      sessionStorage.setItem(slot, key);
+    }
+    return { key, done: () => sessionStorage.removeItem(slot) };
+  } catch {
+    return { key: null, done: () => {} }; // storage blocked: join without a key, as before
+  }
+}
+
 /** POST /api/draws/<code>/join; resolves to { entry } or { error: { code, field, entry } }. */
 export async function join(code, body) {
+  const { key, done } = joinKey(code);
   try {
     const response = await fetch(`/api/draws/${encodeURIComponent(code)}/join`, {
-      method: 'POST', body: JSON.stringify(body), headers: { 'Content-Type': 'application/json' }, credentials: 'same-origin',
+      method: 'POST', body: JSON.stringify(body), credentials: 'same-origin',
+      headers: { 'Content-Type': 'application/json', ...(key ? { 'Idempotency-Key': key } : {}) },
     });
+    done(); // answered: the device cookie came with it, the next attempt gets a new key
     const json = await response.json().catch(() => null);
     if (response.ok) return { entry: json?.entry ?? null };
     return { error: json?.error ?? { code: 'network' } };

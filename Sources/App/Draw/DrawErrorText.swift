@@ -43,6 +43,7 @@ enum DrawErrorText {
         "entries_closed": "Entries are closed.",
         "already_joined": "This device has already entered this draw.",
         "duplicate_value": "Someone has already entered with that value.",
+        "bad_idempotency_key": "The Idempotency-Key header must be 16–64 of A–Z, a–z, 0–9, - or _, sent once.",
         "entries_full": "The draw has as many entrants as it can hold.",
         "bad_name": "Enter your name (1–60 characters, no control characters).",
         "bad_field": "A field is too long, has control characters or is not one the host asked for.",

@@ -23,6 +23,11 @@ enum DrawKeys {
             let word = generator.next() as UInt64
             for shift in stride(from: 56, through: 0, by: -8) { bits.append(UInt8(truncatingIfNeeded: word >> UInt64(shift))) }
         }
+        return base32(bits)
+    }
+
+    /// `bytes` in lower-case base32 without padding (16 bytes: 26 characters).
+    static func base32(_ bits: [UInt8]) -> String {
         var out = [UInt8]()
         var buffer = 0, count = 0
         for byte in bits {

@@ -106,12 +106,15 @@ enum CheckinAPI {
 
     private static func join(_ request: HTTPRequest, room: any CheckinChannel, responder: Responder) {
         guard request.body.count <= CheckinForm.maxBodyBytes else { return responder.respond(APIError.response("too_large")) }
+        let joinKey: String?
+        do { joinKey = try DeviceToken.joinKey(in: request.head.headers) } catch { return responder.respond(failure(error)) }
         let address = responder.remoteAddress
         let limits = room.checkinLimits
         guard limits.attempts.allows(address) else { return responder.respond(failure(CommandFailure(code: "rate_limited"))) }
         limits.attempts.recordFailure(address)  // every attempt spends: a flood from one address is slowed
         let existing = DeviceToken.token(in: request.head.headers)
-        let token = existing ?? DeviceToken.newToken()
+        // A phone without a cookie that sends a key gets the key's token: its retry is the same device.
+        let token = existing ?? joinKey.map(DeviceToken.token(forJoinKey:)) ?? DeviceToken.newToken()
         let device = DeviceToken.hash(token)
         guard let json = try? JSONValue.parse(request.body), json.objectValue != nil else {
             return responder.respond(failure(CommandFailure(code: "bad_json")))

@@ -29,6 +29,23 @@ enum DeviceToken {
 
     static func hash(_ token: String) -> String { SHA256.hexDigest(Array(token.utf8)) }
 
+    /// A join's `Idempotency-Key` header (docs/PROTOCOL.md "Check-in"): nil when absent; a key
+    /// that is not 16–64 of `A–Z a–z 0–9 - _`, or sent twice, is `bad_idempotency_key`.
+    static func joinKey(in headers: HTTPHeaders) throws(CommandFailure) -> String? {
+        let values = headers.values(for: "Idempotency-Key")
+        guard let value = values.first else { return nil }
+        let allowed = value.utf8.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 | 0x20 >= 0x61 && $0 | 0x20 <= 0x7a) || $0 == 0x2d || $0 == 0x5f }
+        guard values.count == 1, (16...64).contains(value.utf8.count), allowed else { throw CommandFailure(code: "bad_idempotency_key") }
+        return value
+    }
+
+    /// The device token a phone without a cookie gets for a join sent with `key`: the same key
+    /// always gives the same token, so a retry whose first answer was lost finds its entry again
+    /// (`already_joined`) and gets that entry's cookie back.
+    static func token(forJoinKey key: String) -> String {
+        DrawKeys.base32(Array(SHA256.hash(Array(("tombola join key\u{0}" + key).utf8)).prefix(16)))
+    }
+
     /// `Set-Cookie` for a new token; `Secure` when the page was reached over HTTPS.
     static func setCookie(_ token: String, secure: Bool) -> String {
         "\(cookieName)=\(token); Path=/; Max-Age=\(maxAgeSeconds); HttpOnly; SameSite=Lax" + (secure ? "; Secure" : "")
