@@ -5,13 +5,12 @@ screenshots.py: a draw set to mask names, revealed on the projector (1920x1080) 
     TOMBOLA_SHOTS_LOOPBACK=1 TOMBOLA_BIN=.build/debug/tombola python3 Tests/browser/screenshots_mask.py
 """
 
-import contextlib
 import json
-import shutil
+import sys
 import urllib.request
 
-from screenshots import LANGS, Browser, ShotServer, shot, wait_room
-from screenshots_stage import api
+from screenshots import LANGS, Browser, shot, wait_room
+from screenshots_stage import SECTIONS, api, main
 
 ENTRANTS = ["张三", "欧阳娜娜", "John Doe", "Nguyễn Văn Ánh", "13812345678", "李雷", "Mary Ann Smith", "13987654321"]
 
@@ -39,15 +38,8 @@ def masked(server, opened):
         shot(phone, "mask-phone-390x844-" + suffix, settle=0.5)
 
 
-def main():
-    with contextlib.ExitStack() as cleanup:
-        server = ShotServer()
-        cleanup.callback(shutil.rmtree, server.data_dir, ignore_errors=True)
-        cleanup.callback(server.stop)
-        opened = []
-        cleanup.callback(lambda: [b.quit() for b in opened])
-        masked(server, opened)
-
-
 if __name__ == "__main__":
+    # screenshots_stage's runner (server, browsers, clean-up), with this section only.
+    SECTIONS["mask"] = masked
+    sys.argv[1:] = sys.argv[1:] or ["mask"]
     main()
