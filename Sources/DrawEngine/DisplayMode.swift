@@ -13,3 +13,14 @@ public enum DisplayMode: String, Sendable, Equatable, CaseIterable {
     /// Slices a wheel shows at most; a larger list shows a window of its wheel.
     public static let wheelSlices = 200
 }
+
+/// Which entrant names the screens show masked (docs/STAGE.md, "Name masking"): display only, like
+/// `DisplayMode`. The chain, the export and verification keep the real values.
+public enum NameMask: String, Sendable, Equatable, CaseIterable {
+    /// Names as entered (the default).
+    case none
+    /// Only values that look like phone numbers: 138****5678.
+    case phones
+    /// Every name: 张*, 欧阳**, J*** D**, and phone numbers as above.
+    case names
+}

@@ -18,7 +18,7 @@ public struct DrawConfigDecodingError: Error, Equatable, Sendable {
 }
 
 extension DrawConfig {
-    /// `{"pool":…,"exclude":[…],"perStop":n|"all","repeats":b,"prizes":[{"name","count"}],"prize":n,"mode":"number"}`
+    /// `{"pool":…,"exclude":[…],"perStop":n|"all","repeats":b,"prizes":[{"name","count"}],"prize":n,"mode":"number","mask":"none"}`
     /// (docs/PROTOCOL.md). Missing or null keys take the defaults of `DrawConfig.standard`;
     /// unknown keys are ignored.
     public init(json: JSONValue) throws(DrawConfigDecodingError) {
@@ -59,7 +59,11 @@ extension DrawConfig {
                                     key: try reader.optional(link, "key") { (v, r) throws(DrawConfigDecodingError) in try r.string(v) })
                 }
             } ?? [],
-            mode: try reader.optional(members, "mode") { (value, reader) throws(DrawConfigDecodingError) in try reader.mode(value) } ?? .number)
+            mode: try reader.optional(members, "mode") { (value, reader) throws(DrawConfigDecodingError) in try reader.mode(value) } ?? .number,
+            mask: try reader.optional(members, "mask") { (value, reader) throws(DrawConfigDecodingError) in
+                guard let mask = NameMask(rawValue: try reader.string(value)) else { throw reader.failure() }
+                return mask
+            } ?? NameMask.none)
     }
 
     /// The settings with every key, as stored and as `state.config` carries them (canonical
@@ -100,6 +104,7 @@ extension DrawConfig {
         if !excludeWinnersOf.isEmpty { members["excludeWinnersOf"] = .array(excludeWinnersOf.map { .string($0.code) }) }
         // Only when set: the settings (and their hash) of a draw that never chose a mode stay as they were.
         if mode != .number { members["mode"] = .string(mode.rawValue) }
+        if mask != .none { members["mask"] = .string(mask.rawValue) }
         return .object(members)
     }
 }

@@ -107,10 +107,12 @@ public struct DrawConfig: Sendable, Equatable {
     public var excludeWinnersOf: [PastDraw]
     /// How the stage shows the draw's rounds (a prize tier may override it).
     public var mode: DisplayMode
+    /// Which names the screens show masked (display only).
+    public var mask: NameMask
 
     public init(pool: PoolConfig = .range(from: 1, to: 500), exclude: [DrawValue] = [], perStop: PerStop = .count(1),
                 repeats: Bool = false, prizes: [Prize] = [], prize: Int = 0, excludeWinnersOf: [PastDraw] = [],
-                mode: DisplayMode = .number) {
+                mode: DisplayMode = .number, mask: NameMask = .none) {
         self.pool = pool
         self.exclude = exclude
         self.perStop = perStop
@@ -119,6 +121,7 @@ public struct DrawConfig: Sendable, Equatable {
         self.prize = prize
         self.excludeWinnersOf = excludeWinnersOf
         self.mode = mode
+        self.mask = mask
     }
 
     /// 1…500, one winner per Stop, no repeats, no prizes.

@@ -94,6 +94,23 @@ import Testing
         }
     }
 
+    @Test func theNameMaskIsReadAndWrittenOnlyWhenChosen() throws {
+        let config = try DrawConfig(json: JSONValue.parse(#"{"pool":{"kind":"list","text":"Ann"},"mask":"names"}"#))
+        #expect(config.mask == .names)
+        #expect(config.json["mask"]?.stringValue == "names")
+        #expect(try DrawConfig(json: JSONValue.parse(config.json.canonicalBytes)) == config)
+        let plain = try DrawConfig(json: JSONValue.parse(#"{"mask":"none"}"#))
+        #expect(plain.mask == .none)
+        #expect(plain.json["mask"] == nil)
+    }
+
+    @Test(arguments: [#"{"mask":"all"}"#, #"{"mask":true}"#, #"{"mask":"Names"}"#])
+    func anUnknownNameMaskIsRefusedAtItsPath(text: String) throws {
+        #expect {
+            try DrawConfig(json: JSONValue.parse(text))
+        } throws: { error in (error as? DrawConfigDecodingError)?.path == "mask" }
+    }
+
     @Test func everyErrorHasADistinctSnakeCaseCode() {
         let codes = DrawError.allCases.map(\.code)
         #expect(Set(codes).count == codes.count)

@@ -96,3 +96,29 @@ def test_the_certificate_has_no_axe_violations(server, browser, drawn, lang):
             assert "第 2 轮" in page.find_element(By.CSS_SELECTOR, "[data-title]").text
         audit(page, "certificate %dx%d" % (width, height), found)
     assert not found, "\n".join("%s (%s):\n%s" % (name, lang, text) for name, text in found.items())
+
+
+def test_download_png_draws_the_certificate_on_an_a4_canvas(server, browser, drawn):
+    code, _, _, _, _ = drawn
+    page = open_certificate(browser, server, code, 2, lang="zh-CN")
+    page.wait_js("document.querySelector('[data-verify]').dataset.state === 'ok'", 15)
+    page.wait_js("!document.querySelector('[data-qr]').hidden", 15)
+    button = page.find_element(By.CSS_SELECTOR, "[data-png]")
+    assert button.text == "下载 PNG 图片"
+    button.click()
+    page.wait_js("document.querySelector('[data-png]').dataset.url", 15)
+    assert page.js("return document.querySelector('[data-png]').dataset.file") == "round-2.png"
+    # The blob the download link holds, read back in the page.
+    encoded = page.driver.execute_async_script("""
+        const done = arguments[arguments.length - 1];
+        window.tombolaCertificate.png.arrayBuffer().then((buffer) => {
+          let text = ''; for (const byte of new Uint8Array(buffer)) text += String.fromCharCode(byte);
+          done(btoa(text));
+        }, (e) => done(String(e)));""")
+    png = base64.b64decode(encoded)
+    assert png[:8] == b"\x89PNG\r\n\x1a\n"
+    assert png[12:16] == b"IHDR"
+    assert (int.from_bytes(png[16:20], "big"), int.from_bytes(png[20:24], "big")) == (1240, 1754)
+    # An A4 page of white compresses to a few kB; the texts and the QR code make it much more.
+    assert len(png) > 30_000, len(png)
+    assert page.errors() == []

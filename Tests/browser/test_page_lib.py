@@ -259,3 +259,40 @@ def test_what_is_left_names_the_pool_a_group_prize_draws_from(browser, static_si
     """))
     assert got == ["1,050 left in the guests-only pool", "1,050 left in the pool without Board, IT",
                    "1,050 left in the pool", "5 left in the pool"]
+
+
+def test_name_masking_keeps_first_characters_and_phone_ends(browser, static_site):
+    """lib/mask.js (docs/STAGE.md, "Name masking"), against a table written by hand."""
+    b = page(browser, static_site)
+    cases = [
+        # (text, mask, shown)
+        ("张三", "names", "张*"),
+        ("欧阳娜娜", "names", "欧***"),
+        ("张", "names", "张*"),
+        ("John Doe", "names", "J*** D**"),
+        ("Mary Ann  van der Berg", "names", "M*** A**  v** d** B***"),
+        ("Nguyễn Văn Ánh", "names", "N***** V** Á**"),
+        # A decomposed "Á" (A + combining acute) is one character, kept whole.
+        ("A\u0301nh", "names", "Á**"),
+        ("Li", "names", "L*"),
+        ("X", "names", "X*"),
+        ("13812345678", "names", "138****5678"),
+        ("138 1234 5678", "phones", "138****5678"),
+        ("+86 138-1234-5678", "names", "861******5678"),
+        ("5551234", "phones", "55***34"),
+        # Not phone numbers: too short a digit string stays (an employee number, a public id).
+        ("0042", "names", "0042"),
+        ("0042", "phones", "0042"),
+        # `phones` leaves names alone; `none` leaves everything.
+        ("John Doe", "phones", "John Doe"),
+        ("13812345678", "none", "13812345678"),
+        ("张三", "none", "张三"),
+    ]
+    got = result_of(run_module(b, "/js/lib/mask.js", "return args[0].map(([text, mask]) => m.maskName(text, mask));", cases))
+    assert got == [shown for _, _, shown in cases]
+    # The page's own mask (set from the draw's settings) is the default; anything unknown is none.
+    got = result_of(run_module(b, "/js/lib/mask.js", """
+        m.setMask('names'); const masked = m.maskName('John Doe');
+        m.setMask('bogus'); const plain = m.maskName('John Doe');
+        return [masked, plain, m.currentMask()];""", []))
+    assert got == ["J*** D**", "John Doe", "none"]

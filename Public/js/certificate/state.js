@@ -1,6 +1,7 @@
 // The certificate's store: one round of a draw, read from the public export (every record of
 // the round: the first draw and any no-show replacement), and its recheck.
 
+import { setMask } from '../lib/mask.js';
 import { verifyRound } from '../lib/verify.js';
 
 /** `{ code, round }` from /draw/<code>/round/<n>. */
@@ -33,6 +34,9 @@ export class CertificateState extends EventTarget {
 
   async load() {
     try {
+      // The winners are shown masked as the draw's settings say (its public state); the export
+      // keeps the real values, which the recheck needs.
+      await this.loadMask();
       const response = await fetch(`/api/draws/${encodeURIComponent(this.code)}/export.json`, { cache: 'no-store' });
       if (!response.ok) { this.status = response.status === 404 ? 'missing' : 'error'; this.changed('load'); return; }
       const exported = await response.json();
@@ -45,6 +49,15 @@ export class CertificateState extends EventTarget {
     } catch {
       this.status = 'error';
       this.changed('load');
+    }
+  }
+
+  async loadMask() {
+    try {
+      const response = await fetch(`/api/draws/${encodeURIComponent(this.code)}`, { cache: 'no-store' });
+      if (response.ok) setMask((await response.json()).config?.mask);
+    } catch {
+      // The draw's state is unreachable: the export below tells whether the page can show anything.
     }
   }
 

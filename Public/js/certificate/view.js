@@ -8,13 +8,25 @@ export class CertificateView {
   constructor(root = document) {
     this.root = root;
     this.n = {};
-    for (const hook of ['title', 'prize', 'missing', 'winners', 'voided', 'time', 'commitment', 'seed', 'entropy', 'hash', 'algorithm', 'qr', 'verify', 'back', 'print']) {
+    for (const hook of ['title', 'prize', 'missing', 'winners', 'voided', 'time', 'commitment', 'seed', 'entropy', 'hash', 'algorithm', 'qr', 'verify', 'back', 'print', 'png']) {
       this.n[hook] = $(`[data-${hook}]`, root);
     }
     this.n.qr.addEventListener('load', () => show(this.n.qr, true));
   }
 
   bindPrint(handler) { this.n.print.addEventListener('click', handler); }
+
+  bindPng(handler) { this.n.png.addEventListener('click', handler); }
+
+  /** Hands `blob` to the browser as `round-<n>.png`; the link stays on the button
+   * (`data-url`) until the next one. */
+  download(blob, round) {
+    if (this.n.png.dataset.url) URL.revokeObjectURL(this.n.png.dataset.url);
+    const url = URL.createObjectURL(blob);
+    this.n.png.dataset.url = url;
+    this.n.png.dataset.file = `round-${round}.png`;
+    el('a', { attrs: { href: url, download: `round-${round}.png` } }).click();
+  }
 
   render(state) {
     const n = this.n;
@@ -43,6 +55,7 @@ export class CertificateView {
       n.qr.alt = t('cert.qr');
       n.qr.src = `/api/qr?text=${encodeURIComponent(url)}`;
     }
+    n.png.disabled = !record;
     const v = state.verification;
     n.verify.dataset.state = record ? v.state : '';
     setText(n.verify, !record ? '' : v.state === 'ok' ? t('cert.verified') : v.state === 'fail' ? t('cert.failed', { reason: v.reason ?? '' }) : t('cert.checking'));

@@ -261,6 +261,7 @@ export class DrawView {
     $('[data-perstop]', this.form).value = config.perStop === 'all' ? 1 : config.perStop ?? 1;
     $('[data-repeats]', this.form).checked = Boolean(config.repeats);
     $('[data-mode]', this.form).value = config.mode ?? 'number';
+    $('[data-mask]', this.form).value = config.mask ?? 'none';
     replaceChildren(this.prizeRows);
     for (const p of config.prizes ?? []) this.addPrizeRow(p);
     this.updateFormShape();
@@ -307,7 +308,8 @@ export class DrawView {
     if (prizes.some((p) => !Number.isInteger(p.count) || p.count < 1)) return { error: t('err.invalid_prize') };
     const prize = prizes.length ? Math.min(Number(this.prizeCurrent.value) || 0, prizes.length - 1) : 0;
     return {
-      config: { pool, exclude, perStop, repeats: $('[data-repeats]', this.form).checked, prizes, prize, mode: $('[data-mode]', this.form).value },
+      config: { pool, exclude, perStop, repeats: $('[data-repeats]', this.form).checked, prizes, prize, mode: $('[data-mode]', this.form).value,
+        mask: $('[data-mask]', this.form).value },
     };
   }
 

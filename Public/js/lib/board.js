@@ -5,12 +5,13 @@ import { $, el, fitText, replaceChildren, setText, show } from './dom.js';
 import { fingerprint, groupInteger } from './format.js';
 import { locale, t } from './i18n.js';
 import { winnerText } from './room.js';
+import { maskName } from './mask.js';
 import { nameSize, showName, widestNames } from './fitname.js';
 
-/** A draw value for display: numbers grouped by locale, names as they are. */
+/** A draw value for display: numbers grouped by locale, names as they are (masked as the draw says). */
 export function valueText(value) {
   if (typeof value === 'number') return groupInteger(value, locale());
-  return winnerText(value);
+  return maskName(winnerText(value));
 }
 
 /** One winner as a list item; `onVoid(entry)` adds a Void button (host only). */
@@ -339,11 +340,12 @@ function noticeBefore(box) {
   return notice;
 }
 
-/** The names of the current list pool when this page holds the full settings, else null. */
+/** The names of the current list pool, as shown, when this page holds the full settings, else null. */
 function poolNames(room) {
   const entrants = room.fullSettings?.()?.pool?.entrants;
   if (!Array.isArray(entrants)) return null;
-  return entrants.map((e) => (typeof e === 'string' ? e : e?.name)).filter((name) => typeof name === 'string' && name);
+  // As shown (masked when the draw says so), for one size from rolling to reveal.
+  return entrants.map((e) => (typeof e === 'string' ? e : e?.name)).filter((name) => typeof name === 'string' && name).map((name) => maskName(name));
 }
 
 /** At most this many winners share the host's and viewers' stage; the list below has them all. */

@@ -6,6 +6,7 @@
 
 import { el } from './dom.js';
 import { winnerText } from './room.js';
+import { maskName } from './mask.js';
 
 export const FIELD_NAMES = 5000;
 const GLOW_MS = 700;
@@ -76,7 +77,7 @@ export class NamesMode {
     const g = this.canvas.getContext('2d');
     const family = getComputedStyle(this.layer).fontFamily;
     g.font = `600 10px ${family}`;
-    const widths = this.shown.map((s) => g.measureText(winnerText(s.value)).width / 10);
+    const widths = this.shown.map((s) => g.measureText(maskName(winnerText(s.value))).width / 10);
     const place = (size, commit) => {
       const gap = size * 0.6;
       const line = size * 1.35;
@@ -100,7 +101,7 @@ export class NamesMode {
         for (const p of r.row) {
           const s = this.shown[p.i];
           this.index.set(winnerText(s.value), this.spots.length);
-          this.spots.push({ x: left + p.x, y: top + r.y, w: p.w, label: winnerText(s.value), value: s.value });
+          this.spots.push({ x: left + p.x, y: top + r.y, w: p.w, label: maskName(winnerText(s.value)), value: s.value });
         }
       }
       return true;

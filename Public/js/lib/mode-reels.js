@@ -5,6 +5,7 @@
 
 import { el } from './dom.js';
 import { winnerText } from './room.js';
+import { maskName } from './mask.js';
 
 /** The digits of a range's value as its reels show them: padded to the widest bound's length. */
 export function reelDigits(value, width) {
@@ -106,7 +107,7 @@ export class ReelsMode {
       this.showDigits(shown.join(''), landed, true);
       this.root.dataset.landed = landed === this.width ? JSON.stringify([this.text()]) : '';
     } else {
-      this.showName(winnerText(tick.value), true);
+      this.showName(maskName(winnerText(tick.value)), true);
       this.root.dataset.landed = landing && landing.step >= landing.steps ? JSON.stringify([this.text()]) : '';
     }
     this.layer.dataset.landed = this.root.dataset.landed;
@@ -124,7 +125,7 @@ export class ReelsMode {
   reveal(winners) {
     if (!this.pool || !winners.length) return 0;
     if (this.pool.kind === 'range') this.showDigits(String(winners[0]), this.width, false);
-    else this.showName(winnerText(winners[0]), false);
+    else this.showName(maskName(winnerText(winners[0])), false);
     this.layer.dataset.landed = JSON.stringify([this.text()]);
     return winners.length > 1 ? 1500 : 0;
   }

@@ -6,6 +6,7 @@
 
 import { el } from './dom.js';
 import { winnerText } from './room.js';
+import { maskName } from './mask.js';
 
 export const WHEEL_SLICES = 200;
 /** Milliseconds each further winner of a round takes to land after the first. */
@@ -116,7 +117,7 @@ export class WheelMode {
     this.rotation = this.current(now);
     this.from = this.rotation;
     this.to = this.target(value, turns, follow);
-    this.caption.textContent = this.count > WHEEL_SLICES ? winnerText(value) : '';
+    this.caption.textContent = this.count > WHEEL_SLICES ? maskName(winnerText(value)) : '';
     this.t0 = now;
     this.t1 = now + (this.reduced ? 0 : duration);
   }
@@ -163,14 +164,14 @@ export class WheelMode {
     if (!live) {
       this.spinTo(winners.at(-1), 0);
       this.layer.dataset.landed = JSON.stringify(winners.map(winnerText));
-      this.landedList.replaceChildren(...winners.map((w) => el('li', { text: winnerText(w) })));
+      this.landedList.replaceChildren(...winners.map((w) => el('li', { text: maskName(winnerText(w)) })));
       return 0;
     }
     // The first winner is under the pointer already (the last tick); the others follow.
     const under = this.slices[sliceAt(this.bounds, this.to)];
     if (!under || winnerText(under.value) !== winnerText(winners[0])) this.spinTo(winners[0], 300);
     this.settle(false);
-    this.landedList.append(el('li', { text: winnerText(winners[0]) }));
+    this.landedList.append(el('li', { text: maskName(winnerText(winners[0])) }));
     const rest = winners.slice(1);
     const generation = ++this.generation;
     rest.forEach((w, i) => {
@@ -178,7 +179,7 @@ export class WheelMode {
         if (generation !== this.generation) return;
         this.spinTo(w, each * 0.8, 1);
         this.settle(true);
-        setTimeout(() => { if (generation === this.generation) this.landedList.append(el('li', { text: winnerText(w) })); }, each * 0.8);
+        setTimeout(() => { if (generation === this.generation) this.landedList.append(el('li', { text: maskName(winnerText(w)) })); }, each * 0.8);
       }, 300 + i * each);
     });
     return 300 + rest.length * each + 400;

@@ -4,6 +4,7 @@
 
 import { Socket } from './socket.js';
 import { randomHex } from './dom.js';
+import { setMask } from './mask.js';
 import { contributedTo, entrantsHash, verifyRound } from './verify.js';
 
 /** The draw code from /draw/<code>, /screen/<code> or /watch/<code> (or ?code= in development). */
@@ -535,6 +536,8 @@ export class DrawRoom extends EventTarget {
   }
 
   changed(type) {
+    // The draw's name masking holds for everything the page shows from here on.
+    setMask(this.config?.mask);
     this.dispatchEvent(new CustomEvent('change', { detail: type }));
   }
 }

@@ -7,6 +7,7 @@
 
 import { $, el } from './dom.js';
 import { winnerText } from './room.js';
+import { maskName } from './mask.js';
 import { ReelsMode } from './mode-reels.js';
 import { WheelMode } from './mode-wheel.js';
 import { NamesMode } from './mode-names.js';
@@ -177,5 +178,5 @@ export class StageModes {
 
 /** A label as it is shown: a winner's text (a check-in id as its public name when known). */
 export function labelOf(value) {
-  return winnerText(value);
+  return maskName(winnerText(value));
 }

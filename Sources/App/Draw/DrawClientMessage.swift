@@ -105,6 +105,9 @@ enum DrawMessageParser {
             if error.path == "mode" || error.path.hasSuffix(".mode") {
                 throw MessageError(code: "bad_mode", detail: "config.\(error.path) must be number, reels, wheel or names")
             }
+            if error.path == "mask" {
+                throw MessageError(code: "bad_mask", detail: "config.mask must be none, phones or names")
+            }
             throw .badField("config." + error.path)
         }
     }

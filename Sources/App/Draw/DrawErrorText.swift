@@ -62,6 +62,7 @@ enum DrawErrorText {
         "all_excluded": "Every entrant is excluded.",
         "bad_per_stop": "Winners per stop must be 1 to 100,000, or \"all\".",
         "bad_mode": "The display mode must be number, reels, wheel or names (for the draw and for each prize).",
+        "bad_mask": "Name masking must be none, phones or names.",
         "bad_prize": "A prize needs a name of 1–100 characters and a count of 1 to 1,000,000 (at most 100 prizes).",
         "bad_audience": "The audience number must be 1 to 32 digits.",
         "wrong_phase": "That cannot be done right now.",
