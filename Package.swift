@@ -37,6 +37,10 @@ let package = Package(
         .target(name: "Compression", dependencies: ["CZlib"]),
         .target(name: "CalculatorEngine", dependencies: ["CGMP", "CMPFR"]),
         .target(name: "DrawEngine", dependencies: ["JSON", "Crypto"]),
+        // One draw room's rules as a state machine (events in with the time, actions out), its
+        // check-in sub-machine, board paging and `DrawWire` (the page protocol's JSON): no I/O,
+        // no clock, no locks, no frames; `App`'s `DrawRoom` is the shell that performs its actions.
+        .target(name: "DrawRoomCore", dependencies: ["DrawEngine", "JSON", "Crypto"]),
         .target(name: "HTTPCore"),
         .target(name: "WebSocketCore", dependencies: ["Crypto", "Compression", "Locking"]),
 
@@ -49,12 +53,13 @@ let package = Package(
         .target(name: "Server", dependencies: [
             "CLinux", "Crypto", "Locking", "Posix", "HTTPCore", "WebSocketCore", "Compression", "JSON", "CSystemd",
         ]),
-        .target(name: "Cluster", dependencies: ["CHiredis", "Posix", "Locking"]),
+        // A Redis client, driver and the cluster's stores (leases, round logs, Pub/Sub): knows Redis, not the room.
+        .target(name: "RedisStore", dependencies: ["CHiredis", "Posix", "Locking"]),
 
         // Wiring and executables.
         .target(name: "App", dependencies: [
             "Server", "Locking", "Posix", "HTTPCore", "WebSocketCore", "Compression", "Storage", "JSON", "Crypto",
-            "CalculatorEngine", "DrawEngine", "CQREncode", "CLinux", "Cluster", "Embedded",
+            "CalculatorEngine", "DrawEngine", "DrawRoomCore", "CQREncode", "CLinux", "RedisStore", "Embedded",
         ]),
         .executableTarget(name: "tombola", dependencies: ["App", "Server", "CalculatorEngine", "DrawEngine", "Storage", "JSON", "Embedded"]),
         .executableTarget(name: "tombola-bench", dependencies: ["WebSocketClient", "Posix", "WebSocketCore", "CLinux"]),
@@ -72,7 +77,7 @@ let package = Package(
         .testTarget(name: "WebSocketClientTests", dependencies: ["WebSocketClient", "WebSocketCore"]),
         .testTarget(name: "PosixTests", dependencies: ["Posix", "Locking"]),
         .testTarget(name: "StorageTests", dependencies: ["Storage", "Locking"]),
-        .testTarget(name: "ClusterTests", dependencies: ["Cluster", "CHiredis", "Posix", "Locking"]),
+        .testTarget(name: "RedisStoreTests", dependencies: ["RedisStore", "CHiredis", "Posix", "Locking"]),
         .testTarget(name: "BenchTests", dependencies: ["tombola-bench", "App", "Server"]),
         // Helpers the Server and App tests share (a server on port 0, a raw HTTP reader, files).
         .target(name: "TestSupport", dependencies: ["Server", "HTTPCore", "Posix", "WebSocketClient", "WebSocketCore"],
@@ -81,8 +86,8 @@ let package = Package(
             "Server", "TestSupport", "HTTPCore", "Posix", "WebSocketClient", "WebSocketCore", "Locking",
         ]),
         .testTarget(name: "AppTests", dependencies: [
-            "App", "Server", "TestSupport", "WebSocketClient", "Posix", "HTTPCore", "WebSocketCore", "CalculatorEngine", "DrawEngine", "JSON",
-            "Storage", "Locking",
+            "App", "Server", "TestSupport", "WebSocketClient", "Posix", "HTTPCore", "WebSocketCore", "CalculatorEngine", "DrawEngine", "DrawRoomCore", "JSON",
+            "Storage", "Locking", "Crypto",
         ]),
     ],
     swiftLanguageModes: [.v6]

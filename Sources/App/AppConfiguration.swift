@@ -1,3 +1,4 @@
+import DrawRoomCore
 import Embedded
 import HTTPCore
 import Server
@@ -22,7 +23,7 @@ public struct AppConfiguration: Sendable {
 
     /// 16 MiB: 100,000 spreadsheet rows of up to ~160 bytes (a realistic name, id, tickets and
     /// group take 30–60), or 100,000 realistic names as JSON (1.7 MB) many times over.
-    public static let defaultMaxPoolBytes = 16 << 20
+    public static let defaultMaxPoolBytes = DrawRoomSettings.defaultMaxPoolBytes
     /// Seconds between SIGTERM and the graceful shutdown, with `/readyz` answering 503 (`--drain-seconds`).
     public var drainSeconds = 0
     /// `HOST:PORT` of a listener that serves only `/metrics` and `/healthz`; the public port then

@@ -4,23 +4,23 @@ import JSON
 /// The board as the `state` snapshot carries it, bounded whatever the rounds hold (issue #18):
 /// the latest rounds, each with its first winners and its winner count, and the rest counted.
 /// The whole board is paged from `GET /api/draws/<code>/rounds/<round>/winners` (`BoardPages`).
-enum BoardSummary {
+public enum BoardSummary {
     /// Winners listed per round in `state.rounds` and in `state.result`.
-    static let winnersPerRound = 20
+    public static let winnersPerRound = 20
     /// Winners listed in `state.rounds` in all (newest rounds first).
-    static let winnersInAll = 200
+    public static let winnersInAll = 200
     /// Rounds listed in `state.rounds`; older ones are counted in `state.olderRounds`.
-    static let rounds = 50
+    public static let rounds = 50
     /// A latest `result` longer than this is summarized in `state.result` (`snapshotResult`).
-    static let resultBytes = 4_096
+    public static let resultBytes = 4_096
 
     /// Bytes of listed winners in `state.rounds` in all (long names list fewer rounds).
-    static let winnerBytes = 6_144
+    public static let winnerBytes = 6_144
 
     /// The rounds `state.rounds` lists (oldest first) and how many older rounds it leaves out:
     /// the newest rounds while at most `rounds` of them, `winnersInAll` listed winners and
     /// `winnerBytes` of their text fit. The newest round is always listed.
-    static func listed(_ board: ArraySlice<BoardRound>) -> (rounds: ArraySlice<BoardRound>, older: Int) {
+    public static func listed(_ board: ArraySlice<BoardRound>) -> (rounds: ArraySlice<BoardRound>, older: Int) {
         var start = board.endIndex
         var winners = 0
         var bytes = 0
@@ -40,7 +40,7 @@ enum BoardSummary {
 extension BoardRound {
     /// `{"round","prize","prizeIndex","winners","winnerCount","more","voided":[{"winner","reason"}]}`:
     /// the round as `state.rounds` and `GET …/rounds` list it, with its first `limit` current winners.
-    func summaryJSON(limit: Int = BoardSummary.winnersPerRound) -> JSONValue {
+    public func summaryJSON(limit: Int = BoardSummary.winnersPerRound) -> JSONValue {
         .object([
             "round": .int(Int64(round)),
             "prize": prize.map { .string($0) } ?? .null,
@@ -61,7 +61,7 @@ extension DrawRecord {
     /// becomes `removedCount`; `pastWinners` `pastWinnersCount`). A page rechecks such a round from
     /// the stored record (the export), as it does a round with more than 256 contributions. The
     /// live `result` broadcast keeps every winner (`resultMessage` counts only the long pool lists).
-    func snapshotResult(limit: Int = BoardSummary.winnersPerRound, bytes: Int = BoardSummary.resultBytes) -> JSONValue? {
+    public func snapshotResult(limit: Int = BoardSummary.winnersPerRound, bytes: Int = BoardSummary.resultBytes) -> JSONValue? {
         guard let message = resultMessage(), case .round(let round) = body, case .object(var members) = message else { return nil }
         guard round.winners.count > limit || message.canonicalBytes.count > bytes else { return message }
         members["winners"] = .array(round.winners.prefix(limit).map(\.json))

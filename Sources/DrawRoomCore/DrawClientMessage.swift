@@ -3,7 +3,7 @@ import JSON
 
 /// A host command, as the WebSocket `start`/`stop`/`clear`/`configure`/`void` messages and
 /// the REST calls carry it. Both parse through here, so both validate the same way.
-enum HostCommand: Sendable {
+public enum HostCommand: Sendable {
     case start(audience: String?)
     case stop
     case clear
@@ -14,7 +14,7 @@ enum HostCommand: Sendable {
     /// A new pool, the other settings kept (`PUT /api/draws/<code>/pool`); acknowledged as `configure`.
     case replacePool(PoolConfig)
 
-    var name: String {
+    public var name: String {
         switch self {
         case .checkin(let command): command.name
         case .start: "start"
@@ -27,7 +27,7 @@ enum HostCommand: Sendable {
 }
 
 /// What a page sent on `/ws/draw/<code>`.
-enum ClientMessage: Sendable {
+public enum ClientMessage: Sendable {
     case hello(entropy: Contribution?, client: String?)
     case auth(key: String, client: String?)
     /// Asks for a fresh `state` snapshot without reconnecting.
@@ -36,17 +36,17 @@ enum ClientMessage: Sendable {
 }
 
 /// Why a message could not be read; `code` is the protocol's error code.
-struct MessageError: Error, Sendable, Equatable {
-    let code: String
-    let detail: String
+public struct MessageError: Error, Sendable, Equatable {
+    public let code: String
+    public let detail: String
 
-    static func badJSON() -> MessageError { MessageError(code: "bad_json", detail: "not a JSON object") }
-    static func badField(_ name: String) -> MessageError { MessageError(code: "bad_message", detail: "bad or missing field \(name)") }
+    public static func badJSON() -> MessageError { MessageError(code: "bad_json", detail: "not a JSON object") }
+    public static func badField(_ name: String) -> MessageError { MessageError(code: "bad_message", detail: "bad or missing field \(name)") }
 }
 
-enum DrawMessageParser {
+public enum DrawMessageParser {
     /// Parses one text frame.
-    static func parse(_ text: String) throws(MessageError) -> ClientMessage {
+    public static func parse(_ text: String) throws(MessageError) -> ClientMessage {
         guard let json = try? JSONValue.parse(text), json.objectValue != nil else { throw .badJSON() }
         guard let type = json["type"]?.stringValue else { throw .badField("type") }
         let client = try optionalClient(json)
@@ -74,7 +74,7 @@ enum DrawMessageParser {
     }
 
     /// The command `type` from a message or REST body (`json` may be `{}`).
-    static func command(_ type: String, _ json: JSONValue) throws(MessageError) -> HostCommand {
+    public static func command(_ type: String, _ json: JSONValue) throws(MessageError) -> HostCommand {
         switch type {
         case "start":
             return .start(audience: try audience(json))
@@ -96,7 +96,7 @@ enum DrawMessageParser {
     }
 
     /// `config` of `configure` / the body of `PUT …/config`: settings with defaults for missing keys.
-    static func drawConfig(_ json: JSONValue) throws(MessageError) -> DrawConfig {
+    public static func drawConfig(_ json: JSONValue) throws(MessageError) -> DrawConfig {
         guard json.objectValue != nil else { throw .badField("config") }
         do {
             return try DrawConfig(json: json)

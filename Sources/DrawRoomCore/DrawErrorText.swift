@@ -1,15 +1,14 @@
-import Server
 /// The English words for every error code a draw room or the draw API can return. Pages
 /// show their own translations, keyed by `code`; tools read `message`.
-enum DrawErrorText {
-    static func message(for code: String) -> String {
+public enum DrawErrorText {
+    public static func message(for code: String) -> String {
         table[code] ?? "The request could not be completed."
     }
 
     /// `unauthorized` where the admin key is wanted (one code, the words name the key).
-    static let needsAdminKey = "This needs the server's admin key: send Authorization: Bearer <admin key>."
+    public static let needsAdminKey = "This needs the server's admin key: send Authorization: Bearer <admin key>."
 
-    static let table: [String: String] = [
+    public static let table: [String: String] = [
         // Messages
         "bad_json": "The message is not a JSON object.",
         "bad_message": "A field of the message is missing or has the wrong type.",

@@ -2,24 +2,31 @@ import DrawEngine
 import JSON
 
 /// A page of the board, asked for over REST (`BoardAPI`).
-struct BoardPageRequest: Sendable, Equatable {
+public struct BoardPageRequest: Sendable, Equatable {
     /// nil: the rounds' summaries (`GET …/rounds`); else that round's winners.
-    var round: Int?
-    var offset: Int
-    var limit: Int
+    public var round: Int?
+    public var offset: Int
+    public var limit: Int
+
+    public init(round: Int? = nil, offset: Int, limit: Int, host: Bool = false) {
+        self.round = round
+        self.offset = offset
+        self.limit = limit
+        self.host = host
+    }
     /// Whether the asker may see checked-in entrants' names whatever `publicNames` says (the host).
-    var host = false
+    public var host = false
 }
 
 /// What a board page request found: the page, or no such round on the board.
-enum BoardPageAnswer: Sendable, Equatable {
+public enum BoardPageAnswer: Sendable, Equatable {
     case page(JSONValue)
     case unknownRound
 }
 
 extension DrawRoomState {
     /// The board as pages see it: while the slow-down runs, the round just stored is not announced yet.
-    var visibleBoard: ArraySlice<BoardRound> {
+    public var visibleBoard: ArraySlice<BoardRound> {
         draw.phase == .stopping ? draw.board.dropLast() : draw.board[...]
     }
 
@@ -27,7 +34,7 @@ extension DrawRoomState {
     /// board order (`{"round","prize","prizeIndex","total","offset","limit","winners","voided"}`,
     /// plus `names` for a check-in pool), or the rounds' summaries newest first
     /// (`{"total","offset","limit","rounds"}`).
-    func boardPage(_ request: BoardPageRequest) -> BoardPageAnswer {
+    public func boardPage(_ request: BoardPageRequest) -> BoardPageAnswer {
         let board = visibleBoard
         guard let number = request.round else {
             let newestFirst = board.reversed().dropFirst(request.offset).prefix(request.limit)
@@ -57,17 +64,17 @@ extension DrawRoomState {
 
     /// The names of these checked-in entrants that the asker may see: all for the host, else only
     /// when the host made names public (as `state.checkin.names` and the `winners` message decide).
-    func entrantNames(_ values: [DrawValue], host: Bool) -> [String: JSONValue] {
-        guard isCheckinPool, host || checkin.settings.publicNames else { return [:] }
+    public func entrantNames(_ values: [DrawValue], host: Bool) -> [String: JSONValue] {
+        guard isCheckinPool, host || checkin.book.settings.publicNames else { return [:] }
         var names = [String: JSONValue]()
         for case .name(let id) in values {
-            if let name = checkin.entry(id: id)?.name { names[id] = .string(name) }
+            if let name = checkin.book.entry(id: id)?.name { names[id] = .string(name) }
         }
         return names
     }
 
     /// The rounds of the visible board that checked-in entry `id` currently wins (not voided).
-    func roundsWon(by id: String) -> [Int] {
+    public func roundsWon(by id: String) -> [Int] {
         let value = DrawValue.name(id)
         return visibleBoard.filter { $0.winners.contains(value) }.map(\.round)
     }

@@ -1,8 +1,6 @@
 import JSON
 import Crypto
 import DrawEngine
-import Server
-import WebSocketCore
 
 /// One draw room's behaviour as a state machine: it takes events (a page joined or left, a
 /// page's message, a host command, a timer due, a write stored or failed) with the time
@@ -13,17 +11,22 @@ import WebSocketCore
 /// A round's records are stored (the `.store` action, answered by `.stored`) before anything
 /// derived from them is announced; a failed write is reported to the host, nothing is
 /// announced, and the room checks that memory still matches the store (`.resynchronize`).
-struct DrawRoomState {
+public struct DrawRoomState {
     /// The moment an event happens: the monotonic instant (timers) and the wall clock
     /// (record times, the `at` of ticks).
-    struct Time {
-        var instant: ContinuousClock.Instant
-        var wallMilliseconds: Double
+    public struct Time {
+        public var instant: ContinuousClock.Instant
+        public var wallMilliseconds: Double
 
-        var unixMilliseconds: Int64 { Int64(wallMilliseconds) }
+        public init(instant: ContinuousClock.Instant, wallMilliseconds: Double) {
+            self.instant = instant
+            self.wallMilliseconds = wallMilliseconds
+        }
+
+        public var unixMilliseconds: Int64 { Int64(wallMilliseconds) }
     }
 
-    enum Timer: Hashable, Sendable {
+    public enum Timer: Hashable, Sendable {
         /// Rolling ticks, then the Stop slow-down (one at a time).
         case motion
         /// The throttled `viewers` announcement.
@@ -33,17 +36,17 @@ struct DrawRoomState {
     }
 
     /// Who hears a command's outcome: a page (ack or error frame) or a caller of `DrawRoom.perform`.
-    enum ReplyTarget: Equatable, Sendable {
+    public enum ReplyTarget: Equatable, Sendable {
         case member(UInt64)
         case caller(UInt64)
     }
 
     /// What the shell found when it checked an `auth` key (rate limit first, then the digest).
-    enum KeyVerdict: Sendable {
+    public enum KeyVerdict: Sendable {
         case accepted, refused, rateLimited
     }
 
-    enum Event {
+    public enum Event {
         case joined(UInt64, remote: String)
         case left(UInt64)
         case received(String, from: UInt64)
@@ -75,14 +78,15 @@ struct DrawRoomState {
         case deviceLinked(UInt64, device: String)
     }
 
-    enum Action {
-        case send(String, to: UInt64)
-        /// A frame shared by many pages (the `state` snapshot): encoded and compressed once.
-        case sendFrame(BroadcastFrame, to: UInt64)
-        /// `kind`: what cluster mode's fan-out must know of it (docs/CLUSTER.md, *Fan-out*).
-        case broadcast(String, stream: OutboundStream, kind: BroadcastKind = .other)
-        /// A `tick` broadcast, with its `seq` (a cluster keeps the highest one announced).
-        case tick(String, seq: Int64, stream: OutboundStream)
+    public enum Action {
+        /// A message for one page (`DrawWire.text` encodes it).
+        case send(DrawPageMessage, to: UInt64)
+        /// The `state` snapshot for one page; `shared` ones are the same text for many pages (the
+        /// shell may encode and compress one frame per `StateSnapshot.Key`).
+        case sendState(StateSnapshot, to: UInt64)
+        /// To every page (`DrawWire.text` encodes it; a `tick` carries its `seq`, of which a
+        /// cluster keeps the highest announced).
+        case announce(DrawAnnouncement)
         /// Check `key` for `member` and answer with `.keyChecked`.
         case checkKey(String, remote: String, member: UInt64)
         case reply(caller: UInt64, Result<CommandReply, CommandFailure>)
@@ -103,7 +107,7 @@ struct DrawRoomState {
     /// What a broadcast is, for those who relay it (cluster mode): a follower keeps the latest
     /// viewer count, forgets the latest tick on `cleared`, relays check-in winners' presence, and
     /// the owner keeps a rolling round's frozen inputs when it announces `rolling`.
-    enum BroadcastKind: Sendable, Equatable {
+    public enum BroadcastKind: Sendable, Equatable {
         case other
         case viewers
         case cleared
@@ -112,32 +116,37 @@ struct DrawRoomState {
     }
 
     /// Why a write did not happen: the protocol's code and the detail for the log.
-    struct StoreFailure: Error, Sendable {
-        var code: String
-        var detail: String
+    public struct StoreFailure: Error, Sendable {
+        public var code: String
+        public var detail: String
+
+        public init(code: String, detail: String) {
+            self.code = code
+            self.detail = detail
+        }
     }
 
-    struct Member {
-        let remote: String
-        var isHost = false
-        var entropy: Contribution?
-        var client: String?
+    public struct Member {
+        public let remote: String
+        public var isHost = false
+        public var entropy: Contribution?
+        public var client: String?
     }
 
-    struct Job {
-        let command: HostCommand
-        let seq: Int64?
-        let client: String?
-        let awaitReveal: Bool
-        let target: ReplyTarget
+    public struct Job {
+        public let command: HostCommand
+        public let seq: Int64?
+        public let client: String?
+        public let awaitReveal: Bool
+        public let target: ReplyTarget
     }
 
     /// The acks of recently applied sequence numbers of one client (bounded).
-    struct SeqLog {
-        var acks: [Int64: CommandReply] = [:]
-        var order: [Int64] = []
+    public struct SeqLog {
+        public var acks: [Int64: CommandReply] = [:]
+        public var order: [Int64] = []
 
-        mutating func insert(_ seq: Int64, _ reply: CommandReply) {
+        public mutating func insert(_ seq: Int64, _ reply: CommandReply) {
             acks[seq] = reply
             order.append(seq)
             if order.count > 512 { acks[order.removeFirst()] = nil }
@@ -146,7 +155,7 @@ struct DrawRoomState {
 
     /// A write in flight and what follows once it is stored.
     private struct PendingWrite {
-        enum Continuation {
+        public enum Continuation {
             /// `ranAt`: when the stop drew its winners; the slow-down is counted from then.
             case stop(ranAt: ContinuousClock.Instant)
             case clear
@@ -156,9 +165,9 @@ struct DrawRoomState {
             case checkin(CheckinChange, configText: String?)
         }
 
-        let job: Job
-        let candidate: Draw
-        let then: Continuation
+        public let job: Job
+        public let candidate: Draw
+        public let then: Continuation
     }
 
     private enum Motion {
@@ -168,33 +177,37 @@ struct DrawRoomState {
         case slowing(remaining: ArraySlice<Duration>, first: DrawValue, step: Int, steps: Int)
     }
 
-    let code: String
-    let settings: DrawRoomSettings
+    public let code: String
+    public let settings: DrawRoomSettings
     /// The other draws `excludeWinnersOf` may name (set by the shell).
-    var links = PastDrawLinks()
-    private(set) var draw: Draw
-    private(set) var members: [UInt64: Member] = [:]
+    public var links = PastDrawLinks()
+    public private(set) var draw: Draw
+    public private(set) var members: [UInt64: Member] = [:]
     /// Members whose entropy went into the current/last round; nil before any round here.
     private var frozenMembers: Set<UInt64>?
     private var tickSeq: Int64 = 0
-    private var lastTick: JSONValue?
+    private var lastTick: DrawTick?
     /// The round the previous run left rolling (no winner drawn), announced in `state` until the next Start.
-    var interrupted: Int?
+    public var interrupted: Int?
     private var motion: Motion?
     private var queue: [Job] = []
     private var pending: PendingWrite?
     private var resynchronizing = false
     private var applied: [String: SeqLog] = [:]
     /// The full settings (canonical JSON), as stored and as `GET /api/draws/<code>/config` serves them.
-    private(set) var configText: String
+    public private(set) var configText: String
     /// SHA-256 hex of `configText`: the `hash` of the settings summary and the download's ETag.
-    private(set) var configHash: String
+    public private(set) var configHash: String
     /// The settings as `state` and `config` carry them (`DrawConfig.summaryJSON`).
     private var summaryText: String
     /// The `state` snapshot per variant (role, contributed), built once and shared by every join
     /// until something it shows changes; `viewers` is the count when it was built (the throttled
     /// `viewers` announcement rebuilds it at most once a second).
-    private var snapshots: [SnapshotVariant: BroadcastFrame] = [:]
+    private var snapshots: [SnapshotVariant: String] = [:] {
+        didSet { if snapshots.isEmpty { snapshotGeneration &+= 1 } }
+    }
+    /// Counts the times `snapshots` was emptied, so a shell's cache of encoded frames knows when to drop them.
+    private var snapshotGeneration = 0
     private var announcedViewers = 0
     private var viewerTimerArmed = false
     private var revealWaiters: [Job] = []
@@ -202,29 +215,47 @@ struct DrawRoomState {
     private var remoteEntropy: [String: Contribution] = [:]
     /// The pages counted in `viewers`: this room's members and those of other instances.
     private var viewerCount: Int { members.count + remoteViewers }
-    /// Check-in (#14): the entrant book and the joins in flight (DrawRoomState+Checkin.swift).
-    var checkin = CheckinBook()
-    var checkinFlow = CheckinFlow()
+    /// Check-in (#14): the entrant book and the joins in flight, a sub-machine of its own
+    /// (CheckinState.swift; the room's side of it: DrawRoomState+Checkin.swift).
+    public var checkin = CheckinState()
+
+    /// The `state` snapshot of one page, as text. `key` is set when the text is shared by every
+    /// page of its variant until something it shows changes (a new `generation`).
+    public struct StateSnapshot: Sendable {
+        public struct Key: Hashable, Sendable {
+            public var variant: SnapshotVariant
+            public var generation: Int
+        }
+
+        public var text: String
+        public var key: Key?
+    }
 
     /// `draw` must already have a stored pending commitment.
-    init(code: String, draw: Draw, settings: DrawRoomSettings) {
+    public init(code: String, draw: Draw, settings: DrawRoomSettings) {
         self.code = code
         self.draw = draw
         self.settings = settings
         self.configText = ""
         self.configHash = ""
         self.summaryText = ""
-        adoptConfig(DrawPersistence.encodePublic(draw.config))
+        adoptConfig(draw.config.publicText)
     }
 
     /// What differs between members' snapshots.
-    struct SnapshotVariant: Hashable {
-        var host: Bool
+    public struct SnapshotVariant: Hashable, Sendable {
+        public var host: Bool
         /// nil before any round here; else whether the member's entropy is in the frozen set.
-        var contributed: Bool?
+        public var contributed: Bool?
         /// Check-in: the hash of the member's device when it has an entry here (its `me`);
         /// nil shares the frame with every page without one.
-        var device: String?
+        public var device: String?
+
+        public init(host: Bool, contributed: Bool? = nil, device: String? = nil) {
+            self.host = host
+            self.contributed = contributed
+            self.device = device
+        }
     }
 
     private mutating func adoptConfig(_ text: String) {
@@ -236,25 +267,25 @@ struct DrawRoomState {
     }
 
     /// Archived by the admin (`POST /api/draws/<code>/archive`): read-only, every command is `draw_archived`.
-    var archived = false
+    public var archived = false
 
     /// Whether nothing is moving: no roll or slow-down, no write, no queued command (archiving waits for this).
-    var isSettled: Bool { !isBusy && queue.isEmpty && motion == nil && draw.phase != .rolling && draw.phase != .stopping }
+    public var isSettled: Bool { !isBusy && queue.isEmpty && motion == nil && draw.phase != .rolling && draw.phase != .stopping }
 
     /// Whether a write (or the check after a failed one) is in flight; commands wait meanwhile.
-    var isBusy: Bool { pending != nil || resynchronizing || checkinFlow.writing }
+    public var isBusy: Bool { pending != nil || resynchronizing || checkin.writing }
 
     // MARK: Events
 
-    mutating func handle(_ event: Event, at time: Time, using random: inout some RandomNumberGenerator) -> [Action] {
+    public mutating func handle(_ event: Event, at time: Time, using random: inout some RandomNumberGenerator) -> [Action] {
         var actions: [Action] = []
         switch event {
         case .joined(let id, let remote):
             members[id] = Member(remote: remote)
-            actions.append(.sendFrame(snapshotFrame(for: id), to: id))
+            actions.append(.sendState(snapshot(for: id), to: id))
             scheduleViewerAnnouncement(at: time, &actions)
         case .left(let id):
-            checkinMemberLeft(id)
+            checkin.memberLeft(id)
             members[id] = nil
             scheduleViewerAnnouncement(at: time, &actions)
         case .received(let text, let id):
@@ -269,13 +300,13 @@ struct DrawRoomState {
         case .timerDue(.viewers):
             viewersDue(at: time, &actions)
         case .timerDue(.entrants):
-            entrantsDue(at: time, &actions)
+            checkin.announcementDue(at: time, &actions)
         case .checkinJoin(let join, let caller):
             checkinJoin(join, caller: caller, at: time, using: &random, &actions)
         case .entrantsStored(let result):
             entrantsStored(result, at: time, using: &random, &actions)
         case .deviceLinked(let id, let device):
-            deviceLinked(id, device: device)
+            checkin.deviceLinked(id, device: device)
         case .stored(let result):
             stored(result, at: time, using: &random, &actions)
         case .resynchronized(let restored):
@@ -283,15 +314,14 @@ struct DrawRoomState {
             if let restored {
                 stopMotion(&actions)
                 draw = restored
-                adoptConfig(DrawPersistence.encodePublic(restored.config))
-                for id in members.keys { actions.append(.sendFrame(snapshotFrame(for: id), to: id)) }
+                adoptConfig(restored.config.publicText)
+                for id in members.keys { actions.append(.sendState(snapshot(for: id), to: id)) }
             }
             pump(at: time, using: &random, &actions)
         case .hostKeyChanged:
-            let viewer = JSONValue.object(["type": .string("role"), "role": .string("viewer")]).canonicalString
             for (id, member) in members where member.isHost {
                 members[id]?.isHost = false
-                actions.append(.send(viewer, to: id))
+                actions.append(.send(.role(host: false), to: id))
             }
         case .remoteViewers(let count):
             remoteViewers = max(0, count)
@@ -300,11 +330,11 @@ struct DrawRoomState {
             remoteEntropy[key] = entropy
         case .resumeRolling:
             guard draw.phase == .rolling, motion == nil else { break }
-            broadcastPhase(.rolling, &actions)
+            announcePhase(.rolling, &actions)
             startRolling(at: time, using: &random, &actions)
         case .resumeStopping(let elapsed):
             guard draw.phase == .stopping, motion == nil else { break }
-            broadcastPhase(.stopping, &actions)
+            announcePhase(.stopping, &actions)
             slowDown(at: time, since: time.instant - max(.zero, elapsed), using: &random, &actions)
         case .continueTicks(let after):
             tickSeq = max(tickSeq, after)
@@ -339,7 +369,7 @@ struct DrawRoomState {
         do {
             message = try DrawMessageParser.parse(text)
         } catch {
-            actions.append(.send(Self.errorText(error.code, seq: nil), to: id))
+            actions.append(.send(.error(code: error.code, seq: nil), to: id))
             return
         }
         switch message {
@@ -348,14 +378,14 @@ struct DrawRoomState {
             if let client { member.client = client }
             members[id] = member
         case .sync:
-            actions.append(.sendFrame(snapshotFrame(for: id), to: id))
+            actions.append(.sendState(snapshot(for: id), to: id))
         case .auth(let key, let client):
             if let client { member.client = client }
             members[id] = member
             actions.append(.checkKey(key, remote: member.remote, member: id))
         case .command(let command, let seq):
             guard member.isHost else {
-                actions.append(.send(Self.errorText("not_host", seq: nil), to: id))
+                actions.append(.send(.error(code: "not_host", seq: nil), to: id))
                 return
             }
             queue.append(Job(command: command, seq: seq, client: member.client, awaitReveal: false, target: .member(id)))
@@ -369,12 +399,12 @@ struct DrawRoomState {
         switch verdict {
         case .accepted:
             members[id]?.isHost = true
-            actions.append(.send(JSONValue.object(["type": .string("role"), "role": .string("host")]).canonicalString, to: id))
+            actions.append(.send(.role(host: true), to: id))
         case .refused:
             actions.append(.count(.authFailures))
-            actions.append(.send(Self.errorText("bad_key", seq: nil), to: id))
+            actions.append(.send(.error(code: "bad_key", seq: nil), to: id))
         case .rateLimited:
-            actions.append(.send(Self.errorText("rate_limited", seq: nil), to: id))
+            actions.append(.send(.error(code: "rate_limited", seq: nil), to: id))
         }
     }
 
@@ -382,7 +412,7 @@ struct DrawRoomState {
 
     /// A command that writes holds the queue until the write is done, so a resend or a
     /// double tap always sees the outcome of the first.
-    mutating func pump(at time: Time, using random: inout some RandomNumberGenerator, _ actions: inout [Action]) {
+    public mutating func pump(at time: Time, using random: inout some RandomNumberGenerator, _ actions: inout [Action]) {
         while !isBusy, !queue.isEmpty {
             let job = queue.removeFirst()
             run(job, at: time, using: &random, &actions)
@@ -415,7 +445,7 @@ struct DrawRoomState {
             deliver(.failure(CommandFailure(code: "draw_archived")), for: job, &actions)
             return
         }
-        if case .start = job.command, isCheckinPool, checkin.settings.open {
+        if case .start = job.command, isCheckinPool, checkin.book.settings.open {
             actions.append(.count(.refusedCommands))
             deliver(.failure(CommandFailure(code: "entries_open")), for: job, &actions)
             return
@@ -445,8 +475,8 @@ struct DrawRoomState {
                     "contributors": .int(Int64(Set(contributions.values).count))]))))
                 succeed(job, CommandReply(ack: ack(job)), &actions)
                 // Other draws' winners were locked in at Start: pages hear the pool they changed.
-                if let commit = draw.commit, commit.poolHash != lockedBefore { broadcast(commit.message, &actions) }
-                broadcastPhase(.rolling, &actions)
+                if let commit = draw.commit, commit.poolHash != lockedBefore { actions.append(.announce(.commit(commit))) }
+                announcePhase(.rolling, &actions)
                 startRolling(at: time, using: &random, &actions)
 
             case .stop:
@@ -471,11 +501,11 @@ struct DrawRoomState {
                 default: break
                 }
                 // A check-in pool holds the entrants who joined, never ids a host types.
-                if case .checkin = config.pool { config.pool = .checkin(checkin.activeIDs) }
+                if case .checkin = config.pool { config.pool = .checkin(checkin.book.activeIDs) }
                 try checkPastDraws(config)
                 var candidate = draw
                 let duplicates = try candidate.configure(config, pastWinners: config.excludeWinnersOf.compactMap { links.winners(EntrantList.trim($0.code)) })
-                let text = DrawPersistence.encode(candidate.config)
+                let text = candidate.config.storedText
                 let entry = AuditEntry(actor: "host", action: "configure", detail: .object([
                     "poolHash": candidate.commit.map { .string($0.poolHash) } ?? .null,
                     "remaining": .int(Int64(clamping: candidate.remaining))]))
@@ -549,40 +579,40 @@ struct DrawRoomState {
                 } else {
                     succeed(job, CommandReply(ack: ack(job)), &actions)
                 }
-                broadcastPhase(.stopping, &actions)
+                announcePhase(.stopping, &actions)
                 slowDown(at: time, since: ranAt, using: &random, &actions)
             case .clear:
                 lastTick = nil
                 succeed(job, CommandReply(ack: ack(job)), &actions)
-                broadcast(.object(["type": .string("cleared")]), kind: .cleared, &actions)
-                broadcastPhase(.idle, &actions)
+                actions.append(.announce(.cleared))
+                announcePhase(.idle, &actions)
                 // The board is empty: what is left and what the next round draws changed.
-                if let commit = draw.commit { broadcast(commit.message, &actions) }
+                if let commit = draw.commit { actions.append(.announce(.commit(commit))) }
             case .configure(_, let duplicates):
-                adoptConfig(DrawPersistence.encodePublic(draw.config))
+                adoptConfig(draw.config.publicText)
                 succeed(job, CommandReply(ack: ack(job, ["duplicates": .array(duplicates.map { .string($0) })])), &actions)
                 // One shared frame for every page, with the settings' summary (a page that needs the
                 // names fetches them once: `GET /api/draws/<code>/config`).
-                actions.append(.broadcast(configMessageText(), stream: .reliable))
-                if let commit = draw.commit { broadcast(commit.message, &actions) }
+                actions.append(.announce(.config(configMessageText())))
+                if let commit = draw.commit { actions.append(.announce(.commit(commit))) }
             case .void(let contributors, let voided, let reason):
                 actions.append(.count(.rounds))
                 frozenMembers = contributors
                 let result = draw.lastResult?.resultMessage(voidReason: reason)
                 succeed(job, CommandReply(ack: ack(job), result: result), &actions)
-                if let voided { broadcast(voided, &actions) }
+                if let voided { actions.append(.announce(.void(voided))) }
                 announceCheckinWinners(&actions)
-                if let result { broadcast(result, &actions) }
-                if let commit = draw.commit { broadcast(commit.message, &actions) }
+                if let result { actions.append(.announce(.result(result))) }
+                if let commit = draw.commit { actions.append(.announce(.commit(commit))) }
             case .checkin(let change, let text):
-                applyCheckin(change, &actions)
-                succeed(job, CommandReply(ack: ack(job, ["entrants": .int(Int64(checkin.activeCount))])), &actions)
+                checkin.apply(change, &actions)
+                succeed(job, CommandReply(ack: ack(job, ["entrants": .int(Int64(checkin.book.activeCount))])), &actions)
                 if let text {
                     adoptConfig(text)
-                    actions.append(.broadcast(configMessageText(), stream: .reliable))
-                    if let commit = draw.commit { broadcast(commit.message, &actions) }
+                    actions.append(.announce(.config(configMessageText())))
+                    if let commit = draw.commit { actions.append(.announce(.commit(commit))) }
                 }
-                broadcast(entrantsSettingsMessage, &actions)
+                actions.append(.announce(.entrantsSettings(checkin.entrantsSettingsMessage)))
             }
         }
         pump(at: time, using: &random, &actions)
@@ -613,8 +643,8 @@ struct DrawRoomState {
             actions.append(.reply(caller: caller, outcome))
         case .member(let id):
             switch outcome {
-            case .success(let reply): actions.append(.send(reply.ack.canonicalString, to: id))
-            case .failure(let failure): actions.append(.send(Self.errorText(failure.code, seq: job.seq), to: id))
+            case .success(let reply): actions.append(.send(.ack(reply.ack), to: id))
+            case .failure(let failure): actions.append(.send(.error(code: failure.code, seq: job.seq), to: id))
             }
         }
     }
@@ -623,26 +653,19 @@ struct DrawRoomState {
 
     private var tickInterval: Duration { .nanoseconds(1_000_000_000 / Int64(max(1, settings.tickHz))) }
 
-    /// A tick, handed out as `.tick` with its `seq`; during the slow-down with `landing`
-    /// (docs/PROTOCOL.md, "Rolling and Stop"): the first winner and how far the slow-down has
-    /// come, so every page lands it the same way.
-    private mutating func announceTick(_ value: DrawValue, stream: OutboundStream, at time: Time,
-                                       landing: (first: DrawValue, step: Int, steps: Int)? = nil,
+    /// A tick, announced with its `seq`; during the slow-down with `landing` (docs/PROTOCOL.md,
+    /// "Rolling and Stop"): the first winner and how far the slow-down has come, so every page
+    /// lands it the same way (the last one is delivered in order, the others are latest values).
+    private mutating func announceTick(_ value: DrawValue, at time: Time, landing: DrawTick.Landing? = nil,
                                        _ actions: inout [Action]) {
         tickSeq += 1
-        var members: [String: JSONValue] = ["type": .string("tick"), "seq": .int(tickSeq),
-                                            "at": .double(time.wallMilliseconds), "value": value.json]
+        var tick = DrawTick(seq: tickSeq, at: time.wallMilliseconds, value: value, landing: landing)
         // Check-in with names public: the room reads the names rolling by, not entry ids (issue 34).
-        if isCheckinPool, checkin.settings.publicNames, case .name(let id) = value, let name = checkin.entry(id: id)?.name {
-            members["name"] = .string(name)
+        if isCheckinPool, checkin.book.settings.publicNames, case .name(let id) = value, let name = checkin.book.entry(id: id)?.name {
+            tick.name = name
         }
-        if let landing {
-            members["landing"] = .object(["value": landing.first.json, "step": .int(Int64(landing.step)),
-                                          "steps": .int(Int64(landing.steps))])
-        }
-        let message: JSONValue = .object(members)
-        lastTick = message
-        actions.append(.tick(message.canonicalString, seq: tickSeq, stream: stream))
+        lastTick = tick
+        actions.append(.announce(.tick(tick)))
     }
 
     private mutating func stopMotion(_ actions: inout [Action]) {
@@ -665,7 +688,7 @@ struct DrawRoomState {
             motion = nil
             return
         }
-        announceTick(draw.rollingValue(using: &random), stream: .latestValue, at: time, &actions)
+        announceTick(draw.rollingValue(using: &random), at: time, &actions)
         let interval = tickInterval
         due += interval
         if due < time.instant - interval { due = time.instant + interval }
@@ -675,7 +698,7 @@ struct DrawRoomState {
 
     /// Delays between slow-down ticks: from the tick interval, growing by a fifth each time,
     /// adding up to `settings.slowDown`; the last tick shows the first winner.
-    static func slowDownDelays(tickHz: Int, total: Duration) -> [Duration] {
+    public static func slowDownDelays(tickHz: Int, total: Duration) -> [Duration] {
         let totalMs = Double(total.components.seconds) * 1000 + Double(total.components.attoseconds) / 1e15
         var delays = [Double]()
         var next = 1000 / Double(max(1, tickHz))
@@ -701,7 +724,7 @@ struct DrawRoomState {
         var delays = Self.slowDownDelays(tickHz: settings.tickHz, total: max(.zero, left))[...]
         guard let delay = delays.popFirst() else {
             // No time left (a slow store, or a new owner taking over late): it lands at once.
-            announceTick(first, stream: .reliable, at: time, landing: (first, 1, 1), &actions)
+            announceTick(first, at: time, landing: DrawTick.Landing(first: first, step: 1, steps: 1), &actions)
             reveal(&actions)
             return
         }
@@ -718,13 +741,13 @@ struct DrawRoomState {
             roll(at: time, using: &random, &actions)
         case .slowing(var remaining, let first, let step, let steps):
             guard let delay = remaining.popFirst() else {
-                announceTick(first, stream: .reliable, at: time, landing: (first, steps, steps), &actions)
+                announceTick(first, at: time, landing: DrawTick.Landing(first: first, step: steps, steps: steps), &actions)
                 motion = nil
                 reveal(&actions)
                 return
             }
-            announceTick(draw.rollingValue(using: &random), stream: .latestValue, at: time,
-                         landing: (first, step + 1, steps), &actions)
+            announceTick(draw.rollingValue(using: &random), at: time,
+                         landing: DrawTick.Landing(first: first, step: step + 1, steps: steps), &actions)
             motion = .slowing(remaining: remaining, first: first, step: step + 1, steps: steps)
             actions.append(.schedule(.motion, at: time.instant + delay))
         }
@@ -735,9 +758,9 @@ struct DrawRoomState {
         let result = draw.lastResult?.resultMessage()
         // The winners' names first, so pages show the result with them.
         announceCheckinWinners(&actions)
-        if let result { broadcast(result, &actions) }
-        broadcastPhase(.revealed, &actions)
-        if let commit = draw.commit { broadcast(commit.message, &actions) }
+        if let result { actions.append(.announce(.result(result))) }
+        actions.append(.announce(.phase(.revealed)))
+        if let commit = draw.commit { actions.append(.announce(.commit(commit))) }
         let waiters = revealWaiters
         revealWaiters = []
         let reply = CommandReply(ack: .object(["type": .string("ack"), "command": .string("stop")]), result: result)
@@ -758,35 +781,18 @@ struct DrawRoomState {
         viewerTimerArmed = false
         guard viewerCount != announcedViewers else { return }
         announcedViewers = viewerCount
-        broadcast(.object(["type": .string("viewers"), "count": .int(Int64(viewerCount))]), stream: .latestValue, kind: .viewers,
-                  &actions)
+        actions.append(.announce(.viewers(viewerCount)))
         scheduleViewerAnnouncement(at: time, &actions)
     }
 
     // MARK: Messages out
 
-    private func broadcast(_ message: JSONValue, stream: OutboundStream = .reliable, kind: BroadcastKind = .other,
-                           _ actions: inout [Action]) {
-        actions.append(.broadcast(message.canonicalString, stream: stream, kind: kind))
-    }
-
-    private func broadcastPhase(_ phase: DrawPhase, _ actions: inout [Action]) {
-        broadcast(Self.phaseMessage(phase), kind: .phase(phase), &actions)
-    }
-
-    static func errorText(_ code: String, seq: Int64?) -> String {
-        var members: [String: JSONValue] = ["type": .string("error"), "code": .string(code),
-                                            "message": .string(DrawErrorText.message(for: code))]
-        if let seq { members["seq"] = .int(seq) }
-        return JSONValue.object(members).canonicalString
-    }
-
-    static func phaseMessage(_ phase: DrawPhase) -> JSONValue {
-        .object(["type": .string("phase"), "phase": .string(phase.rawValue)])
+    private func announcePhase(_ phase: DrawPhase, _ actions: inout [Action]) {
+        actions.append(.announce(.phase(phase)))
     }
 
     /// The `config` message after `configure`: the settings and the counts that follow from them.
-    func configMessageText() -> String {
+    public func configMessageText() -> String {
         let message: JSONValue = .object([
             "type": .string("config"),
             "remaining": .int(Int64(clamping: draw.remaining)),
@@ -801,30 +807,31 @@ struct DrawRoomState {
     }
 
     /// What member `id`'s snapshot shows (nil: the public REST view, a viewer that sent nothing).
-    func snapshotVariant(for id: UInt64?) -> SnapshotVariant {
+    public func snapshotVariant(for id: UInt64?) -> SnapshotVariant {
         let member = id.flatMap { members[$0] }
         var contributed: Bool?
         if let id, let frozenMembers { contributed = frozenMembers.contains(id) }
         var device: String?
-        if let id, let hash = checkinFlow.memberDevice[id], checkin.entry(device: hash) != nil { device = hash }
+        if let id { device = checkin.device(ofMember: id) }
         return SnapshotVariant(host: member?.isHost == true, contributed: contributed, device: device)
     }
 
-    /// The `state` snapshot for member `id` as a shared frame: built on the first join after a
-    /// change and reused by every join of the same variant until the next change.
-    mutating func snapshotFrame(for id: UInt64?) -> BroadcastFrame {
+    /// The `state` snapshot for member `id`: built on the first join after a change and shared
+    /// by every join of the same variant until the next change.
+    public mutating func snapshot(for id: UInt64?) -> StateSnapshot {
         let variant = snapshotVariant(for: id)
-        if let frame = snapshots[variant] { return frame }
-        let frame = BroadcastFrame(text: buildStateText(variant))
+        let key = StateSnapshot.Key(variant: variant, generation: snapshotGeneration)
+        if let text = snapshots[variant] { return StateSnapshot(text: text, key: key) }
+        let text = buildStateText(variant)
         // A checked-in phone's snapshot (its own `me`) is nobody else's: not kept, so the cache
         // holds a handful of shared variants, not one per entrant.
-        guard variant.device == nil else { return frame }
-        snapshots[variant] = frame
-        return frame
+        guard variant.device == nil else { return StateSnapshot(text: text, key: nil) }
+        snapshots[variant] = text
+        return StateSnapshot(text: text, key: key)
     }
 
     /// The `state` snapshot for member `id` (nil: the public REST view), built afresh.
-    func stateText(for id: UInt64?) -> String {
+    public func stateText(for id: UInt64?) -> String {
         buildStateText(snapshotVariant(for: id))
     }
 
@@ -853,7 +860,7 @@ struct DrawRoomState {
             "olderRounds": .int(Int64(listed.older)),
             "result": draw.phase == .stopping ? .null : (draw.lastResult?.snapshotResult() ?? .null),
             "viewers": .int(Int64(viewerCount)),
-            "tick": lastTick ?? .null,
+            "tick": lastTick.map(DrawWire.json) ?? .null,
             "interrupted": interrupted.map { .object(["round": .int(Int64($0))]) } ?? .null,
             "algorithm": .string(Fairness.algorithm),
             "contributed": contributed,
@@ -867,6 +874,6 @@ struct DrawRoomState {
 }
 
 /// The room's counters on `/metrics` (`DrawMetrics`).
-enum DrawMetric: Sendable {
+public enum DrawMetric: Sendable {
     case rounds, commands, refusedCommands, storageFailures, authFailures
 }

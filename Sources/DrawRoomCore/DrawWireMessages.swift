@@ -12,7 +12,7 @@ extension DrawRecord {
     /// record (the export). A no-show replacement also carries `voidReason`, the reason of the
     /// void it answers (which lives in the void record, not in this one), so live pages show it
     /// without reloading.
-    func resultMessage(contributionLimit: Int = 256, poolListLimit: Int = 256, voidReason: String? = nil) -> JSONValue? {
+    public func resultMessage(contributionLimit: Int = 256, poolListLimit: Int = 256, voidReason: String? = nil) -> JSONValue? {
         guard case .round(let round) = body, case .object(var members) = json else { return nil }
         members["type"] = .string("result")
         members["contributors"] = .int(Int64(round.contributions.count))
@@ -34,7 +34,7 @@ extension DrawRecord {
 extension DrawRecord {
     /// The `void` message for a `void` record: `{"type":"void","round","winner","reason"}`, sent
     /// before the replacement's `result` so every page can show why the winner was voided.
-    func voidMessage() -> JSONValue? {
+    public func voidMessage() -> JSONValue? {
         guard case .void(let round, let winner, let reason) = body else { return nil }
         return .object(["type": .string("void"), "round": .int(Int64(round)), "winner": winner.json, "reason": .string(reason)])
     }
@@ -43,7 +43,7 @@ extension DrawRecord {
 extension BoardRound {
     /// `{"round","prize","winners","voided":[{"winner","reason"}]}` with every winner (`state.rounds`
     /// lists `summaryJSON()`, the first ones; BoardSummary.swift).
-    var json: JSONValue {
+    public var json: JSONValue {
         .object([
             "round": .int(Int64(round)),
             "prize": prize.map { .string($0) } ?? .null,
@@ -56,7 +56,7 @@ extension BoardRound {
 extension PendingCommit {
     /// The `commit` message: the commitment and pool lock of the next round, what is left, and
     /// what that round will draw (`plan`), so every page announces the right prize from now on.
-    var message: JSONValue {
+    public var message: JSONValue {
         .object([
             "type": .string("commit"), "round": .int(Int64(round)), "commitment": .string(commitment),
             "poolHash": .string(poolHash), "remaining": .int(Int64(clamping: remaining)), "exhausted": .bool(remaining == 0),
@@ -68,7 +68,7 @@ extension PendingCommit {
 
 extension RoundPlan {
     /// `{"round","prize","prizeIndex","count","perStop","cut","prizeLeft"}` as in `state.plan` and `commit.plan`.
-    var json: JSONValue {
+    public var json: JSONValue {
         let asked: JSONValue = if case .count(let n) = perStop { .int(Int64(n)) } else { .string("all") }
         return .object([
             "round": .int(Int64(round)),
@@ -87,7 +87,7 @@ extension DrawConfig {
     /// summary"): a list pool by its summary (`count`, `entrantsHash`, `detailed`) and the
     /// exclusions by their number, so a join costs the same for 100 or 100,000 names. `hash` is
     /// the SHA-256 of the full settings text that `GET /api/draws/<code>/config` serves.
-    func summaryJSON(entrantsHash: String?, entrantCount: Int?, hash: String) -> JSONValue {
+    public func summaryJSON(entrantsHash: String?, entrantCount: Int?, hash: String) -> JSONValue {
         var small = self
         small.exclude = []
         if case .range = pool {} else { small.pool = .range(from: 1, to: 2) }

@@ -26,7 +26,7 @@ public enum AuditAppendError: Error, Sendable, Equatable {
     case store(ClusterError)
 }
 
-extension DrawKeys {
+extension RedisDrawKeys {
     /// The draw's audit log (a Stream; see `AuditStream`).
     public var audit: String { "{d:\(code)}:audit" }
 }
@@ -65,7 +65,7 @@ public final class AuditStream {
 
     /// The stream's last entry (`AuditTail.empty` when there is none).
     public func tail(draw: String, _ completion: @escaping (Result<AuditTail, ClusterError>) -> Void) {
-        client.send(["XREVRANGE", DrawKeys(code: draw).audit, "+", "-", "COUNT", "1"]) { result in
+        client.send(["XREVRANGE", RedisDrawKeys(code: draw).audit, "+", "-", "COUNT", "1"]) { result in
             completion(result.mapError(ClusterError.init).flatMap { reply in
                 guard let entries = reply.array else { return .failure(.unexpectedReply("audit tail: \(reply)")) }
                 guard let entry = entries.first else { return .success(.empty) }
@@ -86,7 +86,7 @@ public final class AuditStream {
     /// (nil: a system write outside the owner, checked against the chain only). Returns its offset.
     public func append(draw: String, index: Int, prev: String, hash: String, json: String, lease: OwnerLease?,
                        _ completion: @escaping (Result<String, AuditAppendError>) -> Void) {
-        let keys = DrawKeys(code: draw)
+        let keys = RedisDrawKeys(code: draw)
         let arguments = [lease?.value ?? "", lease.map { String($0.token) } ?? "", String(index), prev, hash, json].map { Array($0.utf8) }
         appendScript.run(on: client, keys: [keys.lease, keys.fence, keys.audit], arguments: arguments) { result in
             switch result {

@@ -48,7 +48,7 @@ public struct BrandingChange: Sendable, Equatable {
     }
 }
 
-extension DrawKeys {
+extension RedisDrawKeys {
     /// The draw's screen branding (a hash; see `BrandingRecord`).
     public var branding: String { "{d:\(code)}:branding" }
 }
@@ -84,7 +84,7 @@ public final class ClusterBrandingStore {
 
     /// The draw's branding without the logo's bytes.
     public func read(draw: String, _ completion: @escaping (Result<BrandingRecord, ClusterError>) -> Void) {
-        client.send(["HMGET", DrawKeys(code: draw).branding, "title", "accent", "logoType", "logoVersion"]) { result in
+        client.send(["HMGET", RedisDrawKeys(code: draw).branding, "title", "accent", "logoType", "logoVersion"]) { result in
             completion(result.mapError(ClusterError.init).flatMap { reply in
                 guard let values = reply.array, values.count == 4 else { return .failure(.unexpectedReply("branding: \(reply)")) }
                 let text = values.map { $0.string ?? "" }
@@ -95,7 +95,7 @@ public final class ClusterBrandingStore {
 
     /// The logo's bytes and type, or nil when the draw has none.
     public func logo(draw: String, _ completion: @escaping (Result<(type: String, bytes: [UInt8], version: String)?, ClusterError>) -> Void) {
-        client.send(["HMGET", DrawKeys(code: draw).branding, "logoType", "logo", "logoVersion"]) { result in
+        client.send(["HMGET", RedisDrawKeys(code: draw).branding, "logoType", "logo", "logoVersion"]) { result in
             completion(result.mapError(ClusterError.init).flatMap { reply in
                 guard let values = reply.array, values.count == 3 else { return .failure(.unexpectedReply("logo: \(reply)")) }
                 guard let type = values[0].string, !type.isEmpty, case .bulk(let bytes) = values[1] else { return .success(nil) }
@@ -117,7 +117,7 @@ public final class ClusterBrandingStore {
         } else if change.removeLogo {
             for field in ["logoType", "logo", "logoVersion"] { set(field, []) }
         }
-        changeScript.run(on: client, keys: [DrawKeys(code: draw).branding], arguments: arguments) { result in
+        changeScript.run(on: client, keys: [RedisDrawKeys(code: draw).branding], arguments: arguments) { result in
             completion(result.mapError(ClusterError.init).flatMap { reply in
                 guard let values = reply.array, values.count == 4 else { return .failure(.unexpectedReply("branding: \(reply)")) }
                 let text = values.map { $0.string ?? "" }

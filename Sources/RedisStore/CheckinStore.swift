@@ -59,7 +59,7 @@ public final class CheckinStore: @unchecked Sendable {
 
     /// Writes `write` only while `lease` is held with a current token (else `.fenced`). Loop only.
     public func write(_ write: Write, lease: OwnerLease, _ completion: @escaping (Result<Void, ClusterError>) -> Void) {
-        let keys = DrawKeys(code: lease.draw)
+        let keys = RedisDrawKeys(code: lease.draw)
         var arguments: [[UInt8]] = [
             bytes(lease.value), bytes(lease.token), Array((write.config ?? "").utf8), Array((write.settings ?? "").utf8),
             bytes(write.replaceAll ? "replace" : "add"), bytes(write.rows.count),
@@ -81,7 +81,7 @@ public final class CheckinStore: @unchecked Sendable {
 
     /// The draw's check-in settings (nil: never written) and every row (unordered). Loop only.
     public func read(draw code: String, _ completion: @escaping (Result<(settings: String?, rows: [String]), ClusterError>) -> Void) {
-        let keys = DrawKeys(code: code)
+        let keys = RedisDrawKeys(code: code)
         readScript.run(on: client, keys: [keys.meta, keys.entrants], arguments: []) { result in
             switch result {
             case .success(let reply):
@@ -98,7 +98,7 @@ public final class CheckinStore: @unchecked Sendable {
     }
 }
 
-extension DrawKeys {
+extension RedisDrawKeys {
     /// A hash: an entrant's public id → its row (canonical JSON: id, seq, name, fields, device
     /// hash, joinedAt, removed), written only by the lease holder (`CheckinStore`). Personal data.
     public var entrants: String { "{d:\(code)}:entrants" }

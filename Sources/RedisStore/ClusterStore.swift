@@ -36,7 +36,7 @@ public final class ClusterStore: @unchecked Sendable {
         _ completion: @escaping (Result<LeaseAcquisition, ClusterError>) -> Void
     ) {
         precondition(!owner.isEmpty && !owner.contains(":"), "an owner id is non-empty and has no ':'")
-        let keys = DrawKeys(code: draw)
+        let keys = RedisDrawKeys(code: draw)
         let sentAt = MonotonicClock.nanoseconds()
         acquireScript.run(on: client, keys: [keys.lease, keys.fence], arguments: [bytes(owner), bytes(ttl.milliseconds)]) { result in
             completion(result.mapError(ClusterError.init).flatMap { reply in
@@ -56,7 +56,7 @@ public final class ClusterStore: @unchecked Sendable {
     /// Extends a lease we hold by `ttl`; `.fenced` when it is no longer ours (it expired, and
     /// perhaps another instance took it): the owner must stop at once.
     public func renewLease(_ lease: OwnerLease, ttl: Duration, _ completion: @escaping (Result<OwnerLease, ClusterError>) -> Void) {
-        let keys = DrawKeys(code: lease.draw)
+        let keys = RedisDrawKeys(code: lease.draw)
         let sentAt = MonotonicClock.nanoseconds()
         renewScript.run(on: client, keys: [keys.lease], arguments: [bytes(lease.value), bytes(ttl.milliseconds)]) { result in
             completion(result.mapError(ClusterError.init).flatMap { reply in
@@ -77,7 +77,7 @@ public final class ClusterStore: @unchecked Sendable {
     /// Gives the lease up (a clean shutdown), so another instance need not wait for expiry.
     /// Succeeds with false when it was not ours any more.
     public func releaseLease(_ lease: OwnerLease, _ completion: @escaping (Result<Bool, ClusterError>) -> Void) {
-        let keys = DrawKeys(code: lease.draw)
+        let keys = RedisDrawKeys(code: lease.draw)
         releaseScript.run(on: client, keys: [keys.lease], arguments: [bytes(lease.value)]) { result in
             completion(result.mapError(ClusterError.init).map { $0.integer == 1 })
         }
@@ -90,7 +90,7 @@ public final class ClusterStore: @unchecked Sendable {
     /// be announced before this succeeds. After `.unavailable` the outcome is unknown:
     /// retrying with the same key answers `.duplicate(offset)` if the first attempt landed.
     public func append(_ record: LogRecord, lease: OwnerLease, _ completion: @escaping (Result<AppendReceipt, ClusterError>) -> Void) {
-        let keys = DrawKeys(code: lease.draw)
+        let keys = RedisDrawKeys(code: lease.draw)
         let arguments: [[UInt8]] = [
             bytes(lease.value), bytes(lease.token), bytes(record.idempotencyKey), bytes(record.index),
             bytes(record.hash), bytes(record.prev), Array(record.json.utf8), bytes(LogRecord.genesisPrev),
@@ -118,7 +118,7 @@ public final class ClusterStore: @unchecked Sendable {
         _ records: [LogRecord], config: String?, idempotencyKey: String, lease: OwnerLease, answer: KeptAnswer? = nil,
         _ completion: @escaping (Result<AppendReceipt, ClusterError>) -> Void
     ) {
-        let keys = DrawKeys(code: lease.draw)
+        let keys = RedisDrawKeys(code: lease.draw)
         var arguments: [[UInt8]] = [
             bytes(lease.value), bytes(lease.token), bytes(idempotencyKey), bytes(LogRecord.genesisPrev),
             bytes(Self.newEpoch()), Array((config ?? "").utf8), bytes(records.count),
@@ -146,7 +146,7 @@ public final class ClusterStore: @unchecked Sendable {
     /// Sets `key` (one of the draw's keys) to `value` only if `lease` is still held with a
     /// current token; succeeds with whether it was set.
     public func setIfOwner(_ key: String, value: [UInt8], lease: OwnerLease, _ completion: @escaping (Result<Bool, ClusterError>) -> Void) {
-        let keys = DrawKeys(code: lease.draw)
+        let keys = RedisDrawKeys(code: lease.draw)
         setIfOwnerScript.run(on: client, keys: [keys.lease, keys.fence, key], arguments: [bytes(lease.value), bytes(lease.token), value]) { result in
             completion(result.mapError(ClusterError.init).map { $0.integer == 1 })
         }
@@ -161,7 +161,7 @@ public final class ClusterStore: @unchecked Sendable {
         _ answer: KeptAnswer, alsoSet: (key: String, value: [UInt8])? = nil, lease: OwnerLease,
         _ completion: @escaping (Result<Bool, ClusterError>) -> Void
     ) {
-        let keys = DrawKeys(code: lease.draw)
+        let keys = RedisDrawKeys(code: lease.draw)
         let arguments: [[UInt8]] = [bytes(lease.value), bytes(lease.token), alsoSet?.value ?? []] + answer.arguments
         rememberScript.run(on: client, keys: [keys.lease, keys.fence, keys.acks, alsoSet?.key ?? keys.rolling], arguments: arguments) { result in
             completion(result.mapError(ClusterError.init).map { $0.integer == 1 })
@@ -170,7 +170,7 @@ public final class ClusterStore: @unchecked Sendable {
 
     /// The answers kept for host client `client` of draw `draw`: seq → answer (JSON text).
     public func answers(draw: String, client: String, _ completion: @escaping (Result<[Int64: String], ClusterError>) -> Void) {
-        self.client.send([bytes("HGET"), bytes(DrawKeys(code: draw).acks), bytes(client)]) { result in
+        self.client.send([bytes("HGET"), bytes(RedisDrawKeys(code: draw).acks), bytes(client)]) { result in
             completion(result.mapError(ClusterError.init).map { reply in
                 var answers: [Int64: String] = [:]
                 for line in (reply.string ?? "").split(separator: "\n") {
@@ -185,7 +185,7 @@ public final class ClusterStore: @unchecked Sendable {
     /// Reads up to `count` entries of the draw's log from `start` (an offset, inclusive, or "-"),
     /// with the epoch read in the same step.
     public func readLog(draw: String, from start: String = "-", count: Int = 1000, _ completion: @escaping (Result<LogPage, ClusterError>) -> Void) {
-        let keys = DrawKeys(code: draw)
+        let keys = RedisDrawKeys(code: draw)
         readScript.run(on: client, keys: [keys.log, keys.epoch], arguments: [bytes(start), bytes(count)]) { result in
             completion(result.mapError(ClusterError.init).flatMap { reply in
                 guard let parts = reply.array, parts.count == 2, let epoch = parts[0].string, let raw = parts[1].array else {
@@ -243,7 +243,7 @@ public final class ClusterStore: @unchecked Sendable {
     /// Publishes `payload` on the draw's channel; succeeds with the number of subscribed
     /// connections that received it (one per subscribed instance).
     public func publish(draw: String, payload: [UInt8], _ completion: @escaping (Result<Int64, ClusterError>) -> Void) {
-        client.send([bytes("PUBLISH"), bytes(DrawKeys(code: draw).channel), payload]) { result in
+        client.send([bytes("PUBLISH"), bytes(RedisDrawKeys(code: draw).channel), payload]) { result in
             completion(result.mapError(ClusterError.init).flatMap { reply in
                 reply.integer.map { .success($0) } ?? .failure(.unexpectedReply("publish: \(reply)"))
             })
@@ -254,7 +254,7 @@ public final class ClusterStore: @unchecked Sendable {
     /// to `seq`, both only while `lease` is held with a current token: a stale owner's tick
     /// reaches nobody. Succeeds with whether it was published (false: fenced).
     public func publishTick(seq: Int64, payload: [UInt8], lease: OwnerLease, _ completion: @escaping (Result<Bool, ClusterError>) -> Void) {
-        let keys = DrawKeys(code: lease.draw)
+        let keys = RedisDrawKeys(code: lease.draw)
         publishTickScript.run(on: client, keys: [keys.lease, keys.fence, keys.tickSeq],
                               arguments: [bytes(lease.value), bytes(lease.token), bytes(keys.channel), bytes(seq), payload]) { result in
             completion(result.mapError(ClusterError.init).map { $0.integer == 1 })

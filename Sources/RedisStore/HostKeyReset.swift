@@ -19,7 +19,7 @@ public enum HostKeyReset {
     /// the draw exists. Loop only (the client's).
     public static func replace(code: String, hash: String, on client: RedisClient,
                                _ completion: @escaping (Result<Bool, ClusterError>) -> Void) {
-        RedisScript(script).run(on: client, keys: [DrawKeys(code: code).meta],
+        RedisScript(script).run(on: client, keys: [RedisDrawKeys(code: code).meta],
                                 arguments: [Array(hash.utf8), Array(channel.utf8), Array(code.utf8)]) { result in
             completion(result.mapError(ClusterError.init).flatMap { reply in
                 guard let flag = reply.integer else { return .failure(.unexpectedReply("host key reset: \(reply)")) }

@@ -1,6 +1,6 @@
-/// The Redis keys of one draw. All carry the hash tag `{d:CODE}`, so on Redis Cluster they
+/// The Redis key names of one draw (not `DrawKeys`, the draw codes and host keys in App). All carry the hash tag `{d:CODE}`, so on Redis Cluster they
 /// live in one slot and one Lua script may touch them all.
-public struct DrawKeys: Sendable, Equatable {
+public struct RedisDrawKeys: Sendable, Equatable {
     public let code: String
 
     public init(code: String) {

@@ -1,5 +1,6 @@
 import Testing
 @testable import App
+@testable import DrawRoomCore
 import JSON
 
 /// The pieces of check-in in cluster mode that need no Redis (the rest runs against real

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import App
+@testable import DrawRoomCore
 import DrawEngine
 import JSON
 

@@ -2,6 +2,7 @@ import DrawEngine
 import JSON
 import Testing
 @testable import App
+@testable import DrawRoomCore
 
 /// A new owner carries on what the old one left (issue 32), with a manual clock and no Redis:
 /// `ClusterResume` decides from the log, the rolling hint and the last snapshot, and the room

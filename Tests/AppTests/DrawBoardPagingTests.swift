@@ -1,4 +1,5 @@
 @testable import App
+@testable import DrawRoomCore
 import DrawEngine
 import JSON
 import Testing

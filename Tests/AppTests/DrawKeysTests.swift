@@ -2,6 +2,7 @@ import Storage
 import Synchronization
 import Testing
 @testable import App
+@testable import DrawRoomCore
 @testable import Server
 
 @Suite("Draw codes, keys and the auth rate limit")

@@ -2,6 +2,7 @@ import JSON
 import DrawEngine
 import Testing
 @testable import App
+@testable import DrawRoomCore
 @testable import Server
 
 /// The state machine's cluster events (docs/CLUSTER.md): other instances' viewer counts and

@@ -2,6 +2,7 @@ import JSON
 import DrawEngine
 import Testing
 @testable import App
+@testable import DrawRoomCore
 @testable import Server
 
 /// The draw room's behaviour without sockets, loops or sleeps: events in with a manual

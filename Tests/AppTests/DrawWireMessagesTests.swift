@@ -2,6 +2,7 @@
 import JSON
 import Testing
 @testable import App
+@testable import DrawRoomCore
 
 @Suite struct DrawWireMessagesTests {
     /// A draw with one commitment, driven like the room drives it, with a seeded generator.

@@ -1,4 +1,4 @@
-import Cluster
+import RedisStore
 import Posix
 import Testing
 
@@ -15,7 +15,7 @@ import Testing
         #expect(page.entries.last?.offset == receipt.offset && page.epoch == receipt.epoch)
         #expect(page.entries.map(\.seal) == ["", "", "nonce.ciphertext.tag"])
         #expect(page.entries.allSatisfy { $0.token == lease.token && $0.idempotencyKey == "b-0" })
-        let meta = DrawKeys(code: lease.draw).meta
+        let meta = RedisDrawKeys(code: lease.draw).meta
         #expect(await harness.client.command(["HGET", meta, "config"]).value == .bulk(Array(#"{"perStop":2}"#.utf8)))
 
         // Settings alone (configure writes no record) go through the same checks.
@@ -28,7 +28,7 @@ import Testing
     @Test func refusesTheWholeBatchOnABrokenLinkAStaleTokenOrAReusedKey() async throws {
         let (server, harness, lease) = try await leasedDraw()
         defer { harness.shutdown(); server.stop() }
-        let meta = DrawKeys(code: lease.draw).meta
+        let meta = RedisDrawKeys(code: lease.draw).meta
         var broken = chain(3)
         broken[2].prev = "not-the-hash-before"
         #expect(await harness.store.appendBatch(broken, config: "x", idempotencyKey: "b-0", lease: lease).error

@@ -1,4 +1,4 @@
-import Cluster
+import RedisStore
 import Posix
 import Testing
 
@@ -28,7 +28,7 @@ import Testing
                         lease: lease).get()
         read = try await self.read(store, lease.draw)
         #expect(read.settings == #"{"open":false}"# && read.rows.contains(#"{"id":"A1","removed":"x"}"#) && read.rows.count == 2)
-        let meta = DrawKeys(code: lease.draw).meta
+        let meta = RedisDrawKeys(code: lease.draw).meta
         #expect(await harness.client.command(["HGET", meta, "config"]).value == .bulk(Array(#"{"pool":"locked"}"#.utf8)))
 
         // Erase replaces every row: nothing of the old rows is left.
@@ -50,7 +50,7 @@ import Testing
         #expect(await write(store, .init(config: "c", settings: "s", rows: [("A1", "row")]), lease: lease).error
             == .fenced("token \(lease.token) is not current (fence \(newer.token))"))
         #expect(try await read(store, lease.draw) == (nil, []))
-        #expect(await harness.client.command(["HEXISTS", DrawKeys(code: lease.draw).meta, "config"]).value == .integer(0))
+        #expect(await harness.client.command(["HEXISTS", RedisDrawKeys(code: lease.draw).meta, "config"]).value == .integer(0))
         try await write(store, .init(settings: "s", rows: [("A1", "row")]), lease: newer).get()
         #expect(try await read(store, lease.draw) == ("s", ["row"]))
     }

@@ -1,4 +1,4 @@
-import Cluster
+import RedisStore
 import Posix
 import Testing
 
@@ -43,7 +43,7 @@ import Testing
             throw TestFailure("a stale owner's audit entry was not refused")
         }
         _ = try await append(harness, draw: draw, index: 3, prev: "h2", hash: "h3", lease: newer).get()
-        let tokens = await harness.client.command(["XRANGE", DrawKeys(code: draw).audit, "-", "+"]).value?.array?.compactMap { entry -> String? in
+        let tokens = await harness.client.command(["XRANGE", RedisDrawKeys(code: draw).audit, "-", "+"]).value?.array?.compactMap { entry -> String? in
             guard let fields = entry.array?.last?.array, let at = fields.firstIndex(of: .bulk(Array("token".utf8))) else { return nil }
             return fields[at + 1].string
         }
@@ -73,7 +73,7 @@ import Testing
         var remove = BrandingChange()
         remove.removeLogo = true
         #expect(try await apply(harness, remove, draw: draw).get() == BrandingRecord(title: "Line\ntwo", accent: "#112233"))
-        #expect(await harness.client.command(["HEXISTS", DrawKeys(code: draw).branding, "logo"]).value == .integer(0))
+        #expect(await harness.client.command(["HEXISTS", RedisDrawKeys(code: draw).branding, "logo"]).value == .integer(0))
 
         // What the script publishes reads back as the draw and its branding (a title may hold anything).
         let announced = Array("\(draw)\nv1\nimage/webp\n#aabbcc\nA\nB".utf8)
@@ -89,7 +89,7 @@ import Testing
         let harness = try Harness(endpoint: server.endpoint)
         defer { harness.shutdown(); server.stop() }
         let draw = uniqueDraw()
-        let meta = DrawKeys(code: draw).meta
+        let meta = RedisDrawKeys(code: draw).meta
         func reset(_ hash: String) async -> Result<Bool, ClusterError> {
             await harness.client.onLoop { done in HostKeyReset.replace(code: draw, hash: hash, on: harness.client, done) }
         }

@@ -1,4 +1,4 @@
-import Cluster
+import RedisStore
 import Posix
 import Testing
 
@@ -13,7 +13,7 @@ import Testing
     @Test func keepsTheLastAnswersPerClientWithTheRollingKeyAndExpires() async throws {
         let (server, harness, lease) = try await leasedDraw()
         defer { harness.shutdown(); server.stop() }
-        let keys = DrawKeys(code: lease.draw)
+        let keys = RedisDrawKeys(code: lease.draw)
         let text = #"{"ack":{"command":"start","seq":7,"type":"ack"},"result":null}"#
         #expect(try await harness.store.rememberAnswer(Self.answer("phone\tA", 7, text, keep: 3),
                                                        alsoSet: (keys.rolling, Array("hint".utf8)), lease: lease).get())
@@ -35,7 +35,7 @@ import Testing
     @Test func aStaleOwnerKeepsNothing() async throws {
         let (server, harness, lease) = try await leasedDraw()
         defer { harness.shutdown(); server.stop() }
-        let keys = DrawKeys(code: lease.draw)
+        let keys = RedisDrawKeys(code: lease.draw)
         #expect(try await harness.store.releaseLease(lease).get())
         guard case .acquired(let newer) = try await harness.store.acquireLease(draw: lease.draw, owner: "b", ttl: .seconds(30)).get() else {
             throw TestFailure("the released lease was not acquired")
@@ -69,7 +69,7 @@ import Testing
     @Test func aTickRaisesTheHighestSeqOnlyForTheCurrentOwner() async throws {
         let (server, harness, lease) = try await leasedDraw()
         defer { harness.shutdown(); server.stop() }
-        let keys = DrawKeys(code: lease.draw)
+        let keys = RedisDrawKeys(code: lease.draw)
         #expect(try await harness.store.publishTick(seq: 41, payload: Array("T\na\n1\n{}".utf8), lease: lease).get())
         #expect(try await harness.store.publishTick(seq: 7, payload: Array("T\na\n1\n{}".utf8), lease: lease).get())
         #expect(await harness.client.command(["GET", keys.tickSeq]).value == .bulk(Array("41".utf8)))  // never lowered

@@ -1,4 +1,4 @@
-import Cluster
+import RedisStore
 import Testing
 
 @Suite struct DurabilityCheckTests {

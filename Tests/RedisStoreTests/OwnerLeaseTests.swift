@@ -1,4 +1,4 @@
-import Cluster
+import RedisStore
 import Posix
 import Testing
 
@@ -64,11 +64,11 @@ import Testing
             #expect(await store.renewLease(impostor, ttl: .seconds(60)).error == .fenced("the lease of token \(impostor.token) is no longer held"))
             #expect(try await store.releaseLease(impostor).get() == false)
         }
-        #expect(await harness.client.command(["PTTL", DrawKeys(code: draw).lease]).value?.integer ?? 0 <= 5000)
+        #expect(await harness.client.command(["PTTL", RedisDrawKeys(code: draw).lease]).value?.integer ?? 0 <= 5000)
         let renewed = try await store.renewLease(lease, ttl: .seconds(30)).get()
         #expect(renewed.token == lease.token)
         #expect(renewed.validUntil > lease.validUntil)
-        #expect(await harness.client.command(["PTTL", DrawKeys(code: draw).lease]).value?.integer ?? 0 > 5000)
+        #expect(await harness.client.command(["PTTL", RedisDrawKeys(code: draw).lease]).value?.integer ?? 0 > 5000)
         #expect(try await store.releaseLease(renewed).get() == true)
         #expect(await store.renewLease(renewed, ttl: .seconds(5)).error == .fenced("the lease of token \(lease.token) is no longer held"))
     }

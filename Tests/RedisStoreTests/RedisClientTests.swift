@@ -1,4 +1,4 @@
-import Cluster
+import RedisStore
 import Posix
 import Testing
 

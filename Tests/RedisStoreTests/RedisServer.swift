@@ -1,5 +1,5 @@
 import CHiredis
-import Cluster
+import RedisStore
 import Foundation
 import Glibc
 import Posix

@@ -1,4 +1,4 @@
-import Cluster
+import RedisStore
 import Locking
 import Posix
 import Testing
@@ -25,7 +25,7 @@ final class Collected<Value: Sendable>: Sendable {
         let readies = Collected<Int>()
         harness.loop.execute {
             subscriber.onReady { readies.append(1) }
-            subscriber.subscribe(DrawKeys(code: draw).channel) { received.append(String(decoding: $0, as: UTF8.self)) }
+            subscriber.subscribe(RedisDrawKeys(code: draw).channel) { received.append(String(decoding: $0, as: UTF8.self)) }
         }
         subscriber.start()
         #expect(await eventually { readies.all.count == 1 })
@@ -61,7 +61,7 @@ final class Collected<Value: Sendable>: Sendable {
         let readies = Collected<Int>()
         harness.loop.execute {
             subscriber.onReady { readies.append(1) }
-            subscriber.subscribe(DrawKeys(code: draw).channel) { received.append(String(decoding: $0, as: UTF8.self)) }
+            subscriber.subscribe(RedisDrawKeys(code: draw).channel) { received.append(String(decoding: $0, as: UTF8.self)) }
         }
         subscriber.start()
         #expect(await eventually { readies.all.count == 1 })

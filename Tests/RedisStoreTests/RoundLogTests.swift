@@ -1,4 +1,4 @@
-import Cluster
+import RedisStore
 import Posix
 import Testing
 
@@ -43,7 +43,7 @@ import Testing
     @Test func refusesALeaseThatExpiredEvenWhenNobodyTookItOver() async throws {
         let (server, harness, lease) = try await leasedDraw(ttl: .milliseconds(100))
         defer { harness.shutdown(); server.stop() }
-        let leaseKey = DrawKeys(code: lease.draw).lease
+        let leaseKey = RedisDrawKeys(code: lease.draw).lease
         #expect(await eventually { await harness.client.command(["EXISTS", leaseKey]).value == .integer(0) })
         let refused = await harness.store.append(chain(1)[0], lease: lease)
         #expect(refused.error == .fenced("the lease of token \(lease.token) has expired"))
@@ -105,7 +105,7 @@ import Testing
         // a stalls past its lease (made to expire now, rather than waited for: a busy test process
         // must not be able to outlast a short lease before the first append); b takes over,
         // resyncs and carries on.
-        #expect(await b.client.command(["PEXPIRE", DrawKeys(code: draw).lease, "1"]).value == .integer(1))
+        #expect(await b.client.command(["PEXPIRE", RedisDrawKeys(code: draw).lease, "1"]).value == .integer(1))
         var taken: OwnerLease?
         #expect(await eventually {
             if case .acquired(let lease)? = await b.store.acquireLease(draw: draw, owner: "b", ttl: .seconds(30)).value { taken = lease }
@@ -150,7 +150,7 @@ import Testing
         let (cursor, _) = try await harness.store.catchUp(draw: lease.draw, from: ChainCursor()).get()
         // As if Redis lost its last write: the entry our cursor stands on is gone.
         let last = try #require(cursor.offset)
-        #expect(await harness.client.command(["XDEL", DrawKeys(code: lease.draw).log, last]).value == .integer(1))
+        #expect(await harness.client.command(["XDEL", RedisDrawKeys(code: lease.draw).log, last]).value == .integer(1))
         #expect(await harness.store.catchUp(draw: lease.draw, from: cursor).error == .broken(.offsetMissing(last)))
     }
 
@@ -159,7 +159,7 @@ import Testing
         defer { harness.shutdown(); server.stop() }
         for record in chain(3) { _ = try await harness.store.append(record, lease: lease).get() }
         let (cursor, _) = try await harness.store.catchUp(draw: lease.draw, from: ChainCursor()).get()
-        let keys = DrawKeys(code: lease.draw)
+        let keys = RedisDrawKeys(code: lease.draw)
         #expect(await harness.client.command(["DEL", keys.log, keys.epoch, keys.idempotency]).value == .integer(3))
         for record in chain(4, tag: "again") { _ = try await harness.store.append(record, lease: lease).get() }
         guard case .broken(.epochChanged(let expected, let found))? = await harness.store.catchUp(draw: lease.draw, from: cursor).error else {

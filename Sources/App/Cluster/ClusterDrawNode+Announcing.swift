@@ -1,4 +1,5 @@
-import Cluster
+import DrawRoomCore
+import RedisStore
 import Crypto
 import DrawEngine
 import JSON

@@ -1,3 +1,5 @@
+import DrawRoomCore
+
 /// The owner's audit entries (docs/CLUSTER.md, *Audit log*).
 extension ClusterDrawNode {
     /// Keeps `entry` in the draw's audit stream, after the records of its command (the caller

@@ -1,3 +1,5 @@
+import DrawRoomCore
+
 /// The board's pages in cluster mode: the owner's room has the board; a follower answers nil
 /// (`503 cluster_unavailable`), as for the full settings.
 extension ClusterDrawNode {

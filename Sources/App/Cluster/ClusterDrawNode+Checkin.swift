@@ -1,4 +1,5 @@
-import Cluster
+import DrawRoomCore
+import RedisStore
 import Crypto
 import Dispatch
 import DrawEngine
@@ -78,7 +79,7 @@ extension ClusterDrawNode: CheckinChannel {
 
     /// Publishes an answer on the forwarding instance's reply channel (read by `replied`).
     private func replier(to instance: String, id: Int64) -> @Sendable (Result<CommandReply, CommandFailure>) -> Void {
-        let channel = Cluster.DrawKeys.replies(instance: instance)
+        let channel = RedisDrawKeys.replies(instance: instance)
         let code = self.code
         let store = self.store
         return { outcome in
@@ -200,17 +201,17 @@ extension ClusterDrawNode: CheckinChannel {
         case .settings(let text):
             stored.settings = text
         case .join(let inserts):
-            stored.rows = inserts.map { ($0.row.publicID, Self.storedRow(Self.entry(from: $0.row))) }
+            stored.rows = inserts.map { ($0.entry.id, Self.storedRow($0.entry)) }
         case .remove(let id, let reason, let text):
             stored.settings = text
-            guard var entry = room.state.checkin.entry(id: id) else {
+            guard var entry = room.state.checkin.book.entry(id: id) else {
                 return completion(.failure(ClusterError.unexpectedReply("entrant \(id) of draw \(code) is not in the book")))
             }
             entry.removedReason = reason
             stored.rows = [(id, Self.storedRow(entry))]
         case .erase(let text):
             stored.settings = text
-            var book = room.state.checkin
+            var book = room.state.checkin.book
             book.erase()
             stored.rows = book.entries.map { ($0.id, Self.storedRow($0)) }
             stored.replaceAll = true
@@ -291,9 +292,9 @@ extension ClusterDrawNode: CheckinChannel {
 
     /// Gives a newly opened room the book read from Redis and the cluster's presence codes.
     func adoptCheckin(_ room: DrawRoom) {
-        if let book = checkinBook { room.state.checkin = book }
+        if let book = checkinBook { room.state.checkin.book = book }
         checkinBook = nil
-        room.state.checkinFlow.presence = Self.presenceCodes(key: settings.key, code: code)
+        room.state.checkin.presence = Self.presenceCodes(key: settings.key, code: code)
     }
 
     /// The presence codes of draw `code` in the cluster: their secret is HMAC-SHA-256 under the
@@ -339,14 +340,14 @@ extension ClusterDrawNode: CheckinChannel {
 extension DrawRoom {
     /// A page on another instance belongs to `device` (nil: it left). Cluster owner only.
     func linkRemoteDevice(_ page: String, device: String?) {
-        whenReady { [self] in state.remoteDevice(page, device: device) }
+        whenReady { [self] in state.checkin.remoteDevice(page, device: device) }
     }
 
     /// Forgets the devices of pages on instances not in `live`. Cluster owner only.
     func pruneRemoteDevices(live: Set<String>) {
         whenReady { [self] in
-            guard !state.checkinFlow.remoteDevices.isEmpty else { return }
-            state.pruneRemoteDevices(live: live)
+            guard !state.checkin.remoteDevices.isEmpty else { return }
+            state.checkin.pruneRemoteDevices(live: live)
         }
     }
 }

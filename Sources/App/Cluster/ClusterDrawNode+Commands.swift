@@ -1,4 +1,5 @@
-import Cluster
+import DrawRoomCore
+import RedisStore
 import Crypto
 import DrawEngine
 import JSON
@@ -188,7 +189,7 @@ extension ClusterDrawNode {
         case "command":
             guard let id = json["id"]?.intValue, let body = json["command"], let type = body["type"]?.stringValue else { return }
             if type == "checkin" { return inboundCheckinCommand(json, from: from) }
-            let replyChannel = Cluster.DrawKeys.replies(instance: from)
+            let replyChannel = RedisDrawKeys.replies(instance: from)
             let code = self.code
             let store = self.store
             @Sendable func answer(_ members: [String: JSONValue]) {

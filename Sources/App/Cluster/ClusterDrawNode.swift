@@ -1,4 +1,5 @@
-import Cluster
+import DrawRoomCore
+import RedisStore
 import Crypto
 import Dispatch
 import DrawEngine
@@ -27,7 +28,7 @@ final class ClusterDrawNode: DrawChannel, @unchecked Sendable {
     let group = BroadcastGroup()
     let loop: EventLoop
     let runtime: ClusterRuntime
-    let keys: Cluster.DrawKeys
+    let keys: RedisDrawKeys
     let hostKey: HostKeyHash
     var store: ClusterStore { runtime.store }
     /// Whether this instance runs the draw's room now (read by /metrics on any thread).
@@ -124,7 +125,7 @@ final class ClusterDrawNode: DrawChannel, @unchecked Sendable {
         self.code = code
         self.runtime = runtime
         self.loop = runtime.loop
-        self.keys = Cluster.DrawKeys(code: code)
+        self.keys = RedisDrawKeys(code: code)
         self.hostKey = HostKeyHash(hostKeyHash)
     }
 
@@ -178,7 +179,7 @@ final class ClusterDrawNode: DrawChannel, @unchecked Sendable {
             do {
                 message = try DrawMessageParser.parse(text)
             } catch let error as MessageError {
-                member.handle.send(text: DrawRoomState.errorText(error.code, seq: nil))
+                member.handle.send(text: DrawWire.errorText(error.code, seq: nil))
                 return
             } catch {
                 return
@@ -215,20 +216,20 @@ final class ClusterDrawNode: DrawChannel, @unchecked Sendable {
                         sendOwnCheckin(to: id)  // a host's `checkin.names` (ClusterDrawNode+Checkin)
                     case .refused:
                         runtime.metrics.authFailures.increment()
-                        member.handle.send(text: DrawRoomState.errorText("bad_key", seq: nil))
-                    case .rateLimited: member.handle.send(text: DrawRoomState.errorText("rate_limited", seq: nil))
+                        member.handle.send(text: DrawWire.errorText("bad_key", seq: nil))
+                    case .rateLimited: member.handle.send(text: DrawWire.errorText("rate_limited", seq: nil))
                     }
                 }
             case .command(let command, let seq):
                 guard members[id]?.isHost == true else {
-                    member.handle.send(text: DrawRoomState.errorText("not_host", seq: nil))
+                    member.handle.send(text: DrawWire.errorText("not_host", seq: nil))
                     return
                 }
                 let handle = member.handle
                 submit(command, seq: seq, client: members[id]?.client, awaitReveal: false) { outcome in
                     switch outcome {
                     case .success(let reply): handle.send(text: reply.ack.canonicalString)
-                    case .failure(let failure): handle.send(text: DrawRoomState.errorText(failure.code, seq: seq))
+                    case .failure(let failure): handle.send(text: DrawWire.errorText(failure.code, seq: seq))
                     }
                 }
             }

@@ -1,3 +1,4 @@
+import DrawRoomCore
 import DrawEngine
 
 /// A draw's settings and records as the round log holds them, with the sealed seed of its

@@ -1,4 +1,4 @@
-import Cluster
+import RedisStore
 
 /// The cluster-wide channels beside the draws' own (docs/CLUSTER.md): branding changes and
 /// host keys replaced by `tombola host-link`, heard by every instance whatever draws it serves

@@ -1,4 +1,5 @@
-import Cluster
+import DrawRoomCore
+import RedisStore
 import Dispatch
 import DrawEngine
 import JSON
@@ -135,7 +136,7 @@ final class ClusterRuntime: @unchecked Sendable {
             }
             code = agreed
         }
-        let meta = Cluster.DrawKeys(code: code).meta
+        let meta = RedisDrawKeys(code: code).meta
         var shownKey: String? = nil
         var created = false
         var keyReset = false
@@ -166,7 +167,7 @@ final class ClusterRuntime: @unchecked Sendable {
         let defaultCode = code
         _ = await client.onLoop { [self] (done: @escaping (Bool) -> Void) in
             add(code: defaultCode, hostKeyHash: hash)
-            subscriber.subscribe(Cluster.DrawKeys.replies(instance: instanceID)) { [self] payload in
+            subscriber.subscribe(RedisDrawKeys.replies(instance: instanceID)) { [self] payload in
                 guard let json = try? JSONValue.parse(payload), let draw = json["draw"]?.stringValue else { return }
                 node(draw)?.replied(json)
             }
@@ -208,7 +209,7 @@ final class ClusterRuntime: @unchecked Sendable {
     /// A draw another instance created (or one found in `tombola:draws`). Loop only.
     private func learn(_ code: String) {
         guard node(code) == nil, DrawKeys.isValidCode(code) else { return }
-        client.send(["HGET", Cluster.DrawKeys(code: code).meta, "hostKeyHash"]) { [self] result in
+        client.send(["HGET", RedisDrawKeys(code: code).meta, "hostKeyHash"]) { [self] result in
             if case .success(let reply) = result, let hash = reply.string { add(code: code, hostKeyHash: hash) }
         }
     }
@@ -232,7 +233,7 @@ final class ClusterRuntime: @unchecked Sendable {
         let code = DrawKeys.newCode()
         let key = DrawKeys.newSecret()
         let hash = DrawKeys.hash(key)
-        let meta = Cluster.DrawKeys(code: code).meta
+        let meta = RedisDrawKeys(code: code).meta
         client.send(["HSETNX", meta, "hostKeyHash", hash]) { [self] result in
             switch result {
             case .failure(let error):

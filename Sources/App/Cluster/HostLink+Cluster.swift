@@ -1,4 +1,5 @@
-import Cluster
+import DrawRoomCore
+import RedisStore
 import Dispatch
 import Locking
 import Posix

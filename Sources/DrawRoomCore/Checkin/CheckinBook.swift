@@ -1,20 +1,30 @@
 import JSON
 
 /// One checked-in entrant. `name`/`fields`/`device` are nil once erased.
-struct CheckinEntry: Sendable, Equatable {
-    let id: String
-    let seq: Int
-    var name: String?
-    var fields: [String: String]
+public struct CheckinEntry: Sendable, Equatable {
+    public let id: String
+    public let seq: Int
+    public var name: String?
+    public var fields: [String: String]
     /// `hex(SHA256(device token))`.
-    var device: String?
-    let joinedAt: Int64
-    var removedReason: String?
+    public var device: String?
+    public let joinedAt: Int64
+    public var removedReason: String?
 
-    var isActive: Bool { removedReason == nil }
+    public init(id: String, seq: Int, name: String? = nil, fields: [String: String], device: String? = nil, joinedAt: Int64, removedReason: String? = nil) {
+        self.id = id
+        self.seq = seq
+        self.name = name
+        self.fields = fields
+        self.device = device
+        self.joinedAt = joinedAt
+        self.removedReason = removedReason
+    }
+
+    public var isActive: Bool { removedReason == nil }
 
     /// For the entrant's own phone and the host: the id, name and fields.
-    var json: JSONValue {
+    public var json: JSONValue {
         var members: [String: JSONValue] = ["id": .string(id), "seq": .int(Int64(seq)), "name": name.map { .string($0) } ?? .null,
                                             "fields": .object(fields.mapValues { .string($0) }), "joinedAt": .int(joinedAt)]
         if let removedReason { members["removed"] = .string(removedReason) }
@@ -25,46 +35,46 @@ struct CheckinEntry: Sendable, Equatable {
 /// A draw's entrant book in memory, on the draw loop: every entry (removed ones too, so a
 /// removed device cannot join again), the devices and unique values taken, and the entries
 /// whose write is in flight (reserved, so nothing is stored twice).
-struct CheckinBook: Sendable {
+public struct CheckinBook: Sendable {
     /// The most entries one draw holds (the pool limit of docs/FAIRNESS.md).
-    static let maxEntries = 100_000
+    public static let maxEntries = 100_000
     /// Joins waiting or in flight, at most (more are refused `busy`: bounded memory under a flood).
-    static let maxQueued = 4_096
+    public static let maxQueued = 4_096
 
-    var settings = CheckinSettings()
-    private(set) var entries: [CheckinEntry] = []
+    public var settings = CheckinSettings()
+    public private(set) var entries: [CheckinEntry] = []
     private var byID: [String: Int] = [:]
     private var devices: [String: String] = [:]
     /// "field\u{0}value key" → public id.
     private var uniques: [String: String] = [:]
-    private(set) var activeCount = 0
-    private(set) var nextSeq = 1
+    public private(set) var activeCount = 0
+    public private(set) var nextSeq = 1
     /// Reserved by joins not yet stored.
     private var reservedDevices: Set<String> = []
     private var reservedUniques: Set<String> = []
     private var reservedIDs: Set<String> = []
-    private(set) var reservedCount = 0
+    public private(set) var reservedCount = 0
 
-    init() {}
+    public init() {}
 
     /// Rebuilt from storage.
-    init(settings: CheckinSettings, entries stored: [CheckinEntry]) {
+    public init(settings: CheckinSettings, entries stored: [CheckinEntry]) {
         self.settings = settings
         for entry in stored { insert(entry) }
     }
 
     /// The public ids of the entries in the pool, in join order.
-    var activeIDs: [String] { entries.filter(\.isActive).map(\.id) }
+    public var activeIDs: [String] { entries.filter(\.isActive).map(\.id) }
 
-    func entry(id: String) -> CheckinEntry? { byID[id].map { entries[$0] } }
+    public func entry(id: String) -> CheckinEntry? { byID[id].map { entries[$0] } }
 
-    func entry(device: String) -> CheckinEntry? { devices[device].flatMap(entry(id:)) }
+    public func entry(device: String) -> CheckinEntry? { devices[device].flatMap(entry(id:)) }
 
-    static func uniqueSlot(_ field: String, _ value: String) -> String { field + "\u{0}" + CheckinForm.uniqueKey(value) }
+    public static func uniqueSlot(_ field: String, _ value: String) -> String { field + "\u{0}" + CheckinForm.uniqueKey(value) }
 
     /// Why `form` from `device` cannot join now (nil: it can): `already_joined`,
     /// `duplicate_value` (with the field), `entries_full`.
-    func refusal(_ form: CheckinForm, device: String) -> CheckinForm.Refusal? {
+    public func refusal(_ form: CheckinForm, device: String) -> CheckinForm.Refusal? {
         if devices[device] != nil || reservedDevices.contains(device) { return .init(code: "already_joined") }
         for field in settings.fields where field.unique {
             guard let value = form.fields.first(where: { $0.key == field.key })?.value else { continue }
@@ -76,10 +86,10 @@ struct CheckinBook: Sendable {
     }
 
     /// Whether `id` is free (not taken nor reserved).
-    func isFree(_ id: String) -> Bool { byID[id] == nil && !reservedIDs.contains(id) }
+    public func isFree(_ id: String) -> Bool { byID[id] == nil && !reservedIDs.contains(id) }
 
     /// Holds the device, unique values and id of an entry whose write is in flight.
-    mutating func reserve(_ entry: CheckinEntry) {
+    public mutating func reserve(_ entry: CheckinEntry) {
         reservedDevices.insert(entry.device ?? "")
         reservedIDs.insert(entry.id)
         for slot in uniqueSlots(entry) { reservedUniques.insert(slot) }
@@ -88,7 +98,7 @@ struct CheckinBook: Sendable {
     }
 
     /// The write of a reserved entry is done: stored (it joins the book) or not (released).
-    mutating func settle(_ entry: CheckinEntry, stored: Bool) {
+    public mutating func settle(_ entry: CheckinEntry, stored: Bool) {
         reservedDevices.remove(entry.device ?? "")
         reservedIDs.remove(entry.id)
         for slot in uniqueSlots(entry) { reservedUniques.remove(slot) }
@@ -97,7 +107,7 @@ struct CheckinBook: Sendable {
     }
 
     /// Unique values an entry holds.
-    func uniqueSlots(_ entry: CheckinEntry) -> [String] {
+    public func uniqueSlots(_ entry: CheckinEntry) -> [String] {
         settings.fields.filter(\.unique).compactMap { field in entry.fields[field.key].map { Self.uniqueSlot(field.key, $0) } }
     }
 
@@ -113,7 +123,7 @@ struct CheckinBook: Sendable {
     }
 
     /// Takes `id` out of the pool with `reason` (its device stays known; its unique values are freed).
-    mutating func remove(id: String, reason: String) {
+    public mutating func remove(id: String, reason: String) {
         guard let index = byID[id], entries[index].isActive else { return }
         for slot in uniqueSlots(entries[index]) { uniques[slot] = nil }
         entries[index].removedReason = reason
@@ -121,7 +131,7 @@ struct CheckinBook: Sendable {
     }
 
     /// Forgets every entrant's personal fields and takes all out of the pool; public ids stay.
-    mutating func erase() {
+    public mutating func erase() {
         for index in entries.indices {
             if entries[index].isActive { entries[index].removedReason = "erased" }
             entries[index].name = nil
@@ -131,22 +141,5 @@ struct CheckinBook: Sendable {
         devices = [:]
         uniques = [:]
         activeCount = 0
-    }
-
-    /// Entries matching `query` (name, id or a field value, case-insensitive), newest first, paged.
-    func page(query: String, offset: Int, limit: Int, includeRemoved: Bool) -> (total: Int, items: [CheckinEntry]) {
-        let needle = CheckinForm.clean(query).lowercased()
-        var total = 0
-        var items = [CheckinEntry]()
-        for entry in entries.reversed() where includeRemoved || entry.isActive {
-            if !needle.isEmpty {
-                let hit = entry.id.lowercased().contains(needle) || (entry.name?.lowercased().contains(needle) ?? false)
-                    || entry.fields.values.contains { $0.lowercased().contains(needle) }
-                if !hit { continue }
-            }
-            if total >= offset, items.count < limit { items.append(entry) }
-            total += 1
-        }
-        return (total, items)
     }
 }

@@ -1,5 +1,5 @@
 /// A host's check-in command (REST `entries/*`, `entrants/<id>` DELETE; docs/PROTOCOL.md "Check-in").
-enum CheckinCommand: Sendable {
+public enum CheckinCommand: Sendable {
     /// Open entries, with new settings or the current ones.
     case open(CheckinSettings?)
     /// Close entries and lock the pool to the entrants in it now.
@@ -8,7 +8,7 @@ enum CheckinCommand: Sendable {
     /// Forget every entrant's personal fields and empty the pool (public ids and the chain stay).
     case erase
 
-    var name: String {
+    public var name: String {
         switch self {
         case .open: "entries_open"
         case .close: "entries_close"

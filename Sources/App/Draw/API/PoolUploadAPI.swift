@@ -1,3 +1,4 @@
+import DrawRoomCore
 import DrawEngine
 import HTTPCore
 import JSON

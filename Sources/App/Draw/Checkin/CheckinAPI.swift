@@ -1,3 +1,4 @@
+import DrawRoomCore
 import DrawEngine
 import HTTPCore
 import JSON
@@ -54,7 +55,7 @@ enum CheckinAPI {
             hostOnly(request, room: room, responder: responder, service: service) {
                 guard let body = DrawAPI.body(request) else { throw CommandFailure(code: "bad_json") }
                 guard let reason = body["reason"]?.stringValue else { throw CommandFailure(code: "bad_reason") }
-                return .remove(id: rest[2], reason: reason)
+                return .remove(id: rest[2], reason: CheckinForm.clean(reason))
             }
         default:
             return false

@@ -1,3 +1,4 @@
+import DrawRoomCore
 import DrawEngine
 import JSON
 import Posix
@@ -89,7 +90,7 @@ extension DrawRoom: CheckinChannel {
     func checkinJoin(_ body: JSONValue, device: String, completion: @escaping @Sendable (Result<CommandReply, CommandFailure>) -> Void) {
         // The form is checked against the room's settings, on its loop (they may change meanwhile).
         whenReady({ [self] in
-            switch CheckinForm.parse(body, settings: state.checkin.settings) {
+            switch CheckinForm.parse(body, settings: state.checkin.book.settings) {
             case .failure(let refusal):
                 completion(.failure(CommandFailure(code: refusal.code, detail: refusal.field.map { .object(["field": .string($0)]) })))
             case .success(let form):
@@ -109,28 +110,28 @@ extension DrawRoomState {
     func checkinAnswer(_ query: CheckinQuery, at now: Int64) -> Result<JSONValue, CommandFailure> {
         switch query {
         case .entry(let device):
-            return .success(.object(["entry": checkin.entry(device: device)?.json ?? .null]))
+            return .success(.object(["entry": checkin.book.entry(device: device)?.json ?? .null]))
         case .pool:
             guard case .checkin(let ids) = draw.config.pool else { return .failure(CommandFailure(code: "not_checkin")) }
             return .success(.object(["count": .int(Int64(ids.count)), "entrants": .array(ids.map { .string($0) }),
                                      "entrantsHash": .string(EntrantList.hash(names: ids, tickets: nil, groups: nil))]))
         case .presence:
-            let current = checkinFlow.presence.current(at: now)
+            let current = checkin.presence.current(at: now)
             return .success(.object(["code": .string(current.code), "changesAt": .int(current.changesAt),
-                                     "required": .bool(checkin.settings.presence), "open": .bool(checkin.settings.open)]))
+                                     "required": .bool(checkin.book.settings.presence), "open": .bool(checkin.book.settings.open)]))
         case .list(let search, let offset, let limit, let removed, let csv):
-            if csv { return .success(checkin.csvAnswer(search: search)) }
-            let page = checkin.page(query: search, offset: offset, limit: limit, includeRemoved: removed)
+            if csv { return .success(checkin.book.csvAnswer(search: search)) }
+            let page = checkin.book.page(query: search, offset: offset, limit: limit, includeRemoved: removed)
             let items: [JSONValue] = page.items.map { entry in
                 guard case .object(var members) = entry.json else { return entry.json }
-                members["connected"] = .bool(isConnected(entry: entry.id))
+                members["connected"] = .bool(checkin.isConnected(entry: entry.id))
                 return .object(members)
             }
             return .success(.object(["total": .int(Int64(page.total)), "offset": .int(Int64(offset)),
                                      "limit": .int(Int64(limit)), "items": .array(items),
-                                     "count": .int(Int64(checkin.activeCount)), "open": .bool(checkin.settings.open)]))
+                                     "count": .int(Int64(checkin.book.activeCount)), "open": .bool(checkin.book.settings.open)]))
         case .export:
-            return .success(checkin.exportAnswer)
+            return .success(checkin.book.exportAnswer)
         case .winnerPresence:
             return .success(winnerPresenceMessage ?? .null)
         case .pages(let asks):
@@ -138,7 +139,7 @@ extension DrawRoomState {
             // The board's names once for hosts and once for the others, not once per page (≤ 1,000).
             var names: [Bool: JSONValue] = [:]
             return .success(.array(asks.map { ask -> JSONValue in
-                guard ask.host || ask.device.flatMap(checkin.entry(device:)) != nil else { return .null }
+                guard ask.host || ask.device.flatMap(checkin.book.entry(device:)) != nil else { return .null }
                 let shown = names[ask.host] ?? .object(winnerNames(forHost: ask.host))
                 names[ask.host] = shown
                 return checkinState(host: ask.host, device: ask.device, names: shown)
@@ -202,7 +203,7 @@ extension CheckinCommand {
         case "close": self = .close
         case "remove":
             guard let id = json["id"]?.stringValue, let reason = json["reason"]?.stringValue else { return nil }
-            self = .remove(id: id, reason: reason)
+            self = .remove(id: id, reason: CheckinForm.clean(reason))
         case "erase": self = .erase
         default: return nil
         }

@@ -1,3 +1,4 @@
+import DrawRoomCore
 import Crypto
 import HTTPCore
 

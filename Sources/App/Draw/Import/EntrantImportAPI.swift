@@ -1,3 +1,4 @@
+import DrawRoomCore
 import JSON
 import Server
 import DrawEngine

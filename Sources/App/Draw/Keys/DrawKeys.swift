@@ -1,10 +1,11 @@
+import DrawRoomCore
 import Crypto
 import Server
 
 /// Public draw codes and secret keys: how they are made, stored (as SHA-256 only) and checked.
 enum DrawKeys {
     /// No 0/O, 1/I/L: a code read off a projector is typed right the first time.
-    static let codeAlphabet = Array("23456789ABCDEFGHJKMNPQRSTUVWXYZ".utf8)
+    static let codeAlphabet = DrawCodes.alphabet
     static let codeLength = 6
     /// RFC 4648 base32, lower case, no padding: 26 characters carry 128 bits.
     private static let base32 = Array("abcdefghijklmnopqrstuvwxyz234567".utf8)

@@ -1,3 +1,4 @@
+import DrawRoomCore
 import DrawEngine
 import Foundation
 import Storage

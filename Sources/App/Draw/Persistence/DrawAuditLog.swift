@@ -1,15 +1,8 @@
+import DrawRoomCore
 import Server
 import DrawEngine
 import JSON
 import Storage
-
-/// One entry for the audit log: who did what to a draw (never a key or other secret).
-struct AuditEntry: Sendable {
-    /// `host`, `admin` or `system`.
-    var actor: String
-    var action: String
-    var detail: JSONValue = .object([:])
-}
 
 /// Appends to each draw's hash-chained audit log. Keeps every chain's tail so an append does
 /// not re-read the log; a failed transaction forgets the tail, so it is re-read next time.

@@ -1,4 +1,5 @@
-import Cluster
+import DrawRoomCore
+import RedisStore
 import Server
 import DrawEngine
 import JSON
@@ -16,6 +17,13 @@ enum DrawPersistence {
         }
         return RecordRow(drawCode: code, index: record.index, round: round, kind: record.kind, json: record.canonicalJSON,
                          hash: record.hash, prevHash: record.prev, createdAt: Double(record.at) / 1000)
+    }
+
+    /// A checked-in entrant as SQLite stores it.
+    static func row(_ entry: CheckinEntry, code: String) -> EntrantRow {
+        EntrantRow(drawCode: code, publicID: entry.id, seq: entry.seq, name: entry.name,
+                   fieldsJSON: JSONValue.object(entry.fields.mapValues { .string($0) }).canonicalString,
+                   deviceHash: entry.device, joinedAt: Double(entry.joinedAt) / 1000)
     }
 
     /// Appends `records` (and optionally the new settings and Clear mark) in one synced
@@ -47,7 +55,7 @@ enum DrawPersistence {
             try database.saveCheckinSettings(drawCode: code, json: json)
         case .join(let inserts):
             for insert in inserts {
-                try database.insertEntrant(insert.row, uniqueValues: insert.uniques.map { ($0.field, $0.value) })
+                try database.insertEntrant(row(insert.entry, code: code), uniqueValues: insert.uniques.map { ($0.field, $0.value) })
             }
         case .remove(let id, let reason, let settings):
             try database.removeEntrant(drawCode: code, publicID: id, reason: reason, at: at)

@@ -1,3 +1,4 @@
+import DrawRoomCore
 import DrawEngine
 import Server
 
@@ -35,7 +36,7 @@ extension DrawRoom {
             switch result {
             case .success(let loaded):
                 state = DrawRoomState(code: code, draw: loaded.draw, settings: settings)
-                state.checkin = loaded.checkin
+                state.checkin.book = loaded.checkin
                 state.interrupted = loaded.interrupted
                 state.links = links
                 publishedRecords = loaded.draw.recordCount

@@ -1,33 +1,11 @@
 import Dispatch
 import DrawEngine
+import DrawRoomCore
 import JSON
 import Posix
 import Server
 import Locking
-
-/// Settings all rooms share.
-struct DrawRoomSettings: Sendable {
-    /// Rolling ticks per second.
-    var tickHz = 20
-    /// How long the Stop slow-down takes before it lands on the first winner.
-    var slowDown = Duration.milliseconds(1500)
-    /// The body limit of a pool upload by a draw's host (`--max-pool-bytes`); every other request keeps 1 MiB.
-    var maxPoolBytes = AppConfiguration.defaultMaxPoolBytes
-}
-
-/// What a host command came to.
-struct CommandReply: Sendable, Equatable {
-    /// `{"type":"ack","seq":n,"command":…}` plus command details (`duplicates`).
-    var ack: JSONValue
-    /// The `result` message for `stop` (after the reveal) and `void`.
-    var result: JSONValue?
-}
-
-struct CommandFailure: Error, Sendable, Equatable {
-    let code: String
-    /// Extra members for the error body (check-in: the `field`, or the device's `entry`).
-    var detail: JSONValue? = nil
-}
+import WebSocketCore
 
 /// One draw's live room: the thin shell on the draw loop around `DrawRoomState`. It feeds
 /// the state machine events with the time, and performs the actions it returns: frames to
@@ -71,6 +49,9 @@ final class DrawRoom: @unchecked Sendable {
     var links = PastDrawLinks()
     private var handles: [UInt64: WebSocketSessionHandle] = [:]
     private var timers: [DrawRoomState.Timer: ScheduledTimer] = [:]
+    /// The `state` snapshots' frames (encoded and compressed once), shared by every page of a
+    /// variant until the state machine's snapshots change (a new generation). Loop only.
+    private var snapshotFrames: [DrawRoomState.StateSnapshot.Key: BroadcastFrame] = [:]
     private var callers: [UInt64: @Sendable (Result<CommandReply, CommandFailure>) -> Void] = [:]
     private var nextCaller: UInt64 = 0
     /// When the round being revealed was stopped (for `tombola_draw_reveal_delay_seconds`). Loop only.
@@ -146,7 +127,7 @@ final class DrawRoom: @unchecked Sendable {
             if let device { apply(.deviceLinked(handle.id, device: device)) }
             apply(.joined(handle.id, remote: remote))
         }, otherwise: {
-            handle.send(text: DrawRoomState.errorText("storage_failed", seq: nil))
+            handle.send(text: DrawWire.errorText("storage_failed", seq: nil))
             handle.close(code: .tryAgainLater, reason: "draw unavailable")
         })
     }
@@ -201,8 +182,7 @@ final class DrawRoom: @unchecked Sendable {
     /// The public `state` (role viewer) for REST, as JSON text: the shared snapshot pages get.
     func publicState(_ completion: @escaping @Sendable (String?) -> Void) {
         whenReady({ [self] in
-            let frame = state.snapshotFrame(for: nil)
-            completion(String(decoding: frame.payload, as: UTF8.self))
+            completion(state.snapshot(for: nil).text)
         }, otherwise: { completion(nil) })
     }
 
@@ -284,20 +264,20 @@ final class DrawRoom: @unchecked Sendable {
 
     private func perform(_ action: DrawRoomState.Action, now: DrawRoomState.Time) {
         switch action {
-        case .send(let text, let id):
-            handles[id]?.send(text: text)
-        case .sendFrame(let frame, let id):
-            handles[id]?.send(frame, stream: .reliable)
-        case .broadcast(let text, let stream, let kind):
+        case .send(let message, let id):
+            handles[id]?.send(text: DrawWire.text(message))
+        case .sendState(let snapshot, let id):
+            handles[id]?.send(frame(for: snapshot), stream: .reliable)
+        case .announce(let announcement):
+            let text = DrawWire.text(announcement)
+            let stream: OutboundStream = announcement.isLatestValue ? .latestValue : .reliable
             if let announcer {
                 guard announcer.mayAnnounce() else { return }
-                announcer.announced(text, kind: kind, stream: stream)
-            }
-            group.broadcast(text: text, stream: stream)
-        case .tick(let text, let seq, let stream):
-            if let announcer {
-                guard announcer.mayAnnounce() else { return }
-                announcer.announcedTick(text, seq: seq, stream: stream)
+                if case .tick(let tick) = announcement {
+                    announcer.announcedTick(text, seq: tick.seq, stream: stream)
+                } else {
+                    announcer.announced(text, kind: announcement.kind, stream: stream)
+                }
             }
             group.broadcast(text: text, stream: stream)
         case .checkKey(let key, let remote, let id):
@@ -355,6 +335,17 @@ final class DrawRoom: @unchecked Sendable {
         case .logError(let message):
             DrawLog.error(message, code: code)
         }
+    }
+
+    /// The frame of a `state` snapshot: shared ones are encoded once per variant and generation.
+    private func frame(for snapshot: DrawRoomState.StateSnapshot) -> BroadcastFrame {
+        guard let key = snapshot.key else { return BroadcastFrame(text: snapshot.text) }
+        if let frame = snapshotFrames[key] { return frame }
+        // A new generation: the older frames show a state that is gone.
+        if let old = snapshotFrames.keys.first, old.generation != key.generation { snapshotFrames = [:] }
+        let frame = BroadcastFrame(text: snapshot.text)
+        snapshotFrames[key] = frame
+        return frame
     }
 
     /// After a failed write: if part of it reached the store anyway, rebuild from the store

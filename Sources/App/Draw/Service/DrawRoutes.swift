@@ -1,3 +1,4 @@
+import DrawRoomCore
 import Server
 import HTTPCore
 
@@ -23,7 +24,7 @@ public enum DrawRoutes {
                 let handle = session.handle
                 session.onText = { text in room.received(text, from: handle.id) }
                 // Draw messages are JSON text frames; a binary one is answered, not dropped.
-                session.onBinary = { _ in handle.send(text: DrawRoomState.errorText("bad_json", seq: nil)) }
+                session.onBinary = { _ in handle.send(text: DrawWire.errorText("bad_json", seq: nil)) }
                 session.onClose = { room.leave(handle.id) }
                 room.join(handle, remote: session.clientAddress, device: device)
             }

@@ -1,3 +1,4 @@
+import DrawRoomCore
 import Server
 import JSON
 import DrawEngine

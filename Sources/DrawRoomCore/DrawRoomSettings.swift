@@ -1,0 +1,73 @@
+import DrawEngine
+import JSON
+
+/// Settings all rooms share.
+public struct DrawRoomSettings: Sendable {
+    /// The body limit of a pool upload by default (`--max-pool-bytes`).
+    public static let defaultMaxPoolBytes = 16 << 20
+
+    /// Rolling ticks per second.
+    public var tickHz = 20
+    /// How long the Stop slow-down takes before it lands on the first winner.
+    public var slowDown = Duration.milliseconds(1500)
+    /// The body limit of a pool upload by a draw's host (`--max-pool-bytes`); every other request keeps 1 MiB.
+    public var maxPoolBytes = DrawRoomSettings.defaultMaxPoolBytes
+
+    public init(tickHz: Int = 20, slowDown: Duration = .milliseconds(1500), maxPoolBytes: Int = DrawRoomSettings.defaultMaxPoolBytes) {
+        self.tickHz = tickHz
+        self.slowDown = slowDown
+        self.maxPoolBytes = maxPoolBytes
+    }
+}
+
+/// What a host command came to.
+public struct CommandReply: Sendable, Equatable {
+    /// `{"type":"ack","seq":n,"command":…}` plus command details (`duplicates`).
+    public var ack: JSONValue
+    /// The `result` message for `stop` (after the reveal) and `void`.
+    public var result: JSONValue?
+
+    public init(ack: JSONValue, result: JSONValue? = nil) {
+        self.ack = ack
+        self.result = result
+    }
+}
+
+public struct CommandFailure: Error, Sendable, Equatable {
+    public let code: String
+    /// Extra members for the error body (check-in: the `field`, or the device's `entry`).
+    public var detail: JSONValue? = nil
+
+    public init(code: String, detail: JSONValue? = nil) {
+        self.code = code
+        self.detail = detail
+    }
+}
+
+/// One entry for the audit log: who did what to a draw (never a key or other secret).
+public struct AuditEntry: Sendable {
+    /// `host`, `admin` or `system`.
+    public var actor: String
+    public var action: String
+    public var detail: JSONValue = .object([:])
+
+    public init(actor: String, action: String, detail: JSONValue = .object([:])) {
+        self.actor = actor
+        self.action = action
+        self.detail = detail
+    }
+}
+
+/// The alphabet of public codes: draws' (`DrawKeys.newCode`) and checked-in entrants' ids.
+public enum DrawCodes {
+    /// No 0/O, 1/I/L: a code read off a projector is typed right the first time.
+    public static let alphabet = Array("23456789ABCDEFGHJKMNPQRSTUVWXYZ".utf8)
+}
+
+extension DrawConfig {
+    /// The settings as stored (canonical JSON).
+    public var storedText: String { json.canonicalString }
+
+    /// The settings as pages see them: without entrant ids.
+    public var publicText: String { publicJSON.canonicalString }
+}
