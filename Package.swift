@@ -1,9 +1,11 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-/// Dependencies point inward: engines import only their C libraries, JSON and Crypto;
+/// Dependencies point inward: engines import only their C libraries, JSON and Crypto; the draw
+/// room's core (DrawRoomCore) only DrawEngine, JSON and Crypto (no I/O, clock, locks or frames);
 /// HTTPCore and WebSocketCore never touch sockets; only Posix touches sockets and epoll; only
-/// Storage touches SQLite; only Crypto calls libcrypto; only App wires things together.
+/// Storage touches SQLite; only RedisStore talks to Redis; only Crypto calls libcrypto; only App
+/// wires things together (its draw shells sit on DrawRoomCore, Server, Storage and RedisStore).
 /// Every `import` of a target is declared here, so this is the real graph. Linux only (epoll,
 /// io_uring, eventfd).
 let package = Package(

@@ -130,5 +130,5 @@ extension Dictionary where Key == String, Value == Int {
         isEmpty ? "" : " (" + sorted { $0.value > $1.value }.prefix(4).map { "\($0.key) ×\($0.value)" }.joined(separator: ", ") + ")"
     }
 
-    var jsonObject: JSONValue { .object(sorted { $0.key < $1.key }.map { ($0.key, .int($0.value)) }) }
+    var jsonObject: ReportJSON { .object(sorted { $0.key < $1.key }.map { ($0.key, .int($0.value)) }) }
 }

@@ -37,7 +37,7 @@ final class HostShard: FleetShard {
     override func didOpen(_ peer: WebSocketPeer) {
         view.isOpen = true
         // Its own client id: the bench's command seqs never collide with a page's (PROTOCOL.md).
-        peer.send(text: #"{"type":"auth","client":"tombola-bench-\#(getpid())","key":"# + JSONValue.quote(key) + "}")
+        peer.send(text: #"{"type":"auth","client":"tombola-bench-\#(getpid())","key":"# + ReportJSON.quote(key) + "}")
     }
 
     override func didReceive(_ bytes: UnsafeRawBufferPointer, from peer: WebSocketPeer, at receivedAt: Double) {

@@ -1,14 +1,15 @@
 import Foundation
 
-/// A JSON value with ordered object keys, for the one-line results.
-enum JSONValue {
+/// A JSON value with ordered object keys, for the one-line results (not the `JSON` module's
+/// `JSONValue`, whose objects are sorted: a report line keeps its fields in the order they are added).
+enum ReportJSON {
     case int(Int)
     case double(Double)
     case string(String)
     case bool(Bool)
     case null
-    case array([JSONValue])
-    case object([(String, JSONValue)])
+    case array([ReportJSON])
+    case object([(String, ReportJSON)])
 
     var text: String {
         switch self {
@@ -17,11 +18,11 @@ enum JSONValue {
             guard value.isFinite else { return "null" }
             if value == value.rounded() && abs(value) < 1e15 { return String(Int(value)) }
             return "\((value * 1000).rounded() / 1000)"
-        case .string(let value): return JSONValue.quote(value)
+        case .string(let value): return ReportJSON.quote(value)
         case .bool(let value): return value ? "true" : "false"
         case .null: return "null"
         case .array(let values): return "[" + values.map(\.text).joined(separator: ",") + "]"
-        case .object(let pairs): return "{" + pairs.map { JSONValue.quote($0.0) + ":" + $0.1.text }.joined(separator: ",") + "}"
+        case .object(let pairs): return "{" + pairs.map { ReportJSON.quote($0.0) + ":" + $0.1.text }.joined(separator: ",") + "}"
         }
     }
 
@@ -50,7 +51,7 @@ enum JSONValue {
 struct Report {
     let command: String
     private var rows: [(String, String)] = []
-    private var fields: [(String, JSONValue)] = []
+    private var fields: [(String, ReportJSON)] = []
 
     init(command: String) {
         self.command = command
@@ -58,17 +59,17 @@ struct Report {
     }
 
     /// A table row (empty label: a section line) and, with `key`, a JSON field.
-    mutating func row(_ label: String, _ text: String, key: String? = nil, _ value: JSONValue = .null) {
+    mutating func row(_ label: String, _ text: String, key: String? = nil, _ value: ReportJSON = .null) {
         rows.append((label, text))
         if let key { fields.append((key, value)) }
     }
 
     /// A JSON field with no table row.
-    mutating func field(_ key: String, _ value: JSONValue) {
+    mutating func field(_ key: String, _ value: ReportJSON) {
         fields.append((key, value))
     }
 
-    var jsonLine: String { JSONValue.object(fields).text }
+    var jsonLine: String { ReportJSON.object(fields).text }
 
     func print() {
         let width = rows.map(\.0.count).max() ?? 0
@@ -91,7 +92,7 @@ enum Format {
         return String(format: "%.2f ms", Double(microseconds) / 1000)
     }
 
-    static func msValue(_ microseconds: UInt64?) -> JSONValue {
+    static func msValue(_ microseconds: UInt64?) -> ReportJSON {
         guard let microseconds else { return .null }
         return .double((Double(microseconds) / 1000 * 1000).rounded() / 1000)
     }

@@ -43,8 +43,8 @@ import TestSupport
         #expect(storedEntrants(afterFirst)?.count == 49)
         let afterSecond = room.handle(.entrantsStored(.success(())))
         #expect(replies(afterSecond).count == 49)
-        #expect(room.state.checkin.activeCount == 50)
-        #expect(Set(room.state.checkin.activeIDs).count == 50)
+        #expect(room.state.checkin.book.activeCount == 50)
+        #expect(Set(room.state.checkin.book.activeIDs).count == 50)
     }
 
     @Test func aFailedWriteStoresNothingAndTheSameDeviceCanTryAgain() throws {
@@ -53,7 +53,7 @@ import TestSupport
         #expect(join(&room, 1, caller: 2).contains { if case .reply(2, .failure(let f)) = $0 { f.code == "already_joined" } else { false } })
         let failed = room.handle(.entrantsStored(.failure(.init(code: "storage_failed", detail: "test"))))
         #expect(replies(failed)[1].map { if case .failure(let f) = $0 { f.code } else { "ok" } } == "storage_failed")
-        #expect(room.state.checkin.activeCount == 0)
+        #expect(room.state.checkin.book.activeCount == 0)
         #expect(storedEntrants(join(&room, 1, caller: 3))?.count == 1)
     }
 
@@ -69,7 +69,7 @@ import TestSupport
         #expect(storedEntrants(landed) == nil)
         let closed = room.handle(.stored(.success(())))
         #expect(replies(closed)[5002].map { if case .failure(let f) = $0 { f.code } else { "ok" } } == "entries_closed")
-        #expect(room.state.draw.config.pool == .checkin(room.state.checkin.activeIDs))
+        #expect(room.state.draw.config.pool == .checkin(room.state.checkin.book.activeIDs))
         #expect(room.state.draw.remaining == 1)
     }
 
@@ -89,7 +89,7 @@ import TestSupport
         let start = room.command(.start(audience: nil))
         let tick = try #require(start.actions.compactMap(\.broadcastJSON).first { $0["type"]?.stringValue == "tick" })
         let id = try #require(tick["value"]?.stringValue)
-        let name = try #require(room.state.checkin.entry(id: id)?.name)
+        let name = try #require(room.state.checkin.book.entry(id: id)?.name)
         #expect(name.hasPrefix("Person "))
         #expect(tick["name"] == (publicNames ? .string(name) : nil))
     }
@@ -108,7 +108,7 @@ import TestSupport
         var due: ContinuousClock.Instant?
         func count(_ actions: [DrawRoomState.Action]) {
             for action in actions {
-                if case .broadcast(let text, _, _) = action, text.contains(#""type":"entrants""#) { broadcasts += 1 }
+                if case .announce(.entrants) = action { broadcasts += 1 }
                 if case .schedule(.entrants, let at) = action { due = at }
             }
         }

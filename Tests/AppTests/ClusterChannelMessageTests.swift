@@ -28,10 +28,10 @@ import Testing
         var room = try RoomHarness()
         room.host()
         let start = room.command(.start(audience: nil)).actions
-        #expect(start.contains { if case .broadcast(_, _, .phase(.rolling)) = $0 { true } else { false } })
+        #expect(start.contains { if case .announce(let a) = $0 { a.kind == .phase(.rolling) } else { false } })
         _ = room.handle(.joined(9, remote: "10.0.0.9"))
         room.advance(.seconds(1))
         let viewers = room.handle(.timerDue(.viewers))
-        #expect(viewers.contains { if case .broadcast(_, .latestValue, .viewers) = $0 { true } else { false } })
+        #expect(viewers.contains { if case .announce(let a) = $0 { a.kind == .viewers && a.isLatestValue } else { false } })
     }
 }

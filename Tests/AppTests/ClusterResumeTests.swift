@@ -127,7 +127,7 @@ import Testing
         #expect(actions.broadcastTypes == ["phase", "tick", "result", "phase", "commit"])
         #expect(actions.motionDue == nil)
         // The landing tick is reliable: a slow page still gets the winner it lands on.
-        #expect(actions.contains { if case .tick(_, _, .reliable) = $0 { true } else { false } })
+        #expect(actions.contains { if case .announce(.tick(let tick)) = $0 { !tick.isLatestValue } else { false } })
     }
 
     @Test func aStopStoredBeforeItsStoppingSnapshotIsStillFinished() throws {
@@ -188,6 +188,6 @@ import Testing
 extension Array where Element == DrawRoomState.Action {
     /// The `seq` of every tick, in order.
     var tickSeqs: [Int64] {
-        compactMap { if case .tick(_, let seq, _) = $0 { seq } else { nil } }
+        compactMap { if case .announce(.tick(let tick)) = $0 { tick.seq } else { nil } }
     }
 }

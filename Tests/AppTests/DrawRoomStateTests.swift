@@ -59,15 +59,15 @@ struct SeededGenerator: RandomNumberGenerator {
 extension DrawRoomState.Action {
     var broadcastJSON: JSONValue? {
         switch self {
-        case .broadcast(let text, _, _), .tick(let text, _, _): return try? JSONValue.parse(text)
+        case .announce(let announcement): return try? JSONValue.parse(DrawWire.text(announcement))
         default: return nil
         }
     }
 
     var sent: (text: String, to: UInt64)? {
-        if case .sendFrame(let frame, let id) = self { return (String(decoding: frame.payload, as: UTF8.self), id) }
-        guard case .send(let text, let id) = self else { return nil }
-        return (text, id)
+        if case .sendState(let snapshot, let id) = self { return (snapshot.text, id) }
+        guard case .send(let message, let id) = self else { return nil }
+        return (DrawWire.text(message), id)
     }
 
     var scheduledAt: (timer: DrawRoomState.Timer, instant: ContinuousClock.Instant)? {

@@ -133,8 +133,7 @@ extension ClusterDrawNode {
     /// No seed could be taken up: commits a new one (a `restart` commit), then opens the room.
     private func commitAfterTakeover(_ draw: Draw, lease: OwnerLease, ticksAfter ticks: Int64) {
         var draw = draw
-        var csprng = SystemRandomNumberGenerator()
-        guard let record = try? draw.prepareCommitment(seed: .random(using: &csprng), at: Int64(WallClock.unixMilliseconds())) else {
+        guard let record = try? draw.prepareFreshCommitment() else {
             stepDown("cannot commit", announce: false)
             return
         }

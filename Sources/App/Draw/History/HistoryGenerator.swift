@@ -58,7 +58,7 @@ public enum HistoryGenerator {
                 let createdAt = Double(at) / 1000
                 var csprng = SystemRandomNumberGenerator()
                 var draw = try Draw(config: config)
-                var batch = [try draw.prepareCommitment(seed: .random(using: &csprng), at: at)]
+                var batch = [try draw.prepareFreshCommitment(at: at)]
                 var audits = [AuditEntry(actor: "system", action: "create")]
                 var clearedThrough: Int? = nil
                 for round in stride(from: 1, through: rounds, by: 1) {

@@ -361,9 +361,7 @@ final class DrawRoom: @unchecked Sendable {
                 loop.execute { [self] in apply(.resynchronized(nil)) }
                 return
             }
-            var csprng = SystemRandomNumberGenerator()
-            guard let record = try? restored.prepareCommitment(seed: .random(using: &csprng),
-                                                               at: Int64(WallClock.unixMilliseconds())) else {
+            guard let record = try? restored.prepareFreshCommitment() else {
                 loop.execute { [self] in apply(.resynchronized(nil)) }
                 return
             }

@@ -208,8 +208,7 @@ public final class DrawService: Sendable {
     private static func insertDraw(code: String, key: String, config: DrawConfig, audit: (DrawAuditLog, AuditEntry),
                                    in database: Database) throws -> (row: DrawRow, draw: Draw) {
         var draw = try Draw(config: config)
-        var csprng = SystemRandomNumberGenerator()
-        let record = try draw.prepareCommitment(seed: .random(using: &csprng), at: Int64(WallClock.unixMilliseconds()))
+        let record = try draw.prepareFreshCommitment()
         let row = DrawRow(code: code, hostKeyHash: DrawKeys.hash(key), createdAt: WallClock.unixMilliseconds() / 1000,
                           configJSON: DrawPersistence.encode(draw.config), clearedThrough: -1)
         try database.transaction {
@@ -286,8 +285,7 @@ public final class DrawService: Sendable {
                     }
                     var draw = try DrawPersistence.restore(row, in: database)
                     let interrupted = try DrawPersistence.interruptedRound(code: room.code, next: draw.nextRound, in: database)
-                    var csprng = SystemRandomNumberGenerator()
-                    let commitment = try draw.prepareCommitment(seed: .random(using: &csprng), at: DrawPersistence.now)
+                    let commitment = try draw.prepareFreshCommitment()
                     read.append((room, draw, commitment, try DrawPersistence.loadCheckin(code: room.code, in: database),
                                  interrupted))
                 } catch {
