@@ -161,6 +161,26 @@ import Testing
     }
 }
 
+@Suite struct PrizeMediaRepositoryTests {
+    @Test func aSlotIsStoredReplacedListedByVersionAndRemoved() throws {
+        let dir = TemporaryDirectory()
+        let db = try Database(path: dir.path("t.sqlite"))
+        try db.insertDraw(DrawRow(code: "A", hostKeyHash: "h", createdAt: 1, configJSON: "{}", clearedThrough: -1))
+        #expect(try db.loadPrizeMediaVersions().isEmpty)
+        try db.savePrizeMedia(code: "A", slot: "picture-0", type: "image/png", bytes: [1, 2, 3], version: "v1", at: 2)
+        try db.savePrizeMedia(code: "A", slot: "music-0", type: "audio/ogg", bytes: [4], version: "m1", at: 2)
+        try db.savePrizeMedia(code: "A", slot: "picture-0", type: "image/jpeg", bytes: [9], version: "v2", at: 3)
+        #expect(try db.loadPrizeMediaVersions() == ["A": ["picture-0": PrizeMediaVersion(type: "image/jpeg", version: "v2"),
+                                                          "music-0": PrizeMediaVersion(type: "audio/ogg", version: "m1")]])
+        let picture = try db.prizeMedia(code: "A", slot: "picture-0")
+        #expect(picture?.bytes == [9] && picture?.type == "image/jpeg" && picture?.version == "v2")
+        try db.deletePrizeMedia(code: "A", slot: "picture-0")
+        #expect(try db.prizeMedia(code: "A", slot: "picture-0") == nil)
+        #expect(try db.loadPrizeMediaVersions() == ["A": ["music-0": PrizeMediaVersion(type: "audio/ogg", version: "m1")]])
+        #expect(throws: StorageError.self) { try db.savePrizeMedia(code: "nobody", slot: "picture-0", type: "image/png", bytes: [1], version: "v", at: 4) }
+    }
+}
+
 @Suite struct ServerKeyTests {
     @Test func theAdminKeyDigestIsStoredReplacedAndReadBack() throws {
         let dir = TemporaryDirectory()

@@ -11,6 +11,7 @@ import { ScreenState } from './state.js';
 import { ScreenView } from './view.js';
 import { Sound } from './sound.js';
 import { applyBranding, fetchBranding } from '../lib/branding.js';
+import { wirePrizePicture } from '../lib/prize-media.js';
 
 // `?overlay`: the stream-overlay view for OBS's browser source (README, "Streaming"):
 // transparent background, only the stage, no chrome.
@@ -32,6 +33,7 @@ const state = new ScreenState(code);
 state.hasKey = hostKey !== null;
 const view = new ScreenView();
 new StageModes(state); // reels, wheel or names when the draw or its prize tier asks (issue #26)
+wirePrizePicture(state); // the prize tier's picture while rolling and at the reveal
 const sound = new Sound();
 
 const { socket, command } = connectRoom(state, {
