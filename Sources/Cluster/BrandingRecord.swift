@@ -88,19 +88,16 @@ enum BrandingScripts {
             redis.call('HSET', key, field, ARGV[i + 1])
           end
         end
-        local v = redis.call('HMGET', KEYS[1], 'title', 'accent', 'logoType', 'logoVersion')
-        for i = 1, 4 do v[i] = v[i] or '' end
-        local m = redis.call('HGETALL', KEYS[2])
-        local parts = {}
-        for i = 1, #m, 2 do parts[#parts + 1] = m[i] .. '=' .. m[i + 1] end
-        table.sort(parts)
-        v[5] = table.concat(parts, ',')
+        \(readAll)
         redis.call('PUBLISH', ARGV[1], ARGV[2] .. '\\n' .. v[4] .. '\\n' .. v[3] .. '\\n' .. v[2] .. '\\n' .. v[5] .. '\\n' .. v[1])
         return v
         """
 
     /// Reads {title, accent, logoType, logoVersion, media} as the change script returns them. KEYS: branding, media versions.
-    static let read = """
+    static let read = readAll + "\nreturn v"
+
+    /// Sets `v` to {title, accent, logoType, logoVersion, media} (media: `slot=version,…`, sorted).
+    private static let readAll = """
         local v = redis.call('HMGET', KEYS[1], 'title', 'accent', 'logoType', 'logoVersion')
         for i = 1, 4 do v[i] = v[i] or '' end
         local m = redis.call('HGETALL', KEYS[2])
@@ -108,7 +105,6 @@ enum BrandingScripts {
         for i = 1, #m, 2 do parts[#parts + 1] = m[i] .. '=' .. m[i + 1] end
         table.sort(parts)
         v[5] = table.concat(parts, ',')
-        return v
         """
 }
 

@@ -37,17 +37,8 @@ enum PrizeMediaAPI {
                 media = (type, request.body, PrizeMediaRules.version(request.body))
             }
             if let cluster = service.cluster { return cluster.branding.applyMedia(slot, media, code: room.code, responder: responder) }
-            let code = room.code
-            service.branding.saveMedia(slot, media, for: code) { result in
-                switch result {
-                case .success(let branding):
-                    let json = branding.json(code: code)
-                    let text = Branding.message(json)
-                    room.loop.execute { room.group.broadcast(text: text, stream: .reliable) }
-                    responder.respond(APIError.json(json))
-                case .failure(let error):
-                    responder.respond(APIError.response(DrawPersistence.errorCode(error)))
-                }
+            service.branding.saveMedia(slot, media, for: room.code) { result in
+                BrandingAPI.announce(result, room: room, responder: responder)
             }
         default:
             responder.respond(APIError.methodNotAllowed(allow: ["GET", "HEAD", "PUT", "DELETE"]))
@@ -60,13 +51,7 @@ enum PrizeMediaAPI {
         let segments = head.path.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
         guard head.method == "PUT", segments.count == 7, segments[1] == "api", segments[2] == "draws", segments[4] == "prizes",
               let slot = PrizeMediaSlot(tier: segments[5], kind: segments[6]), slot.kind == .music,
-              let room = service.room(segments[3]), let key = DrawAPI.bearer(head.headers) else { return nil }
-        guard service.limiter.allows(client) else { return nil }
-        guard room.isHostKey(key) else {
-            service.limiter.recordFailure(client)
-            service.metrics.authFailures.increment()
-            return nil
-        }
+              PoolUploadAPI.isHost(head, code: segments[3], client: client, service: service) else { return nil }
         return slot.maxBytes
     }
 }
