@@ -32,7 +32,7 @@ const hostKey = takeHostKey(code);
 const state = new ScreenState(code);
 state.hasKey = hostKey !== null;
 const view = new ScreenView();
-new StageModes(state); // reels, wheel or names when the draw or its prize tier asks (issue #26)
+const stage = new StageModes(state); // reels, wheel or names when the draw or its prize tier asks (issue #26)
 wirePrizePicture(state); // the prize tier's picture while rolling and at the reveal
 const sound = new Sound();
 
@@ -100,4 +100,4 @@ socket.addEventListener('message', ({ detail }) => { if (detail?.type === 'brand
 fetchBranding(code).then((branding) => { if (branding) applyBranding(branding); });
 socket.start();
 
-window.tombola = { state, socket };
+window.tombola = { state, socket, stage };
