@@ -18,9 +18,9 @@ enum APIError {
         case "not_checkin", "entries_open", "entries_closed", "already_joined", "duplicate_value", "entries_full": .conflict
         case "bad_code": .forbidden
         case "no_entry", "unknown_entrant": .notFound
-        case "too_large", "logo_too_large": .contentTooLarge
-        case "bad_logo": .unsupportedMediaType
-        case "no_logo": .notFound
+        case "too_large", "logo_too_large", "media_too_large": .contentTooLarge
+        case "bad_logo", "bad_media": .unsupportedMediaType
+        case "no_logo", "no_media": .notFound
         case "rate_limited": .tooManyRequests
         case "storage_failed", "disk_full", "busy", "cluster_unavailable": .serviceUnavailable
         default: .badRequest

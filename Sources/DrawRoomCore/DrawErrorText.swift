@@ -84,6 +84,9 @@ public enum DrawErrorText {
         "bad_logo": "The logo must be a PNG, JPEG or WebP image (SVG is not accepted).",
         "logo_too_large": "The logo must be at most 256 KiB.",
         "no_logo": "This draw has no logo.",
+        "bad_media": "A prize picture must be a PNG, JPEG or WebP image; prize music an MP3, Ogg or M4A file.",
+        "media_too_large": "A prize picture must be at most 256 KiB and prize music at most 4 MiB.",
+        "no_media": "This prize has no such picture or music.",
         "past_draw_key": "To exclude the winners of another draw, give that draw's host key.",
         // Spreadsheet import (the whole import is refused; `line` says where)
         "import_too_large": "The import is larger than the server accepts.",

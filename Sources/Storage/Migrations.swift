@@ -104,6 +104,19 @@ enum Migrations {
             WHEN (SELECT deleted_at FROM draws WHERE code = OLD.draw_code) IS NULL
             BEGIN SELECT RAISE(ABORT, 'records are append-only'); END;
         """,
+        // 6: a prize tier's picture and music for the stage (issue #26), by tier position and
+        // kind (`picture-0`, `music-2`): presentation only, like the branding.
+        """
+        CREATE TABLE prize_media (
+            draw_code TEXT NOT NULL REFERENCES draws(code),
+            slot TEXT NOT NULL,
+            type TEXT NOT NULL,
+            bytes BLOB NOT NULL,
+            version TEXT NOT NULL,
+            updated_at REAL NOT NULL,
+            PRIMARY KEY (draw_code, slot)
+        ) STRICT;
+        """,
     ]
 
     /// The version a fully migrated database has.

@@ -75,11 +75,24 @@ import Testing
         #expect(try await apply(harness, remove, draw: draw).get() == BrandingRecord(title: "Line\ntwo", accent: "#112233"))
         #expect(await harness.client.command(["HEXISTS", RedisDrawKeys(code: draw).branding, "logo"]).value == .integer(0))
 
+        // A prize tier's music: stored beside the branding, its version in the media hash; removed again.
+        var music = BrandingChange()
+        music.media = ("music-2", ("audio/ogg", Array("OggS..".utf8), "m1"))
+        #expect(try await apply(harness, music, draw: draw).get().media == ["music-2": "m1"])
+        let song = await harness.client.onLoop { done in ClusterBrandingStore(client: harness.client).media(draw: draw, slot: "music-2", done) }
+        #expect(try song.get()?.bytes == Array("OggS..".utf8) && song.get()?.type == "audio/ogg")
+        let reread = await harness.client.onLoop { done in ClusterBrandingStore(client: harness.client).read(draw: draw, done) }
+        #expect(try reread.get() == BrandingRecord(title: "Line\ntwo", accent: "#112233", media: ["music-2": "m1"]))
+        music.media = ("music-2", nil)
+        #expect(try await apply(harness, music, draw: draw).get().media.isEmpty)
+        #expect(await harness.client.command(["HEXISTS", RedisDrawKeys(code: draw).branding, "media:music-2"]).value == .integer(0))
+
         // What the script publishes reads back as the draw and its branding (a title may hold anything).
-        let announced = Array("\(draw)\nv1\nimage/webp\n#aabbcc\nA\nB".utf8)
+        let announced = Array("\(draw)\nv1\nimage/webp\n#aabbcc\nmusic-1=cd,picture-0=ab\nA\nB".utf8)
         #expect(BrandingRecord.parseAnnouncement(announced)?.code == draw)
         #expect(BrandingRecord.parseAnnouncement(announced)?.record
-            == BrandingRecord(title: "A\nB", accent: "#aabbcc", logoType: "image/webp", logoVersion: "v1"))
+            == BrandingRecord(title: "A\nB", accent: "#aabbcc", logoType: "image/webp", logoVersion: "v1",
+                              media: ["picture-0": "ab", "music-1": "cd"]))
         #expect(BrandingRecord.parseAnnouncement(Array("short".utf8)) == nil)
     }
 

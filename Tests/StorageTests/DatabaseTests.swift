@@ -9,7 +9,7 @@ import Testing
         #expect(try db.schemaVersion() == Migrations.latest)
         #expect(Migrations.latest >= 1)
         let tables = try db.statement("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").query([]) { $0.text(0) }
-        #expect(tables == ["audit", "branding", "checkin", "draws", "entrant_values", "entrants", "records", "server_keys"])
+        #expect(tables == ["audit", "branding", "checkin", "draws", "entrant_values", "entrants", "prize_media", "records", "server_keys"])
     }
 
     @Test func reopensWithoutMigratingAgainAndKeepsData() throws {
@@ -158,6 +158,26 @@ import Testing
         try db.saveBranding(code: "A", BrandingRow(title: "Gala 2"), at: 3)
         #expect(try db.loadBranding() == ["A": BrandingRow(title: "Gala 2")])
         #expect(throws: StorageError.self) { try db.saveBranding(code: "nobody", BrandingRow(), at: 4) }
+    }
+}
+
+@Suite struct PrizeMediaRepositoryTests {
+    @Test func aSlotIsStoredReplacedListedByVersionAndRemoved() throws {
+        let dir = TemporaryDirectory()
+        let db = try Database(path: dir.path("t.sqlite"))
+        try db.insertDraw(DrawRow(code: "A", hostKeyHash: "h", createdAt: 1, configJSON: "{}", clearedThrough: -1))
+        #expect(try db.loadPrizeMediaVersions().isEmpty)
+        try db.savePrizeMedia(code: "A", slot: "picture-0", type: "image/png", bytes: [1, 2, 3], version: "v1", at: 2)
+        try db.savePrizeMedia(code: "A", slot: "music-0", type: "audio/ogg", bytes: [4], version: "m1", at: 2)
+        try db.savePrizeMedia(code: "A", slot: "picture-0", type: "image/jpeg", bytes: [9], version: "v2", at: 3)
+        #expect(try db.loadPrizeMediaVersions() == ["A": ["picture-0": PrizeMediaVersion(type: "image/jpeg", version: "v2"),
+                                                          "music-0": PrizeMediaVersion(type: "audio/ogg", version: "m1")]])
+        let picture = try db.prizeMedia(code: "A", slot: "picture-0")
+        #expect(picture?.bytes == [9] && picture?.type == "image/jpeg" && picture?.version == "v2")
+        try db.deletePrizeMedia(code: "A", slot: "picture-0")
+        #expect(try db.prizeMedia(code: "A", slot: "picture-0") == nil)
+        #expect(try db.loadPrizeMediaVersions() == ["A": ["music-0": PrizeMediaVersion(type: "audio/ogg", version: "m1")]])
+        #expect(throws: StorageError.self) { try db.savePrizeMedia(code: "nobody", slot: "picture-0", type: "image/png", bytes: [1], version: "v", at: 4) }
     }
 }
 

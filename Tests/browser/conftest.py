@@ -200,9 +200,13 @@ class Browser:
     def __init__(self, width=390, height=844, lang="en-US"):
         options = Options()
         options.binary_location = os.environ.get("CHROMIUM", "/usr/bin/chromium")
-        for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+        # TOMBOLA_CHROMIUM_GPU=swiftshader (bench/stage_fps.py --gpu): GPU raster and compositing
+        # through ANGLE's SwiftShader (a GPU on the CPU), the path a laptop's real GPU takes.
+        gpu = (["--use-angle=swiftshader", "--enable-unsafe-swiftshader", "--ignore-gpu-blocklist"]
+               if os.environ.get("TOMBOLA_CHROMIUM_GPU") == "swiftshader" else ["--disable-gpu"])
+        for arg in ["--headless=new", "--no-sandbox", *gpu, "--disable-dev-shm-usage",
                     "--hide-scrollbars", "--window-size=%d,%d" % (width, height), "--lang=%s" % lang,
-                    "--autoplay-policy=no-user-gesture-required"):
+                    "--autoplay-policy=no-user-gesture-required"]:
             options.add_argument(arg)
         options.add_experimental_option("prefs", {"intl.accept_languages": lang})
         options.set_capability("goog:loggingPrefs", {"browser": "ALL"})

@@ -1,10 +1,10 @@
 """Writes the stage's screenshots (issue #26) into docs/screenshots/, with the harness of
 screenshots.py: the shortcut overlay on the screen with controls (1920x1080) and the host
 page's links with "Screen with controls" (390x844), and each display mode on the projector
-(rolling, revealed) and a phone (revealed), and a round's certificate (A4, phone), in English
-and Simplified Chinese.
+(rolling, revealed) and a phone (revealed), a round's certificate (A4, phone), and a prize
+tier's picture (projector and phone rolling, the host's panel), in English and Simplified Chinese.
 
-    TOMBOLA_SHOTS_LOOPBACK=1 TOMBOLA_BIN=.build/debug/tombola python3 Tests/browser/screenshots_stage.py [control] [modes] [certificate]
+    TOMBOLA_SHOTS_LOOPBACK=1 TOMBOLA_BIN=.build/debug/tombola python3 Tests/browser/screenshots_stage.py [control] [modes] [certificate] [media]
 """
 
 import contextlib
@@ -88,7 +88,52 @@ def certificate(server, opened):
             shot(b, "stage-certificate-%dx%d-%s" % (width, height, suffix), settle=0.3)
 
 
-SECTIONS = {"control": control, "modes": modes, "certificate": certificate}
+def prize_picture(x, y):
+    """A 480x320 stand-in for a prize photo: a gift box with a ribbon on a soft gradient."""
+    box = 150 <= x <= 330 and 120 <= y <= 280
+    lid = 130 <= x <= 350 and 95 <= y <= 130
+    ribbon = (230 <= x <= 250 and 95 <= y <= 280) or (lid and 105 <= y <= 118)
+    bow = (x - 215) ** 2 + (y - 80) ** 2 < 24 ** 2 or (x - 265) ** 2 + (y - 80) ** 2 < 24 ** 2
+    if ribbon or bow:
+        return (250, 204, 21, 255)
+    if box or lid:
+        return (200, 16, 46, 255) if box else (225, 29, 72, 255)
+    return (30 + y // 8, 41 + y // 10, 59 + x // 12, 255)
+
+
+def media(server, opened):
+    """A prize tier's picture on the projector and a phone while it rolls, and the host's panel."""
+    from test_branding import png
+    made = json.loads(urllib.request.urlopen(urllib.request.Request(
+        server.url("/api/draws"), data=json.dumps({"config": {"pool": {"kind": "range", "from": 1, "to": 500},
+                                                               "prizes": [{"name": "Weekend for two", "count": 1}]}}).encode(),
+        method="POST", headers={"Authorization": "Bearer " + server.admin_key, "Content-Type": "application/json"}), timeout=10).read())
+    code, key = made["code"], made["hostKey"]
+    req = urllib.request.Request(server.url("/api/draws/%s/prizes/0/picture" % code), data=png(480, 320, prize_picture), method="PUT",
+                                 headers={"Authorization": "Bearer " + key, "Content-Type": "image/png"})
+    urllib.request.urlopen(req, timeout=10).read()
+    for lang, suffix in LANGS:
+        host = Browser(390, 844, lang); opened.append(host)
+        host.get(server.url("/draw/%s#key=%s" % (code, key))); wait_room(host)
+        host.js("document.querySelector('[data-media-panel]').open = true;"
+                "document.querySelector('[data-media-panel]').scrollIntoView({block: 'start'})")
+        host.wait_js("!document.querySelector('[data-media-picture-preview]').hidden")
+        shot(host, "stage-media-host-390x844-" + suffix, settle=0.5)
+        screen = Browser(1920, 1080, lang); opened.append(screen)
+        phone = Browser(390, 844, lang); opened.append(phone)
+        for b, path in ((screen, "/screen/"), (phone, "/watch/")):
+            b.get(server.url(path + code)); wait_room(b)
+        api(server, "/api/draws/%s/start" % code, key)
+        for b in (screen, phone):
+            b.wait_js("document.querySelector('[data-prize-picture] img').naturalWidth > 0")
+        shot(screen, "stage-media-rolling-1920x1080-" + suffix, settle=0.5)
+        shot(phone, "stage-media-rolling-390x844-" + suffix, settle=0.1)
+        api(server, "/api/draws/%s/stop" % code, key)
+        screen.wait_js("window.tombola.state.phase === 'revealed'", 15)
+        api(server, "/api/draws/%s/clear" % code, key)
+
+
+SECTIONS = {"control": control, "modes": modes, "certificate": certificate, "media": media}
 
 
 def main():

@@ -59,7 +59,7 @@ def test_branding_set_on_one_instance_is_served_and_heard_on_every_instance(clus
     a, b, c = cluster.start(("--host-key", HOST_KEY)), cluster.start(("--host-key", HOST_KEY)), cluster.start(("--host-key", HOST_KEY))
     owner = cluster.owner()
     follower = cluster.others(owner)[0]
-    empty = {"title": None, "accent": None, "logo": None}
+    empty = {"title": None, "accent": None, "logo": None, "media": {}}
     assert [branding(i) for i in (a, b, c)] == [empty] * 3
     assert raw(b, "GET", "/api/draws/%s/logo" % CODE)[0] == 404
     pages = [Page(i) for i in (a, b, c)]
@@ -70,7 +70,7 @@ def test_branding_set_on_one_instance_is_served_and_heard_on_every_instance(clus
     marks = [len(p.messages) for p in pages]
     status, answer = follower.json("PUT", "/api/draws/%s/branding" % CODE, {"title": "Gala 2026", "accent": "#FF8800"}, HOST_KEY)
     assert status == 200, answer
-    assert answer == {"title": "Gala 2026", "accent": "#ff8800", "logo": None}
+    assert answer == {"title": "Gala 2026", "accent": "#ff8800", "logo": None, "media": {}}
     for page, mark in zip(pages, marks):
         heard = page.wait_for(lambda m: m.get("type") == "branding", what="branding", since=mark)
         assert heard == dict(answer, type="branding")
@@ -117,6 +117,27 @@ def test_branding_set_on_one_instance_is_served_and_heard_on_every_instance(clus
 
     # A page joining later on any instance reads the current branding (as the screen does when it loads).
     assert branding(follower) == before
+
+    # A prize tier's music (larger than the usual 1 MiB body limit) through a follower: every
+    # instance serves the same bytes under the URL the branding names; the pages hear it.
+    marks = [len(p.messages) for p in pages]
+    music = b"ID3" + bytes(range(256)) * 6000  # about 1.5 MiB
+    status, _, body = raw(follower, "PUT", "/api/draws/%s/prizes/1/music" % CODE, music, HOST_KEY, "audio/mpeg")
+    assert status == 200, body
+    url = json.loads(body)["media"]["music-1"]
+    assert url.startswith("/api/draws/%s/prizes/1/music?v=" % CODE)
+    for page, mark in zip(pages, marks):
+        assert page.wait_for(lambda m: m.get("type") == "branding", since=mark)["media"] == {"music-1": url}
+    for instance in (a, b, c):
+        status, headers, got = raw(instance, "GET", url)
+        assert status == 200 and got == music and headers["Content-Type"] == "audio/mpeg"
+    status, _, body = raw(owner, "PUT", "/api/draws/%s/prizes/1/picture" % CODE, b"<svg></svg>", HOST_KEY, "image/svg+xml")
+    assert (status, json.loads(body)["error"]["code"]) == (415, "bad_media")
+    status, _, body = raw(owner, "DELETE", "/api/draws/%s/prizes/1/music" % CODE, None, HOST_KEY)
+    assert status == 200 and json.loads(body)["media"] == {}
+    for instance in (a, b, c):
+        assert raw(instance, "GET", "/api/draws/%s/prizes/1/music" % CODE)[0] == 404
+    before = branding(owner)
 
     # Removing the logo: every instance answers 404 for it, and the pages hear it.
     marks = [len(p.messages) for p in pages]

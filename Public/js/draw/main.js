@@ -10,6 +10,7 @@ import { HostState } from './state.js';
 import { DrawView } from './view.js';
 import { HostCheckin } from './checkin.js';
 import { wireBranding } from './branding.js';
+import { wireMedia } from './media.js';
 import { pastDrawsText, readPastDraws } from './pastdraws.js';
 
 initLanguageSwitch();
@@ -127,7 +128,13 @@ i18nEvents.addEventListener('change', () => { view.render(state); view.renderLin
 view.render(state);
 view.renderLinks(state, hostKey);
 lanBase().then((base) => { state.lanBase = base; view.renderLinks(state, hostKey); });
-if (hostKey !== null) wireBranding({ code, key: () => hostKey, toast: (text) => view.toast(text) });
+if (hostKey !== null) {
+  wireBranding({ code, key: () => hostKey, toast: (text) => view.toast(text) });
+  // The prize tiers' pictures and music; a change from another host page arrives as `branding`.
+  const media = wireMedia({ code, key: () => hostKey, toast: (text) => view.toast(text), prizes: () => state.config?.prizes,
+    onChange: (update) => { state.addEventListener('change', update); i18nEvents.addEventListener('change', update); } });
+  socket.addEventListener('message', ({ detail }) => { if (detail?.type === 'branding') media?.take(detail); });
+}
 socket.start();
 
 window.tombola = { state, socket };

@@ -2,6 +2,8 @@
 // date by `branding` messages. The accent goes in as a CSS custom property (CSSOM, allowed by
 // the CSP); the server only ever stores `#rrggbb`, and this checks it again.
 
+import { setMedia } from './prize-media.js';
+
 const HEX = /^#[0-9a-f]{6}$/;
 
 /** GET /api/draws/<code>/branding, or null. */
@@ -21,7 +23,7 @@ export function textOn(hex) {
   return 0.2126 * r + 0.7152 * g + 0.0722 * b > 0.179 ? '#111111' : '#ffffff';
 }
 
-/** Shows `branding` ({title, accent, logo}) in the `[data-brand]` header of `root`. */
+/** Shows `branding` ({title, accent, logo, media}) in the `[data-brand]` header of `root` (the prize media on the stage). */
 export function applyBranding(branding, root = document) {
   const header = root.querySelector('[data-brand]');
   const title = root.querySelector('[data-brand-title]');
@@ -42,4 +44,5 @@ export function applyBranding(branding, root = document) {
     if (src) { logo.src = src; logo.hidden = false; } else { logo.removeAttribute('src'); logo.hidden = true; }
   }
   if (header) header.hidden = !text && !src;
+  setMedia(branding);
 }

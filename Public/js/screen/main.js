@@ -11,6 +11,7 @@ import { ScreenState } from './state.js';
 import { ScreenView } from './view.js';
 import { Sound } from './sound.js';
 import { applyBranding, fetchBranding } from '../lib/branding.js';
+import { wirePrizePicture } from '../lib/prize-media.js';
 
 // `?overlay`: the stream-overlay view for OBS's browser source (README, "Streaming"):
 // transparent background, only the stage, no chrome.
@@ -31,7 +32,8 @@ const hostKey = takeHostKey(code);
 const state = new ScreenState(code);
 state.hasKey = hostKey !== null;
 const view = new ScreenView();
-new StageModes(state); // reels, wheel or names when the draw or its prize tier asks (issue #26)
+const stage = new StageModes(state); // reels, wheel or names when the draw or its prize tier asks (issue #26)
+wirePrizePicture(state); // the prize tier's picture while rolling and at the reveal
 const sound = new Sound();
 
 const { socket, command } = connectRoom(state, {
@@ -98,4 +100,4 @@ socket.addEventListener('message', ({ detail }) => { if (detail?.type === 'brand
 fetchBranding(code).then((branding) => { if (branding) applyBranding(branding); });
 socket.start();
 
-window.tombola = { state, socket };
+window.tombola = { state, socket, stage };

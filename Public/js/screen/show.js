@@ -1,8 +1,10 @@
 // The projector's show (issue #26, docs/STAGE.md): confetti at a live reveal, and sound
-// synthesized with Web Audio: a drumroll while rolling, a landing thump on the slow-down's
-// last tick, a fanfare at the reveal. Sound is on by default on the screen (a remembered
+// synthesized with Web Audio: a drumroll while rolling (the prize tier's own music instead,
+// when the host uploaded one), a landing thump on the slow-down's last tick, a fanfare at the reveal. Sound is on by default on the screen (a remembered
 // choice: `M` or the Sound button) and starts at the first click or key press, as browsers
 // require; phones have none. Reduced motion: no confetti.
+
+import { mediaUrl, tierOnShow } from '../lib/prize-media.js';
 
 const CONFETTI_MS = 3500;
 const PIECES = 160;
@@ -80,10 +82,19 @@ export class ShowSound {
     return buffer;
   }
 
-  /** A snare roll: looped noise through a band-pass, its level beating at 16 Hz. */
-  startRoll() {
+  /** The tier's music (`url`), looped, instead of the drumroll; or the snare roll. */
+  startRoll(url) {
     const ctx = this.ctx;
     if (!ctx || this.roll) return;
+    if (url) {
+      const audio = new Audio(url);
+      audio.loop = true;
+      audio.volume = 0.7;
+      audio.play().catch(() => { /* refused or unplayable: silence, not an error on the stage */ });
+      this.roll = { audio };
+      document.body.dataset.drumroll = 'music';
+      return;
+    }
     const source = ctx.createBufferSource();
     source.buffer = this.noise(ctx, 1);
     source.loop = true;
@@ -106,9 +117,17 @@ export class ShowSound {
 
   stopRoll() {
     if (!this.roll) return;
-    const { source, beat, level } = this.roll;
+    const { source, beat, level, audio } = this.roll;
     this.roll = null;
     document.body.dataset.drumroll = 'off';
+    if (audio) {
+      // A short fade, then silence: the fanfare is the reveal's sound.
+      const fade = setInterval(() => {
+        audio.volume = Math.max(0, audio.volume - 0.1);
+        if (audio.volume <= 0.01) { clearInterval(fade); audio.pause(); audio.removeAttribute('src'); audio.load(); }
+      }, 30);
+      return;
+    }
     const ctx = this.sound.ctx;
     if (ctx) level.gain.setTargetAtTime(0, ctx.currentTime, 0.05);
     setTimeout(() => { try { source.stop(); beat.stop(); } catch { /* stopped */ } }, 300);
@@ -166,7 +185,7 @@ export function wireShow(state, sound, enableSound) {
   document.addEventListener('keydown', first, true);
   state.addEventListener('change', ({ detail }) => {
     const rolling = state.sound && (state.phase === 'rolling' || state.phase === 'stopping');
-    if (rolling) show.startRoll(); else show.stopRoll();
+    if (rolling) show.startRoll(mediaUrl(tierOnShow(state), 'music')); else show.stopRoll();
     if (detail === 'tick' && state.sound && state.tick?.landing && state.tick.landing.step >= state.tick.landing.steps) show.land();
     if (detail === 'result') {
       if (state.sound) show.fanfare();

@@ -8,11 +8,13 @@ import { WatchState } from './state.js';
 import { WatchView } from './view.js';
 import { JoinPanel, join, myEntry } from './checkin.js';
 import { applyBranding, fetchBranding } from '../lib/branding.js';
+import { wirePrizePicture } from '../lib/prize-media.js';
 
 initLanguageSwitch();
 const state = new WatchState(codeFromLocation());
 const view = new WatchView();
 new StageModes(state); // reels, wheel or names when the draw or its prize tier asks (issue #26)
+wirePrizePicture(state); // the prize tier's picture while rolling and at the reveal
 const { socket } = connectRoom(state);
 attachConnectionUI(socket);
 const panel = new JoinPanel();

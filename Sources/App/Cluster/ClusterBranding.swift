@@ -19,6 +19,8 @@ final class ClusterBranding: @unchecked Sendable {
     let store: ClusterBrandingStore
     /// Loop only: each draw's logo as last read, with its version.
     private var logos: [String: (type: String, bytes: [UInt8], version: String)] = [:]
+    /// Loop only: prize media as last read (`code/slot`), with their versions.
+    private var media: [String: (type: String, bytes: [UInt8], version: String)] = [:]
 
     init(client: RedisClient) {
         loop = client.loop
@@ -27,7 +29,7 @@ final class ClusterBranding: @unchecked Sendable {
 
     static func json(_ record: BrandingRecord, code: String) -> JSONValue {
         Branding.json(code: code, title: record.title, accent: record.accent,
-                      logoVersion: record.logoVersion.isEmpty ? nil : record.logoVersion)
+                      logoVersion: record.logoVersion.isEmpty ? nil : record.logoVersion, media: record.media)
     }
 
     /// `GET …/branding`: read from Redis (a page asks once when it loads), or 503 `cluster_unavailable`.
@@ -69,6 +71,40 @@ final class ClusterBranding: @unchecked Sendable {
                 }
             }
         }
+    }
+
+    /// `GET …/prizes/<tier>/<kind>`: the slot's current bytes, read from Redis once per version.
+    func respondMedia(_ slot: PrizeMediaSlot, code: String, responder: Responder) {
+        loop.execute { [self] in
+            store.read(draw: code) { [self] result in
+                switch result {
+                case .failure(let error):
+                    responder.respond(Self.unavailable(error, code: code))
+                case .success(let record):
+                    guard let version = record.media[slot.name] else { return responder.respond(APIError.response("no_media")) }
+                    let key = "\(code)/\(slot.name)"
+                    if let kept = media[key], kept.version == version {
+                        return responder.respond(BrandingAPI.logoResponse(type: kept.type, bytes: kept.bytes))
+                    }
+                    store.media(draw: code, slot: slot.name) { [self] result in
+                        switch result {
+                        case .failure(let error): responder.respond(Self.unavailable(error, code: code))
+                        case .success(nil): responder.respond(APIError.response("no_media"))
+                        case .success(let found?):
+                            media[key] = found
+                            responder.respond(BrandingAPI.logoResponse(type: found.type, bytes: found.bytes))
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// A checked media change (`PUT/DELETE …/prizes/<tier>/<kind>`): stored and announced like any branding change.
+    func applyMedia(_ slot: PrizeMediaSlot, _ value: (type: String, bytes: [UInt8], version: String)?, code: String, responder: Responder) {
+        var change = BrandingChange()
+        change.media = (slot.name, value)
+        apply(change, code: code, responder: responder)
     }
 
     /// A checked change (`PUT …/branding`, `PUT/DELETE …/logo`): stored and announced in one

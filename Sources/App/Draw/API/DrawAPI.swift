@@ -12,7 +12,9 @@ enum DrawAPI {
         router.handle(prefix: "/api/draws") { request, responder in
             route(request, responder: responder, service: service)
         }
-        router.bodyLimit(prefix: "/api/draws/") { head, client in PoolUploadAPI.bodyLimit(head, client: client, service: service) }
+        router.bodyLimit(prefix: "/api/draws/") { head, client in
+            PoolUploadAPI.bodyLimit(head, client: client, service: service) ?? PrizeMediaAPI.bodyLimit(head, client: client, service: service)
+        }
         router.handle("/api/info") { _, responder in
             let info: JSONValue = .object(["defaultDraw": .string(service.defaultDraw.code), "lanUrl": .string(responder.client.baseURL ?? service.baseURL),
                                            "version": .string(DrawService.version)])
@@ -95,6 +97,8 @@ enum DrawAPI {
             BrandingAPI.branding(request, method: method, room: room, responder: responder, service: service)
         case (2, "logo"):
             BrandingAPI.logo(request, method: method, room: room, responder: responder, service: service)
+        case (4, "prizes"):
+            PrizeMediaAPI.serve(rest, request: request, method: method, room: room, responder: responder, service: service)
         case (2, "rounds"), (4, "rounds"):
             BoardAPI.serve(rest, request: request, method: method, room: room, responder: responder, service: service)
         case (2, "pool"):

@@ -19,14 +19,20 @@ enum PoolUploadAPI {
         let segments = head.path.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
         guard segments.count == 5, segments[1] == "api", segments[2] == "draws",
               routes.contains([head.method, segments[4]]),
-              let room = service.room(segments[3]), let key = DrawAPI.bearer(head.headers) else { return nil }
-        guard service.limiter.allows(client) else { return nil }
+              isHost(head, code: segments[3], client: client, service: service) else { return nil }
+        return service.settings.maxPoolBytes
+    }
+
+    /// Whether the head carries draw `code`'s host key, checked with the shared rate limit
+    /// exactly as the handler would (a wrong key spends a token).
+    static func isHost(_ head: HTTPRequestHead, code: String, client: String, service: DrawService) -> Bool {
+        guard let room = service.room(code), let key = DrawAPI.bearer(head.headers), service.limiter.allows(client) else { return false }
         guard room.isHostKey(key) else {
             service.limiter.recordFailure(client)
             service.metrics.authFailures.increment()
-            return nil
+            return false
         }
-        return service.settings.maxPoolBytes
+        return true
     }
 
     /// `PUT /api/draws/<code>/pool[?duplicates=merge]`: the body is the spreadsheet itself (CSV

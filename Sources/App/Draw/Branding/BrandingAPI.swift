@@ -90,15 +90,21 @@ enum BrandingAPI {
         }
         let branding = next
         service.branding.save(branding, for: code) { result in
-            switch result {
-            case .success:
-                let json = branding.json(code: code)
-                let text = Branding.message(json)
-                room.loop.execute { room.group.broadcast(text: text, stream: .reliable) }
-                responder.respond(APIError.json(json))
-            case .failure(let error):
-                responder.respond(APIError.response(DrawPersistence.errorCode(error)))
-            }
+            announce(result.map { branding }, room: room, responder: responder)
+        }
+    }
+
+    /// After a stored change: every page of the draw gets the `branding` message, the request the
+    /// branding now; or the storage's error.
+    static func announce(_ result: Result<Branding, any Error>, room: any DrawChannel, responder: Responder) {
+        switch result {
+        case .success(let branding):
+            let json = branding.json(code: room.code)
+            let text = Branding.message(json)
+            room.loop.execute { room.group.broadcast(text: text, stream: .reliable) }
+            responder.respond(APIError.json(json))
+        case .failure(let error):
+            responder.respond(APIError.response(DrawPersistence.errorCode(error)))
         }
     }
 }
