@@ -2,6 +2,13 @@ import DrawEngine
 
 /// What one host command writes, in one synced transaction: the records, and optionally the
 /// new settings, the Clear mark and an audit entry.
+///
+/// Two fields serve only a store that other instances take over from (the cluster's, on Redis)
+/// and SQLite ignores them on purpose: `committedSeed` (sealed beside its `commit` record, so a
+/// new owner carries on the same commitment instead of committing anew) and `answer` (kept with
+/// the records, so a host command resent to a new owner gets its first answer, not a second run).
+/// A single box needs neither: its seed stays in memory until the reveal, and a resent command
+/// reaches the same room's `applied` log. The room sets them for every store alike.
 public struct RecordBatch: Sendable {
     /// The host command that wrote it (for the log).
     public var command: String = ""
@@ -18,7 +25,8 @@ public struct RecordBatch: Sendable {
     /// it with the records so that the command resent to a new owner gets it, SQLite ignores it).
     public var answer: BatchAnswer? = nil
 
-    public init(command: String = "", records: [DrawRecord], config: String? = nil, clearedThrough: Int? = nil, audit: AuditEntry? = nil, committedSeed: Seed? = nil, checkin: CheckinWrite? = nil, answer: BatchAnswer? = nil) {
+    public init(command: String = "", records: [DrawRecord], config: String? = nil, clearedThrough: Int? = nil,
+                audit: AuditEntry? = nil, committedSeed: Seed? = nil, checkin: CheckinWrite? = nil, answer: BatchAnswer? = nil) {
         self.command = command
         self.records = records
         self.config = config

@@ -13,7 +13,8 @@ public struct DrawRoomSettings: Sendable {
     /// The body limit of a pool upload by a draw's host (`--max-pool-bytes`); every other request keeps 1 MiB.
     public var maxPoolBytes = DrawRoomSettings.defaultMaxPoolBytes
 
-    public init(tickHz: Int = 20, slowDown: Duration = .milliseconds(1500), maxPoolBytes: Int = DrawRoomSettings.defaultMaxPoolBytes) {
+    public init(tickHz: Int = 20, slowDown: Duration = .milliseconds(1500),
+                maxPoolBytes: Int = DrawRoomSettings.defaultMaxPoolBytes) {
         self.tickHz = tickHz
         self.slowDown = slowDown
         self.maxPoolBytes = maxPoolBytes

@@ -11,7 +11,8 @@ public struct CheckinEntry: Sendable, Equatable {
     public let joinedAt: Int64
     public var removedReason: String?
 
-    public init(id: String, seq: Int, name: String? = nil, fields: [String: String], device: String? = nil, joinedAt: Int64, removedReason: String? = nil) {
+    public init(id: String, seq: Int, name: String? = nil,
+                fields: [String: String], device: String? = nil, joinedAt: Int64, removedReason: String? = nil) {
         self.id = id
         self.seq = seq
         self.name = name
