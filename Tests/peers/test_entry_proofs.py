@@ -81,7 +81,12 @@ def test_checked_in_entrants_prove_their_entries_and_forged_proofs_fail(script, 
         other = copy.deepcopy(honest)
         other["lock"]["poolHash"] = "ab" * 32
         other["lock"]["hash"] = ref.sha(ref.canon({k: v for k, v in other["lock"].items() if k != "hash"}))
-        for name, forged, reason in (("more", more, "path"), ("bent", bent, "path"), ("other", other, "lock not in the export")):
+        # A lock record of its own (another time, re-hashed): the proof holds together but is not the export's.
+        moved = copy.deepcopy(honest)
+        moved["lock"]["at"] += 1
+        moved["lock"]["hash"] = ref.sha(ref.canon({k: v for k, v in moved["lock"].items() if k != "hash"}))
+        for name, forged, reason in (("more", more, "path"), ("bent", bent, "path"), ("other", other, "pool"),
+                                     ("moved", moved, "lock not in the export")):
             py, sw = both(script, tmp_path, export, "--proof", proof_path(tmp_path, name + ".json", forged))
             for out in (py, sw):
                 assert out.returncode == 1 and "proof round 2: FAIL: %s" % reason in out.stdout, name + out.stdout
