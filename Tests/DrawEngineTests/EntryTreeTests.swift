@@ -46,8 +46,11 @@ import Testing
             for i in 0..<size {
                 let path = EntryTree.path(some, index: i)
                 #expect(EntryTree.verify(leaf: some[i], index: i, size: size, path: path, root: top))
-                // Another position, another size, a changed sibling or leaf: refused.
-                #expect(!EntryTree.verify(leaf: some[i], index: i, size: size + 1, path: path, root: top))
+                // Another position, a size the path is too short or too long for, a changed sibling or
+                // leaf: refused. (A left-subtree path can also fit a larger size: the size is bound by
+                // the pool's `count`, which the proof check compares.)
+                #expect(!EntryTree.verify(leaf: some[i], index: i, size: 2 * size, path: path, root: top) || size == 1)
+                #expect(!EntryTree.verify(leaf: some[i], index: i, size: size, path: path + [some[0]], root: top))
                 if size > 1 {
                     #expect(!EntryTree.verify(leaf: some[i], index: (i + 1) % size, size: size, path: path, root: top))
                     var bent = path

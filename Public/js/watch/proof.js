@@ -18,7 +18,7 @@ export class EntryProofLine {
   /** Checks the proof of this phone's entry for the latest revealed round, once per round. */
   async update(state) {
     const me = state.me;
-    const round = state.result?.round;
+    const round = state.lastReveal?.round;
     if (!me?.id || me.removed || !Number.isInteger(round)) {
       this.shown = null;
       this.render();
