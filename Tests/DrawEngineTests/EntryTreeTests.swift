@@ -113,10 +113,16 @@ import Testing
         change(&lock, &round)
         records[5] = .object(lock)
         records[6] = .object(round)
-        // Re-hash so the chain links.
+        relink(&records)
+        return RoundVerifier.verify(records: records).checks.filter { !$0.ok }
+    }
+
+    /// Numbers and re-hashes the records so the chain links again.
+    static func relink(_ records: inout [JSONValue]) {
         var prev = DrawRecord.genesisPrev
         for i in records.indices {
             var members = records[i].objectValue!
+            members["index"] = .int(Int64(i))
             members["prev"] = .string(prev)
             members["hash"] = nil
             let hash = Hashing.sha256Hex(JSONValue.object(members).canonicalBytes)
@@ -124,7 +130,6 @@ import Testing
             records[i] = .object(members)
             prev = hash
         }
-        return RoundVerifier.verify(records: records).checks.filter { !$0.ok }
     }
 
     @Test func aForgedPoolHashIsRefused() throws {
@@ -157,17 +162,7 @@ import Testing
     @Test func aStrippedLockIsRefusedOnceTheChainHasLocks() throws {
         var records = try Self.harness().records.map(\.json)
         records.remove(at: 5)
-        var prev = DrawRecord.genesisPrev
-        for i in records.indices {
-            var members = records[i].objectValue!
-            members["index"] = .int(Int64(i))
-            members["prev"] = .string(prev)
-            members["hash"] = nil
-            let hash = Hashing.sha256Hex(JSONValue.object(members).canonicalBytes)
-            members["hash"] = .string(hash)
-            records[i] = .object(members)
-            prev = hash
-        }
+        Self.relink(&records)
         let failed = RoundVerifier.verify(records: records).checks.filter { !$0.ok }
         #expect(failed.first?.problem == LockCheck.roundWithoutLock)
     }
