@@ -291,6 +291,7 @@ export function verifyEntryProof(proof) {
   }
 }
 
+const ROOTS = new Map();
 const LOCK_KEYS = ['at', 'commitment', 'entrantsHash', 'excluded', 'hash', 'index', 'kind', 'plan', 'poolHash', 'prev', 'root', 'round', 'v'];
 const PLAN_KEYS = ['count', 'perStop', 'prizeCount', 'prizeLeft'];
 const BAD_K = 'k differs from min(perStop, left in prize, n)';
@@ -328,7 +329,9 @@ function lockProblem(lock, record, list, n, session, awarded) {
     if (lock.entrantsHash !== null || lock.root !== null) return 'lock entrantsHash or root';
     if (host.some((h) => h < pool.from || h > pool.to)) return 'lock host exclusions';
   } else {
-    if (lock.entrantsHash !== pool.entrants || lock.root !== entryRoot(list)) return 'lock entrantsHash or root';
+    // The list's hash was checked against the pool: one tree per list.
+    if (!ROOTS.has(pool.entrants)) ROOTS.set(pool.entrants, entryRoot(list));
+    if (lock.entrantsHash !== pool.entrants || lock.root !== ROOTS.get(pool.entrants)) return 'lock entrantsHash or root';
     if (host.some((h) => h < 0 || h >= pool.count)) return 'lock host exclusions';
   }
   if (host.some((h, i) => i > 0 && h <= host[i - 1])) return 'lock host exclusions';
