@@ -108,6 +108,8 @@ public struct Draw: Sendable {
     private var keptWinners = WinCount()
     /// After a restore: the last stored commitment no round has used yet (`resumeCommitment`).
     private var unusedCommitment: String?
+    /// The entry tree's root of the latest list a lock named (`EntryTree`).
+    private var entryRoot: (hash: String, root: String)?
 
     /// A new draw (no records yet). Call `prepareCommitment` before the first Start.
     public init(config: DrawConfig = .standard) throws(DrawError) {
@@ -135,6 +137,7 @@ public struct Draw: Sendable {
         switch record.body {
         case .commit(let commitment, _): unusedCommitment = commitment
         case .entrants(let hash, _, _, _): recordedLists.insert(hash)
+        case .lock: break
         case .round(let round):
             if let replaced = round.replaces {
                 guard let b = board.firstIndex(where: { $0.round == replaced.round }) else { throw .corruptHistory }
@@ -318,6 +321,10 @@ public struct Draw: Sendable {
         guard phase == .rolling, let frozen, let seed = pendingSeed, let commitment = pendingCommitment else { throw .wrongPhase }
         var records = recordListIfNew(at: at)
         let prize = frozen.prizeIndex
+        let asked: Int? = if case .count(let n) = config.perStop { n } else { nil }
+        let plan = LockPlan(count: frozen.count, perStop: asked, prizeCount: prize.map { config.prizes[$0].count },
+                            prizeLeft: armedPlan?.prizeLeft)
+        records.append(append(.lock(lockRecord(round: nextRound, commitment: commitment, lock: lock, plan: plan)), at: at))
         let round = derive(round: nextRound, seed: seed, commitment: commitment, lock: lock, frozen: frozen,
                            prize: prize.map { config.prizes[$0].name }, prizeIndex: prize, replaces: nil)
         let roundRecord = append(.round(round), at: at)
@@ -385,6 +392,7 @@ public struct Draw: Sendable {
 
         let voidRecord = append(.void(round: round, winner: w, reason: reason), at: at)
         var records = [voidRecord] + recordListIfNew(at: at)
+        records.append(append(.lock(lockRecord(round: round, commitment: commitment, lock: replacementLock, plan: .replacement)), at: at))
         let replacement = derive(round: round, seed: seed, commitment: commitment, lock: replacementLock, frozen: frozen,
                                  prize: board[b].prize, prizeIndex: board[b].prizeIndex,
                                  replaces: Replacement(round: round, winner: w, void: voidRecord.hash))
@@ -448,6 +456,31 @@ public struct Draw: Sendable {
         guard let names = validated.entrants, let hash = validated.entrantsHash, !recordedLists.contains(hash) else { return [] }
         recordedLists.insert(hash)
         return [append(.entrants(hash: hash, names: names, tickets: validated.tickets, groups: validated.groups), at: at)]
+    }
+
+    /// The `lock` record of a round drawn from `lock` (docs/FAIRNESS.md §8); the entry tree's root
+    /// is computed once per list.
+    private mutating func lockRecord(round: Int, commitment: String, lock: Lock, plan: LockPlan) -> LockRecord {
+        var root: String? = nil
+        var host = [Int64]()
+        switch lock.spec {
+        case .range(let from, let to, _):
+            host = validated.excluded.compactMap { value -> Int64? in
+                if case .number(let n) = value, n >= from, n <= to { return n }
+                return nil
+            }.sorted()
+        case .list(_, let hash, _, _, _):
+            if let cached = entryRoot, cached.hash == hash {
+                root = cached.root
+            } else {
+                root = EntryTree.root(names: validated.entrants ?? [], tickets: validated.tickets, groups: validated.groups)
+                entryRoot = (hash, root!)
+            }
+            host = validated.excluded.compactMap { validated.nameIndex[$0].map(Int64.init) }.sorted()
+        }
+        let entrantsHash: String? = if case .list(_, let hash, _, _, _) = lock.spec { hash } else { nil }
+        return LockRecord(round: round, commitment: commitment, poolHash: lock.hash, entrantsHash: entrantsHash, root: root,
+                          hostExcluded: host, plan: plan)
     }
 
     private mutating func relock() {

@@ -2,7 +2,7 @@ import JSON
 
 /// The export of docs/FAIRNESS.md §9: `{"algorithm","code","format","records":[…]}`.
 public enum DrawExport {
-    public static let format = "tombola-export-v1"
+    public static let format = "tombola-export-v2"
 
     /// Canonical JSON (sorted keys); `extra` adds top-level keys (verifiers ignore them).
     public static func json(code: String, records: [DrawRecord], extra: [String: JSONValue] = [:]) -> String {

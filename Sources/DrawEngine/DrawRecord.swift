@@ -36,6 +36,8 @@ public enum RecordBody: Sendable, Equatable {
     case commit(commitment: String, reason: CommitReason)
     /// `tickets`/`groups` only for a detailed list (docs/FAIRNESS.md §3).
     case entrants(hash: String, names: [String], tickets: [UInt64]? = nil, groups: [String]? = nil)
+    /// Stored right before its `round` (export format v2, docs/FAIRNESS.md §8).
+    case lock(LockRecord)
     case round(RoundRecord)
     case void(round: Int, winner: DrawValue, reason: String)
     case clear
@@ -44,6 +46,7 @@ public enum RecordBody: Sendable, Equatable {
         switch self {
         case .commit: "commit"
         case .entrants: "entrants"
+        case .lock: "lock"
         case .round: "round"
         case .void: "void"
         case .clear: "clear"
@@ -87,6 +90,8 @@ public struct DrawRecord: Sendable, Equatable {
             members["entrants"] = .array(names.map { .string($0) })
             if let tickets { members["tickets"] = .array(tickets.map { .int(Int64($0)) }) }
             if let groups { members["groups"] = .array(groups.map { .string($0) }) }
+        case .lock(let lock):
+            lock.write(into: &members)
         case .round(let r):
             members["round"] = .int(Int64(r.round))
             members["prize"] = r.prize.map { .string($0) } ?? .null
@@ -182,6 +187,10 @@ public struct DrawRecord: Sendable, Equatable {
             }
             let groups = json["groups"] == nil ? nil : try strings("groups")
             body = .entrants(hash: try string("entrantsHash"), names: try strings("entrants"), tickets: tickets, groups: groups)
+        case "lock":
+            guard let members = json.objectValue, Set(members.keys) == LockRecord.keys else { throw fail("lock") }
+            guard let lock = LockRecord(json: json) else { throw fail("lock") }
+            body = .lock(lock)
         case "round":
             guard let pool = json["pool"].flatMap(PoolSpec.init(json:)) else { throw fail("pool") }
             guard let eligible = json["eligible"]?.intValue, eligible >= 0 else { throw fail("eligible") }

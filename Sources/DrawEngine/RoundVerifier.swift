@@ -77,6 +77,13 @@ private struct ChainState {
     var lists = [String: (names: [String], tickets: [UInt64]?, groups: [String]?)]()
     /// Base index of each name, per list hash, built on the first round that needs it.
     var nameIndices = [String: [DrawValue: Int64]]()
+    /// The `lock` record the next `round` must match (export format v2), and whether the chain has had one.
+    var pendingLock: LockRecord?
+    var lockSeen = false
+    /// Each round of the session's prize tier (`prizeIndex`, `prize`), to recompute what is left in it.
+    var sessionPrize = [Int: LockCheck.Tier]()
+    /// Entry tree roots, per list hash.
+    var roots = [String: String]()
 
     mutating func check(_ json: JSONValue, at position: Int, notes: inout [String]) throws(RecordError) {
         func require(_ condition: Bool, _ reason: String) throws(RecordError) {
@@ -86,7 +93,8 @@ private struct ChainState {
                     "chain broken")
         let record = try DrawRecord(json: json)
         try require(record.computedHash == record.hash, "record hash")
-        try require(pendingVoid == nil || record.kind == "round" || record.kind == "entrants", "void without replacement")
+        try require(pendingVoid == nil || ["round", "entrants", "lock"].contains(record.kind), "void without replacement")
+        try require(pendingLock == nil || record.kind == "round", LockCheck.lockWithoutRound)
         prev = record.hash
         switch record.body {
         case .commit(let commitment, _):
@@ -97,7 +105,16 @@ private struct ChainState {
             try require(tickets.map { $0.count == names.count } ?? true, "tickets")
             try require(groups.map { $0.count == names.count } ?? true, "groups")
             lists[hash] = (names, tickets, groups)
+        case .lock(let lock):
+            try require(pending != nil && lock.commitment == pending, LockCheck.lockCommitment)
+            pendingLock = lock
+            lockSeen = true
         case .round(let round):
+            defer { pendingLock = nil }
+            if pendingLock == nil {
+                try require(!lockSeen, LockCheck.roundWithoutLock)
+                notes.append(LockCheck.unlockedNote)
+            }
             try checkRound(round, rawPool: json["pool"]!)
         case .void(let round, let winner, _):
             var won = session[round] ?? []
@@ -107,6 +124,7 @@ private struct ChainState {
             voided.insert(winner)
             pendingVoid = record
         case .clear:
+            sessionPrize = [:]
             session = [:]
             ever = []
             voided = []
@@ -159,6 +177,15 @@ private struct ChainState {
             let indices = pool.eligibleIndices()
             try require(indices.allSatisfy { filter.admits(groups?[$0] ?? "") }, "ineligible group in pool")
         }
+        if let lock = pendingLock {
+            var root: String? = nil
+            if case .list(_, let hash, _, _, _) = r.pool, let entrants {
+                if roots[hash] == nil { roots[hash] = EntryTree.root(names: entrants, tickets: tickets, groups: groups) }
+                root = roots[hash]
+            }
+            try LockCheck.check(lock, round: r, n: n, root: root, expectedRemoved: expectedRemoved(r, lock: lock, filter: filter, groups: groups),
+                                awarded: r.replaces == nil ? awarded(r) : nil)
+        }
         let positions: [UInt64]
         if let tickets {
             positions = Fairness.weightedPositions(seed: seed, round: r.round, poolHash: Hex.decode(r.poolHash)!, entropy: entropy,
@@ -177,6 +204,7 @@ private struct ChainState {
             try require(r.replaces == nil && r.round == lastRound + 1, "round number")
             lastRound = r.round
             session[r.round] = []
+            sessionPrize[r.round] = LockCheck.Tier(index: r.prizeIndex, name: r.prize)
         }
         try require(r.repeats || winners.isDisjoint(with: ever), "repeat winner")
         try require(winners.isDisjoint(with: voided), "voided winner drawn again")
@@ -184,6 +212,39 @@ private struct ChainState {
         ever.formUnion(winners)
         pending = nil
         pendingVoid = nil
+    }
+
+    /// The current winners of this session's rounds of the round's prize tier (index and name).
+    func awarded(_ r: RoundRecord) -> Int {
+        let tier = LockCheck.Tier(index: r.prizeIndex, name: r.prize)
+        return sessionPrize.filter { $0.value == tier }.keys.reduce(0) { $0 + (session[$1]?.count ?? 0) }
+    }
+
+    /// Every position rules 1–6 of §3 put out, with the lock's host exclusions as rule 1.
+    func expectedRemoved(_ r: RoundRecord, lock: LockRecord, filter: GroupFilter?, groups: [String]?) -> Set<Int64> {
+        var out = Set(lock.hostExcluded)
+        let values = voided.union(r.repeats ? [] : ever).union(pendingVoid.flatMap { void -> [DrawValue]? in
+            if case .void(let round, _, _) = void.body { return session[round] }
+            return nil
+        } ?? [])
+        switch r.pool {
+        case .range(let from, let to, _):
+            for case .number(let n) in values where n >= from && n <= to { out.insert(n) }
+        case .list(let count, let hash, _, _, let past):
+            let index = nameIndices[hash] ?? [:]
+            for value in values { if let p = index[value] { out.insert(p) } }
+            if let filter {
+                for i in 0..<count where !filter.admits(groups?[i] ?? "") { out.insert(Int64(i)) }
+            }
+            for exclusion in past { out.formUnion(exclusion.removed) }
+        }
+        return out.subtracting(r.winners.compactMap { winner in
+            switch (r.pool, winner) {
+            case (.range, .number(let n)): n
+            case (.list(_, let hash, _, _, _), _): nameIndices[hash]?[winner]
+            default: nil
+            }
+        })
     }
 
     /// The pool object is closed (docs/FAIRNESS.md §3): it reads back as exactly what was parsed

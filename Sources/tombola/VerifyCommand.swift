@@ -49,8 +49,17 @@ enum VerifyCommand {
             pastPaths.append(rest[flag + 1])
             rest.removeSubrange(flag...flag + 1)
         }
+        // `--proof PROOF.json` (repeatable): entry proofs of GET …/rounds/<n>/proof; `--all-entries`:
+        // every entry's path in every lock (docs/FAIRNESS.md §3, "The entry tree").
+        var proofPaths = [String]()
+        while let flag = rest.firstIndex(of: "--proof"), flag + 1 < rest.count {
+            proofPaths.append(rest[flag + 1])
+            rest.removeSubrange(flag...flag + 1)
+        }
+        let allEntries = rest.contains("--all-entries")
+        rest.removeAll { $0 == "--all-entries" }
         guard rest.count == 1, let path = rest.first, !path.hasPrefix("-") || path == "-" else {
-            printError("usage: tombola verify EXPORT.json [--past OTHER.json …]   (- reads standard input; "
+            printError("usage: tombola verify EXPORT.json [--past OTHER.json …] [--proof PROOF.json …] [--all-entries]   (- reads standard input; "
                        + "--sample-export [pools|past] [SEED] prints a demo export)")
             return 2
         }
@@ -87,6 +96,21 @@ enum VerifyCommand {
                 print("#\(finding.record) past winners of \(finding.code): " + (finding.problem.map { "FAIL: \($0)" } ?? "OK"))
                 if finding.problem != nil { pastFailures += 1 }
             }
+        }
+        let exported = (try? JSONValue.parse(text))?["records"]?.arrayValue ?? []
+        for proofPath in proofPaths {
+            guard let proofText = readAll(proofPath), let proof = try? JSONValue.parse(proofText) else {
+                printError("tombola verify: cannot read the proof \(proofPath)")
+                return 2
+            }
+            let outcome = EntryProof.check(proof, against: exported)
+            print(outcome.line)
+            if !outcome.ok { pastFailures += 1 }
+        }
+        if allEntries {
+            let outcome = EntryProof.checkAllEntries(exported)
+            outcome.lines.forEach { print($0) }
+            if !outcome.ok { pastFailures += 1 }
         }
         let failed = report.checks.filter { !$0.ok }.count + (report.chainProblem == nil ? 0 : 1) + pastFailures
         print(report.passed && pastFailures == 0

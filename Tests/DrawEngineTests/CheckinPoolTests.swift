@@ -23,7 +23,7 @@ import Testing
         #expect(checkinHash == listHash)
         #expect(checkinRecords.map(\.canonicalJSON) == listRecords.map(\.canonicalJSON))
         #expect(checkinRecords.first?.kind == "entrants")
-        guard case .round(let round) = checkinRecords[1].body, case .name(let winner)? = round.winners.first else {
+        guard case .round(let round) = checkinRecords[2].body, case .name(let winner)? = round.winners.first else {
             Issue.record("no round")
             return
         }

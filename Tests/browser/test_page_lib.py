@@ -296,3 +296,31 @@ def test_name_masking_keeps_first_characters_and_phone_ends(browser, static_site
         m.setMask('bogus'); const plain = m.maskName('John Doe');
         return [masked, plain, m.currentMask()];""", []))
     assert got == ["J*** D**", "John Doe", "none"]
+
+
+def test_page_recheck_of_old_and_new_exports_notes_what_v1_cannot_prove(browser, static_site):
+    """Export format v2 (issue 33 part 2): every round of the v2 fixtures follows its lock and checks
+    with no note; every round of the v1 fixtures checks with the note of FAIRNESS.md §11; an entry
+    tree root recomputed in the page equals the one the engine locked."""
+    cases = {}
+    for name in ("sample-export.json", "sample-export-pools.json", "sample-export-v1.json", "sample-export-pools-v1.json"):
+        with open(os.path.join(HERE, "..", "peers", "fixtures", name), encoding="utf-8") as f:
+            cases[name] = json.load(f)
+    b = page(browser, static_site)
+    got = result_of(run_module(b, "/js/lib/verify.js", """
+        const [cases] = args;
+        const out = {};
+        for (const [name, e] of Object.entries(cases)) {
+          const lists = new Map(e.records.filter((r) => r.kind === 'entrants').map((r) => [r.entrantsHash, r]));
+          const roots = e.records.filter((r) => r.kind === 'lock' && r.root).map((r) => m.entryRoot(lists.get(r.entrantsHash)) === r.root);
+          out[name] = { results: m.verifyExport(e).map((o) => [o.ok, o.note ?? null]), roots, note: m.V1_NOTE };
+        }
+        return out;
+    """, cases))
+    for name, export in cases.items():
+        rounds = sum(r["kind"] == "round" for r in export["records"])
+        old = name.endswith("-v1.json")
+        note = got[name]["note"] if old else None
+        assert got[name]["results"] == [[True, note]] * rounds, name
+        assert (got[name]["roots"] == []) == old and all(got[name]["roots"]), name
+    assert "FAIRNESS.md §11" in got["sample-export-v1.json"]["note"]

@@ -27,10 +27,13 @@ def rehash(record):
     record["hash"] = ref.sha(ref.canon({k: v for k, v in record.items() if k != "hash"}))
 
 
-def relink(records):
-    """Chains the records again from the first (prev, hash, and a replacement's void hash)."""
+def relink(records, sync_locks=True):
+    """Chains the records again from the first (prev, hash, and a replacement's void hash); each
+    `lock` record (export format v2) takes its round's `poolHash` unless sync_locks is False."""
     prev, renamed = "0" * 64, {}
-    for r in records:
+    for i, r in enumerate(records):
+        if sync_locks and r["kind"] == "lock" and i + 1 < len(records) and records[i + 1]["kind"] == "round":
+            r["poolHash"] = records[i + 1]["poolHash"]
         r["prev"] = prev
         if r.get("replaces"):
             r["replaces"]["void"] = renamed.get(r["replaces"]["void"], r["replaces"]["void"])
@@ -54,12 +57,12 @@ def redraw(r, lists, k=None):
     r["eligible"], r["winners"] = n, [element(p) for p in ps]
 
 
-def _forge(export, upto, change):
+def _forge(export, upto, change, sync_locks=True):
     data = copy.deepcopy(export)
     data["records"] = data["records"][:upto]
     lists = {r["entrantsHash"]: r for r in data["records"] if r["kind"] == "entrants"}
     index = change(data["records"], lists)
-    relink(data["records"])
+    relink(data["records"], sync_locks)
     return data, index
 
 
@@ -127,10 +130,74 @@ def replacement_draws_two(export):
     return _forge(export, upto, change)
 
 
+def _second_round(records):
+    """The second round of the sample (prize "3rd prize": 4 winners, 3 per stop, so it draws 1);
+    the forgeries below cut the export after its commit, so later rounds do not fail in turn."""
+    return [j for j, r in enumerate(records) if r["kind"] == "round"][1]
+
+
+def forged_lock_pool_hash(export):
+    """Issue 33 §2: the lock names another pool than the one its round drew from."""
+    def change(records, lists):
+        i = _second_round(records)
+        records[i - 1]["poolHash"] = ref.sha(b"another pool")
+        return i
+    return _forge(export, _second_round(export["records"]) + 2, change, sync_locks=False)
+
+
+def unexplained_exclusion(export):
+    """Issue 33 §2: a position in `removed` that no rule and no recorded host exclusion explains."""
+    def change(records, lists):
+        i = _second_round(records)
+        r = records[i]
+        extra = next(v for v in range(r["pool"]["from"], r["pool"]["to"] + 1) if v not in r["pool"]["removed"]
+                     and v not in r["winners"])
+        r["pool"]["removed"] = sorted(r["pool"]["removed"] + [extra])
+        redraw(r, lists)
+        return i
+    return _forge(export, _second_round(export["records"]) + 2, change)
+
+
+def wrong_k(export):
+    """Issue 33 §2: a round that draws 2 winners (its lock's plan says 2) where min(perStop 3, left
+    in the prize 1, n) is 1. The export is cut after the round's commit."""
+    def change(records, lists):
+        i = _second_round(records)
+        redraw(records[i], lists, k=2)
+        records[i - 1]["plan"]["count"] = 2
+        return i
+    return _forge(export, _second_round(export["records"]) + 2, change)
+
+
+def wrong_prize_left(export):
+    """Issue 33 §2: the lock claims 2 winners were left in the prize (and draws 2) where the chain
+    shows 4 − 3 = 1."""
+    def change(records, lists):
+        i = _second_round(records)
+        redraw(records[i], lists, k=2)
+        records[i - 1]["plan"].update(count=2, prizeLeft=2)
+        return i
+    return _forge(export, _second_round(export["records"]) + 2, change)
+
+
+def hidden_host_exclusion(export):
+    """Issue 33 §2: a host exclusion dropped from the lock (the position stays removed, unexplained)."""
+    def change(records, lists):
+        i = _second_round(records)
+        records[i - 1]["excluded"][0]["removed"].pop()
+        return i
+    return _forge(export, _second_round(export["records"]) + 2, change)
+
+
 FORGERIES = {
     earlier_winner_left_in: "removed misses an earlier winner, repeats off (rule 3)",
     voided_winner_left_in: "removed misses a voided winner (rule 2)",
     replacement_draws_two: "a replacement draws k = 1",
+    forged_lock_pool_hash: "lock does not match its round",
+    unexplained_exclusion: "removed holds a position no rule explains",
+    hidden_host_exclusion: "removed holds a position no rule explains",
+    wrong_k: "k differs from min(perStop, left in prize, n)",
+    wrong_prize_left: "prizeLeft differs from the prize's count less its winners",
 }
 
 

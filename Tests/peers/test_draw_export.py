@@ -135,7 +135,7 @@ def test_every_kind_of_record_from_the_server_passes_the_fairness_script(script,
         assert server.command("start")[0] == 200
         assert server.command("stop")[0] == 200
         status, export = server.json("GET", "/api/draws/%s/export.json" % CODE)
-        assert status == 200 and export["format"] == "tombola-export-v1" and export["code"] == CODE
+        assert status == 200 and export["format"] == "tombola-export-v2" and export["code"] == CODE
         status, csv = server.request("GET", "/api/draws/%s/export.csv" % CODE)
         assert status == 200
     finally:

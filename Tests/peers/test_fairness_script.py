@@ -78,7 +78,7 @@ def test_script_verifies_the_engine_export(script, export, tmp_path):
 
 def test_every_record_kind_is_covered(export):
     kinds = {r["kind"] for r in export["records"]}
-    assert kinds == {"commit", "entrants", "round", "void", "clear"}
+    assert kinds == {"commit", "entrants", "lock", "round", "void", "clear"}
     assert any(r.get("replaces") for r in export["records"])
     assert any(r.get("audience") for r in export["records"])
 

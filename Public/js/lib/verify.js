@@ -224,17 +224,177 @@ function removedProblem(record, names, session) {
   return null;
 }
 
+// The entry tree (FAIRNESS §3): RFC 6962 hashing, 0x00 leaves, 0x01 nodes, an odd last node moves up.
+
+/** SHA256(0x00 || canon({group, name, position, tickets})) as bytes. */
+export function leafHash(position, name, tickets, group) {
+  return sha256(concatBytes(new Uint8Array([0]), toBytes(canon({ group, name, position, tickets }))));
+}
+
+function nodeHash(left, right) {
+  return sha256(concatBytes(new Uint8Array([1]), left, right));
+}
+
+/** The root (hex) over a list (an `entrants` record, names, or what listOf returns). */
+export function entryRoot(source) {
+  const list = source && Array.isArray(source.names) ? source : listOf(source);
+  let level = list.names.map((name, i) => leafHash(i, name, list.tickets ? list.tickets[i] : 1, list.groups ? list.groups[i] : ''));
+  if (level.length === 0) return toHex(sha256(new Uint8Array(0)));
+  while (level.length > 1) {
+    const next = [];
+    for (let i = 0; i < level.length; i += 2) next.push(i + 1 < level.length ? nodeHash(level[i], level[i + 1]) : level[i]);
+    level = next;
+  }
+  return toHex(level[0]);
+}
+
+/** RFC 9162 §2.1.3.2: true when `path` (hex) leads from `leaf` (bytes) at `index` of `size` to `root` (hex). */
+export function pathLeadsToRoot(leaf, index, size, path, root) {
+  if (!Number.isInteger(index) || !Number.isInteger(size) || index < 0 || index >= size) return false;
+  let fn = index, sn = size - 1, r = leaf;
+  for (const p of path) {
+    if (sn === 0 || !/^[0-9a-f]{64}$/.test(p)) return false;
+    if ((fn & 1) === 1 || fn === sn) {
+      r = nodeHash(fromHex(p), r);
+      while ((fn & 1) === 0 && fn !== 0) { fn = Math.floor(fn / 2); sn = Math.floor(sn / 2); }
+    } else {
+      r = nodeHash(r, fromHex(p));
+    }
+    fn = Math.floor(fn / 2); sn = Math.floor(sn / 2);
+  }
+  return sn === 0 && toHex(r) === root;
+}
+
+/**
+ * Checks a proof of GET …/rounds/<n>/proof (FAIRNESS §3, "The entry tree"): the leaf recomputes,
+ * the path leads to the lock record's root, the lock record hashes to its `hash`, the pool hashes
+ * to the lock's `poolHash` and names its list, and `inPool` matches `removed`.
+ * Returns { ok: true, inPool, tickets } or { ok: false, reason }.
+ */
+export function verifyEntryProof(proof) {
+  try {
+    const { entry, lock, pool } = proof;
+    const leaf = leafHash(entry.position, entry.name, entry.tickets, entry.group);
+    if (toHex(leaf) !== proof.leaf) return { ok: false, reason: 'leaf' };
+    const body = { ...lock };
+    delete body.hash;
+    if (lock.kind !== 'lock' || toHex(sha256(canon(body))) !== lock.hash) return { ok: false, reason: 'lock record' };
+    if (!pathLeadsToRoot(leaf, entry.position, proof.size, proof.path, lock.root)) return { ok: false, reason: 'path' };
+    if (toHex(sha256(canon(pool))) !== lock.poolHash || pool.entrants !== lock.entrantsHash || pool.count !== proof.size) {
+      return { ok: false, reason: 'pool' };
+    }
+    const inPool = !pool.removed.includes(entry.position);
+    if (proof.inPool !== inPool) return { ok: false, reason: 'inPool' };
+    return { ok: true, inPool, tickets: entry.tickets };
+  } catch (error) {
+    return { ok: false, reason: error?.message ?? 'malformed proof' };
+  }
+}
+
+const ROOTS = new Map();
+const LOCK_KEYS = ['at', 'commitment', 'entrantsHash', 'excluded', 'hash', 'index', 'kind', 'plan', 'poolHash', 'prev', 'root', 'round', 'v'];
+const PLAN_KEYS = ['count', 'perStop', 'prizeCount', 'prizeLeft'];
+const BAD_K = 'k differs from min(perStop, left in prize, n)';
+const BAD_LEFT = "prizeLeft differs from the prize's count less its winners";
+export const V1_NOTE = "no lock record (export format v1): the pool's lock time, host exclusions, k and entry proofs are not provable (FAIRNESS.md §11)";
+
+function lockSchemaOk(lock) {
+  const same = (a, b) => a.length === b.length && a.every((x, i) => x === b[i]);
+  const int = Number.isInteger;
+  if (!same(Object.keys(lock).sort(), LOCK_KEYS) || !int(lock.round)) return false;
+  if (typeof lock.commitment !== 'string' || typeof lock.poolHash !== 'string') return false;
+  if (![lock.entrantsHash, lock.root].every((x) => x === null || typeof x === 'string')) return false;
+  const ex = lock.excluded;
+  if (!Array.isArray(ex) || ex.length > 1 || !ex.every((e) => e && typeof e === 'object' && same(Object.keys(e).sort(), ['removed', 'why'])
+      && e.why === 'host' && Array.isArray(e.removed) && e.removed.length > 0 && e.removed.every(int))) return false;
+  const plan = lock.plan;
+  return Boolean(plan) && typeof plan === 'object' && same(Object.keys(plan).sort(), PLAN_KEYS) && int(plan.count)
+    && (plan.perStop === 'all' || int(plan.perStop)) && [plan.prizeCount, plan.prizeLeft].every((x) => x === null || int(x));
+}
+
+/**
+ * FAIRNESS §7 step 7: the `lock` record before a round explains its pool (every removed position
+ * by rules 1–6, rule 1 being the lock's host exclusions) and its k. `list`: listOf the round's
+ * list; `session` as for removedProblem; `awarded`: the current winners of the round's prize tier
+ * before it (ignored for a replacement). Returns the problem or null.
+ */
+function lockProblem(lock, record, list, n, session, awarded) {
+  if (!lockSchemaOk(lock)) return 'lock schema';
+  if (lock.round !== record.round || lock.poolHash !== record.poolHash || lock.commitment !== record.commitment) {
+    return 'lock does not match its round';
+  }
+  const pool = record.pool;
+  const host = lock.excluded.flatMap((e) => e.removed);
+  if (pool.kind === 'range') {
+    if (lock.entrantsHash !== null || lock.root !== null) return 'lock entrantsHash or root';
+    if (host.some((h) => h < pool.from || h > pool.to)) return 'lock host exclusions';
+  } else {
+    // The list's hash was checked against the pool: one tree per list.
+    if (!ROOTS.has(pool.entrants)) ROOTS.set(pool.entrants, entryRoot(list));
+    if (lock.entrantsHash !== pool.entrants || lock.root !== ROOTS.get(pool.entrants)) return 'lock entrantsHash or root';
+    if (host.some((h) => h < 0 || h >= pool.count)) return 'lock host exclusions';
+  }
+  if (host.some((h, i) => i > 0 && h <= host[i - 1])) return 'lock host exclusions';
+  const gone = new Set(pool.removed);
+  if (host.some((h) => !gone.has(h))) return 'removed misses a host exclusion (rule 1)';
+  const index = list ? new Map(list.names.map((name, i) => [name, i])) : null;
+  const position = (w) => {
+    if (pool.kind === 'range') return Number.isInteger(w) && w >= pool.from && w <= pool.to ? w : null;
+    return typeof w === 'string' && index.has(w) ? index.get(w) : null;
+  };
+  const expected = new Set(host);
+  const values = [...(session.voided ?? []), ...(record.repeats ? [] : session.winners ?? []), ...(record.replaces ? session.roundWinners ?? [] : [])];
+  for (const w of values) { const p = position(w); if (p !== null) expected.add(p); }
+  if (pool.kind === 'list') {
+    const only = pool.onlyGroups ?? [];
+    const except = pool.exceptGroups ?? [];
+    if (only.length || except.length) {
+      list.names.forEach((_, i) => {
+        const g = list.groups ? list.groups[i] : '';
+        if ((only.length && !only.includes(g)) || except.includes(g)) expected.add(i);
+      });
+    }
+    for (const p of pool.pastWinners ?? []) p.removed.forEach((x) => expected.add(x));
+  }
+  for (const w of record.winners) { const p = position(w); if (p !== null) expected.delete(p); }
+  if (expected.size !== gone.size || [...gone].some((x) => !expected.has(x))) return 'removed holds a position no rule explains';
+  const plan = lock.plan;
+  const k = record.winners.length;
+  if (record.replaces) {
+    return plan.count === 1 && plan.perStop === 1 && plan.prizeCount === null && plan.prizeLeft === null ? null : BAD_K;
+  }
+  const none = record.prizeIndex === null;
+  if ((plan.prizeCount === null) !== none || (plan.prizeLeft === null) !== none) return BAD_LEFT;
+  if (!none && (plan.prizeCount < 1 || plan.prizeLeft !== plan.prizeCount - awarded)) return BAD_LEFT;
+  const limits = [n, plan.perStop, plan.prizeLeft].filter(Number.isInteger);
+  if (plan.count !== k || k !== Math.min(...limits) || (plan.perStop !== 'all' && plan.perStop < 1)) return BAD_K;
+  return null;
+}
+
 /**
  * Rechecks every round of an export (`{records}`) with the session each one was drawn in
- * (FAIRNESS §7 steps 1–5). Returns [{ index, ok, reason? }] for the round records.
+ * (FAIRNESS §7 steps 1–5, and step 7 with the `lock` record of export format v2). Returns
+ * [{ index, ok, reason?, note? }] for the round records (note: a v1 round without a lock).
  */
 export function verifyExport(exported) {
   const lists = new Map();
-  let session = { voided: [], winners: [], rounds: new Map() };
+  let session = { voided: [], winners: [], rounds: new Map(), tiers: new Map() };
+  let lock = null;
+  let locked = false;
+  let pending = null;
   const out = [];
   for (const [index, r] of (exported.records ?? []).entries()) {
-    if (r.kind === 'entrants') lists.set(r.entrantsHash, r);
-    else if (r.kind === 'clear') session = { voided: [], winners: [], rounds: new Map() };
+    if (lock && r.kind !== 'round') {
+      out.push({ index, ok: false, reason: 'lock without its round' });
+      lock = null;
+    }
+    if (r.kind === 'commit') pending = r.commitment;
+    else if (r.kind === 'lock') {
+      if (pending === null || r.commitment !== pending) out.push({ index, ok: false, reason: 'lock names no pending commitment' });
+      lock = r;
+      locked = true;
+    } else if (r.kind === 'entrants') lists.set(r.entrantsHash, r);
+    else if (r.kind === 'clear') session = { voided: [], winners: [], rounds: new Map(), tiers: new Map() };
     else if (r.kind === 'void') {
       session.voided.push(r.winner);
       const won = session.rounds.get(r.round) ?? [];
@@ -243,8 +403,16 @@ export function verifyExport(exported) {
     } else if (r.kind === 'round') {
       const entrants = r.pool?.kind === 'list' ? lists.get(r.pool.entrants) ?? null : null;
       const roundWinners = r.replaces ? [...(session.rounds.get(r.round) ?? [])] : null;
-      const outcome = verifyRound(r, { entrants, session: { voided: session.voided, winners: session.winners, roundWinners } });
-      out.push({ index, ...outcome });
+      let awarded = 0;
+      for (const [round, tier] of session.tiers) {
+        if (tier[0] === r.prizeIndex && tier[1] === r.prize) awarded += (session.rounds.get(round) ?? []).length;
+      }
+      const outcome = !lock && locked ? { ok: false, reason: 'round without its lock' }
+        : verifyRound(r, { entrants, lock, awarded, session: { voided: session.voided, winners: session.winners, roundWinners } });
+      out.push({ index, ...outcome, ...(lock ? {} : { note: V1_NOTE }) });
+      lock = null;
+      pending = null;
+      if (!r.replaces) session.tiers.set(r.round, [r.prizeIndex, r.prize]);
       session.winners.push(...r.winners);
       session.rounds.set(r.round, [...(session.rounds.get(r.round) ?? []), ...r.winners]);
     }
@@ -259,7 +427,7 @@ export function verifyExport(exported) {
  * the session before it (see removedProblem), when the page knows them. Returns
  * { ok: true } or { ok: false, reason }.
  */
-export function verifyRound(record, { entrants = null, published = null, session = null } = {}) {
+export function verifyRound(record, { entrants = null, published = null, session = null, lock = null, awarded = 0 } = {}) {
   try {
     if (record.algorithm !== ALGORITHM && record.algorithm !== WEIGHTED_ALGORITHM) return { ok: false, reason: 'unknown algorithm' };
     if (toHex(sha256(fromHex(record.seed))) !== record.commitment) return { ok: false, reason: 'seed does not match commitment' };
@@ -305,6 +473,10 @@ export function verifyRound(record, { entrants = null, published = null, session
         const g = list.groups ? list.groups[i] : '';
         if ((only.length && !only.includes(g)) || except.includes(g)) return { ok: false, reason: 'ineligible group in pool' };
       }
+    }
+    if (lock) {
+      const reason = lockProblem(lock, record, list, n, session ?? {}, awarded);
+      if (reason) return { ok: false, reason };
     }
     const positions = weighted
       ? drawWeightedPositions(record.seed, record.round, record.poolHash, record.entropy, left.map((i) => list.tickets[i]), k)

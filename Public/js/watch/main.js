@@ -7,6 +7,7 @@ import { codeFromLocation, connectRoom } from '../lib/room.js';
 import { WatchState } from './state.js';
 import { WatchView } from './view.js';
 import { JoinPanel, join, myEntry } from './checkin.js';
+import { EntryProofLine } from './proof.js';
 import { applyBranding, fetchBranding } from '../lib/branding.js';
 import { wirePrizePicture } from '../lib/prize-media.js';
 
@@ -18,6 +19,7 @@ wirePrizePicture(state); // the prize tier's picture while rolling and at the re
 const { socket } = connectRoom(state);
 attachConnectionUI(socket);
 const panel = new JoinPanel();
+const proof = new EntryProofLine();
 
 panel.bindJoin(async (body) => {
   panel.setBusy(true);
@@ -36,7 +38,7 @@ panel.bindJoin(async (body) => {
   view.render(state);
   panel.render(state);
 });
-myEntry(state.code).then((entry) => { if (entry) { state.myEntry = entry; panel.render(state); } });
+myEntry(state.code).then((entry) => { if (entry) { state.myEntry = entry; panel.render(state); proof.update(state); } });
 let wonShown = null;
 
 state.addEventListener('change', ({ detail }) => {
@@ -47,6 +49,7 @@ state.addEventListener('change', ({ detail }) => {
   }
   view.render(state);
   panel.render(state);
+  proof.update(state);
   const win = state.myWin();
   if (win && detail === 'result' && wonShown !== win.round) {
     wonShown = win.round;
@@ -54,7 +57,7 @@ state.addEventListener('change', ({ detail }) => {
   }
 });
 
-i18nEvents.addEventListener('change', () => { view.render(state); panel.render(state); });
+i18nEvents.addEventListener('change', () => { view.render(state); panel.render(state); proof.render(); });
 view.render(state);
 panel.render(state);
 // The event's branding (title, logo, accent) on the phones too, as on the projector.

@@ -22,6 +22,9 @@ enum BoardAPI {
                       responder: Responder, service: DrawService) {
         guard method == "GET" else { return responder.respond(APIError.methodNotAllowed(allow: ["GET", "HEAD"])) }
         var round: Int?
+        if rest.count == 4, rest[3] == "proof" {
+            return EntryProofAPI.serve(round: rest[2], request: request, room: room, responder: responder)
+        }
         if rest.count == 4 {
             guard rest[3] == "winners" else { return responder.respond(APIError.response("not_found")) }
             guard let number = digits(rest[2]), number > 0 else {

@@ -1,0 +1,90 @@
+import JSON
+
+/// The Merkle tree over a list's entries (docs/FAIRNESS.md §3, "The entry tree"): RFC 6962 /
+/// RFC 9162 §2.1 hashing with domain-separated leaves and nodes, so one entrant can prove its
+/// entry with about log2(n) hashes instead of the whole list.
+///
+///     leaf(i)  = SHA256(0x00 || canon({"group":g_i,"name":s_i,"position":i,"tickets":w_i}))
+///     node     = SHA256(0x01 || left || right)
+///     MTH([])  = SHA256("")   MTH([d]) = leaf   MTH(D[0:n]) = node(MTH(D[0:k]), MTH(D[k:n])), k the largest power of 2 < n
+///
+/// Level by level this is: pair the hashes left to right; an odd last one moves up unchanged.
+public enum EntryTree {
+    /// The leaf's bytes before hashing: `canon` of the entry's four fields.
+    public static func leafData(position: Int, name: String, tickets: UInt64, group: String) -> [UInt8] {
+        JSONValue.object(["position": .int(Int64(position)), "name": .string(name), "tickets": .int(Int64(tickets)),
+                          "group": .string(group)]).canonicalBytes
+    }
+
+    public static func leafHash(position: Int, name: String, tickets: UInt64, group: String) -> [UInt8] {
+        Hashing.sha256([0] + leafData(position: position, name: name, tickets: tickets, group: group))
+    }
+
+    static func nodeHash(_ left: [UInt8], _ right: [UInt8]) -> [UInt8] {
+        Hashing.sha256([1] + left + right)
+    }
+
+    /// The leaf hashes of a list (tickets 1 and group "" when the list has none).
+    public static func leaves(names: [String], tickets: [UInt64]?, groups: [String]?) -> [[UInt8]] {
+        names.indices.map { leafHash(position: $0, name: names[$0], tickets: tickets?[$0] ?? 1, group: groups?[$0] ?? "") }
+    }
+
+    /// The root (hex) over `leaves`.
+    public static func root(_ leaves: [[UInt8]]) -> String {
+        guard !leaves.isEmpty else { return Hashing.sha256Hex([]) }
+        var level = leaves
+        while level.count > 1 { level = up(level) }
+        return Hex.encode(level[0])
+    }
+
+    public static func root(names: [String], tickets: [UInt64]?, groups: [String]?) -> String {
+        root(leaves(names: names, tickets: tickets, groups: groups))
+    }
+
+    /// The audit path of leaf `index` (RFC 9162 §2.1.3.1): the sibling hashes from the leaf up.
+    public static func path(_ leaves: [[UInt8]], index: Int) -> [[UInt8]] {
+        precondition(leaves.indices.contains(index))
+        var level = leaves
+        var i = index
+        var out = [[UInt8]]()
+        while level.count > 1 {
+            let sibling = i ^ 1
+            if sibling < level.count { out.append(level[sibling]) }  // else: an odd last node moves up
+            level = up(level)
+            i /= 2
+        }
+        return out
+    }
+
+    /// RFC 9162 §2.1.3.2: true when `path` leads from `leaf` at `index` of a tree of `size` leaves to `root`.
+    public static func verify(leaf: [UInt8], index: Int, size: Int, path: [[UInt8]], root: [UInt8]) -> Bool {
+        guard index >= 0, index < size else { return false }
+        var fn = index, sn = size - 1
+        var r = leaf
+        for p in path {
+            guard sn != 0, p.count == 32 else { return false }
+            if fn & 1 == 1 || fn == sn {
+                r = nodeHash(p, r)
+                if fn & 1 == 0 {
+                    while fn & 1 == 0 && fn != 0 { fn >>= 1; sn >>= 1 }
+                }
+            } else {
+                r = nodeHash(r, p)
+            }
+            fn >>= 1; sn >>= 1
+        }
+        return sn == 0 && r == root
+    }
+
+    private static func up(_ level: [[UInt8]]) -> [[UInt8]] {
+        var next = [[UInt8]]()
+        next.reserveCapacity((level.count + 1) / 2)
+        var i = 0
+        while i + 1 < level.count {
+            next.append(nodeHash(level[i], level[i + 1]))
+            i += 2
+        }
+        if i < level.count { next.append(level[i]) }
+        return next
+    }
+}
