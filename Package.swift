@@ -23,6 +23,7 @@ let package = Package(
         .systemLibrary(name: "CQREncode", path: "Sources/CQREncode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
         .systemLibrary(name: "CHiredis", path: "Sources/CHiredis", pkgConfig: "hiredis", providers: [.apt(["libhiredis-dev"])]),
         .systemLibrary(name: "CSystemd", path: "Sources/CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
+        .systemLibrary(name: "CCurl", path: "Sources/CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
 
         // Public/ and the build's version and commit, generated into Embedded at build time by
         // the Embed plugin (its tool: tombola-embed), so the one binary is the whole server.
@@ -50,6 +51,8 @@ let package = Package(
             "CLinux", "Crypto", "Locking", "Posix", "HTTPCore", "WebSocketCore", "Compression", "JSON", "CSystemd",
         ]),
         .target(name: "Cluster", dependencies: ["CHiredis", "Posix", "Locking"]),
+        // drand rounds over HTTPS (libcurl), on threads of their own.
+        .target(name: "Beacon", dependencies: ["CCurl", "Crypto", "JSON"]),
 
         // Wiring and executables.
         .target(name: "App", dependencies: [
@@ -72,6 +75,7 @@ let package = Package(
         .testTarget(name: "WebSocketClientTests", dependencies: ["WebSocketClient", "WebSocketCore"]),
         .testTarget(name: "PosixTests", dependencies: ["Posix", "Locking"]),
         .testTarget(name: "StorageTests", dependencies: ["Storage", "Locking"]),
+        .testTarget(name: "BeaconTests", dependencies: ["Beacon"]),
         .testTarget(name: "ClusterTests", dependencies: ["Cluster", "CHiredis", "Posix", "Locking"]),
         .testTarget(name: "BenchTests", dependencies: ["tombola-bench", "App", "Server"]),
         // Helpers the Server and App tests share (a server on port 0, a raw HTTP reader, files).
