@@ -52,7 +52,7 @@ let package = Package(
         ]),
         .target(name: "Cluster", dependencies: ["CHiredis", "Posix", "Locking"]),
         // drand rounds over HTTPS (libcurl), on threads of their own.
-        .target(name: "Beacon", dependencies: ["CCurl", "Crypto", "JSON"]),
+        .target(name: "Beacon", dependencies: ["CCurl", "Crypto", "JSON", "DrawEngine"]),
 
         // Wiring and executables.
         .target(name: "App", dependencies: [
@@ -75,7 +75,7 @@ let package = Package(
         .testTarget(name: "WebSocketClientTests", dependencies: ["WebSocketClient", "WebSocketCore"]),
         .testTarget(name: "PosixTests", dependencies: ["Posix", "Locking"]),
         .testTarget(name: "StorageTests", dependencies: ["Storage", "Locking"]),
-        .testTarget(name: "BeaconTests", dependencies: ["Beacon"]),
+        .testTarget(name: "BeaconTests", dependencies: ["Beacon", "DrawEngine"]),
         .testTarget(name: "ClusterTests", dependencies: ["Cluster", "CHiredis", "Posix", "Locking"]),
         .testTarget(name: "BenchTests", dependencies: ["tombola-bench", "App", "Server"]),
         // Helpers the Server and App tests share (a server on port 0, a raw HTTP reader, files).

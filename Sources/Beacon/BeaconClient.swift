@@ -1,3 +1,4 @@
+import DrawEngine
 import Glibc
 
 /// Where a draw takes its beacon from: a chain and the relays that serve it.

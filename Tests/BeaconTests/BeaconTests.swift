@@ -1,4 +1,5 @@
 import Beacon
+import DrawEngine
 import Glibc
 import Testing
 
