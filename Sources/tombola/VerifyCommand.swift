@@ -22,6 +22,16 @@ enum VerifyCommand {
             print(lunch ? exports.lunch : exports.main)
             return 0
         }
+        if arguments.first == "--sample-export", arguments.count > 1, arguments[1] == "beacon" {
+            // A round sealed by drand quicknet round 1000 (docs/FAIRNESS.md §13).
+            let seed = arguments.count > 2 ? UInt64(arguments[2]) : 1
+            guard let seed, arguments.count <= 3 else {
+                printError("usage: tombola verify --sample-export beacon [SEED]")
+                return 2
+            }
+            print(SampleDraw.beaconExport(seed: seed))
+            return 0
+        }
         if arguments.first == "--sample-export", arguments.count > 1, arguments[1] == "pools" {
             // Weighted entries and prizes limited to groups (docs/FAIRNESS.md §3, §5).
             let seed = arguments.count > 2 ? UInt64(arguments[2]) : 1
@@ -51,7 +61,7 @@ enum VerifyCommand {
         }
         guard rest.count == 1, let path = rest.first, !path.hasPrefix("-") || path == "-" else {
             printError("usage: tombola verify EXPORT.json [--past OTHER.json …]   (- reads standard input; "
-                       + "--sample-export [pools|past] [SEED] prints a demo export)")
+                       + "--sample-export [pools|past|beacon] [SEED] prints a demo export)")
             return 2
         }
         guard let text = readAll(path) else {
@@ -87,6 +97,12 @@ enum VerifyCommand {
                 print("#\(finding.record) past winners of \(finding.code): " + (finding.problem.map { "FAIL: \($0)" } ?? "OK"))
                 if finding.problem != nil { pastFailures += 1 }
             }
+        }
+        if !report.beaconRounds.isEmpty {
+            // The pairing is not checked here (docs/FAIRNESS.md §13): the script does it.
+            let rounds = report.beaconRounds.map(String.init).joined(separator: ", ")
+            print("note: drand round(s) \(rounds): randomness = SHA-256(signature) checked; the BLS signature is not. Check it with:")
+            print("  " + VerificationReport.beaconCheckCommand.replacing("EXPORT.json", with: path))
         }
         let failed = report.checks.filter { !$0.ok }.count + (report.chainProblem == nil ? 0 : 1) + pastFailures
         print(report.passed && pastFailures == 0
