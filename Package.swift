@@ -59,7 +59,9 @@ let package = Package(
             "Server", "Locking", "Posix", "HTTPCore", "WebSocketCore", "Compression", "Storage", "JSON", "Crypto",
             "CalculatorEngine", "DrawEngine", "CQREncode", "CLinux", "Cluster", "Embedded",
         ]),
-        .executableTarget(name: "tombola", dependencies: ["App", "Server", "CalculatorEngine", "DrawEngine", "Storage", "JSON", "Embedded"]),
+        .executableTarget(name: "tombola", dependencies: [
+            "App", "Server", "CalculatorEngine", "DrawEngine", "Storage", "JSON", "Embedded", "Beacon",
+        ]),
         .executableTarget(name: "tombola-bench", dependencies: ["WebSocketClient", "Posix", "WebSocketCore", "CLinux"]),
 
         // Tests mirror Sources.

@@ -32,6 +32,9 @@ public struct BeaconClient: Sendable {
     public var retryMillis = 500
     /// Larger answers are refused (a drand round is about 300 bytes).
     public var maxBytes = 4_096
+    /// How long after a round is due its value may take before the round is void (§13).
+    public static let defaultWaitMillis: Int64 = 10_000
+
     /// Plain-HTTP relays (tests, a relay on the LAN): only when the server is told so.
     public var allowHTTP = false
 
@@ -47,7 +50,7 @@ public struct BeaconClient: Sendable {
         if lower.hasPrefix("https://") {
             rest = url.dropFirst(8)
         } else if lower.hasPrefix("http://") {
-            guard allowHTTP else { return "relay \(url) is not https (plain http needs --beacon-allow-http)" }
+            guard allowHTTP else { return "relay \(url) is not https (plain http needs --allow-http)" }
             rest = url.dropFirst(7)
         } else {
             return "relay \(url) is not an https URL"

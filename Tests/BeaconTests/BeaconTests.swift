@@ -93,7 +93,7 @@ import Testing
         let a = try CannedRelay(body: Self.round1000)
         let outcome = BeaconClient().fetch(BeaconSource(chain: .quicknet, relays: [a.url]), round: 1000,
                                            deadlineMillis: BeaconClient.nowMillis() + 1_000)
-        #expect(outcome == .failed("relay \(a.url) is not https (plain http needs --beacon-allow-http)"))
+        #expect(outcome == .failed("relay \(a.url) is not https (plain http needs --allow-http)"))
         #expect(a.requests.load() == 0)
     }
 
