@@ -39,31 +39,10 @@ public struct BeaconValue: Sendable, Equatable {
     }
 
     static func isHex(_ text: String, bytes: Int) -> Bool {
-        text.utf8.count == bytes * 2 && text.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
+        text.utf8.count == bytes * 2 && text.lowercased() == text && Hex.decode(text) != nil
     }
 
-    static func bytes(_ hex: String) -> [UInt8]? {
-        let digits = Array(hex.utf8)
-        guard digits.count % 2 == 0 else { return nil }
-        var out = [UInt8]()
-        out.reserveCapacity(digits.count / 2)
-        var i = 0
-        while i < digits.count {
-            guard let high = nibble(digits[i]), let low = nibble(digits[i + 1]) else { return nil }
-            out.append(high << 4 | low)
-            i += 2
-        }
-        return out
-    }
-
-    private static func nibble(_ c: UInt8) -> UInt8? {
-        switch c {
-        case 0x30...0x39: c - 0x30
-        case 0x61...0x66: c - 0x61 + 10
-        case 0x41...0x46: c - 0x41 + 10
-        default: nil
-        }
-    }
+    static func bytes(_ hex: String) -> [UInt8]? { Hex.decode(hex) }
 }
 
 /// Why a relay's answer was refused.

@@ -232,8 +232,20 @@ export function verifyExport(exported) {
   const lists = new Map();
   let session = { voided: [], winners: [], rounds: new Map() };
   const out = [];
+  // A beacon-sealed round (FAIRNESS §13): its lock, then its drand value.
+  let beacon = null;
+  let beaconValue = null;
   for (const [index, r] of (exported.records ?? []).entries()) {
-    if (r.kind === 'entrants') lists.set(r.entrantsHash, r);
+    if (r.kind === 'beacon') {
+      beacon = r;
+      beaconValue = null;
+    } else if (r.kind === 'beaconVoid') {
+      beacon = null;
+    } else if (r.kind === 'beaconValue') {
+      const reason = beaconValueProblem(r, beacon);
+      if (reason) out.push({ index, ok: false, reason });
+      else beaconValue = r;
+    } else if (r.kind === 'entrants') lists.set(r.entrantsHash, r);
     else if (r.kind === 'clear') session = { voided: [], winners: [], rounds: new Map() };
     else if (r.kind === 'void') {
       session.voided.push(r.winner);
@@ -243,8 +255,11 @@ export function verifyExport(exported) {
     } else if (r.kind === 'round') {
       const entrants = r.pool?.kind === 'list' ? lists.get(r.pool.entrants) ?? null : null;
       const roundWinners = r.replaces ? [...(session.rounds.get(r.round) ?? [])] : null;
-      const outcome = verifyRound(r, { entrants, session: { voided: session.voided, winners: session.winners, roundWinners } });
+      const sealed = beacon ? { lock: beacon, value: beaconValue } : null;
+      const outcome = verifyRound(r, { entrants, session: { voided: session.voided, winners: session.winners, roundWinners }, beacon: sealed });
       out.push({ index, ...outcome });
+      beacon = null;
+      beaconValue = null;
       session.winners.push(...r.winners);
       session.rounds.set(r.round, [...(session.rounds.get(r.round) ?? []), ...r.winners]);
     }
@@ -259,8 +274,13 @@ export function verifyExport(exported) {
  * the session before it (see removedProblem), when the page knows them. Returns
  * { ok: true } or { ok: false, reason }.
  */
-export function verifyRound(record, { entrants = null, published = null, session = null } = {}) {
+export function verifyRound(record, { entrants = null, published = null, session = null, beacon = null } = {}) {
   try {
+    let key = record.seed;
+    if (beacon) {
+      key = beaconKey(record, beacon);
+      if (!key) return { ok: false, reason: beacon.value ? 'round differs from its beacon lock' : 'beacon round without its value' };
+    }
     if (record.algorithm !== ALGORITHM && record.algorithm !== WEIGHTED_ALGORITHM) return { ok: false, reason: 'unknown algorithm' };
     if (toHex(sha256(fromHex(record.seed))) !== record.commitment) return { ok: false, reason: 'seed does not match commitment' };
     if (fromHex(record.seed).length !== 32) return { ok: false, reason: 'seed length' };
@@ -307,8 +327,8 @@ export function verifyRound(record, { entrants = null, published = null, session
       }
     }
     const positions = weighted
-      ? drawWeightedPositions(record.seed, record.round, record.poolHash, record.entropy, left.map((i) => list.tickets[i]), k)
-      : drawPositions(record.seed, record.round, record.poolHash, record.entropy, n, k);
+      ? drawWeightedPositions(key, record.round, record.poolHash, record.entropy, left.map((i) => list.tickets[i]), k)
+      : drawPositions(key, record.round, record.poolHash, record.entropy, n, k);
     const got = positions.map(element);
     for (let i = 0; i < k; i++) {
       if (got[i] !== record.winners[i]) return { ok: false, reason: `winners differ: recomputed ${JSON.stringify(got)}` };
@@ -322,6 +342,29 @@ export function verifyRound(record, { entrants = null, published = null, session
   } catch (error) {
     return { ok: false, reason: error?.message ?? 'malformed record' };
   }
+}
+
+const LOCK_FIELDS = ['round', 'prize', 'prizeIndex', 'algorithm', 'pool', 'poolHash', 'eligible', 'repeats',
+  'contributions', 'audience', 'entropy', 'commitment', 'seed'];
+
+/** FAIRNESS §13: why a `beaconValue` record does not belong to its lock, or null. */
+export function beaconValueProblem(value, lock) {
+  if (!lock) return 'beacon value without its lock';
+  if (value.lock !== lock.hash || value.beaconRound !== lock.beaconRound || value.round !== lock.round) return 'beacon value of another lock';
+  if (!/^[0-9a-f]{96}$/.test(value.signature ?? '') || toHex(sha256(fromHex(value.signature))) !== value.randomness) {
+    return 'randomness is not SHA-256(signature)';
+  }
+  return null;
+}
+
+/**
+ * FAIRNESS §13: the derivation key of a sealed round, SHA256("tombola-drand-v1" 0x00 lockHash
+ * randomness), as hex; null unless the round repeats its lock and the value is there.
+ */
+export function beaconKey(record, { lock, value }) {
+  if (!lock || !value) return null;
+  if (LOCK_FIELDS.some((f) => canon(record[f]) + '' !== canon(lock[f]) + '') || record.replaces || record.winners.length !== lock.count) return null;
+  return toHex(sha256(concatBytes(toBytes('tombola-drand-v1'), new Uint8Array([0]), fromHex(lock.hash), fromHex(value.randomness))));
 }
 
 /** True when one of this page's contributions is in the round's list. */
