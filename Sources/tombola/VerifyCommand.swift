@@ -22,24 +22,17 @@ enum VerifyCommand {
             print(lunch ? exports.lunch : exports.main)
             return 0
         }
-        if arguments.first == "--sample-export", arguments.count > 1, arguments[1] == "beacon" {
-            // A round sealed by drand quicknet round 1000 (docs/FAIRNESS.md §13).
+        // `pools`: weighted entries and prizes limited to groups (docs/FAIRNESS.md §3, §5);
+        // `beacon`: a round sealed by drand quicknet round 1000 (§13).
+        let named: [String: (UInt64) -> String] = ["pools": { SampleDraw.poolsExport(seed: $0) },
+                                                   "beacon": { SampleDraw.beaconExport(seed: $0) }]
+        if arguments.first == "--sample-export", arguments.count > 1, let make = named[arguments[1]] {
             let seed = arguments.count > 2 ? UInt64(arguments[2]) : 1
             guard let seed, arguments.count <= 3 else {
-                printError("usage: tombola verify --sample-export beacon [SEED]")
+                printError("usage: tombola verify --sample-export \(arguments[1]) [SEED]")
                 return 2
             }
-            print(SampleDraw.beaconExport(seed: seed))
-            return 0
-        }
-        if arguments.first == "--sample-export", arguments.count > 1, arguments[1] == "pools" {
-            // Weighted entries and prizes limited to groups (docs/FAIRNESS.md §3, §5).
-            let seed = arguments.count > 2 ? UInt64(arguments[2]) : 1
-            guard let seed, arguments.count <= 3 else {
-                printError("usage: tombola verify --sample-export pools [SEED]")
-                return 2
-            }
-            print(SampleDraw.poolsExport(seed: seed))
+            print(make(seed))
             return 0
         }
         if arguments.first == "--sample-export" {
