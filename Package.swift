@@ -25,6 +25,7 @@ let package = Package(
         .systemLibrary(name: "CQREncode", path: "Sources/CQREncode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
         .systemLibrary(name: "CHiredis", path: "Sources/CHiredis", pkgConfig: "hiredis", providers: [.apt(["libhiredis-dev"])]),
         .systemLibrary(name: "CSystemd", path: "Sources/CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
+        .systemLibrary(name: "CCurl", path: "Sources/CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
 
         // Public/ and the build's version and commit, generated into Embedded at build time by
         // the Embed plugin (its tool: tombola-embed), so the one binary is the whole server.
@@ -57,13 +58,17 @@ let package = Package(
         ]),
         // A Redis client, driver and the cluster's stores (leases, round logs, Pub/Sub): knows Redis, not the room.
         .target(name: "RedisStore", dependencies: ["CHiredis", "Posix", "Locking"]),
+        // drand rounds over HTTPS (libcurl), on threads of their own.
+        .target(name: "Beacon", dependencies: ["CCurl", "Crypto", "JSON", "DrawEngine"]),
 
         // Wiring and executables.
         .target(name: "App", dependencies: [
             "Server", "Locking", "Posix", "HTTPCore", "WebSocketCore", "Compression", "Storage", "JSON", "Crypto",
             "CalculatorEngine", "DrawEngine", "DrawRoomCore", "CQREncode", "CLinux", "RedisStore", "Embedded",
         ]),
-        .executableTarget(name: "tombola", dependencies: ["App", "Server", "CalculatorEngine", "DrawEngine", "Storage", "JSON", "Embedded"]),
+        .executableTarget(name: "tombola", dependencies: [
+            "App", "Server", "CalculatorEngine", "DrawEngine", "Storage", "JSON", "Embedded", "Beacon",
+        ]),
         .executableTarget(name: "tombola-bench", dependencies: ["WebSocketClient", "Posix", "WebSocketCore", "CLinux"]),
 
         // Tests mirror Sources.
@@ -80,6 +85,7 @@ let package = Package(
         .testTarget(name: "PosixTests", dependencies: ["Posix", "Locking"]),
         .testTarget(name: "StorageTests", dependencies: ["Storage", "Locking"]),
         .testTarget(name: "RedisStoreTests", dependencies: ["RedisStore", "CHiredis", "Posix", "Locking"]),
+        .testTarget(name: "BeaconTests", dependencies: ["Beacon", "DrawEngine"]),
         .testTarget(name: "BenchTests", dependencies: ["tombola-bench", "App", "Server"]),
         // Helpers the Server and App tests share (a server on port 0, a raw HTTP reader, files).
         .target(name: "TestSupport", dependencies: ["Server", "HTTPCore", "Posix", "WebSocketClient", "WebSocketCore"],

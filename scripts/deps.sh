@@ -33,7 +33,8 @@ tombola_install_packages() {
 }
 
 # Libraries the server links against (SwiftPM system-library targets).
-TOMBOLA_BUILD_PACKAGES=(pkg-config zlib1g-dev libsqlite3-dev libssl-dev libgmp-dev libmpfr-dev libqrencode-dev libhiredis-dev libsystemd-dev)
+TOMBOLA_BUILD_PACKAGES=(pkg-config zlib1g-dev libsqlite3-dev libssl-dev libgmp-dev libmpfr-dev libqrencode-dev libhiredis-dev libsystemd-dev
+                        libcurl4-openssl-dev)
 # Test peers: Python for websockets/mpmath/selenium, Chromium for the browser tests, patch for
 # the Autobahn|Testsuite's Python 3 port (scripts/autobahn); the deployment tests' package tools
 # (dpkg-dev, lintian, systemd-analyze) and reverse proxies (openssl makes the HTTPS test certificate);

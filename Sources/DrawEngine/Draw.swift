@@ -81,7 +81,7 @@ public struct Draw: Sendable {
         let prizeIndex: Int?
     }
 
-    public private(set) var phase: DrawPhase = .idle
+    public internal(set) var phase: DrawPhase = .idle
     public private(set) var board: [BoardRound] = []
     /// The highest round number drawn so far (rounds continue across Clear).
     public private(set) var lastRound = 0
@@ -90,17 +90,17 @@ public struct Draw: Sendable {
     /// The latest `round` record of this session (for `state.result`); nil after Clear.
     public private(set) var lastResult: DrawRecord?
 
-    private var validated: ValidatedConfig
-    private var lock: Lock
-    private var pendingSeed: Seed?
-    private var pendingCommitment: String?
-    private var frozen: Frozen?
-    private var winnersThisSession = Set<DrawValue>()
-    private var voidedThisSession = Set<DrawValue>()
-    private var recordedLists = Set<String>()
-    private var nextCommitReason = CommitReason.open
+    var validated: ValidatedConfig
+    var lock: Lock
+    var pendingSeed: Seed?
+    var pendingCommitment: String?
+    var frozen: Frozen?
+    var winnersThisSession = Set<DrawValue>()
+    var voidedThisSession = Set<DrawValue>()
+    var recordedLists = Set<String>()
+    var nextCommitReason = CommitReason.open
     /// The plan frozen at Start, kept until the reveal (the board moves on at Stop).
-    private var armedPlan: RoundPlan?
+    var armedPlan: RoundPlan?
     /// The other draws' winners as the latest Start resolved them (`excludeWinnersOf`).
     private var pastWinners: [PastWinners] = []
     /// Every winner in the chain not voided since (all sessions), counted per win (a person
@@ -110,6 +110,8 @@ public struct Draw: Sendable {
     private var unusedCommitment: String?
     /// The entry tree's root of the latest list a lock named (`EntryTree`).
     private var entryRoot: (hash: String, root: String)?
+    /// A beacon-sealed round stored at Stop and waiting for its drand value (docs/FAIRNESS.md §13).
+    var sealed: Sealed?
 
     /// A new draw (no records yet). Call `prepareCommitment` before the first Start.
     public init(config: DrawConfig = .standard) throws(DrawError) {
@@ -162,7 +164,11 @@ public struct Draw: Sendable {
             winnersThisSession = []
             voidedThisSession = []
             lastResult = nil
+        case .beacon(let lock): sealed = Sealed(hash: record.hash, lock: lock, pool: nil)
+        case .beaconValue, .beaconVoid: break
         }
+        if case .round = record.body { sealed = nil }
+        if case .beaconVoid = record.body { sealed = nil }
         recordCount += 1
         lastHash = record.hash
     }
@@ -174,6 +180,7 @@ public struct Draw: Sendable {
         // latest round revealed, as the pages showed it before; a round that was only rolling is gone.
         phase = lastResult == nil ? .idle : .revealed
         relock()
+        resumeSealed()
     }
 
     // MARK: State for pages
@@ -319,14 +326,21 @@ public struct Draw: Sendable {
     /// `commit`), in order, before anything is announced. Phase becomes stopping.
     public mutating func stop(at: Int64, nextSeed: Seed) throws(DrawError) -> [DrawRecord] {
         guard phase == .rolling, let frozen, let seed = pendingSeed, let commitment = pendingCommitment else { throw .wrongPhase }
+        guard sealed == nil else { throw .wrongPhase }
         var records = recordListIfNew(at: at)
         let prize = frozen.prizeIndex
         let asked: Int? = if case .count(let n) = config.perStop { n } else { nil }
         let plan = LockPlan(count: frozen.count, perStop: asked, prizeCount: prize.map { config.prizes[$0].count },
                             prizeLeft: armedPlan?.prizeLeft)
         records.append(append(.lock(lockRecord(round: nextRound, commitment: commitment, lock: lock, plan: plan)), at: at))
-        let round = derive(round: nextRound, seed: seed, commitment: commitment, lock: lock, frozen: frozen,
+        let round = derive(round: nextRound, seed: seed, key: seed, commitment: commitment, lock: lock, frozen: frozen,
                            prize: prize.map { config.prizes[$0].name }, prizeIndex: prize, replaces: nil)
+        return finishStop(records, round: round, at: at, nextSeed: nextSeed)
+    }
+
+    /// Appends the drawn `round` and the next `commit` to `records`; phase becomes stopping.
+    mutating func finishStop(_ earlier: [DrawRecord], round: RoundRecord, at: Int64, nextSeed: Seed) -> [DrawRecord] {
+        var records = earlier
         let roundRecord = append(.round(round), at: at)
         records.append(roundRecord)
         lastResult = roundRecord
@@ -393,7 +407,7 @@ public struct Draw: Sendable {
         let voidRecord = append(.void(round: round, winner: w, reason: reason), at: at)
         var records = [voidRecord] + recordListIfNew(at: at)
         records.append(append(.lock(lockRecord(round: round, commitment: commitment, lock: replacementLock, plan: .replacement)), at: at))
-        let replacement = derive(round: round, seed: seed, commitment: commitment, lock: replacementLock, frozen: frozen,
+        let replacement = derive(round: round, seed: seed, key: seed, commitment: commitment, lock: replacementLock, frozen: frozen,
                                  prize: board[b].prize, prizeIndex: board[b].prizeIndex,
                                  replaces: Replacement(round: round, winner: w, void: voidRecord.hash))
         let replacementRecord = append(.round(replacement), at: at)
@@ -437,14 +451,14 @@ public struct Draw: Sendable {
 
     // MARK: Internals
 
-    private mutating func append(_ body: RecordBody, at: Int64) -> DrawRecord {
+    mutating func append(_ body: RecordBody, at: Int64) -> DrawRecord {
         let record = DrawRecord(index: recordCount, at: at, prev: lastHash, body: body)
         recordCount += 1
         lastHash = record.hash
         return record
     }
 
-    private mutating func commitNext(_ seed: Seed, at: Int64) -> DrawRecord {
+    mutating func commitNext(_ seed: Seed, at: Int64) -> DrawRecord {
         pendingSeed = seed
         pendingCommitment = seed.commitment
         let record = append(.commit(commitment: seed.commitment, reason: nextCommitReason), at: at)
@@ -452,7 +466,7 @@ public struct Draw: Sendable {
         return record
     }
 
-    private mutating func recordListIfNew(at: Int64) -> [DrawRecord] {
+    mutating func recordListIfNew(at: Int64) -> [DrawRecord] {
         guard let names = validated.entrants, let hash = validated.entrantsHash, !recordedLists.contains(hash) else { return [] }
         recordedLists.insert(hash)
         return [append(.entrants(hash: hash, names: names, tickets: validated.tickets, groups: validated.groups), at: at)]
@@ -500,19 +514,21 @@ public struct Draw: Sendable {
         return PastWinners(code: code, head: lastHash, records: recordCount, names: names, ids: ids)
     }
 
-    private func derive(round: Int, seed: Seed, commitment: String, lock: Lock, frozen: Frozen,
-                        prize: String?, prizeIndex: Int?, replaces: Replacement?) -> RoundRecord {
+    /// The round's record; its winners come from the word stream keyed by `key` (the seed, or
+    /// for a beacon-sealed round the key of docs/FAIRNESS.md §13). `key: nil` leaves them empty.
+    func derive(round: Int, seed: Seed, key: Seed?, commitment: String, lock: Lock, frozen: Frozen,
+                prize: String?, prizeIndex: Int?, replaces: Replacement?) -> RoundRecord {
         let n = lock.pool.count
         let positions: [UInt64]
         let algorithm: String
         if let tickets = validated.tickets {
             algorithm = Fairness.weightedAlgorithm
-            positions = Fairness.weightedPositions(seed: seed, round: round, poolHash: Hex.decode(lock.hash)!, entropy: frozen.entropy,
-                                                   weights: lock.pool.eligibleIndices().map { tickets[$0] }, count: frozen.count)
+            positions = key.map { key in Fairness.weightedPositions(seed: key, round: round, poolHash: Hex.decode(lock.hash)!, entropy: frozen.entropy,
+                                                   weights: lock.pool.eligibleIndices().map { tickets[$0] }, count: frozen.count) } ?? []
         } else {
             algorithm = Fairness.algorithm
-            positions = Fairness.winnerPositions(seed: seed, round: round, poolHash: Hex.decode(lock.hash)!,
-                                                 entropy: frozen.entropy, eligible: n, count: frozen.count)
+            positions = key.map { key in Fairness.winnerPositions(seed: key, round: round, poolHash: Hex.decode(lock.hash)!,
+                                                 entropy: frozen.entropy, eligible: n, count: frozen.count) } ?? []
         }
         return RoundRecord(
             round: round, prize: prize, prizeIndex: prizeIndex, algorithm: algorithm, pool: lock.spec,

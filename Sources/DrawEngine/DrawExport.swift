@@ -163,3 +163,44 @@ public struct SplitMix64: RandomNumberGenerator, Sendable {
         return z ^ (z >> 31)
     }
 }
+
+extension SampleDraw {
+    /// quicknet round 1000 (public data): what the sealed round of `beaconExport` is drawn from.
+    public static let quicknetRound1000 = (
+        randomness: "fe290beca10872ef2fb164d2aa4442de4566183ec51c56ff3cd603d930e54fdd",
+        signature: "b44679b9a59af2ec876b1a6b1ad52ea9b1615fc3982b19576350f93447cb1125e342b73a8dd2bacbe47e4b6b63ed5e39")
+
+    /// A deterministic draw with a local-proof round and a round sealed by drand quicknet (a void of
+    /// round 999, then round 1000, a real value), dated in August 2023 so that the lock times pick
+    /// those rounds: `tombola verify --sample-export beacon` (docs/FAIRNESS.md §13).
+    public static func beaconExport(seed: UInt64 = 1) -> String {
+        var random = SplitMix64(state: seed)
+        var clock: Int64 = 1_692_806_300_000
+        var records = [DrawRecord]()
+        func now() -> Int64 { clock += 1_250; return clock }
+        func contributions(_ count: Int) -> [Contribution] {
+            (0..<count).map { _ in
+                Contribution(hex: Hex.encode(Fairness.bigEndian(random.next()) + Fairness.bigEndian(random.next())))!
+            }
+        }
+        let relays = BeaconChain.defaultRelays
+        do {
+            var draw = try Draw(config: DrawConfig(pool: .list(["Ann", "Bob", "Zoë", "李雷", "韩梅梅", "Finn", "Eve", "Olu"]),
+                                                  perStop: .count(2)))
+            records.append(try draw.prepareCommitment(seed: .random(using: &random), at: now()))
+            try draw.start(contributions: contributions(3), at: now())
+            records += try draw.stop(at: now(), nextSeed: .random(using: &random))
+            try draw.reveal()
+            try draw.start(contributions: contributions(4), audience: "2023", at: now())
+            records += try draw.stopSealed(chain: .quicknet, relays: relays, at: 1_692_806_358_500)  // R = 999
+            records.append(try draw.voidSealed(reason: "relays disagree on round 999", at: 1_692_806_360_000))
+            records += try draw.stopSealed(chain: .quicknet, relays: relays, at: 1_692_806_360_500)  // R = 1000
+            records += try draw.finishSealed(randomness: quicknetRound1000.randomness, signature: quicknetRound1000.signature,
+                                             relays: relays, at: 1_692_806_364_600, nextSeed: .random(using: &random))
+            try draw.reveal()
+        } catch {
+            preconditionFailure("sample beacon draw failed: \(error.code)")
+        }
+        return DrawExport.json(code: "BEACON", records: records)
+    }
+}

@@ -41,6 +41,10 @@ public enum RecordBody: Sendable, Equatable {
     case round(RoundRecord)
     case void(round: Int, winner: DrawValue, reason: String)
     case clear
+    /// A beacon-sealed round's lock, its drand value, or its void (docs/FAIRNESS.md §13).
+    case beacon(BeaconLock)
+    case beaconValue(BeaconSealValue)
+    case beaconVoid(round: Int, beaconRound: UInt64, reason: String)
 
     public var kind: String {
         switch self {
@@ -50,6 +54,9 @@ public enum RecordBody: Sendable, Equatable {
         case .round: "round"
         case .void: "void"
         case .clear: "clear"
+        case .beacon: "beacon"
+        case .beaconValue: "beaconValue"
+        case .beaconVoid: "beaconVoid"
         }
     }
 }
@@ -93,23 +100,9 @@ public struct DrawRecord: Sendable, Equatable {
         case .lock(let lock):
             lock.write(into: &members)
         case .round(let r):
-            members["round"] = .int(Int64(r.round))
-            members["prize"] = r.prize.map { .string($0) } ?? .null
-            members["prizeIndex"] = r.prizeIndex.map { .int(Int64($0)) } ?? .null
-            members["algorithm"] = .string(r.algorithm)
-            members["pool"] = r.pool.json
-            members["poolHash"] = .string(r.poolHash)
-            members["eligible"] = .int(Int64(r.eligible))
-            members["repeats"] = .bool(r.repeats)
-            members["contributions"] = .array(r.contributions.map { .string($0) })
-            members["audience"] = r.audience.map { .string($0) } ?? .null
-            members["entropy"] = .string(r.entropy)
-            members["commitment"] = .string(r.commitment)
-            members["seed"] = .string(r.seed)
-            members["winners"] = .array(r.winners.map(\.json))
-            members["replaces"] = r.replaces.map {
-                .object(["round": .int(Int64($0.round)), "winner": $0.winner.json, "void": .string($0.void)])
-            } ?? .null
+            members.merge(Self.roundMembers(r)) { $1 }
+        case .beacon, .beaconValue, .beaconVoid:
+            members.merge(Self.beaconMembers(body)) { $1 }
         case .void(let round, let winner, let reason):
             members["round"] = .int(Int64(round))
             members["winner"] = winner.json
@@ -125,6 +118,29 @@ public struct DrawRecord: Sendable, Equatable {
         self.hash = hash
         self.body = body
         self.json = .object(members)
+    }
+
+    /// The fields of a `round` record (docs/FAIRNESS.md §8).
+    static func roundMembers(_ r: RoundRecord) -> [String: JSONValue] {
+        var members = [String: JSONValue]()
+        members["round"] = .int(Int64(r.round))
+        members["prize"] = r.prize.map { .string($0) } ?? .null
+        members["prizeIndex"] = r.prizeIndex.map { .int(Int64($0)) } ?? .null
+        members["algorithm"] = .string(r.algorithm)
+        members["pool"] = r.pool.json
+        members["poolHash"] = .string(r.poolHash)
+        members["eligible"] = .int(Int64(r.eligible))
+        members["repeats"] = .bool(r.repeats)
+        members["contributions"] = .array(r.contributions.map { .string($0) })
+        members["audience"] = r.audience.map { .string($0) } ?? .null
+        members["entropy"] = .string(r.entropy)
+        members["commitment"] = .string(r.commitment)
+        members["seed"] = .string(r.seed)
+        members["winners"] = .array(r.winners.map(\.json))
+        members["replaces"] = r.replaces.map {
+            .object(["round": .int(Int64($0.round)), "winner": $0.winner.json, "void": .string($0.void)])
+        } ?? .null
+        return members
     }
 
     /// Reads a stored or exported record. The hash is not checked here (see `computedHash`).
@@ -146,35 +162,13 @@ public struct DrawRecord: Sendable, Equatable {
         guard let at = json["at"]?.intValue else { throw fail("at") }
         guard let prev = json["prev"]?.stringValue else { throw fail("prev") }
         guard let hash = json["hash"]?.stringValue else { throw fail("hash") }
-        func string(_ key: String) throws(RecordError) -> String {
-            guard let value = json[key]?.stringValue else { throw fail(key) }
-            return value
-        }
-        func int(_ key: String) throws(RecordError) -> Int {
-            guard let value = json[key]?.intValue, let small = Int(exactly: value) else { throw fail(key) }
-            return small
-        }
-        func optionalString(_ key: String) throws(RecordError) -> String? {
-            guard let value = json[key] else { throw fail(key) }
-            if value.isNull { return nil }
-            guard let text = value.stringValue else { throw fail(key) }
-            return text
-        }
-        func strings(_ key: String) throws(RecordError) -> [String] {
-            guard let items = json[key]?.arrayValue else { throw fail(key) }
-            var out = [String]()
-            for item in items {
-                guard let text = item.stringValue else { throw fail(key) }
-                out.append(text)
-            }
-            return out
-        }
+        let f = RecordFields(json: json)
 
         let body: RecordBody
         switch json["kind"]?.stringValue {
         case "commit":
-            guard let reason = CommitReason(rawValue: try string("reason")) else { throw fail("reason") }
-            body = .commit(commitment: try string("commitment"), reason: reason)
+            guard let reason = CommitReason(rawValue: try f.string("reason")) else { throw fail("reason") }
+            body = .commit(commitment: try f.string("commitment"), reason: reason)
         case "entrants":
             var tickets: [UInt64]? = nil
             if let items = json["tickets"] {
@@ -185,43 +179,19 @@ public struct DrawRecord: Sendable, Equatable {
                     tickets!.append(UInt64(value))
                 }
             }
-            let groups = json["groups"] == nil ? nil : try strings("groups")
-            body = .entrants(hash: try string("entrantsHash"), names: try strings("entrants"), tickets: tickets, groups: groups)
+            let groups = json["groups"] == nil ? nil : try f.strings("groups")
+            body = .entrants(hash: try f.string("entrantsHash"), names: try f.strings("entrants"), tickets: tickets, groups: groups)
         case "lock":
             guard let members = json.objectValue, Set(members.keys) == LockRecord.keys else { throw fail("lock") }
             guard let lock = LockRecord(json: json) else { throw fail("lock") }
             body = .lock(lock)
         case "round":
-            guard let pool = json["pool"].flatMap(PoolSpec.init(json:)) else { throw fail("pool") }
-            guard let eligible = json["eligible"]?.intValue, eligible >= 0 else { throw fail("eligible") }
-            guard let repeats = json["repeats"]?.boolValue else { throw fail("repeats") }
-            guard let winnerItems = json["winners"]?.arrayValue else { throw fail("winners") }
-            var winners = [DrawValue]()
-            for item in winnerItems {
-                guard let winner = DrawValue(json: item) else { throw fail("winners") }
-                winners.append(winner)
-            }
-            var prizeIndex: Int? = nil
-            if let value = json["prizeIndex"], !value.isNull {
-                guard let index = value.intValue.flatMap({ Int(exactly: $0) }) else { throw fail("prizeIndex") }
-                prizeIndex = index
-            }
-            var replaces: Replacement? = nil
-            if let value = json["replaces"], !value.isNull {
-                guard let round = value["round"]?.intValue.flatMap({ Int(exactly: $0) }),
-                      let winner = value["winner"].flatMap(DrawValue.init(json:)),
-                      let void = value["void"]?.stringValue else { throw fail("replaces") }
-                replaces = Replacement(round: round, winner: winner, void: void)
-            }
-            body = .round(RoundRecord(
-                round: try int("round"), prize: try optionalString("prize"), prizeIndex: prizeIndex,
-                algorithm: try string("algorithm"), pool: pool, poolHash: try string("poolHash"),
-                eligible: UInt64(eligible), repeats: repeats, contributions: try strings("contributions"),
-                audience: try optionalString("audience"), entropy: try string("entropy"),
-                commitment: try string("commitment"), seed: try string("seed"), winners: winners, replaces: replaces))
+            body = .round(try Self.parseRound(json))
+        case "beacon", "beaconValue", "beaconVoid":
+            body = try Self.parseBeacon(json)
         case "void":
             guard let winner = json["winner"].flatMap(DrawValue.init(json:)) else { throw fail("winner") }
-            body = .void(round: try int("round"), winner: winner, reason: try string("reason"))
+            body = .void(round: try f.int("round"), winner: winner, reason: try f.string("reason"))
         case "clear":
             body = .clear
         default:
@@ -235,10 +205,73 @@ public struct DrawRecord: Sendable, Equatable {
         self.json = json
     }
 
+    /// The fields of a `round` record (also the lock of a `beacon` record).
+    static func parseRound(_ json: JSONValue) throws(RecordError) -> RoundRecord {
+        let f = RecordFields(json: json)
+        guard let pool = json["pool"].flatMap(PoolSpec.init(json:)) else { throw f.fail("pool") }
+        guard let eligible = json["eligible"]?.intValue, eligible >= 0 else { throw f.fail("eligible") }
+        guard let repeats = json["repeats"]?.boolValue else { throw f.fail("repeats") }
+        guard let winnerItems = json["winners"]?.arrayValue else { throw f.fail("winners") }
+        var winners = [DrawValue]()
+        for item in winnerItems {
+            guard let winner = DrawValue(json: item) else { throw f.fail("winners") }
+            winners.append(winner)
+        }
+        var prizeIndex: Int? = nil
+        if let value = json["prizeIndex"], !value.isNull {
+            guard let index = value.intValue.flatMap({ Int(exactly: $0) }) else { throw f.fail("prizeIndex") }
+            prizeIndex = index
+        }
+        var replaces: Replacement? = nil
+        if let value = json["replaces"], !value.isNull {
+            guard let round = value["round"]?.intValue.flatMap({ Int(exactly: $0) }),
+                  let winner = value["winner"].flatMap(DrawValue.init(json:)),
+                  let void = value["void"]?.stringValue else { throw f.fail("replaces") }
+            replaces = Replacement(round: round, winner: winner, void: void)
+        }
+        return RoundRecord(
+            round: try f.int("round"), prize: try f.optionalString("prize"), prizeIndex: prizeIndex,
+            algorithm: try f.string("algorithm"), pool: pool, poolHash: try f.string("poolHash"),
+            eligible: UInt64(eligible), repeats: repeats, contributions: try f.strings("contributions"),
+            audience: try f.optionalString("audience"), entropy: try f.string("entropy"),
+            commitment: try f.string("commitment"), seed: try f.string("seed"), winners: winners, replaces: replaces)
+    }
+
     /// `hex(SHA256(canon(record without "hash")))`; equals `hash` unless the record was altered.
     public var computedHash: String {
         guard var members = json.objectValue else { return "" }
         members["hash"] = nil
         return Hashing.sha256Hex(JSONValue.object(members).canonicalBytes)
+    }
+}
+
+/// Typed reads of a record's fields, each failing with "bad field <name>".
+struct RecordFields {
+    let json: JSONValue
+
+    func fail(_ field: String) -> RecordError { RecordError(reason: "bad field \(field)") }
+
+    func string(_ key: String) throws(RecordError) -> String {
+        guard let value = json[key]?.stringValue else { throw fail(key) }
+        return value
+    }
+    func int(_ key: String) throws(RecordError) -> Int {
+        guard let value = json[key]?.intValue, let small = Int(exactly: value) else { throw fail(key) }
+        return small
+    }
+    func optionalString(_ key: String) throws(RecordError) -> String? {
+        guard let value = json[key] else { throw fail(key) }
+        if value.isNull { return nil }
+        guard let text = value.stringValue else { throw fail(key) }
+        return text
+    }
+    func strings(_ key: String) throws(RecordError) -> [String] {
+        guard let items = json[key]?.arrayValue else { throw fail(key) }
+        var out = [String]()
+        for item in items {
+            guard let text = item.stringValue else { throw fail(key) }
+            out.append(text)
+        }
+        return out
     }
 }

@@ -28,6 +28,12 @@ public struct VerificationReport: Sendable, Equatable {
     public var roundCount: Int { checks.filter { $0.kind == "round" }.count }
     /// The algorithms the rounds were drawn with (v1 when there is no round).
     public let algorithms: [String]
+    /// The drand rounds whose values sealed rounds (docs/FAIRNESS.md §13): their BLS signatures
+    /// are checked by the script (`beaconCheckCommand`), not here.
+    public var beaconRounds: [UInt64] = []
+
+    /// The one command that checks the drand signatures of this export (§13).
+    public static let beaconCheckCommand = "python3 -m venv /tmp/tombola-bls && /tmp/tombola-bls/bin/pip install -q py_ecc==8.0.0 && /tmp/tombola-bls/bin/python verify_tombola.py --bls EXPORT.json"
 }
 
 /// Rechecks exported records exactly as docs/FAIRNESS.md §7 says (and its Python script does).
@@ -60,9 +66,11 @@ public enum RoundVerifier {
             }
             checks.append(RecordCheck(index: position, kind: kind, round: round, problem: problem, notes: notes))
         }
-        return VerificationReport(code: code, checks: checks,
-                                  chainProblem: state.pendingVoid == nil ? nil : "void without replacement",
-                                  algorithms: algorithms.isEmpty ? [Fairness.algorithm] : algorithms)
+        var report = VerificationReport(code: code, checks: checks,
+                                        chainProblem: state.pendingVoid == nil ? nil : "void without replacement",
+                                        algorithms: algorithms.isEmpty ? [Fairness.algorithm] : algorithms)
+        report.beaconRounds = state.beaconRounds
+        return report
     }
 }
 
@@ -84,6 +92,10 @@ private struct ChainState {
     var sessionPrize = [Int: LockCheck.Tier]()
     /// Entry tree roots, per list hash.
     var roots = [String: String]()
+    /// A `beacon` record not yet followed by its round or void, and its value once stored (§13).
+    var beacon: (hash: String, at: Int64, lock: BeaconLock)?
+    var beaconValue: BeaconSealValue?
+    var beaconRounds = [UInt64]()
 
     mutating func check(_ json: JSONValue, at position: Int, notes: inout [String]) throws(RecordError) {
         func require(_ condition: Bool, _ reason: String) throws(RecordError) {
@@ -95,8 +107,27 @@ private struct ChainState {
         try require(record.computedHash == record.hash, "record hash")
         try require(pendingVoid == nil || ["round", "entrants", "lock"].contains(record.kind), "void without replacement")
         try require(pendingLock == nil || record.kind == "round", LockCheck.lockWithoutRound)
+        try require(beacon == nil || ["beaconValue", "beaconVoid", "round"].contains(record.kind), "beacon round without its value")
         prev = record.hash
         switch record.body {
+        case .beacon(let lock):
+            try checkBeacon(lock, at: record.at)
+            beacon = (record.hash, record.at, lock)
+        case .beaconValue(let value):
+            guard let waiting = beacon, beaconValue == nil else { throw RecordError(reason: "beacon value without its lock") }
+            try require(value.lock == waiting.hash && value.beaconRound == waiting.lock.beaconRound && value.round == waiting.lock.lock.round,
+                        "beacon value of another lock")
+            try require(Hex.isLowercase(value.randomness, byteCount: 32)
+                        && BeaconSeal.randomnessMatches(randomness: value.randomness, signature: value.signature),
+                        "randomness is not SHA-256(signature)")
+            try require(!value.relays.isEmpty, "relays")
+            beaconValue = value
+            beaconRounds.append(value.beaconRound)
+        case .beaconVoid(let round, let beaconRound, let reason):
+            guard let waiting = beacon, beaconValue == nil else { throw RecordError(reason: "beacon void without its lock") }
+            try require(round == waiting.lock.lock.round && beaconRound == waiting.lock.beaconRound && !reason.isEmpty, "beacon void")
+            notes.append("drand round \(beaconRound) voided: \(reason)")
+            beacon = nil
         case .commit(let commitment, _):
             if let pending { notes.append("commitment \(pending.prefix(8))… abandoned") }
             pending = commitment
@@ -115,7 +146,20 @@ private struct ChainState {
                 try require(!lockSeen, LockCheck.roundWithoutLock)
                 notes.append(LockCheck.unlockedNote)
             }
-            try checkRound(round, rawPool: json["pool"]!)
+            var key: Seed? = nil
+            if let waiting = beacon {
+                guard let value = beaconValue else { throw RecordError(reason: "beacon round without its value") }
+                let unsealed = RoundRecord(
+                    round: round.round, prize: round.prize, prizeIndex: round.prizeIndex, algorithm: round.algorithm, pool: round.pool,
+                    poolHash: round.poolHash, eligible: round.eligible, repeats: round.repeats, contributions: round.contributions,
+                    audience: round.audience, entropy: round.entropy, commitment: round.commitment, seed: round.seed, winners: [],
+                    replaces: round.replaces)
+                try require(unsealed == waiting.lock.lock && round.winners.count == waiting.lock.count, "round differs from its beacon lock")
+                key = BeaconSeal.key(lockHash: waiting.hash, randomness: value.randomness)
+            }
+            try checkRound(round, rawPool: json["pool"]!, key: key)
+            beacon = nil
+            beaconValue = nil
         case .void(let round, let winner, _):
             var won = session[round] ?? []
             try require(won.contains(winner) && !voided.contains(winner), "voided winner not a current winner")
@@ -131,7 +175,23 @@ private struct ChainState {
         }
     }
 
-    mutating func checkRound(_ r: RoundRecord, rawPool: JSONValue) throws(RecordError) {
+    /// A `beacon` record (§13): the lock uses the pending commitment (its seed revealed), R is due at
+    /// least the margin after the lock was stored, the chain is well-formed. Its other fields are
+    /// rechecked with the round that follows (they must be equal).
+    func checkBeacon(_ b: BeaconLock, at: Int64) throws(RecordError) {
+        func require(_ condition: Bool, _ reason: String) throws(RecordError) {
+            if !condition { throw RecordError(reason: reason) }
+        }
+        try require(pending != nil && b.lock.commitment == pending, "commitment not published before")
+        guard let seedBytes = Hex.decode(b.lock.seed), let seed = Seed(bytes: seedBytes), seed.commitment == b.lock.commitment else {
+            throw RecordError(reason: "seed does not match commitment")
+        }
+        try require(b.chain.isWellFormed, "chain")
+        try require(b.chain.dueMillis(of: b.beaconRound) >= at + BeaconSeal.lockMarginMillis, "drand round due before the lock")
+        try require(!b.relays.isEmpty && b.count >= 1 && b.lock.replaces == nil && b.lock.round == lastRound + 1, "beacon lock")
+    }
+
+    mutating func checkRound(_ r: RoundRecord, rawPool: JSONValue, key: Seed? = nil) throws(RecordError) {
         func require(_ condition: Bool, _ reason: String) throws(RecordError) {
             if !condition { throw RecordError(reason: reason) }
         }
@@ -188,10 +248,10 @@ private struct ChainState {
         }
         let positions: [UInt64]
         if let tickets {
-            positions = Fairness.weightedPositions(seed: seed, round: r.round, poolHash: Hex.decode(r.poolHash)!, entropy: entropy,
+            positions = Fairness.weightedPositions(seed: key ?? seed, round: r.round, poolHash: Hex.decode(r.poolHash)!, entropy: entropy,
                                                    weights: pool.eligibleIndices().map { tickets[$0] }, count: r.winners.count)
         } else {
-            positions = Fairness.winnerPositions(seed: seed, round: r.round, poolHash: Hex.decode(r.poolHash)!,
+            positions = Fairness.winnerPositions(seed: key ?? seed, round: r.round, poolHash: Hex.decode(r.poolHash)!,
                                                  entropy: entropy, eligible: n, count: r.winners.count)
         }
         let recomputed = positions.map(pool.element(at:))

@@ -22,14 +22,17 @@ enum VerifyCommand {
             print(lunch ? exports.lunch : exports.main)
             return 0
         }
-        if arguments.first == "--sample-export", arguments.count > 1, arguments[1] == "pools" {
-            // Weighted entries and prizes limited to groups (docs/FAIRNESS.md §3, §5).
+        // `pools`: weighted entries and prizes limited to groups (docs/FAIRNESS.md §3, §5);
+        // `beacon`: a round sealed by drand quicknet round 1000 (§13).
+        let named: [String: (UInt64) -> String] = ["pools": { SampleDraw.poolsExport(seed: $0) },
+                                                   "beacon": { SampleDraw.beaconExport(seed: $0) }]
+        if arguments.first == "--sample-export", arguments.count > 1, let make = named[arguments[1]] {
             let seed = arguments.count > 2 ? UInt64(arguments[2]) : 1
             guard let seed, arguments.count <= 3 else {
-                printError("usage: tombola verify --sample-export pools [SEED]")
+                printError("usage: tombola verify --sample-export \(arguments[1]) [SEED]")
                 return 2
             }
-            print(SampleDraw.poolsExport(seed: seed))
+            print(make(seed))
             return 0
         }
         if arguments.first == "--sample-export" {
@@ -60,7 +63,7 @@ enum VerifyCommand {
         rest.removeAll { $0 == "--all-entries" }
         guard rest.count == 1, let path = rest.first, !path.hasPrefix("-") || path == "-" else {
             printError("usage: tombola verify EXPORT.json [--past OTHER.json …] [--proof PROOF.json …] [--all-entries]   (- reads standard input; "
-                       + "--sample-export [pools|past] [SEED] prints a demo export)")
+                       + "--sample-export [pools|past|beacon] [SEED] prints a demo export)")
             return 2
         }
         guard let text = readAll(path) else {
@@ -111,6 +114,12 @@ enum VerifyCommand {
             let outcome = EntryProof.checkAllEntries(exported)
             outcome.lines.forEach { print($0) }
             if !outcome.ok { pastFailures += 1 }
+        }
+        if !report.beaconRounds.isEmpty {
+            // The pairing is not checked here (docs/FAIRNESS.md §13): the script does it.
+            let rounds = report.beaconRounds.map(String.init).joined(separator: ", ")
+            print("note: drand round(s) \(rounds): randomness = SHA-256(signature) checked; the BLS signature is not. Check it with:")
+            print("  " + VerificationReport.beaconCheckCommand.replacing("EXPORT.json", with: path))
         }
         let failed = report.checks.filter { !$0.ok }.count + (report.chainProblem == nil ? 0 : 1) + pastFailures
         print(report.passed && pastFailures == 0

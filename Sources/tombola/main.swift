@@ -7,6 +7,7 @@ import Embedded
 // `tombola calc …`, `tombola verify FILE` and `tombola import FILE` are command-line faces of the
 // engines; `tombola backup`/`restore` copy the database; `tombola host-link CODE` / `tombola admin-link`
 // issue a new host / admin key; `tombola generate-history` lays down stored draws for the start-up benchmark;
+// `tombola beacon [ROUND]` fetches a drand round as a beacon-sealed round does;
 // `tombola --version` says which build this is; anything else starts the server.
 let arguments = Array(CommandLine.arguments.dropFirst())
 switch arguments.first {
@@ -27,6 +28,8 @@ case "host-link":
     exit(HostLinkCommand.run(Array(arguments.dropFirst())))
 case "admin-link":
     exit(AdminLinkCommand.run(Array(arguments.dropFirst())))
+case "beacon":
+    exit(BeaconCommand.run(Array(arguments.dropFirst())))
 case "generate-history":
     exit(GenerateHistoryCommand.run(Array(arguments.dropFirst())))
 default:

@@ -383,6 +383,9 @@ export function verifyExport(exported) {
   let locked = false;
   let pending = null;
   const out = [];
+  // A beacon-sealed round (FAIRNESS §13): its lock, then its drand value.
+  let beacon = null;
+  let beaconValue = null;
   for (const [index, r] of (exported.records ?? []).entries()) {
     if (lock && r.kind !== 'round') {
       out.push({ index, ok: false, reason: 'lock without its round' });
@@ -393,6 +396,15 @@ export function verifyExport(exported) {
       if (pending === null || r.commitment !== pending) out.push({ index, ok: false, reason: 'lock names no pending commitment' });
       lock = r;
       locked = true;
+    } else if (r.kind === 'beacon') {
+      beacon = r;
+      beaconValue = null;
+    } else if (r.kind === 'beaconVoid') {
+      beacon = null;
+    } else if (r.kind === 'beaconValue') {
+      const reason = beaconValueProblem(r, beacon);
+      if (reason) out.push({ index, ok: false, reason });
+      else beaconValue = r;
     } else if (r.kind === 'entrants') lists.set(r.entrantsHash, r);
     else if (r.kind === 'clear') session = { voided: [], winners: [], rounds: new Map(), tiers: new Map() };
     else if (r.kind === 'void') {
@@ -407,11 +419,14 @@ export function verifyExport(exported) {
       for (const [round, tier] of session.tiers) {
         if (tier[0] === r.prizeIndex && tier[1] === r.prize) awarded += (session.rounds.get(round) ?? []).length;
       }
+      const sealed = beacon ? { lock: beacon, value: beaconValue } : null;
       const outcome = !lock && locked ? { ok: false, reason: 'round without its lock' }
-        : verifyRound(r, { entrants, lock, awarded, session: { voided: session.voided, winners: session.winners, roundWinners } });
+        : verifyRound(r, { entrants, lock, awarded, session: { voided: session.voided, winners: session.winners, roundWinners }, beacon: sealed });
       out.push({ index, ...outcome, ...(lock ? {} : { note: V1_NOTE }) });
       lock = null;
       pending = null;
+      beacon = null;
+      beaconValue = null;
       if (!r.replaces) session.tiers.set(r.round, [r.prizeIndex, r.prize]);
       session.winners.push(...r.winners);
       session.rounds.set(r.round, [...(session.rounds.get(r.round) ?? []), ...r.winners]);
@@ -427,8 +442,13 @@ export function verifyExport(exported) {
  * the session before it (see removedProblem), when the page knows them. Returns
  * { ok: true } or { ok: false, reason }.
  */
-export function verifyRound(record, { entrants = null, published = null, session = null, lock = null, awarded = 0 } = {}) {
+export function verifyRound(record, { entrants = null, published = null, session = null, lock = null, awarded = 0, beacon = null } = {}) {
   try {
+    let key = record.seed;
+    if (beacon) {
+      key = beaconKey(record, beacon);
+      if (!key) return { ok: false, reason: beacon.value ? 'round differs from its beacon lock' : 'beacon round without its value' };
+    }
     if (record.algorithm !== ALGORITHM && record.algorithm !== WEIGHTED_ALGORITHM) return { ok: false, reason: 'unknown algorithm' };
     if (toHex(sha256(fromHex(record.seed))) !== record.commitment) return { ok: false, reason: 'seed does not match commitment' };
     if (fromHex(record.seed).length !== 32) return { ok: false, reason: 'seed length' };
@@ -479,8 +499,8 @@ export function verifyRound(record, { entrants = null, published = null, session
       if (reason) return { ok: false, reason };
     }
     const positions = weighted
-      ? drawWeightedPositions(record.seed, record.round, record.poolHash, record.entropy, left.map((i) => list.tickets[i]), k)
-      : drawPositions(record.seed, record.round, record.poolHash, record.entropy, n, k);
+      ? drawWeightedPositions(key, record.round, record.poolHash, record.entropy, left.map((i) => list.tickets[i]), k)
+      : drawPositions(key, record.round, record.poolHash, record.entropy, n, k);
     const got = positions.map(element);
     for (let i = 0; i < k; i++) {
       if (got[i] !== record.winners[i]) return { ok: false, reason: `winners differ: recomputed ${JSON.stringify(got)}` };
@@ -494,6 +514,29 @@ export function verifyRound(record, { entrants = null, published = null, session
   } catch (error) {
     return { ok: false, reason: error?.message ?? 'malformed record' };
   }
+}
+
+const LOCK_FIELDS = ['round', 'prize', 'prizeIndex', 'algorithm', 'pool', 'poolHash', 'eligible', 'repeats',
+  'contributions', 'audience', 'entropy', 'commitment', 'seed'];
+
+/** FAIRNESS §13: why a `beaconValue` record does not belong to its lock, or null. */
+export function beaconValueProblem(value, lock) {
+  if (!lock) return 'beacon value without its lock';
+  if (value.lock !== lock.hash || value.beaconRound !== lock.beaconRound || value.round !== lock.round) return 'beacon value of another lock';
+  if (!/^[0-9a-f]{96}$/.test(value.signature ?? '') || toHex(sha256(fromHex(value.signature))) !== value.randomness) {
+    return 'randomness is not SHA-256(signature)';
+  }
+  return null;
+}
+
+/**
+ * FAIRNESS §13: the derivation key of a sealed round, SHA256("tombola-drand-v1" 0x00 lockHash
+ * randomness), as hex; null unless the round repeats its lock and the value is there.
+ */
+export function beaconKey(record, { lock, value }) {
+  if (!lock || !value) return null;
+  if (LOCK_FIELDS.some((f) => canon(record[f]) + '' !== canon(lock[f]) + '') || record.replaces || record.winners.length !== lock.count) return null;
+  return toHex(sha256(concatBytes(toBytes('tombola-drand-v1'), new Uint8Array([0]), fromHex(lock.hash), fromHex(value.randomness))));
 }
 
 /** True when one of this page's contributions is in the round's list. */

@@ -1,0 +1,90 @@
+/// Beacon-sealed rounds (docs/FAIRNESS.md §13): Stop stores the round's lock (a `beacon` record
+/// naming drand round R) instead of drawing; once R's value is fetched, `finishSealed` stores it
+/// and the `round` record drawn from it. The App's loop:
+///
+///     store(try draw.stopSealed(chain: chain, relays: relays, at: now))   // phase stays rolling
+///     // fetch round draw.sealing!.beaconRound from the relays (off the event loop), then either
+///     store(try draw.finishSealed(randomness: r, signature: s, relays: agreed, at: now, nextSeed: …))
+///     // (phase stopping, reveal as after `stop`), or, when no valid value came in time,
+///     store(try draw.voidSealed(reason: why, at: now))                    // rolling: a new Stop is needed
+extension Draw {
+    struct Sealed: Sendable {
+        let hash: String
+        let lock: BeaconLock
+        /// The pool lock the round draws from (nil while restoring).
+        var pool: Lock?
+    }
+
+    /// The sealed round waiting for its drand value, if any.
+    public var sealing: BeaconLock? { sealed?.lock }
+    /// `hash` of the waiting round's `beacon` record.
+    public var sealingHash: String? { sealed?.hash }
+
+    /// Stop of a beacon-sealed round: stores the lock with drand round R = the first round of `chain`
+    /// due at least `BeaconSeal.lockMarginMillis` after `at`. Returns the records to store (maybe an
+    /// `entrants` record, the `beacon` record). Nothing is drawn; the phase stays rolling.
+    public mutating func stopSealed(chain: BeaconChain, relays: [String], at: Int64) throws(DrawError) -> [DrawRecord] {
+        guard phase == .rolling, sealed == nil, let frozen, let seed = pendingSeed, let commitment = pendingCommitment else {
+            throw .wrongPhase
+        }
+        var records = recordListIfNew(at: at)
+        let prize = frozen.prizeIndex
+        let fields = derive(round: nextRound, seed: seed, key: nil, commitment: commitment, lock: lock, frozen: frozen,
+                            prize: prize.map { config.prizes[$0].name }, prizeIndex: prize, replaces: nil)
+        let beacon = BeaconLock(lock: fields, count: frozen.count, chain: chain,
+                                beaconRound: BeaconSeal.round(of: chain, lockedAt: at), relays: relays)
+        let record = append(.beacon(beacon), at: at)
+        records.append(record)
+        sealed = Sealed(hash: record.hash, lock: beacon, pool: lock)
+        return records
+    }
+
+    /// R's value came (checked by the caller: randomness = SHA-256(signature), relays agree): stores
+    /// it, the `round` drawn from it and the next `commit`. Phase becomes stopping, as after `stop`.
+    public mutating func finishSealed(randomness: String, signature: String, relays: [String], at: Int64,
+                                      nextSeed: Seed) throws(DrawError) -> [DrawRecord] {
+        guard phase == .rolling, let sealed, let pool = sealed.pool, let frozen, let seed = pendingSeed,
+              let commitment = pendingCommitment,
+              BeaconSeal.randomnessMatches(randomness: randomness, signature: signature),
+              let key = BeaconSeal.key(lockHash: sealed.hash, randomness: randomness) else { throw .wrongPhase }
+        let lock = sealed.lock.lock
+        let value = append(.beaconValue(BeaconSealValue(round: lock.round, beaconRound: sealed.lock.beaconRound, randomness: randomness,
+                                                        signature: signature, lock: sealed.hash, relays: relays)), at: at)
+        let round = derive(round: lock.round, seed: seed, key: key, commitment: commitment, lock: pool, frozen: frozen,
+                           prize: lock.prize, prizeIndex: lock.prizeIndex, replaces: nil)
+        self.sealed = nil
+        return finishStop([value], round: round, at: at, nextSeed: nextSeed)
+    }
+
+    /// No valid value of R came in time: stores the void with its reason. The round keeps rolling
+    /// with its frozen entropy; the host presses Stop again, which seals a new drand round.
+    public mutating func voidSealed(reason: String, at: Int64) throws(DrawError) -> DrawRecord {
+        guard phase == .rolling, let sealed else { throw .wrongPhase }
+        let text = String(reason.unicodeScalars.filter { $0.value >= 0x20 && $0.value != 0x7f }.prefix(DrawLimits.maxReasonLength))
+        let record = append(.beaconVoid(round: sealed.lock.lock.round, beaconRound: sealed.lock.beaconRound,
+                                        reason: text.isEmpty ? "no value" : text), at: at)
+        self.sealed = nil
+        return record
+    }
+
+    /// After a restore whose records end with a `beacon` record: back to rolling on that round,
+    /// waiting for the same drand round, with the lock's seed, entropy and pool (nothing stored).
+    mutating func resumeSealed() {
+        guard let waiting = sealed else { return }
+        let lock = waiting.lock.lock
+        sealed = nil
+        guard let seed = Hex.decode(lock.seed).flatMap(Seed.init(bytes:)), seed.commitment == lock.commitment,
+              let entropy = Hex.decode(lock.entropy), lock.round == nextRound,
+              let pool = EligiblePool(spec: lock.pool, entrants: validated.entrants), lock.pool.poolHash == lock.poolHash else { return }
+        let contributions = lock.contributions.compactMap(Contribution.init(hex:))
+        frozen = Frozen(contributions: contributions, audience: lock.audience, entropy: entropy, count: waiting.lock.count,
+                        prizeIndex: lock.prizeIndex)
+        pendingSeed = seed
+        pendingCommitment = lock.commitment
+        nextCommitReason = .next
+        armedPlan = RoundPlan(round: lock.round, prize: lock.prize, prizeIndex: lock.prizeIndex, count: waiting.lock.count,
+                              perStop: config.perStop, cut: nil, prizeLeft: nil)
+        sealed = Sealed(hash: waiting.hash, lock: waiting.lock, pool: Lock(spec: lock.pool, hash: lock.poolHash, pool: pool))
+        phase = .rolling
+    }
+}

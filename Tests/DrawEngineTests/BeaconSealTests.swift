@@ -1,0 +1,107 @@
+@testable import DrawEngine
+import JSON
+import Testing
+
+/// Beacon-sealed rounds (docs/FAIRNESS.md §13): the lock, the value, the round drawn from them,
+/// a void and a new Stop, a restart while waiting, and what the verifier says.
+@Suite struct BeaconSealTests {
+    /// quicknet round 1000's signature and randomness (any valid pair serves the engine).
+    static let signature = "b44679b9a59af2ec876b1a6b1ad52ea9b1615fc3982b19576350f93447cb1125e342b73a8dd2bacbe47e4b6b63ed5e39"
+    static let randomness = "fe290beca10872ef2fb164d2aa4442de4566183ec51c56ff3cd603d930e54fdd"
+    static let relays = ["https://api.drand.sh", "https://drand.cloudflare.com"]
+
+    func sealedHarness() throws -> Harness {
+        var config = DrawConfig.standard
+        config.pool = .range(from: 1, to: 1_000)
+        config.perStop = .count(3)
+        var harness = try Harness(config, seed: 21)
+        try harness.round()
+        try harness.draw.start(contributions: harness.contributions(4), audience: "77", at: harness.tick())
+        harness.records += try harness.draw.stopSealed(chain: .quicknet, relays: Self.relays, at: harness.tick())
+        return harness
+    }
+
+    @Test func winnersAreThePublicFunctionOfTheLockAndTheRandomness() throws {
+        var harness = try sealedHarness()
+        let lockRecord = try #require(harness.records.last)
+        guard case .beacon(let lock) = lockRecord.body else { Issue.record("no beacon record"); return }
+        #expect(lock.beaconRound == BeaconChain.quicknet.firstRound(dueAtOrAfter: lockRecord.at + 1_000))
+        #expect(BeaconChain.quicknet.dueMillis(of: lock.beaconRound) >= lockRecord.at + 1_000)
+        #expect(BeaconChain.quicknet.dueMillis(of: lock.beaconRound) < lockRecord.at + 1_000 + 3_000)
+        #expect(harness.draw.phase == .rolling && harness.draw.sealing == lock)
+        #expect(throws: DrawError.wrongPhase) { _ = try harness.draw.stop(at: harness.now, nextSeed: Seed(bytes: Array(repeating: 3, count: 32))!) }
+
+        let records = try harness.draw.finishSealed(randomness: Self.randomness, signature: Self.signature, relays: Self.relays,
+                                                    at: harness.tick(), nextSeed: Seed(bytes: Array(repeating: 5, count: 32))!)
+        harness.records += records
+        #expect(records.map(\.kind) == ["beaconValue", "round", "commit"])
+        guard case .round(let round) = records[1].body else { Issue.record("no round"); return }
+        // Recomputed from public fields only: key = SHA256("tombola-drand-v1" 0x00 lockHash randomness).
+        let key = Seed(bytes: Hashing.sha256(Array("tombola-drand-v1".utf8) + [0] + Hex.decode(lockRecord.hash)!
+                                             + Hex.decode(Self.randomness)!))!
+        let positions = Fairness.winnerPositions(seed: key, round: lock.lock.round, poolHash: Hex.decode(lock.lock.poolHash)!,
+                                                 entropy: Hex.decode(lock.lock.entropy)!, eligible: lock.lock.eligible, count: 3)
+        let pool = try #require(EligiblePool(spec: lock.lock.pool, entrants: nil))
+        #expect(round.winners == positions.map(pool.element(at:)))
+        #expect(round.seed == lock.lock.seed && round.winners.count == 3)
+        try harness.draw.reveal()
+        let report = harness.verify()
+        #expect(report.passed, "\(report.checks.filter { !$0.ok }.map(\.line))")
+        #expect(report.beaconRounds == [lock.beaconRound])
+    }
+
+    @Test func aVoidKeepsRollingAndANewStopSealsALaterRound() throws {
+        var harness = try sealedHarness()
+        guard case .beacon(let first) = harness.records.last!.body else { Issue.record("no beacon"); return }
+        harness.now += 10_000
+        harness.records.append(try harness.draw.voidSealed(reason: "0 of 2 relays needed answered", at: harness.tick()))
+        #expect(harness.draw.phase == .rolling && harness.draw.sealing == nil)
+        harness.records += try harness.draw.stopSealed(chain: .quicknet, relays: Self.relays, at: harness.tick())
+        let second = try #require(harness.draw.sealing)
+        #expect(second.beaconRound > first.beaconRound && second.lock.entropy == first.lock.entropy)
+        harness.records += try harness.draw.finishSealed(randomness: Self.randomness, signature: Self.signature, relays: Self.relays,
+                                                         at: harness.tick(), nextSeed: Seed(bytes: Array(repeating: 5, count: 32))!)
+        let report = harness.verify()
+        #expect(report.passed)
+        #expect(report.checks.flatMap(\.notes).contains("drand round \(first.beaconRound) voided: 0 of 2 relays needed answered"))
+    }
+
+    @Test func aRestartWhileWaitingResumesTheSameRoundWithTheSameWinners() throws {
+        let harness = try sealedHarness()
+        var original = harness.draw
+        let next = Seed(bytes: Array(repeating: 5, count: 32))!
+        let drawn = try original.finishSealed(randomness: Self.randomness, signature: Self.signature, relays: Self.relays,
+                                              at: harness.now + 5_000, nextSeed: next)
+        var config = DrawConfig.standard
+        config.pool = .range(from: 1, to: 1_000)
+        config.perStop = .count(3)
+        var restored = try Draw(config: config, restoring: harness.records)
+        #expect(restored.phase == .rolling && restored.sealing == harness.draw.sealing)
+        #expect(restored.armed.round == 2 && restored.armed.count == 3)
+        let redrawn = try restored.finishSealed(randomness: Self.randomness, signature: Self.signature, relays: Self.relays,
+                                                at: harness.now + 5_000, nextSeed: next)
+        #expect(redrawn.map(\.hash) == drawn.map(\.hash))
+    }
+
+    @Test func theVerifierRefusesATamperedValueOrALateLock() throws {
+        var harness = try sealedHarness()
+        harness.records += try harness.draw.finishSealed(randomness: Self.randomness, signature: Self.signature, relays: Self.relays,
+                                                         at: harness.tick(), nextSeed: Seed(bytes: Array(repeating: 5, count: 32))!)
+        var records = harness.records.map(\.json)
+        let valueIndex = records.firstIndex { $0["kind"]?.stringValue == "beaconValue" }!
+        let lockIndex = valueIndex - 1
+        func rehashed(_ json: JSONValue, _ change: (inout [String: JSONValue]) -> Void) -> JSONValue {
+            var members = json.objectValue!
+            change(&members)
+            members["hash"] = nil
+            members["hash"] = .string(Hashing.sha256Hex(JSONValue.object(members).canonicalBytes))
+            return .object(members)
+        }
+        var tampered = records
+        tampered[valueIndex] = rehashed(records[valueIndex]) { $0["randomness"] = .string(String(repeating: "0", count: 64)) }
+        #expect(RoundVerifier.verify(records: tampered).checks[valueIndex].problem == "randomness is not SHA-256(signature)")
+        // A lock whose drand round was due before it was stored (plus the margin) is refused.
+        records[lockIndex] = rehashed(records[lockIndex]) { $0["at"] = .int(BeaconChain.quicknet.dueMillis(of: UInt64($0["beaconRound"]!.intValue!))) }
+        #expect(RoundVerifier.verify(records: records).checks[lockIndex].problem == "drand round due before the lock")
+    }
+}
