@@ -5,7 +5,7 @@
 import { StageModes } from '../lib/stage-modes.js';
 import { attachConnectionUI } from '../lib/socket.js';
 import { i18nEvents, initLanguageSwitch } from '../lib/i18n.js';
-import { codeFromLocation, connectRoom, forgetHostKey, takeHostKey } from '../lib/room.js';
+import { codeFromLocation, connectRoom, forgetHostKey, takeHostKey } from '../lib/room-link.js';
 import { lanBase } from '../lib/info.js';
 import { ScreenState } from './state.js';
 import { ScreenView } from './view.js';

@@ -3,7 +3,7 @@
 import { StageModes } from '../lib/stage-modes.js';
 import { attachConnectionUI } from '../lib/socket.js';
 import { i18nEvents, initLanguageSwitch } from '../lib/i18n.js';
-import { codeFromLocation, connectRoom } from '../lib/room.js';
+import { codeFromLocation, connectRoom } from '../lib/room-link.js';
 import { WatchState } from './state.js';
 import { WatchView } from './view.js';
 import { JoinPanel, join, myEntry } from './checkin.js';
