@@ -3,6 +3,7 @@
 import { StageModes } from '../lib/stage-modes.js';
 import { renderCertificateLink } from './certificate-link.js';
 import { attachConnectionUI } from '../lib/socket.js';
+import { showWitness } from '../lib/witness-view.js';
 import { errorText, i18nEvents, initLanguageSwitch, t } from '../lib/i18n.js';
 import { winnerText } from '../lib/room.js';
 import { codeFromLocation, connectRoom, forgetHostKey, takeHostKey } from '../lib/room-link.js';
@@ -21,7 +22,7 @@ state.hasKey = hostKey !== null;
 const view = new DrawView();
 new StageModes(state); // reels, wheel or names when the draw or its prize tier asks (issue #26)
 
-const { socket, command } = connectRoom(state, {
+const { socket, command, link } = connectRoom(state, {
   hostKey,
   onAuthFailed: () => {
     forgetHostKey(code);
@@ -32,6 +33,7 @@ const { socket, command } = connectRoom(state, {
   },
 });
 attachConnectionUI(socket);
+showWitness(state, link); // the record this page witnessed (FAIRNESS §13)
 const checkin = new HostCheckin({ code, key: () => hostKey, toast: (text) => view.toast(text) });
 
 view.bindStartStop(() => {

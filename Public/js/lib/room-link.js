@@ -4,7 +4,7 @@
 // to paint). The store (room.js) only holds state; this layer feeds it messages and answers.
 
 import { Socket } from './socket.js';
-import { randomHex } from './dom.js';
+import { downloadBlob, randomHex } from './dom.js';
 import { entrantsHash, verifyRound } from './verify.js';
 
 /** The draw code from /draw/<code>, /screen/<code> or /watch/<code> (or ?code= in development). */
@@ -34,8 +34,18 @@ export function forgetHostKey(code) {
   try { sessionStorage.removeItem(`tombola.key.${code}`); } catch { /* nothing stored */ }
 }
 
+function witnessKey(code) {
+  return `tombola.witness.${code}`;
+}
+
+function readWitness(code) {
+  try { return JSON.parse(localStorage.getItem(witnessKey(code)) ?? 'null'); } catch { return null; }
+}
+
 /** Winners read per request when a page needs more than it holds. */
 const PAGE_SIZE = 200;
+/** A page reads the export for its witness at most this often (ms) while rounds come. */
+const WITNESS_EVERY = 30000;
 
 /** Answers a store's `need` events with REST reads and rechecks, and feeds the answers back. */
 export class RoomLink {
@@ -46,6 +56,10 @@ export class RoomLink {
     this.settingsLoad = null;
     this.winnerLoads = new Map();
     this.olderLoad = null;
+    this.socket = null;           // set by connectRoom: witness reports go over it
+    this.witnessTimer = null;
+    this.witnessReadAt = 0;
+    room.witness.restore(readWitness(room.code));
     room.addEventListener('need', ({ detail: need }) => { need.answer = this.answer(need); });
   }
 
@@ -55,6 +69,7 @@ export class RoomLink {
       case 'winners': return this.loadWinners(need.round, need.upTo);
       case 'olderRounds': return this.loadOlderRounds();
       case 'verify': this.scheduleVerify(need.result, need.id, need.session); return null;
+      case 'witness': this.witnessed(need.verdict); return null;
       default: return null;
     }
   }
@@ -158,6 +173,38 @@ export class RoomLink {
   }
 
   /**
+   * Keeps the witness in localStorage; reads the export for heads it could not link (spread over
+   * a few seconds for thousands of phones, at most every WITNESS_EVERY); reports an alarm.
+   */
+  witnessed(verdict) {
+    const witness = this.room.witness;
+    try { localStorage.setItem(witnessKey(this.room.code), JSON.stringify(witness)); } catch { /* memory only */ }
+    if (verdict === 'alarm') this.report();
+    if (witness.pending.length === 0 || this.witnessTimer || witness.alarm) return;
+    const spread = Math.min(10000, Math.max(200, (this.room.viewers ?? 0) * 2));
+    const wait = Math.max(Math.random() * spread, WITNESS_EVERY - (Date.now() - this.witnessReadAt));
+    this.witnessTimer = setTimeout(async () => {
+      this.witnessReadAt = Date.now();
+      const exported = await this.fetchExport(true);
+      this.witnessTimer = null;
+      if (Array.isArray(exported?.records)) this.room.settleWitness(exported.records);
+      else this.witnessed('check'); // no answer: try again later
+    }, wait);
+  }
+
+  /** Tells the server (for the host pages) that this page saw another history. */
+  report() {
+    const report = this.room.witness.report();
+    if (report && this.socket?.isOpen()) this.socket.send(report, { queue: false });
+  }
+
+  /** What this page saw, as a JSON download (for a dispute). */
+  exportWitness() {
+    const body = JSON.stringify(this.room.witness.exported(Date.now(), location.origin), null, 2);
+    downloadBlob(new Blob([body], { type: 'application/json' }), `tombola-${this.room.code}-witness.json`);
+  }
+
+  /**
    * Makes sure the room holds the first `upTo` current winners of `round` (or all it has), reading
    * the missing ones from GET /api/draws/<code>/rounds/<round>/winners. Resolves to whether it did.
    */
@@ -238,9 +285,12 @@ export function connectRoom(room, { hostKey = null, onAuthFailed = () => {} } = 
     room.addContribution(entropy);
     return { type: 'hello', entropy };
   };
+  // A page that saw the history change says so again on every (re)connect (the count is of reports).
+  const witnessReport = () => { const r = room.witness.report(); return r ? [r] : []; };
   const socket = new Socket(`/ws/draw/${encodeURIComponent(room.code)}`, {
-    greeting: () => (key ? [hello(), { type: 'auth', key }] : [hello()]),
+    greeting: () => [...(key ? [hello(), { type: 'auth', key }] : [hello()]), ...witnessReport()],
   });
+  link.socket = socket;
 
   socket.addEventListener('message', ({ detail: msg }) => {
     if (msg.type === 'ack') socket.acknowledge(msg.seq);

@@ -8,6 +8,7 @@
 
 import { setMask } from './mask.js';
 import { contributedTo } from './verify.js';
+import { Witness } from './witness.js';
 
 /**
  * Names of checked-in entrants by public id, as far as this page may know them (the board's
@@ -70,6 +71,8 @@ export class DrawRoom extends EventTarget {
     this.interrupted = null;       // the round a server restart cut short before Stop, until the next Start
     this.checkin = null;           // check-in: { open, count, fields, presence, publicNames, names, me } or null
     this.winnerPresence = null;    // host: { round, winners: [{ id, name, connected }] }
+    this.witness = new Witness(code); // the record heads this page saw, and any contradiction (witness.js)
+    this.witnessReport = null;     // host: { count, reason, heads } relayed from pages that saw another history
   }
 
   /** The entry this page's device made (check-in), or null. */
@@ -123,6 +126,7 @@ export class DrawRoom extends EventTarget {
         break;
       }
       case 'winners': learnNames(msg.names); break;
+      case 'witness': this.witnessReport = { count: msg.count, reason: msg.reason, heads: msg.heads ?? [] }; break;
       case 'winnerPresence':
         this.winnerPresence = msg;
         for (const w of msg.winners ?? []) if (typeof w.name === 'string') entrantNames.set(w.id, w.name);
@@ -199,6 +203,7 @@ export class DrawRoom extends EventTarget {
     if (s.result && typeof s.result === 'object') {
       this.lastReveal = s.result;
       this.addResult(s.result);
+      this.witnessed(s.result);
     } else {
       this.lastReveal = null;
     }
@@ -269,6 +274,7 @@ export class DrawRoom extends EventTarget {
     }
     for (const w of result.winners ?? []) if (!entry.winners.some((x) => sameWinner(x, w))) entry.winners.push(w);
     if (live) {
+      this.witnessed(result);
       this.revealCount += 1;
       this.lastReveal = result;
       this.phase = 'revealed';
@@ -397,6 +403,19 @@ export class DrawRoom extends EventTarget {
     }
     if (Number.isInteger(page.total)) this.olderRounds = Math.max(0, page.total - this.rounds.length);
     this.changed('winners');
+  }
+
+  /** A record head the server shows (FAIRNESS §13): what the witness made of it goes to the connection layer. */
+  witnessed(record) {
+    const verdict = this.witness.observe(record, Date.now());
+    if (verdict === 'added' || verdict === 'check' || verdict === 'alarm') this.ask('witness', { verdict });
+  }
+
+  /** The export's records (oldest first) settle the heads the witness could not link itself. */
+  settleWitness(records) {
+    const verdict = this.witness.settle(records, Date.now());
+    this.ask('witness', { verdict: verdict === 'alarm' ? 'alarm' : 'settled' });
+    this.changed('witness');
   }
 
   /**

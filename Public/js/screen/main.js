@@ -4,6 +4,7 @@
 
 import { StageModes } from '../lib/stage-modes.js';
 import { attachConnectionUI } from '../lib/socket.js';
+import { showWitness } from '../lib/witness-view.js';
 import { i18nEvents, initLanguageSwitch } from '../lib/i18n.js';
 import { codeFromLocation, connectRoom, forgetHostKey, takeHostKey } from '../lib/room-link.js';
 import { lanBase } from '../lib/info.js';
@@ -34,11 +35,12 @@ const view = new ScreenView();
 new StageModes(state); // reels, wheel or names when the draw or its prize tier asks (issue #26)
 const sound = new Sound();
 
-const { socket, command } = connectRoom(state, {
+const { socket, command, link } = connectRoom(state, {
   hostKey,
   onAuthFailed: () => { forgetHostKey(code); state.hasKey = false; },
 });
 attachConnectionUI(socket);
+showWitness(state, link); // the record this page witnessed (FAIRNESS §13)
 const checkin = new ScreenCheckin({ code, key: () => (state.hasKey ? hostKey : null) });
 
 function startStop() {

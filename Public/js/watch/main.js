@@ -2,6 +2,7 @@
 
 import { StageModes } from '../lib/stage-modes.js';
 import { attachConnectionUI } from '../lib/socket.js';
+import { showWitness } from '../lib/witness-view.js';
 import { i18nEvents, initLanguageSwitch } from '../lib/i18n.js';
 import { codeFromLocation, connectRoom } from '../lib/room-link.js';
 import { WatchState } from './state.js';
@@ -13,8 +14,9 @@ initLanguageSwitch();
 const state = new WatchState(codeFromLocation());
 const view = new WatchView();
 new StageModes(state); // reels, wheel or names when the draw or its prize tier asks (issue #26)
-const { socket } = connectRoom(state);
+const { socket, link } = connectRoom(state);
 attachConnectionUI(socket);
+showWitness(state, link, { withRecord: true }); // the record this page witnessed (FAIRNESS §13)
 const panel = new JoinPanel();
 
 panel.bindJoin(async (body) => {

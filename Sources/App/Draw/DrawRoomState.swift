@@ -237,6 +237,8 @@ struct DrawRoomState {
 
     /// Archived by the admin (`POST /api/draws/<code>/archive`): read-only, every command is `draw_archived`.
     var archived = false
+    /// Witness reports relayed to the host pages (WitnessRelay.swift).
+    var witnesses = WitnessLedger()
 
     /// Whether nothing is moving: no roll or slow-down, no write, no queued command (archiving waits for this).
     var isSettled: Bool { !isBusy && queue.isEmpty && motion == nil && draw.phase != .rolling && draw.phase != .stopping }
@@ -361,6 +363,8 @@ struct DrawRoomState {
             queue.append(Job(command: command, seq: seq, client: member.client, awaitReveal: false, target: .member(id)))
             pump(at: time, using: &random, &actions)
             snapshots = [:]
+        case .witness(let report):
+            witnessed(report, from: id, at: time, &actions)
         }
     }
 
@@ -370,6 +374,7 @@ struct DrawRoomState {
         case .accepted:
             members[id]?.isHost = true
             actions.append(.send(JSONValue.object(["type": .string("role"), "role": .string("host")]).canonicalString, to: id))
+            if let report = witnesses.latest { actions.append(.send(report, to: id)) }
         case .refused:
             actions.append(.count(.authFailures))
             actions.append(.send(Self.errorText("bad_key", seq: nil), to: id))
