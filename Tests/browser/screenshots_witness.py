@@ -6,21 +6,16 @@ and Simplified Chinese.
     TOMBOLA_SHOTS_LOOPBACK=1 TOMBOLA_BIN=.build/debug/tombola python3 Tests/browser/screenshots_witness.py
 """
 
-import json
 import sys
-import urllib.request
 
 from screenshots import LANGS, Browser, shot, wait_room
 from screenshots_stage import SECTIONS, api, main
+from test_draw import create_draw
 from test_witness import ALARM, rewrite_round
 
 
 def witness(server, opened):
-    config = {"pool": {"kind": "range", "from": 1, "to": 50}}
-    made = json.loads(urllib.request.urlopen(urllib.request.Request(
-        server.url("/api/draws"), data=json.dumps({"config": config}).encode(), method="POST",
-        headers={"Authorization": "Bearer " + server.admin_key, "Content-Type": "application/json"}), timeout=10).read())
-    code, key = made["code"], made["hostKey"]
+    code, key = create_draw(server, {"pool": {"kind": "range", "from": 1, "to": 50}})
     pages = []
     for lang, suffix in LANGS:
         phone = Browser(390, 844, lang); opened.append(phone)

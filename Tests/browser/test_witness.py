@@ -12,6 +12,7 @@ import shutil
 import sqlite3
 import tempfile
 import time
+import urllib.error
 import urllib.request
 
 import pytest
@@ -225,11 +226,14 @@ def test_the_witness_links_heads_through_the_export_and_names_what_differs(brows
         const r = fresh(); r.observe(rounds[0], 1);
         const shown = r.observe({ ...rounds[0], hash: 'f'.repeat(64) }, 2);
         const saved = fresh(); saved.restore(JSON.parse(JSON.stringify(r)));
+        const piece = fresh(); piece.observe(rounds[0], 1); piece.observe(rounds[2], 2);
+        const from = piece.needsFrom();
+        const fromPiece = [from, piece.settle(records.slice(from), 3), piece.heads.length];
         return { seen, settled, heads: w.heads.map((h) => h.hash), again, alarm: w.alarm,
                  tampered: [t.settle(tampered, 3), t.alarm.reason, t.alarm.detail],
                  forked: [f.settle(forked, 3), f.alarm.reason],
                  shown: [shown, r.alarm.reason, r.report()], restored: saved.alarm.reason,
-                 chain: m.chainProblem(records, 0, records.length - 1) };
+                 chain: m.chainProblem(records, 0, records.length - 1), fromPiece };
     """, records, tampered, forked, rounds))
     assert got["seen"] == ["added", "check", "check"] and got["settled"] == "ok" and got["again"] == "known"
     assert got["heads"] == [rounds[0]["hash"], rounds[1]["hash"]] and got["alarm"] is None
@@ -240,3 +244,19 @@ def test_the_witness_links_heads_through_the_export_and_names_what_differs(brows
     assert got["shown"][2] == {"type": "witness", "reason": "rewritten", "heads": [
         {"index": rounds[0]["index"], "hash": rounds[0]["hash"]}, {"index": rounds[0]["index"], "hash": "f" * 64}]}
     assert got["restored"] == "rewritten"
+    # The piece of the chain from the remembered head on (export.json?from=) is enough.
+    assert got["fromPiece"] == [rounds[0]["index"], "ok", 2]
+
+
+def test_the_export_gives_the_chain_from_an_index(server):
+    code, key = create_draw(server, {"pool": {"kind": "range", "from": 1, "to": 50}})
+    round_trip(server, code, key)
+    round_trip(server, code, key)
+    whole = export(server, code)
+    with urllib.request.urlopen(server.url("/api/draws/%s/export.json?from=2" % code), timeout=10) as r:
+        piece = json.load(r)
+    assert piece["records"] == whole[2:] and piece["format"] == "tombola-export-v1"
+    for bad in ("-1", "x", "2.5", "99999999999"):
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(server.url("/api/draws/%s/export.json?from=%s" % (code, bad)), timeout=10)
+        assert refused.value.code == 400 and json.load(refused.value)["error"]["code"] == "bad_page"

@@ -185,11 +185,21 @@ export class RoomLink {
     const wait = Math.max(Math.random() * spread, WITNESS_EVERY - (Date.now() - this.witnessReadAt));
     this.witnessTimer = setTimeout(async () => {
       this.witnessReadAt = Date.now();
-      const exported = await this.fetchExport(true);
+      const exported = await this.fetchChainFrom(witness.needsFrom());
       this.witnessTimer = null;
       if (Array.isArray(exported?.records)) this.room.settleWitness(exported.records);
       else this.witnessed('check'); // no answer: try again later
     }, wait);
+  }
+
+  /** The draw's records from index `from` on (GET …/export.json?from=, a few records a round), or null. */
+  async fetchChainFrom(from) {
+    try {
+      const response = await fetch(`/api/draws/${this.code}/export.json?from=${from}`, { cache: 'no-store' });
+      return response.ok ? await response.json() : null;
+    } catch {
+      return null;
+    }
   }
 
   /** Tells the server (for the host pages) that this page saw another history. */

@@ -32,15 +32,22 @@ export function recordHash(record) {
  * before), or null.
  */
 export function chainProblem(records, lo, hi) {
+  const at = recordAt(records);
   for (let k = lo; k <= hi; k++) {
-    const r = records[k];
+    const r = at(k);
     const problem = (reason) => ({ index: k, reason: `record ${k} ${reason}` });
     if (!r || r.index !== k) return problem('is missing');
     if (recordHash(r) !== r.hash) return problem('does not hash to its hash');
-    if (k > lo && r.prev !== records[k - 1].hash) return problem(`does not follow record ${k - 1}`);
+    if (k > lo && r.prev !== at(k - 1).hash) return problem(`does not follow record ${k - 1}`);
     if (k === 0 && r.prev !== ZEROS) return problem('has a prev');
   }
   return null;
+}
+
+/** Record `k` of `records`: a whole export (oldest first), or its piece from some index on (`?from=`). */
+function recordAt(records) {
+  const base = Number.isInteger(records[0]?.index) ? records[0].index : 0;
+  return (k) => records[k - base];
 }
 
 export class Witness {
@@ -113,23 +120,24 @@ export class Witness {
   }
 
   /**
-   * Checks every pending head against the export's records (oldest first, as stored): the
-   * remembered newest head must still be there, and each pending head in one unbroken chain
-   * with it. Returns 'ok' or 'alarm'.
+   * Checks every pending head against the export's records (oldest first, as stored; the whole
+   * export or its piece from `needsFrom()` on): the remembered newest head must still be there,
+   * and each pending head in one unbroken chain with it. Returns 'ok' or 'alarm'.
    */
   settle(records, now) {
     const newest = this.head;
     const pending = this.pending;
+    const at = recordAt(records);
     this.pending = [];
     for (const p of pending) {
       if (!newest) { this.remember(p, p.seen); continue; }
-      const stored = records[newest.index];
+      const stored = at(newest.index);
       if (!stored || stored.hash !== newest.hash) {
         this.raise('rewritten', newest, stored && headOf(stored) ? headOf(stored) : null, now, `record ${newest.index} changed or is gone`);
         return 'alarm';
       }
       const problem = chainProblem(records, Math.min(p.index, newest.index), Math.max(p.index, newest.index))
-        ?? (records[p.index]?.hash === p.hash ? null : { index: p.index, reason: `record ${p.index} is not the one shown live` });
+        ?? (at(p.index)?.hash === p.hash ? null : { index: p.index, reason: `record ${p.index} is not the one shown live` });
       if (problem) {
         // A record up to the one this page remembered is not what its hash says: rewritten;
         // past it, the newest records do not continue it: a fork.
@@ -139,6 +147,11 @@ export class Witness {
       this.remember(p, p.seen);
     }
     return 'ok';
+  }
+
+  /** The first record index `settle` needs (GET …/export.json?from=), or 0. */
+  needsFrom() {
+    return Math.min(this.head?.index ?? 0, ...this.pending.map((p) => p.index));
   }
 
   /** What this page saw, for a dispute: its heads (round record index, hash, round, when seen). */
