@@ -33,6 +33,8 @@ public enum ClientMessage: Sendable {
     /// Asks for a fresh `state` snapshot without reconnecting.
     case sync
     case command(HostCommand, seq: Int64?)
+    /// A page saw a history that contradicts what it saw before (WitnessRelay.swift).
+    case witness(WitnessReport)
 }
 
 /// Why a message could not be read; `code` is the protocol's error code.
@@ -62,6 +64,8 @@ public enum DrawMessageParser {
             return .hello(entropy: entropy, client: client)
         case "sync":
             return .sync
+        case "witness":
+            return .witness(try WitnessReport.parse(json, bytes: text.utf8.count))
         case "auth":
             guard let key = json["key"]?.stringValue else { throw .badField("key") }
             return .auth(key: key, client: client)

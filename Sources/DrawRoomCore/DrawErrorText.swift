@@ -14,6 +14,7 @@ public enum DrawErrorText {
         "bad_message": "A field of the message is missing or has the wrong type.",
         "unknown_type": "Unknown message type.",
         "bad_entropy": "Entropy must be 32 hexadecimal digits (16 bytes).",
+        "bad_witness": "A witness report needs reason fork or rewritten and 1–2 heads {index, hash} (at most 512 bytes).",
         "too_large": "The request is too large.",
         // Roles
         "bad_key": "Wrong host key: that key does not control this draw.",

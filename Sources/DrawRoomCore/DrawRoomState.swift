@@ -268,6 +268,8 @@ public struct DrawRoomState {
 
     /// Archived by the admin (`POST /api/draws/<code>/archive`): read-only, every command is `draw_archived`.
     public var archived = false
+    /// Witness reports relayed to the host pages (WitnessRelay.swift).
+    var witnesses = WitnessLedger()
 
     /// Whether nothing is moving: no roll or slow-down, no write, no queued command (archiving waits for this).
     public var isSettled: Bool { !isBusy && queue.isEmpty && motion == nil && draw.phase != .rolling && draw.phase != .stopping }
@@ -391,6 +393,8 @@ public struct DrawRoomState {
             queue.append(Job(command: command, seq: seq, client: member.client, awaitReveal: false, target: .member(id)))
             pump(at: time, using: &random, &actions)
             snapshots = [:]
+        case .witness(let report):
+            witnessed(report, from: id, at: time, &actions)
         }
     }
 
@@ -400,6 +404,7 @@ public struct DrawRoomState {
         case .accepted:
             members[id]?.isHost = true
             actions.append(.send(.role(host: true), to: id))
+            if let report = witnesses.latest { actions.append(.send(.witness(report), to: id)) }
         case .refused:
             actions.append(.count(.authFailures))
             actions.append(.send(.error(code: "bad_key", seq: nil), to: id))

@@ -93,6 +93,8 @@ public enum DrawPageMessage: Sendable, Equatable {
     case error(code: String, seq: Int64?)
     case ack(JSONValue)
     case winnerPresence(JSONValue)
+    /// (hosts) a page's witness report, relayed with the count (docs/PROTOCOL.md "Witness reports").
+    case witness(JSONValue)
 }
 
 /// The page protocol's encoder for what the room says (docs/PROTOCOL.md): the one place that
@@ -118,7 +120,7 @@ public enum DrawWire {
         switch message {
         case .role(let host): JSONValue.object(["type": .string("role"), "role": .string(host ? "host" : "viewer")]).canonicalString
         case .error(let code, let seq): errorText(code, seq: seq)
-        case .ack(let message), .winnerPresence(let message): message.canonicalString
+        case .ack(let message), .winnerPresence(let message), .witness(let message): message.canonicalString
         }
     }
 

@@ -3,8 +3,10 @@
 import { StageModes } from '../lib/stage-modes.js';
 import { renderCertificateLink } from './certificate-link.js';
 import { attachConnectionUI } from '../lib/socket.js';
+import { showWitness } from '../lib/witness-view.js';
 import { errorText, i18nEvents, initLanguageSwitch, t } from '../lib/i18n.js';
-import { codeFromLocation, connectRoom, forgetHostKey, takeHostKey, winnerText } from '../lib/room.js';
+import { winnerText } from '../lib/room.js';
+import { codeFromLocation, connectRoom, forgetHostKey, takeHostKey } from '../lib/room-link.js';
 import { lanBase } from '../lib/info.js';
 import { HostState } from './state.js';
 import { DrawView } from './view.js';
@@ -21,7 +23,7 @@ state.hasKey = hostKey !== null;
 const view = new DrawView();
 new StageModes(state); // reels, wheel or names when the draw or its prize tier asks (issue #26)
 
-const { socket, command } = connectRoom(state, {
+const { socket, command, link } = connectRoom(state, {
   hostKey,
   onAuthFailed: () => {
     forgetHostKey(code);
@@ -32,6 +34,7 @@ const { socket, command } = connectRoom(state, {
   },
 });
 attachConnectionUI(socket);
+showWitness(state, link); // the record this page witnessed (FAIRNESS §14)
 const checkin = new HostCheckin({ code, key: () => hostKey, toast: (text) => view.toast(text) });
 
 view.bindStartStop(() => {

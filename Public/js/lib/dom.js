@@ -76,6 +76,16 @@ export async function copyText(text) {
   return ok;
 }
 
+/** Hands `blob` to the browser as a download named `name` (the object URL is freed a second later). */
+export function downloadBlob(blob, name) {
+  const url = URL.createObjectURL(blob);
+  const link = el('a', { attrs: { href: url, download: name } });
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 1000);
+}
+
 /** Random hex string of `bytes` bytes from crypto.getRandomValues (available on HTTP too). */
 export function randomHex(bytes) {
   const buf = new Uint8Array(bytes);

@@ -446,6 +446,17 @@ const en = {
   'err.no_entry': 'This phone has not entered',
   'err.unknown_entrant': 'That entrant is no longer in the pool',
   'err.busy': 'The server is busy; try again in a moment',
+  // Witnessing (#27 §3)
+  'witness.alarm.title': 'Warning: this draw’s record was changed',
+  'witness.alarm.rewritten': 'This device saw {record} of the draw with another content. The server now shows a different history.',
+  'witness.alarm.fork': 'The draw’s newest records do not continue what this device saw at {record}. The history has been forked.',
+  'witness.alarm.keep': 'Keep this device’s record: it is evidence. Tell the organizer and download it.',
+  'witness.where': 'record #{index}',
+  'witness.where.round': 'record #{index} (round {round})',
+  'witness.export': 'Download what this device saw',
+  'witness.record.title': 'This phone’s record',
+  'witness.record.hint': 'This phone remembers the {n} round records it was shown and checks that every later one continues them.',
+  'witness.reports': '{n} page(s) reported a different history of this draw (record #{index}). Check the export with tombola verify and compare the phones’ records.',
 };
 
 const zh = {
@@ -888,6 +899,17 @@ const zh = {
   'err.no_entry': '这部手机还没有报名',
   'err.unknown_entrant': '该报名者已不在奖池中',
   'err.busy': '服务器繁忙，请稍后再试',
+  // Witnessing (#27 §3)
+  'witness.alarm.title': '警告：本次抽奖的记录被改动了',
+  'witness.alarm.rewritten': '本设备看到过的{record}现在内容不同。服务器现在显示的是另一份历史。',
+  'witness.alarm.fork': '抽奖的最新记录没有接续本设备在{record}看到的内容。历史出现了分叉。',
+  'witness.alarm.keep': '请保留本设备的记录，它是证据。请告知主办方并下载它。',
+  'witness.where': '第 #{index} 条记录',
+  'witness.where.round': '第 #{index} 条记录（第 {round} 轮）',
+  'witness.export': '下载本设备看到的记录',
+  'witness.record.title': '本手机的记录',
+  'witness.record.hint': '本手机记住了它看到的 {n} 条轮次记录，并检查之后的每条记录都接续它们。',
+  'witness.reports': '有 {n} 个页面报告本次抽奖的历史不同（第 #{index} 条记录）。请用 tombola verify 检查导出记录，并比对各手机的记录。',
 };
 
 Object.assign(en, stage.en);

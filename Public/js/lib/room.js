@@ -1,38 +1,14 @@
 // A draw room as the pages see it: the server's snapshot plus the live
 // broadcasts, the page's own entropy contributions, and each revealed round's
-// recheck. Shared by the host, screen and watch pages' stores.
+// recheck outcome. Shared by the host, screen and watch pages' stores.
+//
+// The store only holds state: it changes on messages and on answers, and never fetches, runs a
+// timer or touches the page. What it needs from the network (the full settings, a round's
+// winners, older rounds, a recheck) it asks for with a `need` event; room-link.js answers.
 
-import { Socket } from './socket.js';
-import { randomHex } from './dom.js';
 import { setMask } from './mask.js';
-import { contributedTo, entrantsHash, verifyRound } from './verify.js';
-
-/** The draw code from /draw/<code>, /screen/<code> or /watch/<code> (or ?code= in development). */
-export function codeFromLocation() {
-  const fromQuery = new URLSearchParams(location.search).get('code');
-  if (fromQuery) return fromQuery;
-  const parts = location.pathname.split('/').filter(Boolean);
-  return parts.length >= 2 ? decodeURIComponent(parts[1]) : '';
-}
-
-/** Takes the host key out of the URL fragment (#key=…) into sessionStorage and memory. */
-export function takeHostKey(code) {
-  const storageKey = `tombola.key.${code}`;
-  const params = new URLSearchParams(location.hash.replace(/^#/, ''));
-  let key = params.get('key');
-  if (key) {
-    try { sessionStorage.setItem(storageKey, key); } catch { /* memory only */ }
-    // The fragment never reaches the server, but it should not linger on a projected address bar either.
-    history.replaceState(null, '', location.pathname + location.search);
-  } else {
-    try { key = sessionStorage.getItem(storageKey); } catch { key = null; }
-  }
-  return key || null;
-}
-
-export function forgetHostKey(code) {
-  try { sessionStorage.removeItem(`tombola.key.${code}`); } catch { /* nothing stored */ }
-}
+import { contributedTo } from './verify.js';
+import { Witness } from './witness.js';
 
 /**
  * Names of checked-in entrants by public id, as far as this page may know them (the board's
@@ -71,7 +47,6 @@ export class DrawRoom extends EventTarget {
     this.rounds = [];              // the board since Clear: [{ round, prize, winners, total, voided: [{ winner, reason }] }]
     this.olderRounds = 0;          // rounds of the board before the ones the snapshot lists (GET …/rounds)
     this.listLimits = new Map();   // round → how many of its winners the lists show (show more)
-    this.apiKey = null;            // the host key for REST reads that show names (host pages only)
     this.results = [];             // result records this page has (live, or the snapshot's latest)
     this.voidReasons = new Map();  // "round|winner" → reason typed on this page
     this.exhausted = false;
@@ -94,9 +69,10 @@ export class DrawRoom extends EventTarget {
     this.clearedAt = 0;
     this.snapshotReceived = false;
     this.interrupted = null;       // the round a server restart cut short before Stop, until the next Start
-    this.exportCache = null;
     this.checkin = null;           // check-in: { open, count, fields, presence, publicNames, names, me } or null
     this.winnerPresence = null;    // host: { round, winners: [{ id, name, connected }] }
+    this.witness = new Witness(code); // the record heads this page saw, and any contradiction (witness.js)
+    this.witnessReport = null;     // host: { count, reason, heads } relayed from pages that saw another history
   }
 
   /** The entry this page's device made (check-in), or null. */
@@ -150,6 +126,7 @@ export class DrawRoom extends EventTarget {
         break;
       }
       case 'winners': learnNames(msg.names); break;
+      case 'witness': this.witnessReport = { count: msg.count, reason: msg.reason, heads: msg.heads ?? [] }; break;
       case 'winnerPresence':
         this.winnerPresence = msg;
         for (const w of msg.winners ?? []) if (typeof w.name === 'string') entrantNames.set(w.id, w.name);
@@ -226,6 +203,7 @@ export class DrawRoom extends EventTarget {
     if (s.result && typeof s.result === 'object') {
       this.lastReveal = s.result;
       this.addResult(s.result);
+      this.witnessed(s.result);
     } else {
       this.lastReveal = null;
     }
@@ -252,32 +230,17 @@ export class DrawRoom extends EventTarget {
   }
 
   /**
-   * Fetches the full settings once per settings hash (GET /api/draws/<code>/config, gzipped;
-   * the browser revalidates its copy by ETag). Resolves to the config object or null.
+   * The full settings once per settings hash (room-link.js fetches them). Resolves to the
+   * config object or null.
    */
-  async loadSettings() {
-    const hash = this.config?.hash;
-    if (this.settings && this.settings.hash === hash) return this.settings.config;
-    if (!this.settingsLoad || this.settingsLoad.hash !== hash) {
-      const load = (async () => {
-        try {
-          const response = await fetch(`/api/draws/${encodeURIComponent(this.code)}/config`, { cache: 'no-cache' });
-          if (!response.ok) return null;
-          const tag = (response.headers.get('ETag') ?? '').replace(/^W\//, '').replace(/"/g, '');
-          const config = await response.json();
-          this.settings = { hash: tag || hash, config };
-          this.changed('settings');
-          return config;
-        } catch {
-          return null;
-        } finally {
-          if (this.settingsLoad === entry) this.settingsLoad = null;
-        }
-      })();
-      const entry = { hash, promise: load };
-      this.settingsLoad = entry;
-    }
-    return this.settingsLoad.promise;
+  loadSettings() {
+    return this.ask('settings');
+  }
+
+  /** The full settings for the summary whose hash is `hash` (the connection layer's answer). */
+  applySettings(hash, config) {
+    this.settings = { hash, config };
+    this.changed('settings');
   }
 
   /** Adds a result record to the known list and schedules its recheck. */
@@ -286,7 +249,10 @@ export class DrawRoom extends EventTarget {
     if (this.results.some((r) => resultId(r) === id)) return false;
     this.results.push(result);
     if (contributedTo(result, this.mine)) this.contributed = Math.max(this.contributed ?? 0, result.round);
-    if (!this.verification.has(id)) this.scheduleVerify(result, id, session);
+    if (!this.verification.has(id)) {
+      this.verification.set(id, { state: 'pending' });
+      this.ask('verify', { result, id, session });
+    }
     return true;
   }
 
@@ -308,6 +274,7 @@ export class DrawRoom extends EventTarget {
     }
     for (const w of result.winners ?? []) if (!entry.winners.some((x) => sameWinner(x, w))) entry.winners.push(w);
     if (live) {
+      this.witnessed(result);
       this.revealCount += 1;
       this.lastReveal = result;
       this.phase = 'revealed';
@@ -343,69 +310,11 @@ export class DrawRoom extends EventTarget {
     return { voided, winners, roundWinners };
   }
 
-  scheduleVerify(result, id, session = null) {
-    this.verification.set(id, { state: 'pending' });
-    // Let the reveal paint first; the recheck takes a few milliseconds.
-    setTimeout(() => {
-      this.verify(result, session).then((outcome) => {
-        this.verification.set(id, outcome);
-        if (contributedTo(outcome.record ?? result, this.mine)) this.contributed = Math.max(this.contributed ?? 0, result.round);
-        this.changed('verified');
-      });
-    }, 30);
-  }
-
-  async verify(result, session = null) {
-    // A long history's `result` carries counts for the pool's long lists (`removedCount`).
-    if (result.more || ['removed', 'pastWinners'].some((k) => result.pool && (k + 'Count') in result.pool)) {
-      // A snapshot's summary of a long round (its first winners, its pool without the earlier
-      // winners' positions): recheck the stored record itself, read from the export.
-      let stored = (await this.fetchExport(false))?.records?.find((r) => r.hash === result.hash);
-      if (!stored) stored = (await this.fetchExport(true))?.records?.find((r) => r.hash === result.hash);
-      if (!stored) return { state: 'fail', reason: 'record not found in the export', record: result };
-      return this.verify({ ...stored, type: 'result', contributors: result.contributors }, session);
-    }
-    let record = result;
-    let entrants = null;
-    const needsList = result.pool?.kind === 'list';
-    // The current list is one download shared by every round drawn from it (the summary names
-    // its hash); a round of an earlier list reads that list from the export instead.
-    const current = this.config?.pool;
-    if (needsList && (current?.entrantsHash === result.pool.entrants || Array.isArray(current?.entrants))) {
-      // Thousands of phones verify the same reveal: spread their downloads over a few seconds.
-      const count = current.count ?? 0;
-      if (count > 10000 && !this.fullSettings()) await new Promise((r) => setTimeout(r, Math.random() * Math.min(10000, count / 10)));
-      const settings = this.fullSettings() ?? await this.loadSettings();
-      const list = settings?.pool?.entrants;
-      if (Array.isArray(list) && entrantsHash(list) === result.pool.entrants) entrants = list;
-    }
-    if (!Array.isArray(result.contributions) || (needsList && !entrants)) {
-      const exported = await this.fetchExport(false);
-      let records = exported?.records ?? [];
-      let stored = records.find((r) => r.hash === result.hash);
-      if (!stored || (needsList && !records.some((r) => r.kind === 'entrants' && r.entrantsHash === result.pool.entrants))) {
-        records = (await this.fetchExport(true))?.records ?? [];
-        stored = records.find((r) => r.hash === result.hash);
-      }
-      if (stored) record = { ...stored, type: 'result' };
-      // The whole record: a detailed list's tickets and groups are part of its hash.
-      if (needsList) entrants = records.find((r) => r.kind === 'entrants' && r.entrantsHash === result.pool.entrants) ?? null;
-    }
-    // A replacement uses the commitment pending at the void, not the round's first one.
-    const published = result.replaces ? null : this.announced.get(result.round) ?? null;
-    const outcome = verifyRound(record, { entrants, published, session });
-    return outcome.ok ? { state: 'ok', record } : { state: 'fail', reason: outcome.reason, record };
-  }
-
-  async fetchExport(fresh) {
-    if (this.exportCache && !fresh) return this.exportCache;
-    try {
-      const response = await fetch(`/api/draws/${encodeURIComponent(this.code)}/export.json`, { cache: 'no-store' });
-      this.exportCache = response.ok ? await response.json() : null;
-    } catch {
-      this.exportCache = null;
-    }
-    return this.exportCache;
+  /** A recheck's outcome for the result `result` known as `id` (the connection layer runs it). */
+  applyVerification(id, result, outcome) {
+    this.verification.set(id, outcome);
+    if (contributedTo(outcome.record ?? result, this.mine)) this.contributed = Math.max(this.contributed ?? 0, result.round);
+    this.changed('verified');
   }
 
   /** Verification outcome of a result: { state: 'pending' | 'ok' | 'fail', reason? }. */
@@ -444,90 +353,79 @@ export class DrawRoom extends EventTarget {
     return this.listLimits.get(round) ?? LIST_FIRST;
   }
 
-  /** Shows `step` more winners of `round` in the lists, fetching them when this page has fewer. */
-  async showMore(round, step = LIST_STEP) {
+  /** Shows `step` more winners of `round` in the lists, asking for them when this page has fewer. */
+  showMore(round, step = LIST_STEP) {
     const limit = this.listLimit(round) + step;
     this.listLimits.set(round, limit);
     this.changed('winners');
-    await this.loadWinners(round, limit);
+    return this.loadWinners(round, limit);
   }
 
   /**
-   * Makes sure this page holds the first `upTo` current winners of `round` (or all it has), reading
-   * the missing ones from GET /api/draws/<code>/rounds/<round>/winners. Resolves to whether it did.
+   * Makes sure this page holds the first `upTo` current winners of `round` (or all it has); the
+   * connection layer reads the missing ones. Resolves to whether it did.
    */
-  async loadWinners(round, upTo) {
-    const entry = this.rounds.find((e) => e.round === round);
-    if (!entry) return false;
-    const want = Math.min(upTo, this.winnerTotal(entry));
-    while (entry.winners.length < want) {
-      const offset = entry.winners.length;
-      const key = `${round}|${offset}`;
-      this.winnerLoads ??= new Map();
-      if (!this.winnerLoads.has(key)) {
-        const limit = Math.min(1000, Math.max(PAGE_SIZE, want - offset));
-        this.winnerLoads.set(key, this.fetchWinners(round, offset, limit).finally(() => this.winnerLoads.delete(key)));
-      }
-      const page = await this.winnerLoads.get(key);
-      if (!page || !Array.isArray(page.winners) || page.winners.length === 0) return false;
-      if (!this.rounds.includes(entry)) return false; // cleared meanwhile
-      // Another caller waiting for the same page has added it already.
-      if (entry.winners.length !== offset) continue;
-      learnNames(page.names);
-      const known = new Set(entry.winners.map(winnerText));
-      const before = entry.winners.length;
-      for (const w of page.winners) if (!known.has(winnerText(w))) { known.add(winnerText(w)); entry.winners.push(w); }
-      if (Number.isInteger(page.total)) entry.total = page.total;
-      // Nothing new (the round changed under this page's count): keep what it has, ask no more.
-      if (entry.winners.length === before) entry.total = entry.winners.length;
-      this.changed('winners');
-      if (entry.winners.length === before) return false;
-    }
-    return true;
+  loadWinners(round, upTo) {
+    return this.ask('winners', { round, upTo });
+  }
+
+  /** Reads the board's earlier rounds the snapshot left out. Resolves to whether it read any. */
+  loadOlderRounds() {
+    return this.ask('olderRounds');
   }
 
   /**
-   * Reads the board's earlier rounds the snapshot left out (GET /api/draws/<code>/rounds, newest
-   * first, after the ones this page holds), as summaries. Resolves to whether it read any.
+   * Adds a page of round `entry`'s winners (GET …/rounds/<round>/winners, read after the ones this
+   * page holds). Returns whether any was new; with none, the round counts only those it has.
    */
-  async loadOlderRounds() {
-    if (this.olderLoad) return this.olderLoad;
-    const load = (async () => {
-      try {
-        const url = `/api/draws/${encodeURIComponent(this.code)}/rounds?offset=${this.rounds.length}&limit=50`;
-        const response = await fetch(url, { cache: 'no-cache', headers: this.apiKey ? { Authorization: `Bearer ${this.apiKey}` } : {} });
-        if (!response.ok) return false;
-        const page = await response.json();
-        learnNames(page.names);
-        for (const entry of Array.isArray(page.rounds) ? page.rounds : []) {
-          if (this.rounds.some((e) => e.round === entry.round)) continue;
-          this.rounds.push({
-            round: entry.round, prize: entry.prize ?? null, winners: Array.isArray(entry.winners) ? [...entry.winners] : [],
-            total: Number.isInteger(entry.winnerCount) ? entry.winnerCount : null,
-            voided: Array.isArray(entry.voided) ? entry.voided.map((v) => ({ winner: v.winner, reason: v.reason ?? null })) : [],
-          });
-        }
-        if (Number.isInteger(page.total)) this.olderRounds = Math.max(0, page.total - this.rounds.length);
-        this.changed('winners');
-        return true;
-      } catch {
-        return false;
-      } finally {
-        this.olderLoad = null;
-      }
-    })();
-    this.olderLoad = load;
-    return load;
+  applyWinnersPage(entry, page) {
+    learnNames(page.names);
+    const known = new Set(entry.winners.map(winnerText));
+    const before = entry.winners.length;
+    for (const w of page.winners) if (!known.has(winnerText(w))) { known.add(winnerText(w)); entry.winners.push(w); }
+    if (Number.isInteger(page.total)) entry.total = page.total;
+    // Nothing new (the round changed under this page's count): keep what it has, ask no more.
+    if (entry.winners.length === before) entry.total = entry.winners.length;
+    this.changed('winners');
+    return entry.winners.length !== before;
   }
 
-  async fetchWinners(round, offset, limit) {
-    const url = `/api/draws/${encodeURIComponent(this.code)}/rounds/${round}/winners?offset=${offset}&limit=${limit}`;
-    try {
-      const response = await fetch(url, { cache: 'no-cache', headers: this.apiKey ? { Authorization: `Bearer ${this.apiKey}` } : {} });
-      return response.ok ? await response.json() : null;
-    } catch {
-      return null;
+  /** Adds a page of the board's earlier rounds (GET …/rounds, newest first) as summaries. */
+  applyOlderRounds(page) {
+    learnNames(page.names);
+    for (const entry of Array.isArray(page.rounds) ? page.rounds : []) {
+      if (this.rounds.some((e) => e.round === entry.round)) continue;
+      this.rounds.push({
+        round: entry.round, prize: entry.prize ?? null, winners: Array.isArray(entry.winners) ? [...entry.winners] : [],
+        total: Number.isInteger(entry.winnerCount) ? entry.winnerCount : null,
+        voided: Array.isArray(entry.voided) ? entry.voided.map((v) => ({ winner: v.winner, reason: v.reason ?? null })) : [],
+      });
     }
+    if (Number.isInteger(page.total)) this.olderRounds = Math.max(0, page.total - this.rounds.length);
+    this.changed('winners');
+  }
+
+  /** A record head the server shows (FAIRNESS §14): what the witness made of it goes to the connection layer. */
+  witnessed(record) {
+    const verdict = this.witness.observe(record, Date.now());
+    if (verdict === 'added' || verdict === 'check' || verdict === 'alarm') this.ask('witness', { verdict });
+  }
+
+  /** The export's records (oldest first) settle the heads the witness could not link itself. */
+  settleWitness(records) {
+    const verdict = this.witness.settle(records, Date.now());
+    this.ask('witness', { verdict: verdict === 'alarm' ? 'alarm' : 'settled' });
+    this.changed('witness');
+  }
+
+  /**
+   * Asks the page's connection layer (room-link.js) for something from the network: a `need`
+   * event it answers synchronously with a promise. Resolves to null when nothing answers.
+   */
+  ask(kind, fields = {}) {
+    const need = { kind, ...fields, answer: null };
+    this.dispatchEvent(new CustomEvent('need', { detail: need }));
+    return need.answer ?? Promise.resolve(null);
   }
 
   /** The round entry to feature: the newest on the board, or null. */
@@ -544,64 +442,7 @@ export class DrawRoom extends EventTarget {
 
 /** Winners a list shows of a round at first, and how many more each "show more" adds. */
 export const LIST_FIRST = 20;
-const LIST_STEP = 100;
-/** Winners read per request when a page needs more than it holds. */
-const PAGE_SIZE = 200;
-
-function resultId(r) {
+export const LIST_STEP = 100;
+export function resultId(r) {
   return r.hash ?? `${r.round}:${r.index ?? ''}:${(r.winners ?? []).map(winnerText).join(',')}`;
-}
-
-/**
- * Connects a page to /ws/draw/<code>: sends hello with fresh entropy (and auth
- * when a host key is known) on every (re)connect, feeds messages to `room`,
- * and returns a `command(type, fields)` for host commands (sequenced, queued
- * offline, resent until acknowledged).
- */
-export function connectRoom(room, { hostKey = null, onAuthFailed = () => {} } = {}) {
-  let key = hostKey;
-  room.apiKey = key;
-  const seqKey = `tombola.seq.${room.code}`;
-  let seq = 0;
-  try { seq = Number(sessionStorage.getItem(seqKey)) || 0; } catch { seq = 0; }
-  // Start above anything an earlier tab of this draw could have used.
-  if (seq === 0) seq = Date.now();
-
-  const hello = () => {
-    const entropy = randomHex(16);
-    room.addContribution(entropy);
-    return { type: 'hello', entropy };
-  };
-  const socket = new Socket(`/ws/draw/${encodeURIComponent(room.code)}`, {
-    greeting: () => (key ? [hello(), { type: 'auth', key }] : [hello()]),
-  });
-
-  socket.addEventListener('message', ({ detail: msg }) => {
-    if (msg.type === 'ack') socket.acknowledge(msg.seq);
-    if (msg.type === 'error') {
-      if (msg.code === 'bad_key') {
-        key = null;
-        room.apiKey = null;
-        room.role = 'viewer';
-        onAuthFailed(msg.code);
-      } else if (typeof msg.seq === 'number') {
-        socket.reject(msg.seq);
-      } else if (socket.pending.length && msg.code !== 'rate_limited') {
-        socket.rejectOldest();
-      }
-    }
-    room.apply(msg);
-    // Every new round mixes in fresh entropy from each connected page.
-    if (msg.type === 'result' && socket.isOpen()) socket.send(hello(), { queue: false });
-  });
-  socket.addEventListener('status', ({ detail }) => { room.connection = detail; room.changed('connection'); });
-  socket.addEventListener('queue', ({ detail }) => { room.backlog = detail; room.changed('queue'); });
-
-  const command = (type, fields = {}) => {
-    seq += 1;
-    try { sessionStorage.setItem(seqKey, String(seq)); } catch { /* memory only */ }
-    socket.send({ type, seq, ...fields });
-    return seq;
-  };
-  return { socket, command, hasKey: () => key !== null };
 }

@@ -4,8 +4,9 @@
 
 import { StageModes } from '../lib/stage-modes.js';
 import { attachConnectionUI } from '../lib/socket.js';
+import { showWitness } from '../lib/witness-view.js';
 import { i18nEvents, initLanguageSwitch } from '../lib/i18n.js';
-import { codeFromLocation, connectRoom, forgetHostKey, takeHostKey } from '../lib/room.js';
+import { codeFromLocation, connectRoom, forgetHostKey, takeHostKey } from '../lib/room-link.js';
 import { lanBase } from '../lib/info.js';
 import { ScreenState } from './state.js';
 import { ScreenView } from './view.js';
@@ -36,11 +37,12 @@ const stage = new StageModes(state); // reels, wheel or names when the draw or i
 wirePrizePicture(state); // the prize tier's picture while rolling and at the reveal
 const sound = new Sound();
 
-const { socket, command } = connectRoom(state, {
+const { socket, command, link } = connectRoom(state, {
   hostKey,
   onAuthFailed: () => { forgetHostKey(code); state.hasKey = false; },
 });
 attachConnectionUI(socket);
+showWitness(state, link); // the record this page witnessed (FAIRNESS §14)
 const checkin = new ScreenCheckin({ code, key: () => (state.hasKey ? hostKey : null) });
 
 function startStop() {

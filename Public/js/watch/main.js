@@ -2,8 +2,9 @@
 
 import { StageModes } from '../lib/stage-modes.js';
 import { attachConnectionUI } from '../lib/socket.js';
+import { showWitness } from '../lib/witness-view.js';
 import { i18nEvents, initLanguageSwitch } from '../lib/i18n.js';
-import { codeFromLocation, connectRoom } from '../lib/room.js';
+import { codeFromLocation, connectRoom } from '../lib/room-link.js';
 import { WatchState } from './state.js';
 import { WatchView } from './view.js';
 import { JoinPanel, join, myEntry } from './checkin.js';
@@ -16,8 +17,9 @@ const state = new WatchState(codeFromLocation());
 const view = new WatchView();
 new StageModes(state); // reels, wheel or names when the draw or its prize tier asks (issue #26)
 wirePrizePicture(state); // the prize tier's picture while rolling and at the reveal
-const { socket } = connectRoom(state);
+const { socket, link } = connectRoom(state);
 attachConnectionUI(socket);
+showWitness(state, link, { withRecord: true }); // the record this page witnessed (FAIRNESS §14)
 const panel = new JoinPanel();
 const proof = new EntryProofLine();
 

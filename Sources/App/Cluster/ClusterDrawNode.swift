@@ -195,6 +195,8 @@ final class ClusterDrawNode: DrawChannel, @unchecked Sendable {
                 }
             case .sync:
                 if let room { room.received(text, from: id) } else { sendSnapshot(to: id) }
+            case .witness:
+                room?.received(text, from: id)  // relayed to the owner's host pages only (docs/CLUSTER.md)
             case .auth(let key, let client):
                 if let client { members[id]?.client = client }
                 let verdict: DrawRoomState.KeyVerdict

@@ -75,7 +75,11 @@ enum DrawAPI {
                 }
                 withEntrants = true
             }
-            export(room, csv: rest[1] == "export.csv", withEntrants: withEntrants, responder: responder)
+            // `?from=N` (JSON): only the records from index N on, the piece of the chain a page's witness reads.
+            guard let from = BoardAPI.parameter("from", in: request.head.query, default: 0, range: 0...Int(Int32.max)) else {
+                return responder.respond(APIError.response("bad_page"))
+            }
+            export(room, csv: rest[1] == "export.csv", withEntrants: withEntrants, from: from, responder: responder)
         case (2, "config"):
             if method == "GET" {
                 // The full settings (the names the `state` summary leaves out), cached and validated by ETag.
@@ -220,8 +224,9 @@ enum DrawAPI {
         }
     }
 
-    private static func export(_ room: any DrawChannel, csv: Bool, withEntrants: Bool = false, responder: Responder) {
+    private static func export(_ room: any DrawChannel, csv: Bool, withEntrants: Bool = false, from: Int = 0, responder: Responder) {
         let code = room.code
+        let piece: @Sendable ([DrawRecord]) -> [DrawRecord] = { records in from == 0 || csv ? records : records.filter { $0.index >= from } }
         guard !withEntrants else {
             guard let room = room as? any CheckinChannel else { return responder.respond(APIError.response("not_found")) }
             room.checkinRead(.export) { outcome in
@@ -233,7 +238,7 @@ enum DrawAPI {
                 room.export { result in
                     switch result {
                     case .success(let records):
-                        var response = HTTPResponse.json(.ok, Array(DrawExport.json(code: code, records: records, extra: ["checkin": checkin]).utf8))
+                        var response = HTTPResponse.json(.ok, Array(DrawExport.json(code: code, records: piece(records), extra: ["checkin": checkin]).utf8))
                         response.headers.add(name: "Content-Disposition", value: "attachment; filename=\"tombola-\(code).json\"")
                         response.headers.add(name: "Cache-Control", value: "no-store")
                         responder.respond(response)
@@ -252,7 +257,7 @@ enum DrawAPI {
                     response = HTTPResponse(status: .ok, headers: ["Content-Type": "text/csv; charset=utf-8"],
                                             body: Array(DrawExportCSV.text(records: records).utf8))
                 } else {
-                    response = HTTPResponse.json(.ok, Array(DrawExport.json(code: code, records: records).utf8))
+                    response = HTTPResponse.json(.ok, Array(DrawExport.json(code: code, records: piece(records)).utf8))
                 }
                 response.headers.add(name: "Content-Disposition",
                                      value: "attachment; filename=\"tombola-\(code).\(csv ? "csv" : "json")\"")
