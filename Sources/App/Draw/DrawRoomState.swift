@@ -122,6 +122,8 @@ struct DrawRoomState {
         var isHost = false
         var entropy: Contribution?
         var client: String?
+        /// Cluster mode (`ClusterNodeState`): the hash of the page's check-in device cookie.
+        var device: String? = nil
     }
 
     struct Job {
