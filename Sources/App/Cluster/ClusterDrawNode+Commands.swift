@@ -5,8 +5,9 @@ import JSON
 import Posix
 import Server
 
-/// Host commands on any instance: run on the owner, forwarded from a follower; entropy and
-/// viewer counts sent to the owner (docs/CLUSTER.md, *Host commands on any instance*).
+/// Host commands on any instance (docs/CLUSTER.md, *Host commands on any instance*): where one
+/// runs, and its forwarding, are `ClusterNodeState`'s (+Forwarding); here the owner runs it on
+/// its room and keeps its answer.
 extension ClusterDrawNode {
     // MARK: Commands
 
