@@ -131,6 +131,16 @@ public struct DrawRoomState {
         public var isHost = false
         public var entropy: Contribution?
         public var client: String?
+        /// Cluster mode (`ClusterNodeState`): the hash of the page's check-in device cookie.
+        public var device: String? = nil
+
+        public init(remote: String, isHost: Bool = false, entropy: Contribution? = nil, client: String? = nil, device: String? = nil) {
+            self.remote = remote
+            self.isHost = isHost
+            self.entropy = entropy
+            self.client = client
+            self.device = device
+        }
     }
 
     public struct Job {

@@ -6,43 +6,25 @@ import JSON
 import Posix
 import Server
 
-/// What the owner's room announces: gated by the lease, forwarded on the draw's channel.
+/// What the owner's room announces: gated by the lease and forwarded on the draw's channel,
+/// as `ClusterNodeState` decides.
 extension ClusterDrawNode: DrawAnnouncer {
     // MARK: Announcing (owner; DrawAnnouncer)
 
     func mayAnnounce() -> Bool {
-        guard let lease, lease.isValid(margin: settings.safetyMargin) else {
-            if lease != nil { loop.execute { [self] in stepDown("its lease ran out") } }
+        guard state.mayAnnounce(at: MonotonicClock.nanoseconds()) else {
+            if let lease = state.lease { loop.execute { [self] in feed(.leaseLapsed(token: lease.token)) } }
             return false
         }
         return true
     }
 
     func announced(_ text: String, kind: DrawRoomState.BroadcastKind, stream: OutboundStream) {
-        guard let lease else { return }
-        let wire: ClusterChannelMessage.Kind
-        switch (kind, stream) {
-        case (.viewers, _): wire = .viewers
-        case (_, .latestValue): wire = .latest
-        case (.cleared, _): wire = .cleared
-        case (.checkinWinners, _): wire = .checkinWinners
-        default: wire = .reliable
-        }
-        if stream == .reliable { reliableSinceSettle = true }
-        if kind == .phase(.rolling), let room { keepRolling(room.currentDraw, lease: lease) }
-        publish(.frame(wire, instance: runtime.instanceID, token: lease.token, body: text))
+        feed(.announced(text, kind: kind, stream: stream))
     }
 
-    /// A tick goes out with the draw's highest tick seq, fenced in one script: a new owner's ticks
-    /// continue above every seq announced, and a stale owner's tick reaches no other instance.
     func announcedTick(_ text: String, seq: Int64, stream: OutboundStream) {
-        guard let lease else { return }
-        if stream == .reliable { reliableSinceSettle = true }
-        let message = ClusterChannelMessage.frame(stream == .latestValue ? .tick : .reliable, instance: runtime.instanceID,
-                                                  token: lease.token, body: text)
-        store.publishTick(seq: seq, payload: message.encoded, lease: lease) { [self] result in
-            if case .success(false) = result, self.lease?.token == lease.token { stepDown("fenced: its tick was refused") }
-        }
+        feed(.announcedTick(text, seq: seq, stream: stream))
     }
 
     /// A round started: keep what Start froze beside the log, so that if this instance dies
@@ -73,21 +55,7 @@ extension ClusterDrawNode: DrawAnnouncer {
             pendingStartAnswer = nil
             rememberAnswer(pending, alsoSet: nil)
         }
-        guard reliableSinceSettle, self.room === room else { return }
-        reliableSinceSettle = false
-        publishSnapshot(of: room, announcesOwner: false)
-    }
-
-    func publishSnapshot(of room: DrawRoom, announcesOwner: Bool) {
-        guard let lease else { return }
-        publishedSeq += 1
-        let snapshot = ClusterSnapshot(token: lease.token, seq: publishedSeq, epoch: logEpoch, offset: logOffset,
-                                       text: room.publicStateText)
-        store.client.send([Array("SET".utf8), Array(keys.snapshot.utf8), Array(snapshot.stored(by: runtime.instanceID).utf8)]) { _ in }
-        publish(.snapshot(snapshot, instance: runtime.instanceID, announcesOwner: announcesOwner))
-    }
-
-    func publish(_ message: ClusterChannelMessage) {
-        store.client.send([Array("PUBLISH".utf8), Array(keys.channel.utf8), message.encoded]) { _ in }
+        guard self.room === room else { return }
+        feed(.settled)
     }
 }

@@ -27,23 +27,16 @@ extension ClusterDrawNode: CheckinChannel {
         loop.execute { [self] in
             // The whole book (CSV, export) on a follower: read from Redis, where every acknowledged
             // entrant is (a join is answered after its write), not sent through Pub/Sub.
-            if room == nil, lease == nil, query.isWholeBook { return readWholeBook(query, completion: completion) }
+            if room == nil, state.lease == nil, query.isWholeBook { return readWholeBook(query, completion: completion) }
             askOwner(query.json, local: { $0.checkinRead(query, completion: completion) }, completion: { completion($0.map(\.ack)) })
         }
     }
 
     /// Runs `local` on the owner's room here, or sends `request` to the owner and hands its answer
-    /// back (`forwardToOwner`: `cluster_unavailable` when nobody answers). Loop only.
+    /// back (`ClusterNodeState.submit`: `cluster_unavailable` when nobody answers). Loop only.
     func askOwner(_ request: JSONValue, local: @escaping (DrawRoom) -> Void,
                   completion: @escaping @Sendable (Result<CommandReply, CommandFailure>) -> Void) {
-        if let room { return local(room) }
-        guard store.client.state == .ready else { return completion(.failure(CommandFailure(code: "cluster_unavailable"))) }
-        if lease != nil {
-            // Taking over: the room opens once the log and the book are read.
-            waitingForRoom.append { [self] in askOwner(request, local: local, completion: completion) }
-            return
-        }
-        forwardToOwner(["kind": .string("checkin"), "request": request], completion: completion)
+        submit(.checkin(local: local, completion: completion), forward: ["kind": .string("checkin"), "request": request], localFirst: true)
     }
 
     // MARK: The owner's side of the command channel
@@ -55,7 +48,7 @@ extension ClusterDrawNode: CheckinChannel {
         let loop = self.loop
         let relay: @Sendable (Result<CommandReply, CommandFailure>) -> Void = { outcome in loop.execute { answer(outcome) } }
         if request["op"]?.stringValue == "join" {
-            guard let body = request["body"], let device = request["device"]?.stringValue, Self.isDeviceHash(device) else {
+            guard let body = request["body"], let device = request["device"]?.stringValue, ClusterNodeState.isDeviceHash(device) else {
                 return answer(.failure(CommandFailure(code: "bad_message")))
             }
             return room.checkinJoin(body, device: device, completion: relay)
@@ -98,14 +91,10 @@ extension ClusterDrawNode: CheckinChannel {
         }
     }
 
-    static func isDeviceHash(_ text: String) -> Bool {
-        text.utf8.count == 64 && text.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
-    }
-
     /// After a reveal (the owner's `winners` frame), this instance's hosts get the winners'
     /// presence from the owner, as the owner's own hosts do.
     func relayWinnerPresence() {
-        let hosts = members.values.filter(\.isHost).map(\.handle)
+        let hosts = state.members.filter(\.value.isHost).compactMap { handles[$0.key] }
         guard !hosts.isEmpty else { return }
         checkinRead(.winnerPresence) { outcome in
             guard case .success(let message) = outcome, !message.isNull else { return }
@@ -120,7 +109,7 @@ extension ClusterDrawNode: CheckinChannel {
     /// forwarded read per 20 ms and per 1,000 pages, e.g. after a new owner's `R`), and the
     /// snapshot is serialised once per answer, each page's part spliced in.
     func sendOwnCheckin(to id: UInt64) {
-        guard members[id] != nil, snapshot?.text.contains("\"checkin\":{") == true else { return }
+        guard state.members[id] != nil, state.snapshot?.text.contains("\"checkin\":{") == true else { return }
         checkinPagesPending.append(id)
         guard checkinPagesPending.count == 1 else { return }
         _ = loop.scheduleTimer(after: .milliseconds(20)) { [self] in
@@ -128,7 +117,7 @@ extension ClusterDrawNode: CheckinChannel {
             checkinPagesPending = []
             guard room == nil else { return }
             var seen = Set<UInt64>()
-            let ids = pending.filter { members[$0] != nil && seen.insert($0).inserted }
+            let ids = pending.filter { state.members[$0] != nil && seen.insert($0).inserted }
             for start in stride(from: 0, to: ids.count, by: CheckinQuery.maxPages) {
                 askOwnCheckin(Array(ids[start..<min(ids.count, start + CheckinQuery.maxPages)]))
             }
@@ -136,49 +125,24 @@ extension ClusterDrawNode: CheckinChannel {
     }
 
     private func askOwnCheckin(_ ids: [UInt64]) {
-        let asks = ids.map { CheckinQuery.PageAsk(device: members[$0]?.device, host: members[$0]?.isHost == true) }
+        let asks = ids.map { CheckinQuery.PageAsk(device: state.members[$0]?.device, host: state.members[$0]?.isHost == true) }
         checkinRead(.pages(asks)) { [self] outcome in
             guard case .success(let parts) = outcome, let parts = parts.arrayValue, parts.count == ids.count else { return }
             loop.execute { [self] in
-                guard room == nil, let text = snapshot?.text, case .object(var state)? = try? JSONValue.parse(text),
-                      state["checkin"]?.objectValue != nil else { return }
+                guard room == nil, let text = state.snapshot?.text, case .object(var shown)? = try? JSONValue.parse(text),
+                      shown["checkin"]?.objectValue != nil else { return }
                 let marker = "\u{1}own-checkin\u{1}"
-                state["checkin"] = .string(marker)
-                let template = JSONValue.object(state).canonicalString
+                shown["checkin"] = .string(marker)
+                let template = JSONValue.object(shown).canonicalString
                 guard let range = template.range(of: JSONValue.string(marker).canonicalString) else { return }
                 let (prefix, suffix) = (template[..<range.lowerBound], template[range.upperBound...])
                 for (id, part) in zip(ids, parts) where part.objectValue != nil {
-                    guard let member = members[id] else { continue }
-                    member.handle.send(text: prefix + part.canonicalString + suffix)
-                    if member.isHost { member.handle.send(text: Self.roleHost) }  // the snapshot says viewer
+                    guard let member = state.members[id], let handle = handles[id] else { continue }
+                    handle.send(text: prefix + part.canonicalString + suffix)
+                    if member.isHost { handle.send(text: ClusterNodeState.roleHost) }  // the snapshot says viewer
                 }
             }
         }
-    }
-
-    // MARK: Devices of pages on other instances
-
-    /// Tells the owner that page `id` here belongs to `device` (nil: it left), so its room counts
-    /// that phone as connected (the host's list and the winner's presence).
-    func forwardDevice(_ device: String?, of id: UInt64) {
-        let message: JSONValue = .object(["kind": .string("device"), "from": .string(runtime.instanceID), "page": .int(Int64(id)),
-                                          "device": device.map { .string($0) } ?? .null])
-        store.client.send([Array("PUBLISH".utf8), Array(keys.commands.utf8), Array(message.canonicalString.utf8)]) { _ in }
-    }
-
-    /// A new owner learns this instance's pages' devices afresh (keyed by instance and page).
-    func resendDevices() {
-        for (id, member) in members { if let device = member.device { forwardDevice(device, of: id) } }
-    }
-
-    func inboundDevice(_ json: JSONValue, from: String, room: DrawRoom) {
-        guard let page = json["page"]?.intValue else { return }
-        let device = json["device"]?.stringValue
-        if let device, !Self.isDeviceHash(device) { return }
-        // A report is a sign of life: the instance stays in `remoteCounts` (its count report follows
-        // within a second), so `remoteViewerSum` does not prune the page just reported.
-        if remoteCounts[from] == nil { remoteCounts[from] = (0, MonotonicClock.nanoseconds()) }
-        room.linkRemoteDevice("\(from)/\(page)", device: device)
     }
 
     // MARK: Storage (owner)
@@ -190,7 +154,7 @@ extension ClusterDrawNode: CheckinChannel {
     /// with it (a phone that retries then gets `already_joined` with its entry).
     func appendCheckin(_ batch: RecordBatch, completion: @escaping (Result<Void, any Error>) -> Void) {
         guard let write = batch.checkin else { return completion(.success(())) }
-        guard let lease, lease.isValid(margin: settings.safetyMargin) else {
+        guard let lease = state.lease, lease.isValid(margin: settings.safetyMargin) else {
             return completion(.failure(ClusterError.fenced("this instance does not hold the lease of draw \(code)")))
         }
         guard batch.records.isEmpty, let room else {
@@ -225,10 +189,10 @@ extension ClusterDrawNode: CheckinChannel {
                 completion(.success(()))
             case .failure(let error):
                 if case .fenced = error {
-                    stepDown("the check-in write refused its token (\(error))")
-                } else if case .unavailable = error, self.lease?.token == lease.token {
-                    stepDown("a check-in write's outcome is unknown (\(error)); the next owner reloads the book")
-                    store.releaseLease(lease) { _ in }
+                    feed(.gaveUp(token: nil, reason: "the check-in write refused its token (\(error))", release: false))
+                } else if case .unavailable = error {
+                    feed(.gaveUp(token: lease.token, reason: "a check-in write's outcome is unknown (\(error)); the next owner reloads the book",
+                                 release: true))
                 }
                 completion(.failure(error))
             }
@@ -268,32 +232,9 @@ extension ClusterDrawNode: CheckinChannel {
         return CheckinBook(settings: settings, entries: entries.sorted { $0.seq < $1.seq })
     }
 
-    /// Reads the book from Redis before the room opens (takeover), then `then`.
-    func readCheckin(lease: OwnerLease, then: @escaping () -> Void) {
-        checkinStore.read(draw: code) { [self] result in
-            guard self.lease?.token == lease.token, !stopped else { return }
-            switch result {
-            case .failure(let error):
-                DrawLog.error("cluster: instance \(runtime.instanceID) took the lease (token \(lease.token)) but cannot read the check-in entrants: \(error)", code: code)
-                stepDown("cannot read the check-in entrants", announce: false)
-            case .success(let read):
-                guard let book = Self.book(from: read) else {
-                    DrawLog.error("cluster ALARM: an entrant row or the check-in settings of draw \(code) cannot be read back; this instance will not act as its owner", code: code)
-                    halted = true
-                    stepDown("unreadable entrants", announce: false)
-                    store.releaseLease(lease) { _ in }
-                    return
-                }
-                checkinBook = book
-                then()
-            }
-        }
-    }
-
     /// Gives a newly opened room the book read from Redis and the cluster's presence codes.
-    func adoptCheckin(_ room: DrawRoom) {
-        if let book = checkinBook { room.state.checkin.book = book }
-        checkinBook = nil
+    func adoptCheckin(_ room: DrawRoom, book: CheckinBook?) {
+        if let book { room.state.checkin.book = book }
         room.state.checkin.presence = Self.presenceCodes(key: settings.key, code: code)
     }
 

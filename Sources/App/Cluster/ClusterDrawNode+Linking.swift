@@ -35,7 +35,7 @@ extension ClusterDrawNode {
     /// Owner: publishes the room's winners for other draws when they changed. Loop only.
     func publishWinnersIfChanged(_ room: DrawRoom) {
         // A cluster room is built with its state; `winners` is nil only before a room is read.
-        guard let lease, self.room === room, let winners = room.winners else { return }
+        guard let lease = state.lease, self.room === room, let winners = room.winners else { return }
         if let published = publishedWinners, published.records == winners.records, published.head == winners.head { return }
         publishedWinners = (winners.records, winners.head)
         setPastWinners(winners)

@@ -8,21 +8,18 @@ import Locking
 import Posix
 import Server
 
-/// One draw on one instance in cluster mode (docs/CLUSTER.md). It serves the draw's pages
-/// here and is, at any moment, either
-///
-/// - the **owner**: it holds the draw's lease and runs the draw's `DrawRoom` (the same state
-///   machine as single-box) with `ClusterRecordStore` as its store; what the room broadcasts
-///   goes to the pages here and is published on the draw's channel; or
-/// - a **follower**: it forwards what the owner publishes to its pages, answers joins with
-///   the owner's latest snapshot, and forwards host commands to the owner.
-///
-/// Everything runs on the cluster loop (the room's loop and the Redis client's); the
-/// `DrawChannel` entry points hop there.
+/// One draw on one instance in cluster mode (docs/CLUSTER.md): the thin shell on the cluster
+/// loop around `ClusterNodeState`, which decides this instance's role for the draw (follower,
+/// contender, owner, stepping down). The shell feeds it events with the time (the entry points
+/// below, Redis answers, channel messages, timers) and performs the actions it returns: Redis
+/// commands through `ClusterStore`, frames to this instance's pages (`group`), timers on `loop`,
+/// answers to callers. As the owner it runs the draw's `DrawRoom` (the same room as single-box)
+/// with `ClusterRecordStore` as its store; what the room announces goes through the state
+/// machine (ClusterDrawNode+Announcing).
 ///
 /// `@unchecked Sendable`: immutable properties plus state used only on `loop` (internal so the
-/// extensions in ClusterDrawNode+Commands, +Ownership, +Following can reach it; nothing else
-/// touches it).
+/// extensions in ClusterDrawNode+Commands, +Announcing, +Log, +Checkin can reach it; nothing
+/// else touches it).
 final class ClusterDrawNode: DrawChannel, @unchecked Sendable {
     let code: String
     let group = BroadcastGroup()
@@ -38,62 +35,30 @@ final class ClusterDrawNode: DrawChannel, @unchecked Sendable {
     func setOwner(_ value: Bool) { owning.withLock { $0 = value } }
     var settings: ClusterSettings { runtime.settings }
 
-    struct Member {
-        let handle: WebSocketSessionHandle
-        let remote: String
-        var isHost = false
-        var client: String?
-        var entropy: Contribution?
-        /// The hash of the page's check-in device cookie, if any.
-        var device: String? = nil
-    }
+    /// What a request (`ClusterNodeState`'s `.submit`) runs on the owner's room.
+    enum Request {
+        case command(HostCommand, seq: Int64?, client: String?, awaitReveal: Bool,
+                     completion: @Sendable (Result<CommandReply, CommandFailure>) -> Void)
+        case checkin(local: (DrawRoom) -> Void, completion: @Sendable (Result<CommandReply, CommandFailure>) -> Void)
 
-    struct Forwarded {
-        let completion: @Sendable (Result<CommandReply, CommandFailure>) -> Void
-        let timer: ScheduledTimer
-        /// The newest owner's token known when it was (last) sent.
-        var token: Int64
-        /// Whether an owner heard it (a PUBLISH nobody hears is sent again; `publishForwarded`).
-        var delivered = false
+        var completion: @Sendable (Result<CommandReply, CommandFailure>) -> Void {
+            switch self {
+            case .command(_, _, _, _, let completion), .checkin(_, let completion): completion
+            }
+        }
     }
 
     // Loop-only state.
-    var members: [UInt64: Member] = [:]
+    var state: ClusterNodeState
+    var handles: [UInt64: WebSocketSessionHandle] = [:]
     var room: DrawRoom?
-    var lease: OwnerLease?
-    var leaseBusy = false
-    var halted = false
-    var stopped = false
-    var timer: ScheduledTimer?
-    var lastCountReport: UInt64 = 0
-    // Owner: what it published and stored.
-    var publishedSeq: Int64 = 0
-    var reliableSinceSettle = false
-    var logEpoch = ""
-    var logOffset = ""
+    var timers: [ClusterNodeState.Timer: ScheduledTimer] = [:]
+    var requests: [UInt64: Request] = [:]
+    var nextRequest: UInt64 = 0
+    var shutdownDone: (@Sendable () -> Void)?
+    var random = SystemRandomNumberGenerator()
+    // Owner: what it stored.
     var nextBatch: UInt64 = 0
-    var remoteCounts: [String: (count: Int, at: UInt64)] = [:]
-    // Follower: the owner's view.
-    var subscribed = false
-    /// The snapshot read a new subscription waits for (its channel must be live first), and
-    /// whether it goes to every page (`true`) or only to those waiting.
-    var snapshotReadPending: Bool?
-    /// Pages may have missed a message published before the channel was live (and after the
-    /// snapshot they got): the next snapshot the channel brings goes to every page.
-    var pagesMayLag = false
-    var snapshot: ClusterSnapshot?
-    var highestToken: Int64 = 0
-    var lastTick: String?
-    var lastViewers: String?
-    var waitingForSnapshot: [UInt64] = []
-    var cursor = ChainCursor()
-    var catchingUp = false
-    var forwarded: [UInt64: Forwarded] = [:]
-    var nextForward: UInt64 = 0
-    /// A new owner announces itself (`R`) once it hears its command channel.
-    var announcePending = false
-    /// Commands that arrived between taking the lease and opening the room.
-    var waitingForRoom: [() -> Void] = []
     /// Owner: a Start just applied, whose answer is kept with the round's frozen inputs (one
     /// script, `keepRolling`) before the host gets it.
     var pendingStartAnswer: PendingAnswer?
@@ -106,11 +71,9 @@ final class ClusterDrawNode: DrawChannel, @unchecked Sendable {
     /// snapshot it was checked against.
     var settingsCache: SettingsDocument?
     var snapshotSettingsHash: (token: Int64, seq: Int64, hash: String?)?
-    /// Check-in (ClusterDrawNode+Checkin): per-instance attempt limits, the store, and the book
-    /// read at a takeover until the room opens.
+    /// Check-in (ClusterDrawNode+Checkin): per-instance attempt limits and the store.
     let checkinLimits = CheckinLimits()
     lazy var checkinStore = CheckinStore(client: store.client)
-    var checkinBook: CheckinBook?
     /// Follower: pages waiting for their own `state.checkin` from the owner (asked together).
     var checkinPagesPending: [UInt64] = []
 
@@ -127,23 +90,21 @@ final class ClusterDrawNode: DrawChannel, @unchecked Sendable {
         self.loop = runtime.loop
         self.keys = RedisDrawKeys(code: code)
         self.hostKey = HostKeyHash(hostKeyHash)
+        self.state = ClusterNodeState(settings: .init(code: code, instanceID: runtime.instanceID, cluster: runtime.settings))
     }
 
     func isHostKey(_ key: String) -> Bool { hostKey.matches(key) }
 
     /// Starts competing for the lease. Any thread.
     func start() {
-        loop.execute { [self] in tick() }
+        loop.execute { [self] in feed(.timerDue(.lease)) }
     }
 
     /// Stops acting: gives the lease up (so another instance need not wait for it to expire).
     func shutdown(_ done: @escaping @Sendable () -> Void) {
         loop.execute { [self] in
-            stopped = true
-            timer?.cancel()
-            guard let lease else { return done() }
-            stepDown("shutting down", announce: false)
-            store.releaseLease(lease) { _ in done() }
+            shutdownDone = done
+            feed(.shutdown)
         }
     }
 
@@ -151,91 +112,20 @@ final class ClusterDrawNode: DrawChannel, @unchecked Sendable {
 
     func join(_ handle: WebSocketSessionHandle, remote: String, device: String?) {
         loop.execute { [self] in
-            members[handle.id] = Member(handle: handle, remote: remote, device: device)
-            if let room {
-                room.join(handle, remote: remote, device: device)
-            } else {
-                subscribeIfNeeded()
-                sendSnapshot(to: handle.id)
-                if let device { forwardDevice(device, of: handle.id) }
-            }
+            handles[handle.id] = handle
+            feed(.joined(handle.id, remote: remote, device: device))
         }
     }
 
     func leave(_ id: UInt64) {
         loop.execute { [self] in
-            if room == nil, members[id]?.entropy != nil { forwardEntropy(nil, of: id) }
-            if room == nil, members[id]?.device != nil { forwardDevice(nil, of: id) }
-            members[id] = nil
-            room?.leave(id)
-            if members.isEmpty && room == nil { unsubscribe() }
+            feed(.left(id))
+            handles[id] = nil
         }
     }
 
     func received(_ text: String, from id: UInt64) {
-        loop.execute { [self] in
-            guard let member = members[id] else { return }
-            let message: ClientMessage
-            do {
-                message = try DrawMessageParser.parse(text)
-            } catch let error as MessageError {
-                member.handle.send(text: DrawWire.errorText(error.code, seq: nil))
-                return
-            } catch {
-                return
-            }
-            switch message {
-            case .hello(let entropy, let client):
-                if let client { members[id]?.client = client }
-                if let entropy { members[id]?.entropy = entropy }
-                if let room {
-                    room.received(text, from: id)
-                } else if let entropy {
-                    forwardEntropy(entropy, of: id)
-                }
-            case .sync:
-                if let room { room.received(text, from: id) } else { sendSnapshot(to: id) }
-            case .witness:
-                room?.received(text, from: id)  // relayed to the owner's host pages only (docs/CLUSTER.md)
-            case .auth(let key, let client):
-                if let client { members[id]?.client = client }
-                let verdict: DrawRoomState.KeyVerdict
-                if !runtime.limiter.allows(member.remote) {
-                    verdict = .rateLimited
-                } else if hostKey.matches(key) {
-                    verdict = .accepted
-                    members[id]?.isHost = true
-                } else {
-                    runtime.limiter.recordFailure(member.remote)
-                    verdict = .refused
-                }
-                if let room {
-                    room.keyChecked(id, verdict)
-                } else {
-                    switch verdict {
-                    case .accepted:
-                        member.handle.send(text: Self.roleHost)
-                        sendOwnCheckin(to: id)  // a host's `checkin.names` (ClusterDrawNode+Checkin)
-                    case .refused:
-                        runtime.metrics.authFailures.increment()
-                        member.handle.send(text: DrawWire.errorText("bad_key", seq: nil))
-                    case .rateLimited: member.handle.send(text: DrawWire.errorText("rate_limited", seq: nil))
-                    }
-                }
-            case .command(let command, let seq):
-                guard members[id]?.isHost == true else {
-                    member.handle.send(text: DrawWire.errorText("not_host", seq: nil))
-                    return
-                }
-                let handle = member.handle
-                submit(command, seq: seq, client: members[id]?.client, awaitReveal: false) { outcome in
-                    switch outcome {
-                    case .success(let reply): handle.send(text: reply.ack.canonicalString)
-                    case .failure(let failure): handle.send(text: DrawWire.errorText(failure.code, seq: seq))
-                    }
-                }
-            }
-        }
+        loop.execute { [self] in feed(.received(text, from: id)) }
     }
 
     func perform(_ command: HostCommand, seq: Int64?, client: String?, awaitReveal: Bool,
@@ -246,12 +136,12 @@ final class ClusterDrawNode: DrawChannel, @unchecked Sendable {
     func currentState(_ completion: @escaping @Sendable (String?) -> Void) {
         loop.execute { [self] in
             if let room { return completion(room.publicStateText) }
-            if subscribed, let snapshot { return completion(snapshot.text) }
+            if state.subscribed, let snapshot = state.snapshot { return completion(snapshot.text) }
             store.client.send(["GET", keys.snapshot]) { [self] result in
                 if case .success(let reply) = result, let text = reply.string, let read = Self.parseSnapshot(text) {
-                    accept(read)
+                    feed(.snapshotFetched(read))
                 }
-                completion(snapshot?.text)
+                completion(state.snapshot?.text)
             }
         }
     }
@@ -282,7 +172,7 @@ final class ClusterDrawNode: DrawChannel, @unchecked Sendable {
 
     /// The settings hash in the owner's latest snapshot (its `config` summary), parsed once per snapshot.
     func announcedSettingsHash() -> String? {
-        guard let snapshot else { return nil }
+        guard let snapshot = state.snapshot else { return nil }
         if let known = snapshotSettingsHash, known.token == snapshot.token, known.seq == snapshot.seq { return known.hash }
         let hash = (try? JSONValue.parse(snapshot.text))?["config"]?["hash"]?.stringValue
         snapshotSettingsHash = (snapshot.token, snapshot.seq, hash)
@@ -299,9 +189,35 @@ final class ClusterDrawNode: DrawChannel, @unchecked Sendable {
         loop.execute { [self] in readChain { completion($0.map(\.records)) } }
     }
 
-    // MARK: Helpers
+    // MARK: Subscriptions and the host key
 
-    static let roleHost = JSONValue.object(["type": .string("role"), "role": .string("host")]).canonicalString
+    /// Every subscription is live (`reconnected`: on a new connection). Loop only.
+    func subscriptionsReady(reconnected: Bool) {
+        let live = runtime.subscriber.liveChannels
+        feed(.subscriptions(fanoutLive: live.contains(keys.channel), commandsLive: live.contains(keys.commands), reconnected: reconnected))
+    }
+
+    /// Reads the draw's host key hash from Redis and takes it (a `tombola:host-keys` notice, or
+    /// after the subscriber reconnected: `tombola host-link`, docs/CLUSTER.md, *Host link*). Loop only.
+    func refreshHostKey() {
+        store.client.send(["HGET", keys.meta, "hostKeyHash"]) { [self] result in
+            guard case .success(let reply) = result, let hash = reply.string, !hash.isEmpty else { return }
+            hostKeyChanged(to: hash)
+        }
+    }
+
+    /// Takes `hash`: the old key is refused from now on, here and (owner) by the room; every
+    /// page that authenticated with it becomes a viewer. Loop only.
+    func hostKeyChanged(to hash: String) {
+        guard hostKey.replace(with: hash) else { return }
+        // The owner's room demotes its hosts itself (they are this node's members too).
+        room?.hostKeyChanged(to: hash)
+        feed(.hostKeyChanged)
+        Log.event("cluster.host_key_reset", fields: ["draw": .string(code), "instance": .string(runtime.instanceID)],
+                  text: "tombola: draw \(code) has a new host key (tombola host-link); the old one is refused")
+    }
+
+    // MARK: Helpers
 
     /// A snapshot as `{d:CODE}:snap` holds it (`ClusterSnapshot.stored(by:)`).
     static func parseSnapshot(_ text: String) -> ClusterSnapshot? {

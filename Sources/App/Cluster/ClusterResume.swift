@@ -32,7 +32,7 @@ enum ClusterResume {
     /// one freezes the stage).
     static func revealed(_ round: DrawRecord, snapshot: String?) -> Bool {
         guard case .round(let drawn) = round.body, let text = snapshot,
-              let state = ClusterDrawNode.parseSnapshot(text).flatMap({ try? JSONValue.parse($0.text) }),
+              let state = ClusterSnapshot.parse(text[...]).flatMap({ try? JSONValue.parse($0.0.text) }),
               let phase = state["phase"]?.stringValue, let next = state["round"]?.intValue else { return false }
         return (phase == DrawPhase.revealed.rawValue || phase == DrawPhase.idle.rawValue) && next > Int64(drawn.round)
     }

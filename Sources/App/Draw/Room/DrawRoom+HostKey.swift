@@ -19,3 +19,16 @@ extension DrawRoom {
         whenReady { [self] in apply(.keyChecked(id, verdict)) }
     }
 }
+
+extension HostKeyHash {
+    /// The one host-key check of an `auth` message, single-box and cluster mode alike: the
+    /// rate limit first, then the digest; a wrong key spends one of `remote`'s tokens.
+    func verdict(for key: String, from remote: String, limiter: AuthRateLimiter) -> DrawRoomState.KeyVerdict {
+        guard limiter.allows(remote) else { return .rateLimited }
+        guard matches(key) else {
+            limiter.recordFailure(remote)
+            return .refused
+        }
+        return .accepted
+    }
+}

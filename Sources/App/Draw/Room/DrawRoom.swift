@@ -281,16 +281,7 @@ final class DrawRoom: @unchecked Sendable {
             }
             group.broadcast(text: text, stream: stream)
         case .checkKey(let key, let remote, let id):
-            let verdict: DrawRoomState.KeyVerdict
-            if !limiter.allows(remote) {
-                verdict = .rateLimited
-            } else if isHostKey(key) {
-                verdict = .accepted
-            } else {
-                limiter.recordFailure(remote)
-                verdict = .refused
-            }
-            apply(.keyChecked(id, verdict))
+            apply(.keyChecked(id, hostKeyHash.verdict(for: key, from: remote, limiter: limiter)))
         case .reply(let caller, let outcome):
             callers.removeValue(forKey: caller)?(outcome)
         case .storeEntrants(let batch):

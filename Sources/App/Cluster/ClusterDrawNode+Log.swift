@@ -1,0 +1,81 @@
+import DrawRoomCore
+import RedisStore
+import Crypto
+import DrawEngine
+import JSON
+import Posix
+import Server
+
+/// The owner's writes to the round log and anyone's read of it (docs/CLUSTER.md, *Ownership*).
+/// The lease and the takeover are `ClusterNodeState`'s; this is the I/O they ask for.
+extension ClusterDrawNode {
+    // MARK: The round log (owner's store)
+
+    /// Appends `batch` with the lease's fencing token; nothing is announced before this returns.
+    func append(_ batch: RecordBatch, completion: @escaping (Result<Void, any Error>) -> Void) {
+        if batch.checkin != nil { return appendCheckin(batch, completion: completion) }  // ClusterDrawNode+Checkin
+        guard batch.config != nil || !batch.records.isEmpty else { return completion(.success(())) }  // an audit entry alone
+        guard let lease = state.lease, lease.isValid(margin: settings.safetyMargin) else {
+            return completion(.failure(ClusterError.fenced("this instance does not hold the lease of draw \(code)")))
+        }
+        let commitment: String? = batch.committedSeed?.commitment
+        let records = batch.records.map { record -> LogRecord in
+            var entry = LogRecord(index: record.index, hash: record.hash, prev: record.prev, json: record.canonicalJSON,
+                                  idempotencyKey: "")
+            if case .commit(let committed, _) = record.body, committed == commitment, let seed = batch.committedSeed {
+                entry.seal = ClusterSeal.seal(seed, key: settings.key, code: code)
+            }
+            return entry
+        }
+        nextBatch += 1
+        // A record index is taken once: a retry of a batch whose outcome was unknown learns where it landed.
+        let key = records.first.map { "r\($0.index)" } ?? "c\(lease.token).\(nextBatch)"
+        // The command's answer is kept with its records: resent to the next owner, it gets the same answer.
+        let answer = batch.answer.map {
+            KeptAnswer(client: $0.client, seq: $0.seq, text: Self.encodeAnswer($0.reply), ttl: settings.answerTTL, keep: settings.answersKept)
+        }
+        store.appendBatch(records, config: batch.config, idempotencyKey: key, lease: lease, answer: answer) { [self] result in
+            switch result {
+            case .success(let receipt):
+                if let answer = batch.answer { keptWithRecords["\(answer.client)\t\(answer.seq)"] = answer.reply }
+                feed(.logAdvanced(epoch: receipt.epoch, offset: receipt.offset))
+                completion(.success(()))
+            case .failure(let error):
+                if case .fenced = error { feed(.gaveUp(token: nil, reason: "the round log refused its token (\(error))", release: false)) }
+                completion(.failure(error))
+            }
+        }
+    }
+
+    /// The draw's settings and every record, from Redis.
+    func readChain(_ completion: @escaping (Result<ClusterChain, any Error>) -> Void) {
+        store.client.send(["HGET", keys.meta, "config"]) { [self] configReply in
+            let config: String
+            switch configReply {
+            case .success(let reply):
+                guard let text = reply.string else { return completion(.failure(ClusterError.unexpectedReply("no settings for draw \(code)"))) }
+                config = text
+            case .failure(let error):
+                return completion(.failure(ClusterError.unavailable(error)))
+            }
+            store.catchUp(draw: code, from: ChainCursor()) { result in
+                switch result {
+                case .failure(let error):
+                    completion(.failure(error))
+                case .success(let (cursor, entries)):
+                    var records: [DrawRecord] = []
+                    var seal: (String, String)?
+                    for entry in entries {
+                        guard let record = try? DrawRecord(text: entry.json) else {
+                            return completion(.failure(ClusterError.unexpectedReply("record \(entry.index) of draw \(self.code) unreadable")))
+                        }
+                        if case .commit(let commitment, _) = record.body { seal = entry.seal.isEmpty ? nil : (entry.seal, commitment) }
+                        records.append(record)
+                    }
+                    completion(.success(ClusterChain(configJSON: config, records: records, pendingSeal: seal,
+                                                     epoch: cursor.epoch ?? "", offset: cursor.offset ?? "")))
+                }
+            }
+        }
+    }
+}
