@@ -57,7 +57,7 @@ let package = Package(
             "CalculatorEngine", "DrawEngine", "CQREncode", "CLinux", "Cluster", "Embedded",
         ]),
         .executableTarget(name: "tombola", dependencies: ["App", "Server", "CalculatorEngine", "DrawEngine", "Storage", "JSON", "Embedded"]),
-        .executableTarget(name: "tombola-bench", dependencies: ["WebSocketClient", "Posix", "WebSocketCore", "CLinux"]),
+        .executableTarget(name: "tombola-bench", dependencies: ["WebSocketClient", "Posix", "WebSocketCore", "CLinux", "Compression", "Locking"]),
 
         // Tests mirror Sources.
         .testTarget(name: "EmbeddedTests", dependencies: ["Embedded"]),

@@ -180,6 +180,7 @@ struct StormCommand {
         report.row("target", options.target.url + options.path, key: "url", .string(options.target.url + options.path))
         report.row("pool", "\(pool) names of \(nameBytes) bytes; storm while \(idle ? "idle" : "rolling")", key: "pool", .int(pool))
         report.field("idle", .bool(idle))
+        report.field("deflate", .bool(options.deflate))
         report.row("viewers", "\(joined) of \(options.viewers) joined in \(Format.seconds(openSeconds))\(settled ? "" : " (not all settled)"), join p50 / p99 "
                    + "\(Format.ms(joinHistogram.percentile(50))) / \(Format.ms(joinHistogram.percentile(99)))", key: "viewers", .int(options.viewers))
         report.field("joined", .int(joined))
