@@ -39,8 +39,9 @@ def wait_loaded(server, count, keep_alive=()):
 
 
 def comparable(state):
-    """The public state without the live viewer count."""
-    return {k: v for k, v in state.items() if k != "viewers"}
+    """The public state without the live viewer count and the last tick (the landing number
+    before the reveal, shown by no page once revealed: forgotten as at a restart)."""
+    return {k: v for k, v in state.items() if k not in ("viewers", "tick")}
 
 
 def host(server, code, key, name, body=None):
