@@ -88,19 +88,20 @@ def storm_cdf(runs, out):
     rs = [r for r in runs if r.get("command") == "storm" and r.get("cdfMs")]
     if not rs:
         return None
-    fig, ax = plt.subplots(figsize=(4.6, 3.4))
+    fig, ax = plt.subplots(figsize=(7.5, 4.2))
     for r in rs:
         cdf = r["cdfMs"]
         ps = [2 * (i + 1) for i in range(len(cdf))]
         # The generator's shape matters: one loop with 128 handshakes in flight measured its own queue.
         gen = "%d loops × %d" % (r["threads"], r["maxPending"]) if "threads" in r else "1 loop × 128"
-        ax.plot(cdf, ps, label="%s%s, bench %s, load %s" % ("idle" if r.get("idle") else "rolling",
-                                                             ", deflate" if r.get("deflate") else "", gen,
-                                                             r.get("load", "?").split()[0]))
+        size = "" if r.get("viewers", 10000) == 10000 else "%d viewers, " % r["viewers"]
+        ax.plot(cdf, ps, label="%s%s%s, bench %s, load %s" % (size, "idle" if r.get("idle") else "rolling",
+                                                               ", deflate" if r.get("deflate") else "", gen,
+                                                               r.get("load", "?").split()[0]))
     ax.set_xscale("log")
-    ax.set(xlabel="time to a correct state (ms, log)", ylabel="viewers back (%)", title="reconnect storm, 10,000 viewers")
+    ax.set(xlabel="time to a correct state (ms, log)", ylabel="viewers back (%)", title="reconnect storm (10,000 viewers unless named)")
     ax.grid(alpha=0.3)
-    ax.legend()
+    ax.legend(fontsize=7, loc="lower right")
     fig.tight_layout()
     path = os.path.join(out, "storm-cdf.svg")
     fig.savefig(path, metadata={"Date": None})

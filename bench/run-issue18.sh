@@ -5,7 +5,7 @@
 #   bench/gohub/build.sh
 #   bench/run-issue18.sh [storm] [storm-idle] [rooms] [fanout] [floor] [startup] [history]     (default: all)
 # Issue 31 (permessage-deflate as browsers offer it, idle draws unloaded), not in the default:
-#   bench/run-issue18.sh fanout-deflate storm-deflate reveal-deflate unload
+#   bench/run-issue18.sh fanout-deflate storm-deflate reveal-deflate unload   (and reveal: the same at 5,000 without deflate)
 # Each step stops by itself; every process started here is killed by its pid.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -107,12 +107,15 @@ for step in $steps; do
         timeout 300 "$BIN/tombola-bench" storm --threads 2 --deflate --viewers 10000 --pool 100000 --per-stop 1000 --code BENCH --host-key bench-host-key-0123 \
             --url "http://127.0.0.1:$PORT" --server-pid "$server_pid" --calc-clients 1 | record tombola-deflate
         stop_server ;;
-    reveal-deflate)
-        # Issue 31: Stop with 1,000 winners → result at 5,000 deflate viewers (the storm's last step), twice.
+    reveal|reveal-deflate)
+        # Issue 31: Stop with 1,000 winners → result at 5,000 viewers (the storm's last step), twice;
+        # reveal-deflate: every viewer offers permessage-deflate.
+        deflate=(); label=tombola
+        [ "$step" = reveal-deflate ] && deflate=(--deflate) && label=tombola-deflate
         for run in 1 2; do
-            start_server "$data/reveal-deflate-$run"
-            timeout 300 "$BIN/tombola-bench" storm --threads 2 --deflate --viewers 5000 --pool 100000 --per-stop 1000 --code BENCH --host-key bench-host-key-0123 \
-                --url "http://127.0.0.1:$PORT" --server-pid "$server_pid" --calc-clients 1 | record tombola-deflate
+            start_server "$data/$step-$run"
+            timeout 300 "$BIN/tombola-bench" storm --threads 2 "${deflate[@]}" --viewers 5000 --pool 100000 --per-stop 1000 --code BENCH --host-key bench-host-key-0123 \
+                --url "http://127.0.0.1:$PORT" --server-pid "$server_pid" --calc-clients 1 | record "$label"
             stop_server
         done ;;
     unload)
