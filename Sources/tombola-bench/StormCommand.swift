@@ -105,7 +105,12 @@ struct StormCommand {
             first += count
         }
         let fleet = StormFleet(shards: shards)
-        defer { fleet.closeAll() }
+        // The loops stop while the fleet still lives: a close-grace timer that fires late (a loaded
+        // machine) must not reach a peer whose shard (its `unowned` delegate) was already freed.
+        defer {
+            fleet.closeAll()
+            group.shutdown()
+        }
         let openStarted = ContinuousClock.now
         fleet.run { $0.begin(expecting: nil) }
         let settled = fleet.waitFor(timeout: options.settleTimeout) {
