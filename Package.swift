@@ -69,7 +69,7 @@ let package = Package(
         .executableTarget(name: "tombola", dependencies: [
             "App", "Server", "CalculatorEngine", "DrawEngine", "Storage", "JSON", "Embedded", "Beacon",
         ]),
-        .executableTarget(name: "tombola-bench", dependencies: ["WebSocketClient", "Posix", "WebSocketCore", "CLinux"]),
+        .executableTarget(name: "tombola-bench", dependencies: ["WebSocketClient", "Posix", "WebSocketCore", "CLinux", "Compression", "Locking"]),
 
         // Tests mirror Sources.
         .testTarget(name: "EmbeddedTests", dependencies: ["Embedded"]),

@@ -4,6 +4,8 @@
 #   swift build -c release --product tombola && swift build -c release --product tombola-bench
 #   bench/gohub/build.sh
 #   bench/run-issue18.sh [storm] [storm-idle] [rooms] [fanout] [floor] [startup] [history]     (default: all)
+# Issue 31 (permessage-deflate as browsers offer it, idle draws unloaded), not in the default:
+#   bench/run-issue18.sh fanout-deflate storm-deflate reveal-deflate unload   (and reveal: the same at 5,000 without deflate)
 # Each step stops by itself; every process started here is killed by its pid.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -11,6 +13,7 @@ OUT=${OUT:-bench/results/issue18-$(date +%Y%m%d-%H%M).jsonl}
 BIN=.build/release
 PORT=${PORT:-18490}
 GOPORT=${GOPORT:-18495}
+SECONDS_PER_RUN=${SECONDS_PER_RUN:-20}
 steps=${*:-storm storm-idle rooms fanout floor startup history}
 mkdir -p "$(dirname "$OUT")"
 data=$(mktemp -d /tmp/tombola-bench-XXXXXX)
@@ -68,6 +71,60 @@ for step in $steps; do
             timeout 300 "$BIN/tombola-bench" fanout --viewers "$viewers" --hz 20 --seconds 20 --code BENCH --host-key bench-host-key-0123 \
                 --url "http://127.0.0.1:$GOPORT" --server-pid "$go_pid" | record go
             kill -9 "$go_pid"; wait "$go_pid" 2> /dev/null; go_pid=
+        done ;;
+    fanout-deflate)
+        # Issue 31: every viewer offers permessage-deflate as Chromium does; Tombola and the Go hub
+        # with gorilla's EnableCompression (-compress), each also without compression, at 1k, 5k
+        # and 10k viewers, then the 10k deflate runs again with the viewers in two generator
+        # processes (if the generator were the limit, splitting it would change the figures).
+        go_run() { # $1: label, $2: viewers, rest: extra fanout flags (and -compress for the hub via GOFLAGS_HUB)
+            local label=$1 viewers=$2; shift 2
+            bench/gohub/gohub --addr "127.0.0.1:$GOPORT" --tick-hz 20 --seconds 200 $GOFLAGS_HUB > /dev/null 2>&1 &
+            go_pid=$!
+            sleep 0.5
+            timeout 300 "$BIN/tombola-bench" fanout --viewers "$viewers" --hz 20 --seconds "$SECONDS_PER_RUN" --code BENCH --host-key bench-host-key-0123 \
+                --url "http://127.0.0.1:$GOPORT" --server-pid "$go_pid" "$@" | record "$label"
+            kill -9 "$go_pid"; wait "$go_pid" 2> /dev/null; go_pid=
+        }
+        tombola_run() { # $1: label, $2: viewers, rest: extra fanout flags
+            local label=$1 viewers=$2; shift 2
+            start_server "$data/fanout-$label-$viewers"
+            timeout 300 "$BIN/tombola-bench" fanout --viewers "$viewers" --hz 20 --seconds "$SECONDS_PER_RUN" --code BENCH --host-key bench-host-key-0123 \
+                --url "http://127.0.0.1:$PORT" --server-pid "$server_pid" "$@" | record "$label"
+            stop_server
+        }
+        for viewers in 1000 5000 10000; do
+            tombola_run tombola-deflate "$viewers" --deflate
+            GOFLAGS_HUB=-compress go_run go-deflate "$viewers" --deflate
+            tombola_run tombola "$viewers"
+            GOFLAGS_HUB= go_run go "$viewers"
+        done
+        tombola_run tombola-deflate-2proc 10000 --deflate --processes 2
+        GOFLAGS_HUB=-compress go_run go-deflate-2proc 10000 --deflate --processes 2 ;;
+    storm-deflate)
+        # Issue 31: the rolling storm with every viewer offering permessage-deflate.
+        start_server "$data/storm-deflate"
+        timeout 300 "$BIN/tombola-bench" storm --threads 2 --deflate --viewers 10000 --pool 100000 --per-stop 1000 --code BENCH --host-key bench-host-key-0123 \
+            --url "http://127.0.0.1:$PORT" --server-pid "$server_pid" --calc-clients 1 | record tombola-deflate
+        stop_server ;;
+    reveal|reveal-deflate)
+        # Issue 31: Stop with 1,000 winners → result at 5,000 viewers (the storm's last step), twice;
+        # reveal-deflate: every viewer offers permessage-deflate.
+        deflate=(); label=tombola
+        [ "$step" = reveal-deflate ] && deflate=(--deflate) && label=tombola-deflate
+        for run in 1 2; do
+            start_server "$data/$step-$run"
+            timeout 300 "$BIN/tombola-bench" storm --threads 2 "${deflate[@]}" --viewers 5000 --pool 100000 --per-stop 1000 --code BENCH --host-key bench-host-key-0123 \
+                --url "http://127.0.0.1:$PORT" --server-pid "$server_pid" --calc-clients 1 | record "$label"
+            stop_server
+        done ;;
+    unload)
+        # Issue 31: RSS after touching 1,000 draws of 100 rounds each, then after 15 s without a
+        # request, with the draws unloaded after 5 s and never unloaded.
+        "$BIN/tombola" generate-history --data "$data/unload" --draws 1000 --rounds 100 >&2 || exit 1
+        for idle in 5 0; do
+            timeout 600 "$BIN/tombola-bench" startup --binary "$BIN/tombola" --data "$data/unload" --port "$PORT" --runs 1 --touch 1000 \
+                --idle-wait 15 --extra "--public Public --unload-idle-after $idle" | record "tombola-unload-$idle"
         done ;;
     floor)
         timeout 300 "$BIN/tombola-bench" floor --connections 10000 --hz 20 --seconds 10 | record floor ;;

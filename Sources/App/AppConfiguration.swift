@@ -20,6 +20,9 @@ public struct AppConfiguration: Sendable {
     public var echoEndpoint: Bool
     /// Largest body of a pool upload or import by a draw's host (`--max-pool-bytes`).
     public var maxPoolBytes: Int = defaultMaxPoolBytes
+    /// Seconds a draw may go without a page or a request before its state leaves memory
+    /// (`--unload-idle-after`; 0 never; single-box only). DrawService+Unloading.swift.
+    public var unloadIdleAfter = 600
 
     /// 16 MiB: 100,000 spreadsheet rows of up to ~160 bytes (a realistic name, id, tickets and
     /// group take 30–60), or 100,000 realistic names as JSON (1.7 MB) many times over.

@@ -86,6 +86,10 @@ public enum ServerOptions {
                help: "largest pool upload or import by a draw's host, in bytes (default 16777216; other requests: 1 MiB)") { c, v in
             if case .integer(let n) = v { c.maxPoolBytes = n }
         },
+        Option(name: "unload-idle-after", environment: "TOMBOLA_UNLOAD_IDLE_AFTER", kind: .integer(0...86_400), valueName: "S",
+               help: "unload a draw from memory after S seconds without a page or request (default 600; 0 never; at least 5)") { c, v in
+            if case .integer(let n) = v { c.unloadIdleAfter = n == 0 ? 0 : max(n, 5) }
+        },
         Option(name: "no-io-uring", environment: "TOMBOLA_NO_IO_URING", kind: .flag, valueName: "",
                help: "send with one write() per socket, not batched io_uring sends") { c, v in if case .flag(let b) = v { c.ioUring = !b } },
         Option(name: "drain-seconds", environment: "TOMBOLA_DRAIN_SECONDS", kind: .integer(0...3600), valueName: "S",

@@ -122,6 +122,11 @@ struct FanoutCommand {
         report.field("openSeconds", .double(openSeconds))
         report.field("processes", .int(processCount))
         report.field("threads", .int(options.threads))
+        let hostView = view
+        report.row("permessage-deflate", options.deflate ? "offered; host's connection: \(hostView.deflate ?? "refused"), \(hostView.compressedMessages) compressed message(s) to the host"
+                   : "not offered", key: "deflate", .bool(options.deflate))
+        report.field("deflateNegotiated", .bool(hostView.deflate != nil))
+        report.field("hostCompressedMessages", .int(hostView.compressedMessages))
         if !totals.failureReasons.isEmpty { report.row("connect failures", totals.failureReasons.summaryText, key: "failureReasons", totals.failureReasons.jsonObject) }
         report.row("run", "\(Format.seconds(seconds)) rolling at target \(hz) Hz\(revealed ? "" : " (no reveal seen)")",
                    key: "seconds", .double(seconds))

@@ -21,6 +21,11 @@ struct HostView: Sendable {
     /// Commands acknowledged (`ack`), in order.
     var acks: [String] = []
     var closeReason: String?
+    /// The permessage-deflate the host's handshake settled (what every viewer of the run gets),
+    /// as the response parameters, or nil without it.
+    var deflate: String?
+    /// Messages that reached the host compressed.
+    var compressedMessages = 0
 }
 
 /// The one host connection of a fan-out run: authenticates with the host key, then sends
@@ -36,11 +41,15 @@ final class HostShard: FleetShard {
 
     override func didOpen(_ peer: WebSocketPeer) {
         view.isOpen = true
+        view.deflate = peer.negotiatedDeflate.map { d in
+            "server_no_context_takeover=\(d.serverNoContextTakeover) client_no_context_takeover=\(d.clientNoContextTakeover) windows=\(d.serverMaxWindowBits)/\(d.clientMaxWindowBits)"
+        }
         // Its own client id: the bench's command seqs never collide with a page's (PROTOCOL.md).
         peer.send(text: #"{"type":"auth","client":"tombola-bench-\#(getpid())","key":"# + ReportJSON.quote(key) + "}")
     }
 
     override func didReceive(_ bytes: UnsafeRawBufferPointer, from peer: WebSocketPeer, at receivedAt: Double) {
+        view.compressedMessages = peer.compressedMessages
         if let tick = TickFields.parse(bytes) {
             view.ticks += 1
             if view.firstTick == nil { view.firstTick = tick.seq; view.firstTickAt = tick.at }

@@ -7,10 +7,13 @@ import Synchronization
 /// then. With `--touch N` each run then asks for draws `PREFIX-0001`…`PREFIX-N` (as `tombola
 /// generate-history` names them; each read back on first use) and reports the time that took
 /// and the RSS after. Lay down history first, e.g.
-/// `tombola generate-history --data DIR --draws 1000 --rounds 100`.
+/// `tombola generate-history --data DIR --draws 1000 --rounds 100`. With `--idle-wait S` it then
+/// waits S seconds with no request and reports the RSS again (a server with
+/// `--unload-idle-after` shorter than S has unloaded the draws by then).
 struct StartupCommand {
     static let usage = """
         tombola-bench startup --binary PATH --data DIR [--port P] [--runs 5] [--extra "ARGS"] [--touch N] [--prefix GEN]
+                               [--idle-wait SECONDS]
         """
 
     var binary: String
@@ -20,12 +23,14 @@ struct StartupCommand {
     var extra: [String]
     var touch: Int
     var prefix: String
+    var idleWait: Double
 
     struct Run {
         var healthzMs: Double
         var rssKiB: Int
         var touchMs: Double?
         var touchedRssKiB: Int?
+        var idleRssKiB: Int?
     }
 
     init(_ arguments: [String]) throws(BenchError) {
@@ -37,6 +42,7 @@ struct StartupCommand {
         extra = args.string("extra", default: "").split(separator: " ").map(String.init)
         touch = try args.int("touch", default: 0, range: 0...100_000)
         prefix = args.string("prefix", default: "GEN")
+        idleWait = try args.double("idle-wait", default: 0, range: 0...3600)
         try args.finish()
         guard access(binary, X_OK) == 0 else { throw .usage("\(binary) is not an executable") }
     }
@@ -66,6 +72,12 @@ struct StartupCommand {
             report.row("draws touched (GET /api/draws/\(prefix)-…)", "\(touch)", key: "touched", .int(touch))
             report.row("time to touch them (median)", String(format: "%.1f ms", touchMs), key: "touchMs", .double((touchMs * 10).rounded() / 10))
             report.row("RSS after touching (median)", String(format: "%.1f MiB", touched / 1024), key: "touchedRssKiB", .int(Int(touched)))
+            if idleWait > 0 {
+                let idle = Self.median(measured.compactMap { $0.idleRssKiB.map(Double.init) })
+                report.row("RSS after \(Format.seconds(idleWait)) without a request (median)", String(format: "%.1f MiB", idle / 1024),
+                           key: "idleRssKiB", .int(Int(idle)))
+                report.field("idleWaitSeconds", .double(idleWait))
+            }
         }
         return report
     }
@@ -117,6 +129,10 @@ struct StartupCommand {
                 if touch > 0 {
                     run.touchMs = try touchDraws()
                     run.touchedRssKiB = Self.rssKiB(of: process.processIdentifier)
+                    if idleWait > 0 {
+                        usleep(useconds_t(idleWait * 1_000_000))
+                        run.idleRssKiB = Self.rssKiB(of: process.processIdentifier)
+                    }
                 }
                 return run
             }

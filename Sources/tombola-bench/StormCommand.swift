@@ -105,7 +105,12 @@ struct StormCommand {
             first += count
         }
         let fleet = StormFleet(shards: shards)
-        defer { fleet.closeAll() }
+        // The loops stop while the fleet still lives: a close-grace timer that fires late (a loaded
+        // machine) must not reach a peer whose shard (its `unowned` delegate) was already freed.
+        defer {
+            fleet.closeAll()
+            group.shutdown()
+        }
         let openStarted = ContinuousClock.now
         fleet.run { $0.begin(expecting: nil) }
         let settled = fleet.waitFor(timeout: options.settleTimeout) {
@@ -180,6 +185,7 @@ struct StormCommand {
         report.row("target", options.target.url + options.path, key: "url", .string(options.target.url + options.path))
         report.row("pool", "\(pool) names of \(nameBytes) bytes; storm while \(idle ? "idle" : "rolling")", key: "pool", .int(pool))
         report.field("idle", .bool(idle))
+        report.field("deflate", .bool(options.deflate))
         report.row("viewers", "\(joined) of \(options.viewers) joined in \(Format.seconds(openSeconds))\(settled ? "" : " (not all settled)"), join p50 / p99 "
                    + "\(Format.ms(joinHistogram.percentile(50))) / \(Format.ms(joinHistogram.percentile(99)))", key: "viewers", .int(options.viewers))
         report.field("joined", .int(joined))

@@ -29,9 +29,10 @@ protocol WebSocketPeerDelegate: AnyObject {
 ///
 /// The hot path reads whole unfragmented, uncompressed text frames straight from the loop's
 /// read buffer and hands their payload to the delegate: no copy, no allocation, which is what
-/// lets one thread take a few hundred thousand ticks a second. Every other frame (control
-/// frames, fragments, compressed messages) goes whole to the client-role `WebSocketConnection`,
-/// which also masks everything we send.
+/// lets one thread take a few hundred thousand ticks a second. A whole compressed message goes
+/// to the loop's `SharedInflater` when the server compresses without context takeover (as
+/// Tombola and gorilla/websocket do). Every other frame (control frames, fragments) goes whole
+/// to the client-role `WebSocketConnection`, which also masks everything we send.
 final class WebSocketPeer: ConnectionHandler {
     /// Frames larger than this fail the connection (the server never sends such).
     static let maxFrameSize = 16 << 20
@@ -53,6 +54,12 @@ final class WebSocketPeer: ConnectionHandler {
     private var handshakeStatus: Int?
     private var handshakeTimedOut = false
     private var closeTimer: ScheduledTimer?
+    /// What permessage-deflate the handshake settled (nil: none).
+    private(set) var negotiatedDeflate: PerMessageDeflateParameters?
+    /// The loop's shared inflater, when the server compresses without context takeover.
+    private var inflater: SharedInflater?
+    /// Compressed messages this peer received.
+    private(set) var compressedMessages = 0
 
     init(index: Int, delegate: WebSocketPeerDelegate) {
         self.index = index
@@ -170,6 +177,8 @@ final class WebSocketPeer: ConnectionHandler {
             configuration: .init(maxMessageSize: Self.maxFrameSize, pingInterval: nil, idleTimeout: nil,
                                  deflate: outcome.deflate),
             now: .now)
+        negotiatedDeflate = outcome.deflate
+        if let deflate = outcome.deflate, deflate.serverNoContextTakeover { inflater = SharedInflater.forLoop(connection.loop) }
         let leftover = Array(handshakeBuffer[outcome.response.headLength...])
         handshakeBuffer = []
         self.handshake = nil
@@ -218,6 +227,17 @@ final class WebSocketPeer: ConnectionHandler {
             if first == 0x81 && second & 0x80 == 0 {
                 delegate.peer(self, receivedText: UnsafeRawBufferPointer(rebasing: bytes[(offset + header)..<(offset + header + length)]),
                               receivedAt: receivedAt)
+            } else if first == 0xC1 && second & 0x80 == 0, let inflater {
+                // FIN + RSV1 + text: a whole compressed message, inflated by the loop's stream.
+                compressedMessages += 1
+                let payload = UnsafeRawBufferPointer(rebasing: bytes[(offset + header)..<(offset + header + length)])
+                let inflated = inflater.inflate(payload, limit: Self.maxFrameSize) { text in
+                    delegate.peer(self, receivedText: text, receivedAt: receivedAt)
+                }
+                if !inflated {
+                    connection.closeNow()
+                    break
+                }
             } else {
                 handToCodec(UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + header + length)]), receivedAt: receivedAt)
             }

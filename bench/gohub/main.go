@@ -1,7 +1,8 @@
 // gohub: an idiomatic Go WebSocket hub speaking enough of Tombola's draw protocol for
 // `tombola-bench fanout` to measure it as a peer (BENCHMARKS.md, "Go hub"). One hub
 // goroutine owns the clients; each client has a writer goroutine fed by a buffered channel;
-// every tick is one websocket.PreparedMessage shared by all clients (encoded once).
+// every tick is one websocket.PreparedMessage shared by all clients (encoded once, and with
+// -compress deflated once for every client that negotiated permessage-deflate).
 //
 // Build (GOPATH mode, Debian's gorilla/websocket): bench/gohub/build.sh
 package main
@@ -153,7 +154,9 @@ func main() {
 	key := flag.String("host-key", "bench-host-key-0123", "the host key")
 	hz := flag.Int("tick-hz", 20, "ticks per second while rolling")
 	seconds := flag.Int("seconds", 600, "exit after this long (benchmarks stop by themselves)")
+	compress := flag.Bool("compress", false, "accept permessage-deflate (gorilla's EnableCompression: no context takeover, flate level 1, every message compressed; a PreparedMessage compresses once per tick)")
 	flag.Parse()
+	upgrader.EnableCompression = *compress
 	if !strings.HasPrefix(*addr, "127.") {
 		log.Fatal("loopback only")
 	}

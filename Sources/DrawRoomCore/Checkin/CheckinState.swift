@@ -63,7 +63,7 @@ public struct CheckinState: Sendable {
     var inFlight: [(entry: CheckinEntry, caller: UInt64)] = []
     /// A batch of joins is being stored.
     public internal(set) var writing = false
-    var timerArmed = false
+    public internal(set) var timerArmed = false
     var announced: (count: Int, open: Bool)? = nil
     var memberDevice: [UInt64: String] = [:]
     var deviceMembers: [String: Int] = [:]

@@ -66,6 +66,7 @@ extension DrawService {
             guard known.archived.contains(code) else { return .failure(.refused("not_archived")) }
             // Gone from the index at once: no new page or request reaches it while it is deleted.
             let room = known.rooms.removeValue(forKey: code)
+            known.lastUsed[code] = nil
             known.stored[code] = nil
             known.archived.remove(code)
             known.deleted.insert(code)
@@ -101,6 +102,7 @@ extension DrawService {
                 completion(.failure(.refused(code ?? DrawPersistence.errorCode(error))))
                 return
             }
+            known.withLock { _ = $0.dormant.removeValue(forKey: target.code) }
             completion(.success(target.code))
         })
     }

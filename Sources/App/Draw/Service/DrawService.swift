@@ -38,7 +38,7 @@ public final class DrawService: Sendable {
     let metrics: DrawMetrics
     /// Each draw's title, accent colour and logo for the screen.
     let branding: BrandingStore
-    private let group: EventLoopGroup
+    let group: EventLoopGroup
     /// The stored draws (code → host key hash) and the rooms made for them so far; which are
     /// archived, and the codes of deleted draws (never reused).
     struct KnownDraws {
@@ -46,10 +46,18 @@ public final class DrawService: Sendable {
         var rooms: [String: DrawRoom]
         var archived: Set<String> = []
         var deleted: Set<String> = []
+        /// When each room was last looked up (or seen with a page), for `--unload-idle-after`.
+        var lastUsed: [String: ContinuousClock.Instant] = [:]
+        /// Rooms whose state the idle sweep dropped, with what their next read takes up
+        /// (DrawService+Unloading.swift).
+        var dormant: [String: DormantDraw] = [:]
+
+        /// Rooms whose draw is in memory (made, not unloaded).
+        var loadedCount: Int { rooms.keys.reduce(0) { $0 + (dormant[$1] == nil ? 1 : 0) } }
     }
     let known: Lock<KnownDraws>
     /// Rooms made since the storage thread last read draws back: read together, one fsync for all.
-    private let pendingLoads = Lock<(rooms: [DrawRoom], scheduled: Bool)>(([], false))
+    private let pendingLoads = Lock<(rooms: [(room: DrawRoom, dormant: DormantDraw?)], scheduled: Bool)>(([], false))
     private let hostKeyWatch: HostKeyWatch
     /// Cluster mode (`--redis`): the draws live in Redis and `rooms` stays empty.
     let cluster: ClusterRuntime?
@@ -173,12 +181,13 @@ public final class DrawService: Sendable {
         registry.gauge("tombola_draw_rooms", help: "Draws this server holds (stored; each read into memory on its first use).") { [weak self] in
             Double(self?.known.withLock { $0.stored.count } ?? 0)
         }
-        registry.gauge("tombola_draw_rooms_loaded", help: "Draws read into memory since start-up (a room each).") { [weak self] in
-            Double(self?.known.withLock { $0.rooms.count } ?? 0)
+        registry.gauge("tombola_draw_rooms_loaded", help: "Draws in memory: read on first use, unloaded after --unload-idle-after without use.") { [weak self] in
+            Double(self?.known.withLock { $0.loadedCount } ?? 0)
         }
         registry.gauge("tombola_draw_viewers", help: "Pages connected to any draw room.") { [weak self] in
             Double(self?.known.withLock { $0.rooms.values.reduce(0) { $0 + $1.group.count } } ?? 0)
         }
+        startUnloading(idleSeconds: configuration.unloadIdleAfter)
     }
 
     /// Cluster mode: the draws are the cluster's nodes; SQLite is opened but holds no draw.
@@ -227,17 +236,25 @@ public final class DrawService: Sendable {
     /// The room of stored draw `code` (exact, or upper-cased), made on its first use: the room
     /// exists at once (one per draw, however many first requests race) and its draw is read on
     /// the storage thread; what reaches it meanwhile waits (DrawRoom+Loading.swift).
+    /// Every lookup counts as use (`--unload-idle-after`); a room the idle sweep unloaded is read
+    /// back here (DrawService+Unloading.swift).
     func localRoom(_ code: String) -> DrawRoom? {
         let loop = group.loops[0]
-        let made: (room: DrawRoom, new: Bool, archived: Bool)? = known.withLock { known in
-            func find(_ candidate: String) -> (room: DrawRoom, new: Bool, archived: Bool)? {
-                if let room = known.rooms[candidate] { return (room, false, false) }
+        let now = ContinuousClock.now
+        let made: (room: DrawRoom, new: Bool, archived: Bool, dormant: DormantDraw?)? = known.withLock { known in
+            func find(_ candidate: String) -> (room: DrawRoom, new: Bool, archived: Bool, dormant: DormantDraw?)? {
+                if let room = known.rooms[candidate] {
+                    known.lastUsed[candidate] = now
+                    guard let dormant = known.dormant.removeValue(forKey: candidate) else { return (room, false, false, nil) }
+                    return (room, false, known.archived.contains(candidate), dormant)
+                }
                 guard let hash = known.stored[candidate] else { return nil }
                 let room = DrawRoom(code: candidate, hostKeyHash: hash, loop: loop,
                                     store: SQLiteDrawStore(storage: storage, audit: audit), limiter: limiter,
                                     settings: settings, metrics: metrics)
                 known.rooms[candidate] = room
-                return (room, true, known.archived.contains(candidate))
+                known.lastUsed[candidate] = now
+                return (room, true, known.archived.contains(candidate), known.dormant.removeValue(forKey: candidate))
             }
             return find(code) ?? find(code.uppercased())
         }
@@ -246,7 +263,9 @@ public final class DrawService: Sendable {
             // Queued before anything a caller sends the new room: an archived draw is read-only from the start.
             if made.archived { made.room.setArchived(true) { _ in } }
             made.room.connect(pastDrawLinks(for: made.room.code))
-            load(made.room)
+            load(made.room, resuming: made.dormant)
+        } else if let dormant = made.dormant {
+            reloadDormant(made.room, dormant, archived: made.archived)
         }
         return made.room
     }
@@ -257,14 +276,16 @@ public final class DrawService: Sendable {
     /// The host key hash the service holds for stored draw `code` (a room made later starts with it).
     func storedHostKeyHash(_ code: String) -> String? { known.withLock { $0.stored[code] } }
 
-    /// How many stored draws have a room in memory.
-    var loadedRoomCount: Int { known.withLock { $0.rooms.count } }
+    /// How many stored draws are in memory (a room made and not unloaded).
+    var loadedRoomCount: Int { known.withLock { $0.loadedCount } }
 
     /// Reads `room`'s draw back on the storage thread, with every room made meanwhile: their
     /// `restart` commitments go in one synced transaction (one fsync for a burst of first uses).
-    private func load(_ room: DrawRoom) {
+    /// A room the idle sweep unloaded takes its pending commitment up again (`dormant`): no record,
+    /// no write.
+    func load(_ room: DrawRoom, resuming dormant: DormantDraw? = nil) {
         let first = pendingLoads.withLock { pending -> Bool in
-            pending.rooms.append(room)
+            pending.rooms.append((room, dormant))
             defer { pending.scheduled = true }
             return !pending.scheduled
         }
@@ -272,45 +293,52 @@ public final class DrawService: Sendable {
         let pendingLoads = self.pendingLoads
         let audit = self.audit
         storage.async { [weak self] database in
-            let rooms = pendingLoads.withLock { pending -> [DrawRoom] in
+            let rooms = pendingLoads.withLock { pending -> [(room: DrawRoom, dormant: DormantDraw?)] in
                 defer { pending = ([], false) }
                 return pending.rooms
             }
-            var read = [(room: DrawRoom, draw: Draw, commitment: DrawRecord, checkin: CheckinBook, interrupted: Int?)]()
-            var failed = [(room: DrawRoom, error: any Error)]()
-            for room in rooms {
+            var read = [(room: DrawRoom, draw: Draw, commitment: DrawRecord?, checkin: CheckinBook, interrupted: Int?)]()
+            var failed = [(room: DrawRoom, error: any Error, dormant: DormantDraw?)]()
+            for (room, dormant) in rooms {
                 do {
                     guard let row = try database.loadDraw(code: room.code) else {
                         throw StorageError(.notFound, detail: "draw \(room.code) is not stored")
                     }
                     var draw = try DrawPersistence.restore(row, in: database)
+                    if let dormant, dormant.resume(&draw) {
+                        read.append((room, draw, nil, try DrawPersistence.loadCheckin(code: room.code, in: database), dormant.interrupted))
+                        continue
+                    }
                     let interrupted = try DrawPersistence.interruptedRound(code: room.code, next: draw.nextRound, in: database)
                     let commitment = try draw.prepareFreshCommitment()
                     read.append((room, draw, commitment, try DrawPersistence.loadCheckin(code: room.code, in: database),
                                  interrupted))
                 } catch {
-                    failed.append((room, error))
+                    failed.append((room, error, dormant))
                 }
             }
             do {
-                try database.transaction {
+                // Only first reads store a commitment: a read back after unloading writes nothing.
+                if read.contains(where: { $0.commitment != nil }) { try database.transaction {
                     for entry in read {
+                        guard let commitment = entry.commitment else { continue }
                         let detail: JSONValue = entry.interrupted.map { .object(["interrupted": .int(Int64($0))]) } ?? .object([:])
-                        try DrawPersistence.append([entry.commitment], code: entry.room.code,
+                        try DrawPersistence.append([commitment], code: entry.room.code,
                                                    audit: (audit, AuditEntry(actor: "system", action: "restart", detail: detail)),
                                                    in: database)
                     }
-                }
+                } }
             } catch {
                 // Rolled back: the audit tails this batch advanced in memory are not on disk.
                 for entry in read { audit.forget(entry.room.code) }
-                failed += read.map { ($0.room, error) }
+                failed += read.map { entry in (entry.room, error, rooms.first { $0.room === entry.room }?.dormant) }
                 read = []
             }
             for entry in failed {
-                // Forgotten, so a later request reads the draw again.
+                // Forgotten, so a later request reads the draw again (an unloaded one still takes its commitment up).
                 self?.known.withLock { known in
                     if known.rooms[entry.room.code] === entry.room { known.rooms[entry.room.code] = nil }
+                    if let dormant = entry.dormant, known.dormant[entry.room.code] == nil { known.dormant[entry.room.code] = dormant }
                 }
                 entry.room.finishLoading(.failure(entry.error))
             }
@@ -326,9 +354,11 @@ public final class DrawService: Sendable {
     /// so a host cannot guess another draw's key through `configure` faster than through `auth`.
     private func pastDrawLinks(for code: String) -> PastDrawLinks {
         PastDrawLinks(
-            winners: { [weak self] other in self?.room(other)?.pastWinners },
+            // A room already made answers from memory, even unloaded (it keeps its winners and key
+            // digest): resolving another draw's winners does not read it back or count as its use.
+            winners: { [weak self] other in (self?.existingRoom(other) ?? self?.room(other))?.pastWinners },
             controls: { [weak self] other, key in
-                guard let self, let room = room(other) else { return false }
+                guard let self, let room = existingRoom(other) ?? room(other) else { return false }
                 let bucket = "link:" + code
                 guard limiter.allows(bucket) else { return false }
                 guard room.isHostKey(key) else {
@@ -345,7 +375,8 @@ public final class DrawService: Sendable {
                 }
             },
             load: { [weak self] codes, completion in
-                let rooms = codes.compactMap { self?.localRoom($0) }
+                // Draws whose winners are known (in memory or unloaded) need no read.
+                let rooms = codes.filter { self?.existingRoom($0)?.winners == nil }.compactMap { self?.localRoom($0) }
                 let remaining = Lock(rooms.count)
                 if rooms.isEmpty { return completion() }
                 for room in rooms {
