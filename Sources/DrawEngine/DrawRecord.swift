@@ -30,6 +30,9 @@ public struct RoundRecord: Sendable, Equatable {
     public let seed: String
     public let winners: [DrawValue]
     public let replaces: Replacement?
+    /// A draw whose winners must claim: the entrants the same sampling picks after the winners,
+    /// in order (docs/FAIRNESS.md §13); nil (no key in the record) otherwise.
+    public var alternates: [DrawValue]? = nil
 }
 
 public enum RecordBody: Sendable, Equatable {
@@ -38,6 +41,8 @@ public enum RecordBody: Sendable, Equatable {
     case entrants(hash: String, names: [String], tickets: [UInt64]? = nil, groups: [String]? = nil)
     case round(RoundRecord)
     case void(round: Int, winner: DrawValue, reason: String)
+    /// An unclaimed win passed to the round's next alternate (nil: none left); docs/FAIRNESS.md §13.
+    case pass(round: Int, winner: DrawValue, alternate: DrawValue?, reason: String)
     case clear
 
     public var kind: String {
@@ -46,6 +51,7 @@ public enum RecordBody: Sendable, Equatable {
         case .entrants: "entrants"
         case .round: "round"
         case .void: "void"
+        case .pass: "pass"
         case .clear: "clear"
         }
     }
@@ -105,9 +111,15 @@ public struct DrawRecord: Sendable, Equatable {
             members["replaces"] = r.replaces.map {
                 .object(["round": .int(Int64($0.round)), "winner": $0.winner.json, "void": .string($0.void)])
             } ?? .null
+            if let alternates = r.alternates { members["alternates"] = .array(alternates.map(\.json)) }
         case .void(let round, let winner, let reason):
             members["round"] = .int(Int64(round))
             members["winner"] = winner.json
+            members["reason"] = .string(reason)
+        case .pass(let round, let winner, let alternate, let reason):
+            members["round"] = .int(Int64(round))
+            members["winner"] = winner.json
+            members["alternate"] = alternate?.json ?? .null
             members["reason"] = .string(reason)
         case .clear:
             break
@@ -204,15 +216,33 @@ public struct DrawRecord: Sendable, Equatable {
                       let void = value["void"]?.stringValue else { throw fail("replaces") }
                 replaces = Replacement(round: round, winner: winner, void: void)
             }
+            var alternates: [DrawValue]? = nil
+            if let value = json["alternates"] {
+                guard let items = value.arrayValue else { throw fail("alternates") }
+                alternates = []
+                for item in items {
+                    guard let alternate = DrawValue(json: item) else { throw fail("alternates") }
+                    alternates!.append(alternate)
+                }
+            }
             body = .round(RoundRecord(
                 round: try int("round"), prize: try optionalString("prize"), prizeIndex: prizeIndex,
                 algorithm: try string("algorithm"), pool: pool, poolHash: try string("poolHash"),
                 eligible: UInt64(eligible), repeats: repeats, contributions: try strings("contributions"),
                 audience: try optionalString("audience"), entropy: try string("entropy"),
-                commitment: try string("commitment"), seed: try string("seed"), winners: winners, replaces: replaces))
+                commitment: try string("commitment"), seed: try string("seed"), winners: winners, replaces: replaces,
+                alternates: alternates))
         case "void":
             guard let winner = json["winner"].flatMap(DrawValue.init(json:)) else { throw fail("winner") }
             body = .void(round: try int("round"), winner: winner, reason: try string("reason"))
+        case "pass":
+            guard let winner = json["winner"].flatMap(DrawValue.init(json:)), let alternate = json["alternate"] else { throw fail("winner") }
+            var next: DrawValue? = nil
+            if !alternate.isNull {
+                guard let value = DrawValue(json: alternate) else { throw fail("alternate") }
+                next = value
+            }
+            body = .pass(round: try int("round"), winner: winner, alternate: next, reason: try string("reason"))
         case "clear":
             body = .clear
         default:

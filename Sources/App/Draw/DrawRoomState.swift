@@ -30,12 +30,16 @@ struct DrawRoomState {
         case viewers
         /// The throttled `entrants` announcement (check-in).
         case entrants
+        /// The next claim window's end (DrawRoomState+Claim.swift).
+        case claims
     }
 
     /// Who hears a command's outcome: a page (ack or error frame) or a caller of `DrawRoom.perform`.
     enum ReplyTarget: Equatable, Sendable {
         case member(UInt64)
         case caller(UInt64)
+        /// The room's own job (passing an unclaimed win): nobody waits for an answer.
+        case server
     }
 
     /// What the shell found when it checked an `auth` key (rate limit first, then the digest).
@@ -73,6 +77,8 @@ struct DrawRoomState {
         case entrantsStored(Result<Void, StoreFailure>)
         /// The page `id` carries the device cookie whose hash is `device`.
         case deviceLinked(UInt64, device: String)
+        /// A phone claims its win (REST, its device cookie hashed), answered with `.reply(caller:)`.
+        case claim(device: String, caller: UInt64)
     }
 
     enum Action {
@@ -154,6 +160,8 @@ struct DrawRoomState {
             /// `voided`: the `void` message, so every page learns the reason.
             case void(contributors: Set<UInt64>, voided: JSONValue?, reason: String)
             case checkin(CheckinChange, configText: String?)
+            /// Unclaimed wins passed on: (winner, alternate) each.
+            case pass([(String, String?)])
         }
 
         let job: Job
@@ -205,6 +213,10 @@ struct DrawRoomState {
     /// Check-in (#14): the entrant book and the joins in flight (DrawRoomState+Checkin.swift).
     var checkin = CheckinBook()
     var checkinFlow = CheckinFlow()
+    /// Claims (#26): the latest claim round's windows (DrawRoomState+Claim.swift).
+    var claims = ClaimBook()
+    /// The latest event's time (for `state.claims`' time left).
+    private(set) var now: Time?
 
     /// `draw` must already have a stored pending commitment.
     init(code: String, draw: Draw, settings: DrawRoomSettings) {
@@ -248,6 +260,7 @@ struct DrawRoomState {
 
     mutating func handle(_ event: Event, at time: Time, using random: inout some RandomNumberGenerator) -> [Action] {
         var actions: [Action] = []
+        now = time
         switch event {
         case .joined(let id, let remote):
             members[id] = Member(remote: remote)
@@ -270,6 +283,10 @@ struct DrawRoomState {
             viewersDue(at: time, &actions)
         case .timerDue(.entrants):
             entrantsDue(at: time, &actions)
+        case .timerDue(.claims):
+            claimsDue(at: time, using: &random, &actions)
+        case .claim(let device, let caller):
+            claim(device: device, caller: caller, at: time, &actions)
         case .checkinJoin(let join, let caller):
             checkinJoin(join, caller: caller, at: time, using: &random, &actions)
         case .entrantsStored(let result):
@@ -314,6 +331,7 @@ struct DrawRoomState {
             actions.append(.cancel(.motion))
             actions.append(.cancel(.viewers))
             actions.append(.cancel(.entrants))
+            actions.append(.cancel(.claims))
         }
         switch event {
         case .joined, .left, .received, .keyChecked, .hostKeyChanged, .remoteViewers, .remoteEntropy:
@@ -324,7 +342,8 @@ struct DrawRoomState {
         case .checkinJoin, .deviceLinked:
             // A join changes the snapshot once stored; a linked device only its own (see `device`).
             break
-        case .command, .timerDue, .stored, .resynchronized, .shutdown, .resumeRolling, .resumeStopping, .entrantsStored, .continueTicks:
+        case .command, .timerDue, .stored, .resynchronized, .shutdown, .resumeRolling, .resumeStopping, .entrantsStored, .continueTicks,
+             .claim:
             snapshots = [:]
         }
         return actions
@@ -382,6 +401,13 @@ struct DrawRoomState {
 
     /// A command that writes holds the queue until the write is done, so a resend or a
     /// double tap always sees the outcome of the first.
+    /// Queues the room's own command (`target: .server`) behind the host's.
+    mutating func enqueueServerJob(_ command: HostCommand, at time: Time, using random: inout some RandomNumberGenerator,
+                                   _ actions: inout [Action]) {
+        queue.append(Job(command: command, seq: nil, client: nil, awaitReveal: false, target: .server))
+        pump(at: time, using: &random, &actions)
+    }
+
     mutating func pump(at time: Time, using random: inout some RandomNumberGenerator, _ actions: inout [Action]) {
         while !isBusy, !queue.isEmpty {
             let job = queue.removeFirst()
@@ -420,6 +446,11 @@ struct DrawRoomState {
             deliver(.failure(CommandFailure(code: "entries_open")), for: job, &actions)
             return
         }
+        if claims.isOpen, job.command.waitsForClaims {
+            actions.append(.count(.refusedCommands))
+            deliver(.failure(CommandFailure(code: "claim_open")), for: job, &actions)
+            return
+        }
         if case .checkin(let command) = job.command {
             switch checkinPlan(command, at: time) {
             case .success(let plan):
@@ -434,6 +465,17 @@ struct DrawRoomState {
             switch job.command {
             case .checkin:
                 break
+            case .passUnclaimed:
+                let plan = try passPlan(at: time)
+                guard !plan.records.isEmpty else {
+                    claims.passing = false
+                    return
+                }
+                let entry = AuditEntry(actor: "server", action: "pass", detail: .object([
+                    "round": .int(Int64(claims.round ?? 0)),
+                    "passes": .array(plan.passes.map { .object(["winner": .string($0.0), "alternate": $0.1.map { .string($0) } ?? .null]) })]))
+                write(RecordBatch(command: job.command.name, records: plan.records, audit: entry), job: job, candidate: plan.candidate,
+                      then: .pass(plan.passes), &actions)
             case .start(let audience):
                 let contributions = currentContributions
                 let lockedBefore = draw.commit?.poolHash
@@ -516,7 +558,7 @@ struct DrawRoomState {
             case .void(_, _, let reason):
                 let result = candidate.lastResult?.resultMessage(voidReason: reason)
                 batch.answer = BatchAnswer(client: job.client ?? "", seq: seq, reply: CommandReply(ack: ack(job), result: result))
-            case .checkin:
+            case .checkin, .pass:
                 break
             }
         }
@@ -534,6 +576,7 @@ struct DrawRoomState {
             actions.append(.count(.refusedCommands))
             actions.append(.logError("storing \(job.command.name) of draw \(code) failed, nothing announced: \(failure.detail)"))
             deliver(.failure(CommandFailure(code: failure.code)), for: job, &actions)
+            if case .pass = write.then { passFailed(at: time, &actions) }
             resynchronizing = true
             actions.append(.resynchronize(expectedRecords: draw.recordCount))
         case .success:
@@ -583,6 +626,10 @@ struct DrawRoomState {
                     if let commit = draw.commit { broadcast(commit.message, &actions) }
                 }
                 broadcast(entrantsSettingsMessage, &actions)
+            case .pass(let passes):
+                actions.append(.count(.commands))
+                announceCheckinWinners(&actions)
+                passesStored(passes, at: time, &actions)
             }
         }
         pump(at: time, using: &random, &actions)
@@ -616,6 +663,8 @@ struct DrawRoomState {
             case .success(let reply): actions.append(.send(reply.ack.canonicalString, to: id))
             case .failure(let failure): actions.append(.send(Self.errorText(failure.code, seq: job.seq), to: id))
             }
+        case .server:
+            break
         }
     }
 
@@ -694,7 +743,7 @@ struct DrawRoomState {
     private mutating func slowDown(at time: Time, since ranAt: ContinuousClock.Instant,
                                    using random: inout some RandomNumberGenerator, _ actions: inout [Action]) {
         guard case .round(let round)? = draw.lastResult?.body, let first = round.winners.first else {
-            reveal(&actions)
+            reveal(at: time, &actions)
             return
         }
         let left = settings.slowDown - (time.instant - ranAt)
@@ -702,7 +751,7 @@ struct DrawRoomState {
         guard let delay = delays.popFirst() else {
             // No time left (a slow store, or a new owner taking over late): it lands at once.
             announceTick(first, stream: .reliable, at: time, landing: (first, 1, 1), &actions)
-            reveal(&actions)
+            reveal(at: time, &actions)
             return
         }
         motion = .slowing(remaining: delays, first: first, step: 0, steps: delays.count + 1)
@@ -720,7 +769,7 @@ struct DrawRoomState {
             guard let delay = remaining.popFirst() else {
                 announceTick(first, stream: .reliable, at: time, landing: (first, steps, steps), &actions)
                 motion = nil
-                reveal(&actions)
+                reveal(at: time, &actions)
                 return
             }
             announceTick(draw.rollingValue(using: &random), stream: .latestValue, at: time,
@@ -730,7 +779,7 @@ struct DrawRoomState {
         }
     }
 
-    private mutating func reveal(_ actions: inout [Action]) {
+    private mutating func reveal(at time: Time, _ actions: inout [Action]) {
         guard (try? draw.reveal()) != nil else { return }
         let result = draw.lastResult?.resultMessage()
         // The winners' names first, so pages show the result with them.
@@ -738,6 +787,7 @@ struct DrawRoomState {
         if let result { broadcast(result, &actions) }
         broadcastPhase(.revealed, &actions)
         if let commit = draw.commit { broadcast(commit.message, &actions) }
+        openClaims(at: time, &actions)
         let waiters = revealWaiters
         revealWaiters = []
         let reply = CommandReply(ack: .object(["type": .string("ack"), "command": .string("stop")]), result: result)
@@ -818,7 +868,7 @@ struct DrawRoomState {
         let frame = BroadcastFrame(text: buildStateText(variant))
         // A checked-in phone's snapshot (its own `me`) is nobody else's: not kept, so the cache
         // holds a handful of shared variants, not one per entrant.
-        guard variant.device == nil else { return frame }
+        guard variant.device == nil, !claims.isOpen else { return frame }
         snapshots[variant] = frame
         return frame
     }
@@ -858,6 +908,7 @@ struct DrawRoomState {
             "algorithm": .string(Fairness.algorithm),
             "contributed": contributed,
             "checkin": checkinState(host: variant.host, device: variant.device),
+            "claims": claimsJSON(at: now),
         ])
         // The settings' summary is spliced in as text, encoded once per configure.
         var text = state.canonicalString
