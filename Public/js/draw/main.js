@@ -11,6 +11,7 @@ import { DrawView } from './view.js';
 import { HostCheckin } from './checkin.js';
 import { wireBranding } from './branding.js';
 import { pastDrawsText, readPastDraws } from './pastdraws.js';
+import { ClaimPanel } from '../lib/claims.js';
 
 initLanguageSwitch();
 const code = codeFromLocation();
@@ -18,6 +19,7 @@ let hostKey = takeHostKey(code);
 const state = new HostState(code);
 state.hasKey = hostKey !== null;
 const view = new DrawView();
+new ClaimPanel(state, { role: 'host' }); // claimed / not claimed, live (issue #26)
 new StageModes(state); // reels, wheel or names when the draw or its prize tier asks (issue #26)
 
 const { socket, command } = connectRoom(state, {

@@ -11,6 +11,7 @@ import { ScreenState } from './state.js';
 import { ScreenView } from './view.js';
 import { Sound } from './sound.js';
 import { applyBranding, fetchBranding } from '../lib/branding.js';
+import { ClaimPanel } from '../lib/claims.js';
 
 // `?overlay`: the stream-overlay view for OBS's browser source (README, "Streaming"):
 // transparent background, only the stage, no chrome.
@@ -33,6 +34,7 @@ state.hasKey = hostKey !== null;
 const view = new ScreenView();
 new StageModes(state); // reels, wheel or names when the draw or its prize tier asks (issue #26)
 const sound = new Sound();
+new ClaimPanel(state, { role: 'screen' }); // claim countdowns (issue #26)
 
 const { socket, command } = connectRoom(state, {
   hostKey,

@@ -8,6 +8,7 @@ import { WatchState } from './state.js';
 import { WatchView } from './view.js';
 import { JoinPanel, join, myEntry } from './checkin.js';
 import { applyBranding, fetchBranding } from '../lib/branding.js';
+import { ClaimPanel } from '../lib/claims.js';
 
 initLanguageSwitch();
 const state = new WatchState(codeFromLocation());
@@ -16,6 +17,7 @@ new StageModes(state); // reels, wheel or names when the draw or its prize tier 
 const { socket } = connectRoom(state);
 attachConnectionUI(socket);
 const panel = new JoinPanel();
+new ClaimPanel(state, { role: 'phone' }); // the winner's "Tap to claim" (issue #26)
 
 panel.bindJoin(async (body) => {
   panel.setBusy(true);

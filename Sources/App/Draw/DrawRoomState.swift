@@ -471,7 +471,7 @@ struct DrawRoomState {
                     claims.passing = false
                     return
                 }
-                let entry = AuditEntry(actor: "server", action: "pass", detail: .object([
+                let entry = AuditEntry(actor: "system", action: "pass", detail: .object([
                     "round": .int(Int64(claims.round ?? 0)),
                     "passes": .array(plan.passes.map { .object(["winner": .string($0.0), "alternate": $0.1.map { .string($0) } ?? .null]) })]))
                 write(RecordBatch(command: job.command.name, records: plan.records, audit: entry), job: job, candidate: plan.candidate,
