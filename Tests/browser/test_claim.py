@@ -94,6 +94,7 @@ def test_a_claimed_win_stays_and_an_unclaimed_one_passes_to_the_next_alternate(s
         page.wait_js("window.tombola.state.board()[0].winners.some((w) => !w.voided && w.value === '%s')" % alternate, TIMEOUT)
         page.wait_js("window.tombola.state.board()[0].winners.some((w) => w.voided && w.value === '%s'"
                      " && w.reason === 'not claimed in %d s')" % (absent, SECONDS), TIMEOUT)
+    screen.wait_js("window.tombola.state.tick.value === '%s'" % alternate, TIMEOUT)  # the stage shows the alternate
     text = screen.find_element(By.CSS_SELECTOR, "[data-claims]").text
     assert "Not claimed in %d s" % SECONDS in text
     # The alternate gets the same window and claims it.

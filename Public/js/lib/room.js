@@ -341,6 +341,8 @@ export class DrawRoom extends EventTarget {
     if (i >= 0 && msg.alternate !== null) entry.winners[i] = msg.alternate;
     else if (i >= 0) entry.winners.splice(i, 1);
     if (!entry.voided.some((v) => sameWinner(v.winner, msg.winner))) entry.voided.push({ winner: msg.winner, reason: msg.reason ?? null });
+    // The stage shows the alternate where it showed the unclaimed winner.
+    if (msg.alternate !== null && sameWinner(this.tick?.value, msg.winner)) this.tick = { value: msg.alternate };
   }
 
   /** This device's claim window in the latest claim round (#26), or null. */
