@@ -158,7 +158,9 @@ public struct Draw: Sendable {
             voidedThisSession.insert(winner)
             keptWinners.void(winner)
         case .pass(let round, let winner, let alternate, let reason):
-            guard applyPass(round: round, winner: winner, reason: reason) == alternate else { throw .corruptHistory }
+            guard board.contains(where: { $0.round == round && $0.winners.contains(winner) }),
+                  nextAlternate(round: round) == alternate else { throw .corruptHistory }
+            _ = applyPass(round: round, winner: winner, reason: reason)
         case .clear:
             board = []
             winnersThisSession = []

@@ -69,6 +69,13 @@ import Testing
         #expect(report.checks.last?.problem == "pass is not to the next alternate (rule C3)")
         // A restore refuses it too.
         #expect(throws: DrawError.corruptHistory) { _ = try Draw(config: h.draw.config, restoring: forged) }
+        // A pass of someone who is not a current winner fails C2, and a restore refuses it.
+        var stranger = Array(h.records)
+        let nobody = RecordBody.pass(round: 1, winner: alternates[1], alternate: nil, reason: "not claimed in 30 s")
+        stranger.append(DrawRecord(index: stranger.count, at: 1, prev: stranger.last!.hash, body: nobody))
+        #expect(RoundVerifier.verify(records: stranger.map(\.json)).checks.last?.problem
+                == "passed winner not a current winner of the latest round (rule C2)")
+        #expect(throws: DrawError.corruptHistory) { _ = try Draw(config: h.draw.config, restoring: stranger) }
         // Tampered alternates in the round record fail C1.
         var json = try #require(h.records.last { $0.kind == "round" }?.json.objectValue)
         json["alternates"] = .array(alternates.reversed().map(\.json))
