@@ -16,7 +16,8 @@ enum APIError {
         case "draw_archived", "not_archived", "default_draw", "draw_linked": .conflict
         case "not_supported": .notImplemented
         case "not_checkin", "entries_open", "entries_closed", "already_joined", "duplicate_value", "entries_full": .conflict
-        case "bad_code": .forbidden
+        case "bad_code", "not_winner": .forbidden
+        case "claim_closed", "claim_open": .conflict
         case "no_entry", "unknown_entrant": .notFound
         case "too_large", "logo_too_large", "media_too_large": .contentTooLarge
         case "bad_logo", "bad_media": .unsupportedMediaType

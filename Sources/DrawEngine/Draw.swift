@@ -14,6 +14,9 @@ public struct BoardRound: Sendable, Equatable {
     public let prizeIndex: Int?
     public internal(set) var winners: [DrawValue]
     public internal(set) var voided: [VoidedWinner]
+    /// A round whose winners must claim: its alternates in order, and how many passes used them.
+    public internal(set) var alternates: [DrawValue] = []
+    public internal(set) var passes = 0
 }
 
 /// What the `commit` message publishes before a round can start: the commitment and pool lock,
@@ -82,7 +85,7 @@ public struct Draw: Sendable {
     }
 
     public internal(set) var phase: DrawPhase = .idle
-    public private(set) var board: [BoardRound] = []
+    public internal(set) var board: [BoardRound] = []
     /// The highest round number drawn so far (rounds continue across Clear).
     public private(set) var lastRound = 0
     public private(set) var recordCount = 0
@@ -105,7 +108,7 @@ public struct Draw: Sendable {
     private var pastWinners: [PastWinners] = []
     /// Every winner in the chain not voided since (all sessions), counted per win (a person
     /// who won twice, one win voided, still holds the other): what other draws exclude.
-    private var keptWinners = WinCount()
+    var keptWinners = WinCount()
     /// After a restore: the last stored commitment no round has used yet (`resumeCommitment`).
     private var unusedCommitment: String?
     /// The entry tree's root of the latest list a lock named (`EntryTree`).
@@ -146,7 +149,7 @@ public struct Draw: Sendable {
                 board[b].winners += round.winners
             } else {
                 board.append(BoardRound(round: round.round, prize: round.prize, prizeIndex: round.prizeIndex,
-                                        winners: round.winners, voided: []))
+                                        winners: round.winners, voided: [], alternates: round.alternates ?? []))
                 lastRound = max(lastRound, round.round)
             }
             winnersThisSession.formUnion(round.winners)
@@ -159,6 +162,10 @@ public struct Draw: Sendable {
             board[b].voided.append(VoidedWinner(winner: winner, reason: reason))
             voidedThisSession.insert(winner)
             keptWinners.void(winner)
+        case .pass(let round, let winner, let alternate, let reason):
+            guard board.contains(where: { $0.round == round && $0.winners.contains(winner) }),
+                  nextAlternate(round: round) == alternate else { throw .corruptHistory }
+            _ = applyPass(round: round, winner: winner, reason: reason)
         case .clear:
             board = []
             winnersThisSession = []
@@ -344,7 +351,8 @@ public struct Draw: Sendable {
         let roundRecord = append(.round(round), at: at)
         records.append(roundRecord)
         lastResult = roundRecord
-        board.append(BoardRound(round: round.round, prize: round.prize, prizeIndex: round.prizeIndex, winners: round.winners, voided: []))
+        board.append(BoardRound(round: round.round, prize: round.prize, prizeIndex: round.prizeIndex, winners: round.winners, voided: [],
+                                alternates: round.alternates ?? []))
         winnersThisSession.formUnion(round.winners)
         keptWinners.add(round.winners)
         lastRound = round.round
@@ -497,7 +505,7 @@ public struct Draw: Sendable {
                           hostExcluded: host, plan: plan)
     }
 
-    private mutating func relock() {
+    mutating func relock() {
         lock = Self.makeLock(validated, winners: winnersThisSession, voided: voidedThisSession, extra: [], prize: currentPrize,
                              past: pastWinners)
     }
@@ -519,22 +527,27 @@ public struct Draw: Sendable {
     func derive(round: Int, seed: Seed, key: Seed?, commitment: String, lock: Lock, frozen: Frozen,
                 prize: String?, prizeIndex: Int?, replaces: Replacement?) -> RoundRecord {
         let n = lock.pool.count
+        // A claim draw's alternates continue the same sampling past the winners (FAIRNESS.md §15).
+        let alternates = replaces == nil ? config.claim.map { min($0.alternates, Int(clamping: n) - frozen.count) } : nil
+        let count = frozen.count + max(0, alternates ?? 0)
         let positions: [UInt64]
         let algorithm: String
         if let tickets = validated.tickets {
             algorithm = Fairness.weightedAlgorithm
             positions = key.map { key in Fairness.weightedPositions(seed: key, round: round, poolHash: Hex.decode(lock.hash)!, entropy: frozen.entropy,
-                                                   weights: lock.pool.eligibleIndices().map { tickets[$0] }, count: frozen.count) } ?? []
+                                                   weights: lock.pool.eligibleIndices().map { tickets[$0] }, count: count) } ?? []
         } else {
             algorithm = Fairness.algorithm
             positions = key.map { key in Fairness.winnerPositions(seed: key, round: round, poolHash: Hex.decode(lock.hash)!,
-                                                 entropy: frozen.entropy, eligible: n, count: frozen.count) } ?? []
+                                                 entropy: frozen.entropy, eligible: n, count: count) } ?? []
         }
+        let picked = positions.map(lock.pool.element(at:))
         return RoundRecord(
             round: round, prize: prize, prizeIndex: prizeIndex, algorithm: algorithm, pool: lock.spec,
             poolHash: lock.hash, eligible: n, repeats: config.repeats, contributions: frozen.contributions.map(\.hex),
             audience: frozen.audience, entropy: Hex.encode(frozen.entropy), commitment: commitment, seed: seed.hex,
-            winners: positions.map(lock.pool.element(at:)), replaces: replaces)
+            winners: Array(picked.prefix(frozen.count)), replaces: replaces,
+            alternates: alternates == nil ? nil : Array(picked.dropFirst(frozen.count)))
     }
 
     /// The eligible set of docs/FAIRNESS.md §3: exclusions, voided, earlier winners unless repeats, `extra`,

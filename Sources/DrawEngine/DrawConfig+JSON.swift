@@ -63,7 +63,15 @@ extension DrawConfig {
             mask: try reader.optional(members, "mask") { (value, reader) throws(DrawConfigDecodingError) in
                 guard let mask = NameMask(rawValue: try reader.string(value)) else { throw reader.failure() }
                 return mask
-            } ?? NameMask.none)
+            } ?? NameMask.none,
+            claim: try reader.optional(members, "claim") { (value, reader) throws(DrawConfigDecodingError) in
+                // `{"seconds":30,"alternates":3}` (either may be left out), or false/null for none.
+                if case .bool(false) = value { return nil }
+                let claim = try reader.object(value)
+                return ClaimSetting(
+                    seconds: Int(try reader.optional(claim, "seconds") { (v, r) throws(DrawConfigDecodingError) in try r.integer(v) } ?? 30),
+                    alternates: Int(try reader.optional(claim, "alternates") { (v, r) throws(DrawConfigDecodingError) in try r.integer(v) } ?? 3))
+            } ?? nil)
     }
 
     /// The settings with every key, as stored and as `state.config` carries them (canonical
@@ -105,6 +113,7 @@ extension DrawConfig {
         // Only when set: the settings (and their hash) of a draw that never chose a mode stay as they were.
         if mode != .number { members["mode"] = .string(mode.rawValue) }
         if mask != .none { members["mask"] = .string(mask.rawValue) }
+        if let claim { members["claim"] = .object(["seconds": .int(Int64(claim.seconds)), "alternates": .int(Int64(claim.alternates))]) }
         return .object(members)
     }
 }

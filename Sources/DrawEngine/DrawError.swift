@@ -54,6 +54,8 @@ public enum DrawError: Error, Equatable, Sendable, CaseIterable {
     case badPastDraw
     /// `excludeWinnersOf` links a draw without its host key (or with a wrong one).
     case pastDrawKey
+    /// `claim`: seconds outside 10…600, alternates outside 1…20, or a pool other than check-in.
+    case badClaim
 
     public var code: String {
         switch self {
@@ -82,6 +84,7 @@ public enum DrawError: Error, Equatable, Sendable, CaseIterable {
         case .noneEligible: "none_eligible"
         case .badPastDraw: "bad_past_draw"
         case .pastDrawKey: "past_draw_key"
+        case .badClaim: "bad_claim"
         }
     }
 }

@@ -30,6 +30,9 @@ public struct RoundRecord: Sendable, Equatable {
     public let seed: String
     public let winners: [DrawValue]
     public let replaces: Replacement?
+    /// A draw whose winners must claim: the entrants the same sampling picks after the winners,
+    /// in order (docs/FAIRNESS.md §13); nil (no key in the record) otherwise.
+    public var alternates: [DrawValue]? = nil
 }
 
 public enum RecordBody: Sendable, Equatable {
@@ -40,6 +43,8 @@ public enum RecordBody: Sendable, Equatable {
     case lock(LockRecord)
     case round(RoundRecord)
     case void(round: Int, winner: DrawValue, reason: String)
+    /// An unclaimed win passed to the round's next alternate (nil: none left); docs/FAIRNESS.md §15.
+    case pass(round: Int, winner: DrawValue, alternate: DrawValue?, reason: String)
     case clear
     /// A beacon-sealed round's lock, its drand value, or its void (docs/FAIRNESS.md §13).
     case beacon(BeaconLock)
@@ -53,6 +58,7 @@ public enum RecordBody: Sendable, Equatable {
         case .lock: "lock"
         case .round: "round"
         case .void: "void"
+        case .pass: "pass"
         case .clear: "clear"
         case .beacon: "beacon"
         case .beaconValue: "beaconValue"
@@ -107,6 +113,11 @@ public struct DrawRecord: Sendable, Equatable {
             members["round"] = .int(Int64(round))
             members["winner"] = winner.json
             members["reason"] = .string(reason)
+        case .pass(let round, let winner, let alternate, let reason):
+            members["round"] = .int(Int64(round))
+            members["winner"] = winner.json
+            members["alternate"] = alternate?.json ?? .null
+            members["reason"] = .string(reason)
         case .clear:
             break
         }
@@ -140,6 +151,7 @@ public struct DrawRecord: Sendable, Equatable {
         members["replaces"] = r.replaces.map {
             .object(["round": .int(Int64($0.round)), "winner": $0.winner.json, "void": .string($0.void)])
         } ?? .null
+        if let alternates = r.alternates { members["alternates"] = .array(alternates.map(\.json)) }
         return members
     }
 
@@ -192,6 +204,14 @@ public struct DrawRecord: Sendable, Equatable {
         case "void":
             guard let winner = json["winner"].flatMap(DrawValue.init(json:)) else { throw fail("winner") }
             body = .void(round: try f.int("round"), winner: winner, reason: try f.string("reason"))
+        case "pass":
+            guard let winner = json["winner"].flatMap(DrawValue.init(json:)), let alternate = json["alternate"] else { throw fail("winner") }
+            var next: DrawValue? = nil
+            if !alternate.isNull {
+                guard let value = DrawValue(json: alternate) else { throw fail("alternate") }
+                next = value
+            }
+            body = .pass(round: try f.int("round"), winner: winner, alternate: next, reason: try f.string("reason"))
         case "clear":
             body = .clear
         default:
@@ -229,12 +249,22 @@ public struct DrawRecord: Sendable, Equatable {
                   let void = value["void"]?.stringValue else { throw f.fail("replaces") }
             replaces = Replacement(round: round, winner: winner, void: void)
         }
+        var alternates: [DrawValue]? = nil
+        if let value = json["alternates"] {
+            guard let items = value.arrayValue else { throw f.fail("alternates") }
+            alternates = []
+            for item in items {
+                guard let alternate = DrawValue(json: item) else { throw f.fail("alternates") }
+                alternates!.append(alternate)
+            }
+        }
         return RoundRecord(
             round: try f.int("round"), prize: try f.optionalString("prize"), prizeIndex: prizeIndex,
             algorithm: try f.string("algorithm"), pool: pool, poolHash: try f.string("poolHash"),
             eligible: UInt64(eligible), repeats: repeats, contributions: try f.strings("contributions"),
             audience: try f.optionalString("audience"), entropy: try f.string("entropy"),
-            commitment: try f.string("commitment"), seed: try f.string("seed"), winners: winners, replaces: replaces)
+            commitment: try f.string("commitment"), seed: try f.string("seed"), winners: winners, replaces: replaces,
+            alternates: alternates)
     }
 
     /// `hex(SHA256(canon(record without "hash")))`; equals `hash` unless the record was altered.

@@ -48,6 +48,9 @@ public enum PastWinnersCheck {
             switch record.body {
             case .round(let round): kept.add(round.winners)
             case .void(_, let winner, _): kept.void(winner)
+            case .pass(_, let winner, let alternate, _):
+                kept.void(winner)
+                if let alternate { kept.add([alternate]) }
             default: break
             }
         }

@@ -82,6 +82,8 @@ private struct ChainState {
     var session = [Int: [DrawValue]]()
     var ever = Set<DrawValue>()
     var voided = Set<DrawValue>()
+    /// Claims (§15): each round's alternates and how many passes used them.
+    var alternates = [Int: (list: [DrawValue], used: Int)]()
     var lists = [String: (names: [String], tickets: [UInt64]?, groups: [String]?)]()
     /// Base index of each name, per list hash, built on the first round that needs it.
     var nameIndices = [String: [DrawValue: Int64]]()
@@ -167,6 +169,8 @@ private struct ChainState {
             session[round] = won
             voided.insert(winner)
             pendingVoid = record
+        case .pass(let round, let winner, let alternate, _):
+            try checkPass(round: round, winner: winner, alternate: alternate)
         case .clear:
             sessionPrize = [:]
             session = [:]
@@ -231,6 +235,8 @@ private struct ChainState {
         guard let pool = EligiblePool(spec: r.pool, entrants: entrants) else { throw RecordError(reason: "removed set") }
         let n = pool.count
         try require(n == r.eligible && !r.winners.isEmpty && UInt64(r.winners.count) <= n, "eligible count")
+        let drawn = r.winners.count + (r.alternates?.count ?? 0)
+        try require(r.alternates == nil || (r.replaces == nil && pendingVoid == nil && UInt64(drawn) <= n), ClaimRules.replacementAlternates)
         try require(pendingVoid == nil || r.winners.count == 1, RoundRules.replacementCount)
         try checkRemoved(r)
         if let filter {
@@ -249,13 +255,18 @@ private struct ChainState {
         let positions: [UInt64]
         if let tickets {
             positions = Fairness.weightedPositions(seed: key ?? seed, round: r.round, poolHash: Hex.decode(r.poolHash)!, entropy: entropy,
-                                                   weights: pool.eligibleIndices().map { tickets[$0] }, count: r.winners.count)
+                                                   weights: pool.eligibleIndices().map { tickets[$0] }, count: drawn)
         } else {
             positions = Fairness.winnerPositions(seed: key ?? seed, round: r.round, poolHash: Hex.decode(r.poolHash)!,
-                                                 entropy: entropy, eligible: n, count: r.winners.count)
+                                                 entropy: entropy, eligible: n, count: drawn)
         }
-        let recomputed = positions.map(pool.element(at:))
+        let picked = positions.map(pool.element(at:))
+        let recomputed = Array(picked.prefix(r.winners.count))
         try require(recomputed == r.winners, "winners differ: recomputed \(recomputed.map(\.description))")
+        if let listed = r.alternates {
+            let next = Array(picked.dropFirst(r.winners.count))
+            try require(next == listed, ClaimRules.alternatesDiffer + ": recomputed \(next.map(\.description))")
+        }
         let winners = Set(r.winners)
         if let void = pendingVoid, case .void(let round, let winner, _) = void.body {
             try require(r.replaces == Replacement(round: round, winner: winner, void: void.hash) && r.round == round, "replacement")
@@ -265,6 +276,7 @@ private struct ChainState {
             lastRound = r.round
             session[r.round] = []
             sessionPrize[r.round] = LockCheck.Tier(index: r.prizeIndex, name: r.prize)
+            alternates[r.round] = r.alternates.map { ($0, 0) }
         }
         try require(r.repeats || winners.isDisjoint(with: ever), "repeat winner")
         try require(winners.isDisjoint(with: voided), "voided winner drawn again")
@@ -305,6 +317,29 @@ private struct ChainState {
             default: nil
             }
         })
+    }
+
+    /// A pass (§15): the winner is a current winner of the latest round, and the win goes to the
+    /// round's next unused alternate (none when every one was used), who is not a winner already.
+    mutating func checkPass(round: Int, winner: DrawValue, alternate: DrawValue?) throws(RecordError) {
+        func require(_ condition: Bool, _ reason: String) throws(RecordError) {
+            if !condition { throw RecordError(reason: reason) }
+        }
+        var won = session[round] ?? []
+        try require(round == lastRound && won.contains(winner) && !voided.contains(winner), ClaimRules.passedNotCurrent)
+        let entry = alternates[round] ?? ([], 0)
+        let next = entry.used < entry.list.count ? entry.list[entry.used] : nil
+        try require(alternate == next, ClaimRules.notNextAlternate)
+        if let alternate {
+            try require(!won.contains(alternate) && !voided.contains(alternate), ClaimRules.alternateTaken)
+            won[won.firstIndex(of: winner)!] = alternate
+            ever.insert(alternate)
+        } else {
+            won.remove(at: won.firstIndex(of: winner)!)
+        }
+        session[round] = won
+        voided.insert(winner)
+        alternates[round] = (entry.list, entry.used + 1)
     }
 
     /// The pool object is closed (docs/FAIRNESS.md §3): it reads back as exactly what was parsed
@@ -372,4 +407,13 @@ enum RoundRules {
         }
         return low < sorted.count && sorted[low] == value
     }
+}
+
+/// The rules of docs/FAIRNESS.md §15 (claims and alternates), as every verifier words them.
+enum ClaimRules {
+    static let alternatesDiffer = "alternates differ (rule C1)"
+    static let replacementAlternates = "alternates on a replacement or beyond the pool (rule C1)"
+    static let passedNotCurrent = "passed winner not a current winner of the latest round (rule C2)"
+    static let notNextAlternate = "pass is not to the next alternate (rule C3)"
+    static let alternateTaken = "pass to an alternate already a winner or voided (rule C3)"
 }

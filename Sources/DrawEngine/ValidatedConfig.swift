@@ -119,6 +119,10 @@ struct ValidatedConfig: Sendable {
             if case .range = input.pool { throw .badPastDraw }
             config.excludeWinnersOf.append(PastDraw(code: code))
         }
+        if let claim = input.claim {
+            guard case .checkin = input.pool, ClaimSetting.secondsRange.contains(claim.seconds),
+                  ClaimSetting.alternatesRange.contains(claim.alternates) else { throw .badClaim }
+        }
 
         self.config = config
         self.duplicates = duplicates

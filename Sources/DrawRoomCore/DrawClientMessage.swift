@@ -13,9 +13,12 @@ public enum HostCommand: Sendable {
     case checkin(CheckinCommand)
     /// A new pool, the other settings kept (`PUT /api/draws/<code>/pool`); acknowledged as `configure`.
     case replacePool(PoolConfig)
+    /// The room's own job, never sent by a page: pass the wins whose claim windows ended (#26).
+    case passUnclaimed
 
     public var name: String {
         switch self {
+        case .passUnclaimed: "pass"
         case .checkin(let command): command.name
         case .start: "start"
         case .stop: "stop"

@@ -93,6 +93,11 @@ public enum DrawErrorText {
         "media_too_large": "A prize picture must be at most 256 KiB and prize music at most 4 MiB.",
         "no_media": "This prize has no such picture or music.",
         "past_draw_key": "To exclude the winners of another draw, give that draw's host key.",
+        // Claims (#26)
+        "bad_claim": "Claims need a check-in pool, a window of 10 to 600 seconds and 1 to 20 alternates.",
+        "not_winner": "This phone has no win to claim now.",
+        "claim_closed": "The time to claim has run out: the prize passed to the next alternate.",
+        "claim_open": "Winners are still claiming: wait until every claim window has ended.",
         // Spreadsheet import (the whole import is refused; `line` says where)
         "import_too_large": "The import is larger than the server accepts.",
         "import_field_too_large": "A cell is longer than 1,000 bytes.",

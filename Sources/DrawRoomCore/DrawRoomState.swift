@@ -33,12 +33,16 @@ public struct DrawRoomState {
         case viewers
         /// The throttled `entrants` announcement (check-in).
         case entrants
+        /// The next claim window's end (DrawRoomState+Claim.swift).
+        case claims
     }
 
     /// Who hears a command's outcome: a page (ack or error frame) or a caller of `DrawRoom.perform`.
     public enum ReplyTarget: Equatable, Sendable {
         case member(UInt64)
         case caller(UInt64)
+        /// The room's own job (passing an unclaimed win): nobody waits for an answer.
+        case server
     }
 
     /// What the shell found when it checked an `auth` key (rate limit first, then the digest).
@@ -76,6 +80,8 @@ public struct DrawRoomState {
         case entrantsStored(Result<Void, StoreFailure>)
         /// The page `id` carries the device cookie whose hash is `device`.
         case deviceLinked(UInt64, device: String)
+        /// A phone claims its win (REST, its device cookie hashed), answered with `.reply(caller:)`.
+        case claim(device: String, caller: UInt64)
     }
 
     public enum Action {
@@ -173,6 +179,8 @@ public struct DrawRoomState {
             /// `voided`: the `void` message, so every page learns the reason.
             case void(contributors: Set<UInt64>, voided: JSONValue?, reason: String)
             case checkin(CheckinChange, configText: String?)
+            /// Unclaimed wins passed on: (winner, alternate) each.
+            case pass([(String, String?)])
         }
 
         public let job: Job
@@ -228,6 +236,10 @@ public struct DrawRoomState {
     /// Check-in (#14): the entrant book and the joins in flight, a sub-machine of its own
     /// (CheckinState.swift; the room's side of it: DrawRoomState+Checkin.swift).
     public var checkin = CheckinState()
+    /// Claims (#26): the latest claim round's windows (DrawRoomState+Claim.swift).
+    public var claims = ClaimBook()
+    /// The latest event's time (for `state.claims`' time left).
+    public private(set) var now: Time?
 
     /// The `state` snapshot of one page, as text. `key` is set when the text is shared by every
     /// page of its variant until something it shows changes (a new `generation`).
@@ -291,6 +303,7 @@ public struct DrawRoomState {
 
     public mutating func handle(_ event: Event, at time: Time, using random: inout some RandomNumberGenerator) -> [Action] {
         var actions: [Action] = []
+        now = time
         switch event {
         case .joined(let id, let remote):
             members[id] = Member(remote: remote)
@@ -313,6 +326,10 @@ public struct DrawRoomState {
             viewersDue(at: time, &actions)
         case .timerDue(.entrants):
             checkin.announcementDue(at: time, &actions)
+        case .timerDue(.claims):
+            claimsDue(at: time, using: &random, &actions)
+        case .claim(let device, let caller):
+            claim(device: device, caller: caller, at: time, &actions)
         case .checkinJoin(let join, let caller):
             checkinJoin(join, caller: caller, at: time, using: &random, &actions)
         case .entrantsStored(let result):
@@ -356,6 +373,7 @@ public struct DrawRoomState {
             actions.append(.cancel(.motion))
             actions.append(.cancel(.viewers))
             actions.append(.cancel(.entrants))
+            actions.append(.cancel(.claims))
         }
         switch event {
         case .joined, .left, .received, .keyChecked, .hostKeyChanged, .remoteViewers, .remoteEntropy:
@@ -366,7 +384,8 @@ public struct DrawRoomState {
         case .checkinJoin, .deviceLinked:
             // A join changes the snapshot once stored; a linked device only its own (see `device`).
             break
-        case .command, .timerDue, .stored, .resynchronized, .shutdown, .resumeRolling, .resumeStopping, .entrantsStored, .continueTicks:
+        case .command, .timerDue, .stored, .resynchronized, .shutdown, .resumeRolling, .resumeStopping, .entrantsStored, .continueTicks,
+             .claim:
             snapshots = [:]
         }
         return actions
@@ -427,6 +446,13 @@ public struct DrawRoomState {
 
     /// A command that writes holds the queue until the write is done, so a resend or a
     /// double tap always sees the outcome of the first.
+    /// Queues the room's own command (`target: .server`) behind the host's.
+    mutating func enqueueServerJob(_ command: HostCommand, at time: Time, using random: inout some RandomNumberGenerator,
+                                   _ actions: inout [Action]) {
+        queue.append(Job(command: command, seq: nil, client: nil, awaitReveal: false, target: .server))
+        pump(at: time, using: &random, &actions)
+    }
+
     public mutating func pump(at time: Time, using random: inout some RandomNumberGenerator, _ actions: inout [Action]) {
         while !isBusy, !queue.isEmpty {
             let job = queue.removeFirst()
@@ -465,6 +491,11 @@ public struct DrawRoomState {
             deliver(.failure(CommandFailure(code: "entries_open")), for: job, &actions)
             return
         }
+        if claims.isOpen, job.command.waitsForClaims {
+            actions.append(.count(.refusedCommands))
+            deliver(.failure(CommandFailure(code: "claim_open")), for: job, &actions)
+            return
+        }
         if case .checkin(let command) = job.command {
             switch checkinPlan(command, at: time) {
             case .success(let plan):
@@ -479,6 +510,17 @@ public struct DrawRoomState {
             switch job.command {
             case .checkin:
                 break
+            case .passUnclaimed:
+                let plan = try passPlan(at: time)
+                guard !plan.records.isEmpty else {
+                    claims.passing = false
+                    return
+                }
+                let entry = AuditEntry(actor: "system", action: "pass", detail: .object([
+                    "round": .int(Int64(claims.round ?? 0)),
+                    "passes": .array(plan.passes.map { .object(["winner": .string($0.0), "alternate": $0.1.map { .string($0) } ?? .null]) })]))
+                write(RecordBatch(command: job.command.name, records: plan.records, audit: entry), job: job, candidate: plan.candidate,
+                      then: .pass(plan.passes), &actions)
             case .start(let audience):
                 let contributions = currentContributions
                 let lockedBefore = draw.commit?.poolHash
@@ -561,7 +603,7 @@ public struct DrawRoomState {
             case .void(_, _, let reason):
                 let result = candidate.lastResult?.resultMessage(voidReason: reason)
                 batch.answer = BatchAnswer(client: job.client ?? "", seq: seq, reply: CommandReply(ack: ack(job), result: result))
-            case .checkin:
+            case .checkin, .pass:
                 break
             }
         }
@@ -579,6 +621,7 @@ public struct DrawRoomState {
             actions.append(.count(.refusedCommands))
             actions.append(.logError("storing \(job.command.name) of draw \(code) failed, nothing announced: \(failure.detail)"))
             deliver(.failure(CommandFailure(code: failure.code)), for: job, &actions)
+            if case .pass = write.then { passFailed(at: time, &actions) }
             resynchronizing = true
             actions.append(.resynchronize(expectedRecords: draw.recordCount))
         case .success:
@@ -603,6 +646,7 @@ public struct DrawRoomState {
                 announcePhase(.idle, &actions)
                 // The board is empty: what is left and what the next round draws changed.
                 if let commit = draw.commit { actions.append(.announce(.commit(commit))) }
+        openClaims(at: time, &actions)
             case .configure(_, let duplicates):
                 adoptConfig(draw.config.publicText)
                 succeed(job, CommandReply(ack: ack(job, ["duplicates": .array(duplicates.map { .string($0) })])), &actions)
@@ -628,6 +672,10 @@ public struct DrawRoomState {
                     if let commit = draw.commit { actions.append(.announce(.commit(commit))) }
                 }
                 actions.append(.announce(.entrantsSettings(checkin.entrantsSettingsMessage)))
+            case .pass(let passes):
+                actions.append(.count(.commands))
+                announceCheckinWinners(&actions)
+                passesStored(passes, at: time, &actions)
             }
         }
         pump(at: time, using: &random, &actions)
@@ -661,6 +709,8 @@ public struct DrawRoomState {
             case .success(let reply): actions.append(.send(.ack(reply.ack), to: id))
             case .failure(let failure): actions.append(.send(.error(code: failure.code, seq: job.seq), to: id))
             }
+        case .server:
+            break
         }
     }
 
@@ -732,7 +782,7 @@ public struct DrawRoomState {
     private mutating func slowDown(at time: Time, since ranAt: ContinuousClock.Instant,
                                    using random: inout some RandomNumberGenerator, _ actions: inout [Action]) {
         guard case .round(let round)? = draw.lastResult?.body, let first = round.winners.first else {
-            reveal(&actions)
+            reveal(at: time, &actions)
             return
         }
         let left = settings.slowDown - (time.instant - ranAt)
@@ -740,7 +790,7 @@ public struct DrawRoomState {
         guard let delay = delays.popFirst() else {
             // No time left (a slow store, or a new owner taking over late): it lands at once.
             announceTick(first, at: time, landing: DrawTick.Landing(first: first, step: 1, steps: 1), &actions)
-            reveal(&actions)
+            reveal(at: time, &actions)
             return
         }
         motion = .slowing(remaining: delays, first: first, step: 0, steps: delays.count + 1)
@@ -758,7 +808,7 @@ public struct DrawRoomState {
             guard let delay = remaining.popFirst() else {
                 announceTick(first, at: time, landing: DrawTick.Landing(first: first, step: steps, steps: steps), &actions)
                 motion = nil
-                reveal(&actions)
+                reveal(at: time, &actions)
                 return
             }
             announceTick(draw.rollingValue(using: &random), at: time,
@@ -768,7 +818,7 @@ public struct DrawRoomState {
         }
     }
 
-    private mutating func reveal(_ actions: inout [Action]) {
+    private mutating func reveal(at time: Time, _ actions: inout [Action]) {
         guard (try? draw.reveal()) != nil else { return }
         let result = draw.lastResult?.resultMessage()
         // The winners' names first, so pages show the result with them.
@@ -840,7 +890,7 @@ public struct DrawRoomState {
         let text = buildStateText(variant)
         // A checked-in phone's snapshot (its own `me`) is nobody else's: not kept, so the cache
         // holds a handful of shared variants, not one per entrant.
-        guard variant.device == nil else { return StateSnapshot(text: text, key: nil) }
+        guard variant.device == nil, !claims.isOpen else { return StateSnapshot(text: text, key: nil) }
         snapshots[variant] = text
         return StateSnapshot(text: text, key: key)
     }
@@ -880,6 +930,7 @@ public struct DrawRoomState {
             "algorithm": .string(Fairness.algorithm),
             "contributed": contributed,
             "checkin": checkinState(host: variant.host, device: variant.device),
+            "claims": claimsJSON(at: now),
         ])
         // The settings' summary is spliced in as text, encoded once per configure.
         var text = state.canonicalString

@@ -24,6 +24,10 @@ public enum DrawAnnouncement: Sendable {
     case entrantsSettings(JSONValue)
     /// `{"type":"winners","round","names"}`: the names of a check-in round's winners that pages may show.
     case winners(round: Int, names: [String: JSONValue])
+    /// `{"type":"claims",…}`: the latest claim round's windows (docs/PROTOCOL.md "Claims").
+    case claims(JSONValue)
+    /// `{"type":"pass",…}`: an unclaimed win passed to the next alternate (or to none).
+    case pass(JSONValue)
 
     /// How a relay must treat it (cluster mode's fan-out, docs/CLUSTER.md): a follower keeps the
     /// latest viewer count, forgets the latest tick on `cleared`, relays check-in winners'
@@ -34,7 +38,7 @@ public enum DrawAnnouncement: Sendable {
         case .cleared: .cleared
         case .phase(let phase): .phase(phase)
         case .winners: .checkinWinners
-        case .tick, .result, .void, .commit, .config, .entrants, .entrantsSettings: .other
+        case .tick, .result, .void, .commit, .config, .entrants, .entrantsSettings, .claims, .pass: .other
         }
     }
 
@@ -105,7 +109,8 @@ public enum DrawWire {
         switch announcement {
         case .tick(let tick): json(tick).canonicalString
         case .phase(let phase): phaseMessage(phase).canonicalString
-        case .result(let message), .void(let message), .entrants(let message), .entrantsSettings(let message):
+        case .result(let message), .void(let message), .entrants(let message), .entrantsSettings(let message), .claims(let message),
+             .pass(let message):
             message.canonicalString
         case .commit(let commit): commit.message.canonicalString
         case .cleared: JSONValue.object(["type": .string("cleared")]).canonicalString

@@ -275,7 +275,7 @@ extension Array where Element == DrawRoomState.Action {
         _ = room.command(.start(audience: nil))
         let actions = room.handle(.shutdown)
         let cancelled = actions.compactMap { if case .cancel(let timer) = $0 { timer } else { nil } }
-        #expect(Set(cancelled) == [.motion, .viewers, .entrants])
+        #expect(Set(cancelled) == [.motion, .viewers, .entrants, .claims])
         #expect(room.handle(.timerDue(.motion)).isEmpty)
     }
 }

@@ -14,6 +14,7 @@ import { HostCheckin } from './checkin.js';
 import { wireBranding } from './branding.js';
 import { wireMedia } from './media.js';
 import { pastDrawsText, readPastDraws } from './pastdraws.js';
+import { ClaimPanel } from '../lib/claims.js';
 
 initLanguageSwitch();
 const code = codeFromLocation();
@@ -21,6 +22,7 @@ let hostKey = takeHostKey(code);
 const state = new HostState(code);
 state.hasKey = hostKey !== null;
 const view = new DrawView();
+new ClaimPanel(state, { role: 'host' }); // claimed / not claimed, live (issue #26)
 new StageModes(state); // reels, wheel or names when the draw or its prize tier asks (issue #26)
 
 const { socket, command, link } = connectRoom(state, {

@@ -213,6 +213,7 @@ export class DrawView {
       const count = countEntrants(text);
       setText($('[data-entrant-count]', this.form), t('host.pool.count', { n: count }));
     }
+    show($('[data-claim-fields]', this.form), this.poolKind() === 'checkin');
     const rows = $$('[data-prize-name]', this.prizeRows);
     show($('[data-prize-current-field]', this.form), rows.length > 0);
     const selected = this.prizeCurrent.value;
@@ -262,6 +263,9 @@ export class DrawView {
     $('[data-repeats]', this.form).checked = Boolean(config.repeats);
     $('[data-mode]', this.form).value = config.mode ?? 'number';
     $('[data-mask]', this.form).value = config.mask ?? 'none';
+    $('[data-claim-on]', this.form).checked = Boolean(config.claim);
+    $('[data-claim-seconds]', this.form).value = config.claim?.seconds ?? 30;
+    $('[data-claim-alternates]', this.form).value = config.claim?.alternates ?? 3;
     replaceChildren(this.prizeRows);
     for (const p of config.prizes ?? []) this.addPrizeRow(p);
     this.updateFormShape();
@@ -307,9 +311,13 @@ export class DrawView {
       .filter((p) => p.name !== '');
     if (prizes.some((p) => !Number.isInteger(p.count) || p.count < 1)) return { error: t('err.invalid_prize') };
     const prize = prizes.length ? Math.min(Number(this.prizeCurrent.value) || 0, prizes.length - 1) : 0;
+    // Claims (check-in only): the server checks the bounds (bad_claim).
+    const claim = kind === 'checkin' && $('[data-claim-on]', this.form).checked
+      ? { seconds: Number($('[data-claim-seconds]', this.form).value), alternates: Number($('[data-claim-alternates]', this.form).value) }
+      : null;
     return {
       config: { pool, exclude, perStop, repeats: $('[data-repeats]', this.form).checked, prizes, prize, mode: $('[data-mode]', this.form).value,
-        mask: $('[data-mask]', this.form).value },
+        mask: $('[data-mask]', this.form).value, claim },
     };
   }
 

@@ -457,6 +457,25 @@ const en = {
   'witness.record.title': 'This phone’s record',
   'witness.record.hint': 'This phone remembers the {n} round records it was shown and checks that every later one continues them.',
   'witness.reports': '{n} page(s) reported a different history of this draw (record #{index}). Check the export with tombola verify and compare the phones’ records.',
+  // Claims (#26)
+  'host.claim': 'Winners must claim',
+  'host.claim.on': 'Winners tap “claim” on their phone in time',
+  'host.claim.seconds': 'Seconds to claim (10–600)',
+  'host.claim.alternates': 'Alternates per round (1–20)',
+  'host.claim.hint': 'Alternates are fixed when the round is drawn; an unclaimed prize passes to the next one automatically.',
+  'claim.heading': 'Claims · round {n}',
+  'claim.left': '{n} s left',
+  'claim.claimed': 'Claimed ✓',
+  'claim.passed': 'Not claimed in {seconds} s → {to}',
+  'claim.passed.none': 'Not claimed in {seconds} s (no alternate left)',
+  'claim.tap': 'Tap to claim — {n} s',
+  'claim.you.won': 'You won! Claim your prize now',
+  'claim.you.claimed': 'Claimed ✓ Your prize is yours',
+  'claim.you.missed': 'Not claimed in {seconds} s: the prize passed to the next alternate',
+  'err.bad_claim': 'Claims need a check-in pool, 10 to 600 seconds and 1 to 20 alternates',
+  'err.not_winner': 'This phone has no prize to claim now',
+  'err.claim_closed': 'Too late: the time to claim has run out',
+  'err.claim_open': 'Winners are still claiming; wait until every claim has ended',
 };
 
 const zh = {
@@ -910,6 +929,25 @@ const zh = {
   'witness.record.title': '本手机的记录',
   'witness.record.hint': '本手机记住了它看到的 {n} 条轮次记录，并检查之后的每条记录都接续它们。',
   'witness.reports': '有 {n} 个页面报告本次抽奖的历史不同（第 #{index} 条记录）。请用 tombola verify 检查导出记录，并比对各手机的记录。',
+  // Claims (#26)
+  'host.claim': '中奖者须领奖',
+  'host.claim.on': '中奖者须在限时内在手机上点“领奖”',
+  'host.claim.seconds': '领奖秒数（10–600）',
+  'host.claim.alternates': '每轮候补人数（1–20）',
+  'host.claim.hint': '候补名单在抽奖时即已确定；未领取的奖品自动转给下一位候补。',
+  'claim.heading': '领奖 · 第 {n} 轮',
+  'claim.left': '剩 {n} 秒',
+  'claim.claimed': '已领取 ✓',
+  'claim.passed': '{seconds} 秒内未领取 → {to}',
+  'claim.passed.none': '{seconds} 秒内未领取（已无候补）',
+  'claim.tap': '点此领奖 — {n} 秒',
+  'claim.you.won': '你中奖了！请立即领奖',
+  'claim.you.claimed': '已领取 ✓ 奖品归你了',
+  'claim.you.missed': '{seconds} 秒内未领取：奖品已转给下一位候补',
+  'err.bad_claim': '领奖设置须用现场报名奖池，10 至 600 秒，1 至 20 位候补',
+  'err.not_winner': '这部手机现在没有可领取的奖品',
+  'err.claim_closed': '太晚了：领奖时间已过',
+  'err.claim_open': '中奖者还在领奖，请等所有领奖结束',
 };
 
 Object.assign(en, stage.en);

@@ -33,6 +33,18 @@ function sameWinner(a, b) {
   return winnerText(a) === winnerText(b);
 }
 
+/** `state.claims` or a `claims` message with each open window's end on this page's clock. */
+function claimsOf(msg) {
+  if (!msg || typeof msg !== 'object' || !Array.isArray(msg.items)) return null;
+  const now = Date.now();
+  const items = msg.items.map((item) => ({
+    winner: item.winner, status: item.status, to: item.to ?? null, name: item.name ?? null,
+    until: item.status === 'open' && Number.isFinite(item.left) ? now + item.left : null,
+  }));
+  for (const item of items) if (typeof item.name === 'string') learnNames({ [item.winner]: item.name });
+  return { round: msg.round, seconds: msg.seconds, open: Boolean(msg.open), items };
+}
+
 export class DrawRoom extends EventTarget {
   constructor(code) {
     super();
@@ -73,6 +85,7 @@ export class DrawRoom extends EventTarget {
     this.winnerPresence = null;    // host: { round, winners: [{ id, name, connected }] }
     this.witness = new Witness(code); // the record heads this page saw, and any contradiction (witness.js)
     this.witnessReport = null;     // host: { count, reason, heads } relayed from pages that saw another history
+    this.claims = null;            // claims (#26): { round, seconds, open, items: [{ winner, status, until, to }] }
   }
 
   /** The entry this page's device made (check-in), or null. */
@@ -127,6 +140,8 @@ export class DrawRoom extends EventTarget {
       }
       case 'winners': learnNames(msg.names); break;
       case 'witness': this.witnessReport = { count: msg.count, reason: msg.reason, heads: msg.heads ?? [] }; break;
+      case 'claims': this.claims = claimsOf(msg); break;
+      case 'pass': this.applyPass(msg); break;
       case 'winnerPresence':
         this.winnerPresence = msg;
         for (const w of msg.winners ?? []) if (typeof w.name === 'string') entrantNames.set(w.id, w.name);
@@ -138,6 +153,7 @@ export class DrawRoom extends EventTarget {
         this.results = [];
         this.lastReveal = null;
         this.tick = null;
+        this.claims = null;
         this.clearedAt = Date.now();
         break;
       case 'role': this.role = msg.role === 'host' ? 'host' : 'viewer'; break;
@@ -179,6 +195,7 @@ export class DrawRoom extends EventTarget {
     this.viewers = s.viewers ?? this.viewers;
     this.algorithm = s.algorithm ?? null;
     this.checkin = s.checkin && typeof s.checkin === 'object' ? s.checkin : null;
+    this.claims = claimsOf(s.claims);
     learnNames(this.checkin?.names);
     if (typeof s.tick?.name === 'string') learnNames({ [s.tick.value]: s.tick.name });
     this.tick = s.tick === null || s.tick === undefined ? null
@@ -280,6 +297,26 @@ export class DrawRoom extends EventTarget {
       this.phase = 'revealed';
       this.tick = { value: result.winners?.[0] ?? null };
     }
+  }
+
+  /** A `pass` (#26): the unclaimed winner is voided with the reason, the alternate takes the place. */
+  applyPass(msg) {
+    const entry = this.rounds.find((e) => e.round === msg.round);
+    if (!entry) return;
+    if (msg.alternate !== null && typeof msg.name === 'string') learnNames({ [msg.alternate]: msg.name });
+    const i = entry.winners.findIndex((w) => sameWinner(w, msg.winner));
+    if (i >= 0 && msg.alternate !== null) entry.winners[i] = msg.alternate;
+    else if (i >= 0) entry.winners.splice(i, 1);
+    if (!entry.voided.some((v) => sameWinner(v.winner, msg.winner))) entry.voided.push({ winner: msg.winner, reason: msg.reason ?? null });
+    // The stage shows the alternate where it showed the unclaimed winner.
+    if (msg.alternate !== null && sameWinner(this.tick?.value, msg.winner)) this.tick = { value: msg.alternate };
+  }
+
+  /** This device's claim window in the latest claim round (#26), or null. */
+  myClaim() {
+    const id = this.me?.id;
+    if (!id || !this.claims) return null;
+    return [...this.claims.items].reverse().find((item) => item.winner === id) ?? null;
   }
 
   rememberAnnounced() {

@@ -371,14 +371,48 @@ function lockProblem(lock, record, list, n, session, awarded) {
   return null;
 }
 
+/** FAIRNESS §15: the words every verifier gives for the claim rules. */
+export const CLAIM_RULES = {
+  alternatesDiffer: 'alternates differ (rule C1)',
+  replacementAlternates: 'alternates on a replacement or beyond the pool (rule C1)',
+  passedNotCurrent: 'passed winner not a current winner of the latest round (rule C2)',
+  notNextAlternate: 'pass is not to the next alternate (rule C3)',
+  alternateTaken: 'pass to an alternate already a winner or voided (rule C3)',
+};
+
+/**
+ * A `pass` record (FAIRNESS §15) against the session: its winner is a current winner of the latest
+ * round, and the win goes to that round's next unused alternate (null once all are used), who is
+ * not a winner or voided already. Updates the session; returns the failed rule or null.
+ */
+export function checkPass(r, session) {
+  const won = session.rounds.get(r.round) ?? [];
+  if (r.round !== session.last || !won.includes(r.winner) || session.voided.includes(r.winner)) return CLAIM_RULES.passedNotCurrent;
+  const [alts, used] = session.alternates.get(r.round) ?? [[], 0];
+  const next = used < alts.length ? alts[used] : null;
+  if (r.alternate !== next) return CLAIM_RULES.notNextAlternate;
+  if (next !== null && (won.includes(next) || session.voided.includes(next))) return CLAIM_RULES.alternateTaken;
+  if (next === null) won.splice(won.indexOf(r.winner), 1);
+  else {
+    won[won.indexOf(r.winner)] = next;
+    session.winners.push(next);
+  }
+  session.rounds.set(r.round, won);
+  session.voided.push(r.winner);
+  session.alternates.set(r.round, [alts, used + 1]);
+  return null;
+}
+
 /**
  * Rechecks every round of an export (`{records}`) with the session each one was drawn in
- * (FAIRNESS §7 steps 1–5, and step 7 with the `lock` record of export format v2). Returns
- * [{ index, ok, reason?, note? }] for the round records (note: a v1 round without a lock).
+ * (FAIRNESS §7 steps 1–5, and step 7 with the `lock` record of export format v2), and every
+ * `pass` (§15). Returns [{ index, ok, reason?, note? }] for the round and pass records (note: a v1
+ * round without a lock).
  */
 export function verifyExport(exported) {
   const lists = new Map();
-  let session = { voided: [], winners: [], rounds: new Map(), tiers: new Map() };
+  const fresh = (last) => ({ voided: [], winners: [], rounds: new Map(), tiers: new Map(), alternates: new Map(), last });
+  let session = fresh(0);
   let lock = null;
   let locked = false;
   let pending = null;
@@ -406,7 +440,11 @@ export function verifyExport(exported) {
       if (reason) out.push({ index, ok: false, reason });
       else beaconValue = r;
     } else if (r.kind === 'entrants') lists.set(r.entrantsHash, r);
-    else if (r.kind === 'clear') session = { voided: [], winners: [], rounds: new Map(), tiers: new Map() };
+    else if (r.kind === 'pass') {
+      const reason = checkPass(r, session);
+      out.push(reason ? { index, ok: false, reason } : { index, ok: true });
+    }
+    else if (r.kind === 'clear') session = fresh(session.last);
     else if (r.kind === 'void') {
       session.voided.push(r.winner);
       const won = session.rounds.get(r.round) ?? [];
@@ -430,6 +468,10 @@ export function verifyExport(exported) {
       if (!r.replaces) session.tiers.set(r.round, [r.prizeIndex, r.prize]);
       session.winners.push(...r.winners);
       session.rounds.set(r.round, [...(session.rounds.get(r.round) ?? []), ...r.winners]);
+      if (!r.replaces) {
+        session.last = r.round;
+        session.alternates.set(r.round, [r.alternates ?? [], 0]);
+      }
     }
   }
   return out;
@@ -477,6 +519,12 @@ export function verifyRound(record, { entrants = null, published = null, session
     const { n, element } = eligibleOf(record.pool, list ? list.names : null);
     const k = record.winners.length;
     if (n !== record.eligible || k < 1 || k > n) return { ok: false, reason: 'eligible count' };
+    // A claim draw's alternates continue the same sampling past the winners (FAIRNESS §15).
+    const alternates = record.alternates;
+    const drawn = k + (Array.isArray(alternates) ? alternates.length : 0);
+    if (alternates !== undefined && (!Array.isArray(alternates) || record.replaces || drawn > n)) {
+      return { ok: false, reason: CLAIM_RULES.replacementAlternates };
+    }
     if (record.replaces && k !== 1) return { ok: false, reason: 'a replacement draws k = 1' };
     if (session) {
       const reason = removedProblem(record, list ? list.names : null, session);
@@ -499,11 +547,14 @@ export function verifyRound(record, { entrants = null, published = null, session
       if (reason) return { ok: false, reason };
     }
     const positions = weighted
-      ? drawWeightedPositions(key, record.round, record.poolHash, record.entropy, left.map((i) => list.tickets[i]), k)
-      : drawPositions(key, record.round, record.poolHash, record.entropy, n, k);
+      ? drawWeightedPositions(key, record.round, record.poolHash, record.entropy, left.map((i) => list.tickets[i]), drawn)
+      : drawPositions(key, record.round, record.poolHash, record.entropy, n, drawn);
     const got = positions.map(element);
     for (let i = 0; i < k; i++) {
-      if (got[i] !== record.winners[i]) return { ok: false, reason: `winners differ: recomputed ${JSON.stringify(got)}` };
+      if (got[i] !== record.winners[i]) return { ok: false, reason: `winners differ: recomputed ${JSON.stringify(got.slice(0, k))}` };
+    }
+    for (let i = k; i < drawn; i++) {
+      if (got[i] !== alternates[i - k]) return { ok: false, reason: `${CLAIM_RULES.alternatesDiffer}: recomputed ${JSON.stringify(got.slice(k))}` };
     }
     if (typeof record.hash === 'string') {
       const body = { ...record };

@@ -13,6 +13,7 @@ import { ScreenView } from './view.js';
 import { Sound } from './sound.js';
 import { applyBranding, fetchBranding } from '../lib/branding.js';
 import { wirePrizePicture } from '../lib/prize-media.js';
+import { ClaimPanel } from '../lib/claims.js';
 
 // `?overlay`: the stream-overlay view for OBS's browser source (README, "Streaming"):
 // transparent background, only the stage, no chrome.
@@ -36,6 +37,7 @@ const view = new ScreenView();
 const stage = new StageModes(state); // reels, wheel or names when the draw or its prize tier asks (issue #26)
 wirePrizePicture(state); // the prize tier's picture while rolling and at the reveal
 const sound = new Sound();
+new ClaimPanel(state, { role: 'screen' }); // claim countdowns (issue #26)
 
 const { socket, command, link } = connectRoom(state, {
   hostKey,

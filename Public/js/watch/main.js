@@ -11,6 +11,7 @@ import { JoinPanel, join, myEntry } from './checkin.js';
 import { EntryProofLine } from './proof.js';
 import { applyBranding, fetchBranding } from '../lib/branding.js';
 import { wirePrizePicture } from '../lib/prize-media.js';
+import { ClaimPanel } from '../lib/claims.js';
 
 initLanguageSwitch();
 const state = new WatchState(codeFromLocation());
@@ -22,6 +23,7 @@ attachConnectionUI(socket);
 showWitness(state, link, { withRecord: true }); // the record this page witnessed (FAIRNESS §14)
 const panel = new JoinPanel();
 const proof = new EntryProofLine();
+new ClaimPanel(state, { role: 'phone' }); // the winner's "Tap to claim" (issue #26)
 
 panel.bindJoin(async (body) => {
   panel.setBusy(true);

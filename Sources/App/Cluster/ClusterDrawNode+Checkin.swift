@@ -23,6 +23,13 @@ extension ClusterDrawNode: CheckinChannel {
         }
     }
 
+    func checkinClaim(device: String, completion: @escaping @Sendable (Result<CommandReply, CommandFailure>) -> Void) {
+        loop.execute { [self] in
+            let request: JSONValue = .object(["op": .string("claim"), "device": .string(device)])
+            askOwner(request, local: { $0.claim(device: device, completion: completion) }, completion: completion)
+        }
+    }
+
     func checkinRead(_ query: CheckinQuery, completion: @escaping @Sendable (Result<JSONValue, CommandFailure>) -> Void) {
         loop.execute { [self] in
             // The whole book (CSV, export) on a follower: read from Redis, where every acknowledged
@@ -52,6 +59,12 @@ extension ClusterDrawNode: CheckinChannel {
                 return answer(.failure(CommandFailure(code: "bad_message")))
             }
             return room.checkinJoin(body, device: device, completion: relay)
+        }
+        if request["op"]?.stringValue == "claim" {
+            guard let device = request["device"]?.stringValue, ClusterNodeState.isDeviceHash(device) else {
+                return answer(.failure(CommandFailure(code: "bad_message")))
+            }
+            return room.claim(device: device, completion: relay)
         }
         guard let query = CheckinQuery(json: request) else { return answer(.failure(CommandFailure(code: "bad_message"))) }
         room.checkinRead(query) { outcome in relay(outcome.map { CommandReply(ack: $0) }) }

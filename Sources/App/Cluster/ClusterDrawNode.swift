@@ -230,7 +230,7 @@ final class ClusterDrawNode: DrawChannel, @unchecked Sendable {
         switch command {
         case .start(let audience):
             members["audience"] = audience.map { .string($0) } ?? .null
-        case .stop, .clear:
+        case .stop, .clear, .passUnclaimed:
             break
         case .configure(let config):
             members["config"] = config.json

@@ -13,7 +13,10 @@ enum DrawExportCSV {
         var voids: [String: String] = [:] // "round|winner" → reason
         for record in records {
             if case .void(let round, let winner, let reason) = record.body { voids["\(round)|\(winner)", default: reason] = reason }
+            // An unclaimed win passed to an alternate (#26) is marked like a void, with its reason.
+            if case .pass(let round, let winner, _, let reason) = record.body { voids["\(round)|\(winner)", default: reason] = reason }
         }
+        var prizes: [Int: String] = [:]
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
         var lines = [header.joined(separator: ",")]
@@ -22,7 +25,15 @@ enum DrawExportCSV {
             switch record.body {
             case .clear:
                 session += 1
+            case .pass(let round, let winner, let alternate?, _):
+                // The alternate's row: it replaces the unclaimed winner; no seed of its own (FAIRNESS.md §15).
+                let at = formatter.string(from: Date(timeIntervalSince1970: Double(record.at) / 1000))
+                let reason = voids["\(round)|\(alternate)"]
+                let fields = [String(session), String(round), prizes[round] ?? "", cell(alternate), reason == nil ? "no" : "yes",
+                              reason ?? "", cell(winner), at, String(record.index), "", "", record.hash]
+                lines.append(fields.map(quote).joined(separator: ","))
             case .round(let round):
+                prizes[round.round] = round.prize ?? ""
                 let at = formatter.string(from: Date(timeIntervalSince1970: Double(record.at) / 1000))
                 for winner in round.winners {
                     let reason = voids["\(round.round)|\(winner)"]

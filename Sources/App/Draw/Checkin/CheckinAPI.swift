@@ -16,6 +16,19 @@ enum CheckinAPI {
         case (2, "join"):
             guard method == "POST" else { responder.respond(APIError.methodNotAllowed(allow: ["POST"])); return true }
             join(request, room: room, responder: responder)
+        case (2, "claim"):
+            guard method == "POST" else { responder.respond(APIError.methodNotAllowed(allow: ["POST"])); return true }
+            // The phone that checked in claims its win (#26): its device cookie says who it is.
+            guard let token = DeviceToken.token(in: request.head.headers) else {
+                responder.respond(failure(CommandFailure(code: "not_winner")))
+                return true
+            }
+            room.checkinClaim(device: DeviceToken.hash(token)) { outcome in
+                switch outcome {
+                case .success(let reply): responder.respond(APIError.json(reply.ack))
+                case .failure(let error): responder.respond(failure(error))
+                }
+            }
         case (2, "entry"):
             guard method == "GET" else { responder.respond(APIError.methodNotAllowed(allow: ["GET", "HEAD"])); return true }
             // No entry is an ordinary answer (`"entry":null`), not an error: every viewer page asks.

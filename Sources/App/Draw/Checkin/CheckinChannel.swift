@@ -82,6 +82,8 @@ protocol CheckinChannel: DrawChannel {
     /// A phone's join: the request body (checked against the room's settings there), its device
     /// hash; the ack carries the `entry`, a refusal its `detail`.
     func checkinJoin(_ body: JSONValue, device: String, completion: @escaping @Sendable (Result<CommandReply, CommandFailure>) -> Void)
+    /// A phone claims its win with its device hash (#26, docs/PROTOCOL.md "Claims").
+    func checkinClaim(device: String, completion: @escaping @Sendable (Result<CommandReply, CommandFailure>) -> Void)
     /// The answer to `query` as JSON.
     func checkinRead(_ query: CheckinQuery, completion: @escaping @Sendable (Result<JSONValue, CommandFailure>) -> Void)
 }
@@ -97,6 +99,10 @@ extension DrawRoom: CheckinChannel {
                 checkin(CheckinJoin(form: form.form, device: device, code: form.code), completion: completion)
             }
         }, otherwise: { completion(.failure(CommandFailure(code: "storage_failed"))) })
+    }
+
+    func checkinClaim(device: String, completion: @escaping @Sendable (Result<CommandReply, CommandFailure>) -> Void) {
+        claim(device: device, completion: completion)
     }
 
     func checkinRead(_ query: CheckinQuery, completion: @escaping @Sendable (Result<JSONValue, CommandFailure>) -> Void) {

@@ -13,6 +13,7 @@ enum DrawPersistence {
         switch record.body {
         case .round(let r): round = r.round
         case .void(let r, _, _): round = r
+        case .pass(let r, _, _, _): round = r
         default: round = 0
         }
         return RecordRow(drawCode: code, index: record.index, round: round, kind: record.kind, json: record.canonicalJSON,

@@ -141,6 +141,15 @@ final class DrawRoom: @unchecked Sendable {
         }, otherwise: { completion(.failure(CommandFailure(code: "storage_failed"))) })
     }
 
+    /// A phone claims its win (#26); `completion` gets `{"claimed":true,…}` or the refusal.
+    func claim(device: String, completion: @escaping @Sendable (Result<CommandReply, CommandFailure>) -> Void) {
+        whenReady({ [self] in
+            nextCaller += 1
+            callers[nextCaller] = completion
+            apply(.claim(device: device, caller: nextCaller))
+        }, otherwise: { completion(.failure(CommandFailure(code: "storage_failed"))) })
+    }
+
     /// Reads the room's state on its loop (check-in lists, the presence code).
     /// `failing` answers `storage_failed` when the draw could not be read, so no request waits forever.
     func inspect<T: Sendable>(failing responder: Responder, _ body: @escaping @Sendable (DrawRoomState, Int64) -> T,
