@@ -46,7 +46,10 @@ enum ClusterScripts {
     /// idempotency key was appended before.
     static let fenceAndDuplicateChecks = fenceCheck + """
         local seen = redis.call('HGET', KEYS[4], ARGV[3])
-        if seen then return redis.error_reply('DUPLICATE ' .. seen) end
+        if seen then
+          redis.call('HSET', KEYS[4], ARGV[3], seen)
+          return redis.error_reply('DUPLICATE ' .. seen)
+        end
 
         """
 
@@ -55,7 +58,8 @@ enum ClusterScripts {
     /// Checks in this order, each refusal its own error code:
     ///  FENCED    the token is not the fence counter's value, or the lease is not held with it;
     ///  DUPLICATE the idempotency key was appended before (the reply names its offset, so a
-    ///            retry after an unknown outcome learns that the first attempt landed);
+    ///            retry after an unknown outcome learns that the first attempt landed; the key
+    ///            is written again, so a `WAIT` after this reply covers the first attempt too);
     ///  CHAIN     prev is not the hash of the last record (the genesis value for the first).
     /// Then XADDs the record and remembers the key. → {offset, epoch}.
     static let append = fenceAndDuplicateChecks + """

@@ -41,7 +41,9 @@ HOST_KEY = "peer-host-key-0123456789"
 
 
 class Redis:
-    """A private redis-server with appendonly yes and appendfsync always."""
+    """A private redis-server with appendonly yes and appendfsync always (plus `extra_args`)."""
+
+    extra_args = ()
 
     def __init__(self, directory, port=None):
         self.directory = directory
@@ -52,7 +54,7 @@ class Redis:
         self.proc = subprocess.Popen(
             [shutil.which("redis-server") or "/usr/bin/redis-server", "--port", str(self.port), "--bind", "127.0.0.1",
              "--dir", self.directory, "--appendonly", "yes", "--appendfsync", "always", "--save", "",
-             "--protected-mode", "no"],
+             "--protected-mode", "no", *self.extra_args],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         deadline = time.time() + 20
         while self.cli("PING") != "PONG":
@@ -75,6 +77,11 @@ class Redis:
     def url(self):
         return "redis://127.0.0.1:%d" % self.port
 
+    @property
+    def args(self):
+        """How an instance is told where this Redis is."""
+        return ("--redis", self.url)
+
     def lease_holder(self):
         """The instance id holding the draw's lease, or None."""
         value = self.cli("GET", "{d:%s}:lease" % CODE)
@@ -91,7 +98,7 @@ class Instance(Tombola):
 
     def __init__(self, redis, key_file, extra=()):
         super().__init__(tempfile.mkdtemp(prefix="tombola-cluster-data-"), code=CODE,
-                         extra=("--redis", redis.url, "--cluster-key", key_file, *extra))
+                         extra=(*redis.args, "--cluster-key", key_file, *extra))
         self.id = re.search(r"as instance ([0-9a-f]+)", self.banner).group(1)
         self.lines = []
         self.errors = []
