@@ -69,6 +69,8 @@ final class ClusterRuntime: @unchecked Sendable {
     /// Behind Sentinel: finds and follows the primary for `client` and `subscriber`.
     let locator: RedisPrimaryLocator?
     let limiter: AuthRateLimiter
+    /// The rate limits' buckets shared by every instance (the host-key limiter's and each draw's check-in limits).
+    let sharedLimits: SharedRateLimits
     let roomSettings: DrawRoomSettings
     let metrics: DrawMetrics
     /// Every draw's screen branding, in Redis (ClusterBranding.swift).
@@ -98,6 +100,8 @@ final class ClusterRuntime: @unchecked Sendable {
         client = RedisClient(endpoint: settings.endpoint, loop: loop, options: options, locator: locator,
                              requireDurable: !settings.allowUnsafeRedis)
         store = ClusterStore(client: client)
+        sharedLimits = SharedRateLimits(client: client)
+        limiter.share(sharedLimits, as: "key")
         subscriber = RedisSubscriber(endpoint: settings.endpoint, loop: loop, locator: locator)
         branding = ClusterBranding(client: client)
         audit = ClusterAuditLog(client: client)
@@ -227,6 +231,7 @@ final class ClusterRuntime: @unchecked Sendable {
             nodes[code] = node
             return node
         }
+        node?.checkinLimits.share(sharedLimits, draw: code)
         node?.start()
     }
 

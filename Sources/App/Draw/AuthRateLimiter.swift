@@ -1,3 +1,4 @@
+import Cluster
 import Server
 import Posix
 import Locking
@@ -5,6 +6,11 @@ import Locking
 /// Failed key attempts per client address, as token buckets: `burst` tries, then one more
 /// every `refill`. Only failures spend a token, so the real host is never locked out for
 /// longer than one refill interval. Thread-safe (WebSocket rooms and REST share one).
+///
+/// In cluster mode (`share`) each spend also goes to a bucket in Redis shared by every
+/// instance (`SharedRateLimits`), and its answer, the tokens left cluster-wide, caps the local
+/// bucket: the check stays local and instant, and the limit holds for the cluster as a whole
+/// (an instance that had not yet heard lets at most one attempt through, repaid as debt).
 final class AuthRateLimiter: Sendable {
     private struct Bucket {
         var tokens: Double
@@ -17,12 +23,21 @@ final class AuthRateLimiter: Sendable {
     /// Addresses tracked before full buckets are pruned.
     static let pruneThreshold = 10_000
     private let now: @Sendable () -> UInt64
+    /// The cluster's buckets and this limiter's name there (`key`, `join:CODE`, …); nil: local only.
+    private let shared = Lock<(limits: SharedRateLimits, name: String)?>(nil)
+    private let refill: Duration
 
     init(burst: Int = 5, refill: Duration = .seconds(2), now: @escaping @Sendable () -> UInt64 = MonotonicClock.nanoseconds) {
         self.burst = Double(burst)
         let (seconds, attoseconds) = refill.components
         refillNanoseconds = Double(seconds) * 1e9 + Double(attoseconds) / 1e9
+        self.refill = refill
         self.now = now
+    }
+
+    /// Spends also from the cluster's bucket `name` for each address (once; later calls change nothing).
+    func share(_ limits: SharedRateLimits, as name: String) {
+        shared.withLock { if $0 == nil { $0 = (limits, name) } }
     }
 
     /// Whether `address` may try a key now.
@@ -64,6 +79,21 @@ final class AuthRateLimiter: Sendable {
                     return bucket.tokens < burst
                 }
             }
+        }
+        guard let (limits, name) = shared.withLock({ $0 }) else { return }
+        limits.spend(name + ":" + address, burst: Int(burst), refill: refill) { [self] left in
+            capped(address, at: left)
+        }
+    }
+
+    /// The cluster's bucket for `address` holds `left` tokens: the local one holds no more.
+    private func capped(_ address: String, at left: Double) {
+        let time = now()
+        buckets.withLock { buckets in
+            var bucket = buckets[address] ?? Bucket(tokens: burst, updated: time)
+            refill(&bucket, at: time)
+            bucket.tokens = min(bucket.tokens, left)
+            buckets[address] = bucket
         }
     }
 
