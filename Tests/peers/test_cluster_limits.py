@@ -19,8 +19,10 @@ INSTANCES = 3
 
 def allowance(elapsed):
     """What the cluster may allow one client in `elapsed` seconds: the burst, the refill, and
-    one attempt per other instance that had not yet heard the bucket was empty."""
-    return BURST + int(elapsed / REFILL) + 1 + (INSTANCES - 1)
+    the attempts an instance let through before its spend's answer came back from Redis:
+    about one per other instance, and on a loaded machine one more each when the client is
+    faster than that answer (here 30 requests in ~0.2 s). Without the shared bucket: 3 × 5 = 15."""
+    return BURST + int(elapsed / REFILL) + 2 * (INSTANCES - 1) + 1
 
 
 def test_wrong_host_keys_spread_over_three_instances_share_one_limit(cluster):
@@ -33,6 +35,7 @@ def test_wrong_host_keys_spread_over_three_instances_share_one_limit(cluster):
     elapsed = time.time() - started
     assert set(outcomes) <= {"bad_key", "rate_limited"}, outcomes
     tried = outcomes.count("bad_key")
+    print("wrong host keys let through: %d of 30 in %.2f s" % (tried, elapsed))
     # Per instance this would be 15 (5 on each); shared, about 5.
     assert BURST <= tried <= allowance(elapsed), (tried, elapsed, outcomes)
     assert outcomes[-INSTANCES:] == ["rate_limited"] * INSTANCES, outcomes
@@ -46,6 +49,7 @@ def test_wrong_host_keys_spread_over_three_instances_share_one_limit(cluster):
 
 def test_presence_code_guesses_from_one_device_over_three_instances_share_one_limit(cluster):
     instances = [cluster.start() for _ in range(INSTANCES)]
+    assert instances[0].command("config", {"pool": {"kind": "checkin"}})[0] == 200
     assert instances[1].command("entries/open", {"presence": True})[0] == 200
     _, current, _ = call(instances[0], "GET", "entries/presence", key=HOST_KEY)
     wrong = "%04d" % ((int(current["code"]) + 5000) % 10000)
@@ -62,4 +66,4 @@ def test_presence_code_guesses_from_one_device_over_three_instances_share_one_li
     assert outcomes[-INSTANCES:] == ["rate_limited"] * INSTANCES, outcomes
     # Nobody joined.
     status, body, _ = call(instances[2], "GET", "entrants", key=HOST_KEY)
-    assert status == 200 and body["entrants"] == [], body
+    assert status == 200 and body["count"] == 0, body
