@@ -163,7 +163,7 @@ def owner_of(redis, instances, timeout=15):
     raise AssertionError("no instance holds the lease")
 
 
-def until_answered(via, name, deadline):
+def until_answered(via, name, deadline, redis=None):
     """Command `name` through `via`, sent again while the cluster answers 503
     `cluster_unavailable` (a write its replica did not confirm is refused, never announced; a
     draw changing hands answers so too), as the host page does."""
@@ -172,7 +172,9 @@ def until_answered(via, name, deadline):
         if status != 503:
             return status, body
         assert body["error"]["code"] == "cluster_unavailable", body
-        assert time.time() < deadline, "%s still refused; %s log: %s" % (name, via.id, "".join(via.errors[-12:]))
+        assert time.time() < deadline, "%s still refused; roles %s; %s log: %s" % (
+            name, redis and {p: " ".join(server.cli("ROLE").split()) for p, server in redis.servers.items()},
+            via.id, "".join(via.errors[-12:]))
         time.sleep(0.1)
 
 
@@ -189,7 +191,7 @@ def test_kill_9_of_the_primary_while_rolling_and_while_stopping(replicated, scri
         watcher.wait_for(lambda m: m.get("type") == "state", what="state")
         before = follower.state()
         assert before["phase"] in ("idle", "revealed"), before
-        status, body = until_answered(follower, "start", time.time() + CARRY_ON_LIMIT)
+        status, body = until_answered(follower, "start", time.time() + CARRY_ON_LIMIT, redis)
         assert status == 200, body
         watcher.wait_for(lambda m: m.get("type") == "tick", what="tick")
         rolling = attempt % 2 == 0
@@ -210,7 +212,7 @@ def test_kill_9_of_the_primary_while_rolling_and_while_stopping(replicated, scri
         mark = len(watcher.messages)
         if rolling:
             watcher.wait_for(lambda m: m.get("type") == "tick", timeout=CARRY_ON_LIMIT, what="ticks after failover", since=mark)
-            status, body = until_answered(follower, "stop", killed_at + CARRY_ON_LIMIT)
+            status, body = until_answered(follower, "stop", killed_at + CARRY_ON_LIMIT, redis)
             assert status == 200, body
             result = body["result"]
             assert result["commitment"] == before["commit"]["commitment"]
