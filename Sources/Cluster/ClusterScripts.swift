@@ -186,9 +186,11 @@ enum ClusterScripts {
         return 1
         """
 
-    /// KEYS: log, epoch. ARGV: first offset (inclusive, or '-'), count.
-    /// → {epoch or '', XRANGE entries}, read together so they describe one moment.
+    /// KEYS: log, epoch, and behind Sentinel the read mark. ARGV: first offset (inclusive, or '-'), count.
+    /// → {epoch or '', XRANGE entries}, read together so they describe one moment. With the
+    /// read mark, INCRs it: a write after everything this read saw, which the `WAIT` behind it covers.
     static let read = """
+        if KEYS[3] then redis.call('INCR', KEYS[3]) end
         return {redis.call('GET', KEYS[2]) or '', redis.call('XRANGE', KEYS[1], ARGV[1], '+', 'COUNT', ARGV[2])}
         """
 }

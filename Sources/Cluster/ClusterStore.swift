@@ -186,7 +186,10 @@ public final class ClusterStore: @unchecked Sendable {
     /// with the epoch read in the same step.
     public func readLog(draw: String, from start: String = "-", count: Int = 1000, _ completion: @escaping (Result<LogPage, ClusterError>) -> Void) {
         let keys = DrawKeys(code: draw)
-        readScript.run(on: client, keys: [keys.log, keys.epoch], arguments: [bytes(start), bytes(count)]) { result in
+        // Behind Sentinel a record is read only once a replica has it (the read mark's INCR and
+        // a WAIT): a record whose own WAIT failed is not shown by a reader either.
+        let replicated = client.options.replicaAcks > 0
+        let handle: (Result<RedisReply, RedisError>) -> Void = { result in
             completion(result.mapError(ClusterError.init).flatMap { reply in
                 guard let parts = reply.array, parts.count == 2, let epoch = parts[0].string, let raw = parts[1].array else {
                     return .failure(.unexpectedReply("read: \(reply)"))
@@ -199,6 +202,12 @@ public final class ClusterStore: @unchecked Sendable {
                 }
                 return .success(LogPage(epoch: epoch, entries: entries))
             })
+        }
+        let arguments = [bytes(start), bytes(count)]
+        if replicated {
+            readScript.runReplicated(on: client, keys: [keys.log, keys.epoch, keys.readMark], arguments: arguments, handle)
+        } else {
+            readScript.run(on: client, keys: [keys.log, keys.epoch], arguments: arguments, handle)
         }
     }
 
