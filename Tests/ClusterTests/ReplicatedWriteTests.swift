@@ -55,6 +55,8 @@ import Testing
         replica.stop()
         let refused = await harness.store.append(records[1], lease: lease)
         #expect(refused.error == .unavailable(.notReplicated(acknowledged: 0, required: 1)))
+        // It is on the primary, but no reader is given it (nor anything) until a replica has it.
+        #expect(await harness.store.readLog(draw: other).error == .unavailable(.notReplicated(acknowledged: 0, required: 1)))
     }
 
     @Test func aScriptResentAfterNoscriptIsStillCoveredByAWait() async throws {
