@@ -40,6 +40,15 @@ CODE = "CLUSTER1"
 HOST_KEY = "peer-host-key-0123456789"
 
 
+def wait_for_pong(server, what):
+    """Until `server.cli("PING")` answers PONG, while `server.proc` runs."""
+    deadline = time.time() + 20
+    while server.cli("PING") != "PONG":
+        assert server.proc.poll() is None, "%s exited" % what
+        assert time.time() < deadline, "%s did not answer PING" % what
+        time.sleep(0.05)
+
+
 class Redis:
     """A private redis-server with appendonly yes and appendfsync always (plus `extra_args`)."""
 
@@ -56,11 +65,7 @@ class Redis:
              "--dir", self.directory, "--appendonly", "yes", "--appendfsync", "always", "--save", "",
              "--protected-mode", "no", *self.extra_args],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        deadline = time.time() + 20
-        while self.cli("PING") != "PONG":
-            assert self.proc.poll() is None, "redis-server exited"
-            assert time.time() < deadline, "redis-server did not answer PING"
-            time.sleep(0.05)
+        wait_for_pong(self, "redis-server")
         # The PONG must be this child's, not another program's Redis on the same port.
         assert "process_id:%d" % self.proc.pid in self.cli("INFO", "server").split(), "port %d is taken" % self.port
 

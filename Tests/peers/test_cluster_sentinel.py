@@ -21,7 +21,7 @@ import time
 import pytest
 
 from abuse_support import free_port
-from test_cluster import CODE, Instance, Page, Redis, export_rounds, verify_export
+from test_cluster import CODE, Instance, Page, Redis, export_rounds, verify_export, wait_for_pong
 from test_fairness_script import script, tombola_binary  # noqa: F401 (fixture)
 
 MASTER = "tombola-main"
@@ -59,11 +59,7 @@ class Sentinel:
             f.write("\n".join(lines) + "\n")
         self.proc = subprocess.Popen(["redis-server", config, "--sentinel"],
                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        deadline = time.time() + 20
-        while self.cli("PING") != "PONG":
-            assert self.proc.poll() is None, "redis-server --sentinel exited"
-            assert time.time() < deadline, "the Sentinel did not answer PING"
-            time.sleep(0.05)
+        wait_for_pong(self, "redis-server --sentinel")
 
     def cli(self, *args):
         result = subprocess.run(["redis-cli", "-p", str(self.port), *args], capture_output=True, text=True, timeout=10)
