@@ -12,7 +12,9 @@ winner is lost or changed; the killed server is restarted as a replica of the ne
 At the end, the export of every instance is the same and passes `tombola verify` and the
 FAIRNESS.md script. The failover and carry-on times are printed (`-s` shows them).
 """
+import hashlib
 import os
+import re
 import signal
 import subprocess
 import threading
@@ -22,6 +24,7 @@ import pytest
 
 from abuse_support import free_port
 from test_cluster import CODE, Instance, Page, Redis, export_rounds, verify_export, wait_for_pong
+from test_cluster_extras import host_link
 from test_fairness_script import script, tombola_binary  # noqa: F401 (fixture)
 
 MASTER = "tombola-main"
@@ -272,10 +275,14 @@ def test_kill_9_of_the_primary_while_rolling_and_while_stopping(replicated, scri
 
 def test_start_up_finds_the_primary_through_the_sentinels(replicated):
     """An instance given only the Sentinels finds the primary and takes the lease there;
-    `--redis-master` without `--redis-sentinel` is a usage error."""
+    `tombola host-link` finds it too; `--redis-master` without `--redis-sentinel` is a usage error."""
     redis, instances, key_file = replicated
     instance = Instance(redis, key_file)
     instances.append(instance)
-    assert redis.lease_holder() == instance.id
+    assert owner_of(redis, instances) is instance
+    done = host_link(CODE, *redis.args, "--cluster-key", key_file)
+    assert done.returncode == 0, done.stderr
+    new_key = re.search(r"#key=([a-z2-7]{26})", done.stdout).group(1)
+    assert redis.cli("HGET", "{d:%s}:meta" % CODE, "hostKeyHash") == hashlib.sha256(new_key.encode()).hexdigest()
     bad = subprocess.run([tombola_binary(), "--redis-master", MASTER, "--cluster-key", key_file], capture_output=True, text=True, timeout=20)
     assert bad.returncode == 2 and "--redis-sentinel and --redis-master go together" in bad.stderr, bad.stderr
