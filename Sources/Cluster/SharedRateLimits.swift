@@ -17,7 +17,7 @@ public final class SharedRateLimits: @unchecked Sendable {
         var key: String
         var burst: Int
         var refillMilliseconds: Double
-        var answer: @Sendable (Double) -> Void
+        var answer: @Sendable (Double?) -> Void
     }
     private var pending: [Spend] = []
     private var inFlight = false
@@ -32,9 +32,9 @@ public final class SharedRateLimits: @unchecked Sendable {
 
     /// Spends one token of bucket `key` (`burst` tokens, one more every `refill`) and hands
     /// `answer` the tokens left cluster-wide (below 1: the next attempt must wait; negative:
-    /// debt). Nothing is answered when Redis cannot be reached: the caller keeps its local
-    /// bucket. Any thread; `answer` runs on the client's loop.
-    public func spend(_ key: String, burst: Int, refill: Duration, answer: @escaping @Sendable (Double) -> Void) {
+    /// debt), or nil when Redis could not be asked (the caller keeps its local bucket). Any
+    /// thread; `answer` runs on the client's loop, exactly once.
+    public func spend(_ key: String, burst: Int, refill: Duration, answer: @escaping @Sendable (Double?) -> Void) {
         let milliseconds = max(0.001, Double(refill.wholeNanoseconds) / 1e6)
         let spend = Spend(key: Self.prefix + key, burst: burst, refillMilliseconds: milliseconds, answer: answer)
         client.loop.execute { [self] in
@@ -55,9 +55,9 @@ public final class SharedRateLimits: @unchecked Sendable {
         script.run(on: client, keys: batch.map(\.key), arguments: arguments, timeout: .seconds(1)) { [self] result in
             inFlight = false
             if case .success(let reply) = result, let left = reply.array, left.count == batch.count {
-                for (spend, tokens) in zip(batch, left) {
-                    if let value = tokens.string.flatMap(Double.init) { spend.answer(value) }
-                }
+                for (spend, tokens) in zip(batch, left) { spend.answer(tokens.string.flatMap(Double.init)) }
+            } else {
+                for spend in batch { spend.answer(nil) }
             }
             flush()
         }

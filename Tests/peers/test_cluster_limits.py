@@ -18,11 +18,12 @@ INSTANCES = 3
 
 
 def allowance(elapsed):
-    """What the cluster may allow one client in `elapsed` seconds: the burst, the refill, and
-    the attempts an instance let through before its spend's answer came back from Redis:
-    about one per other instance, and on a loaded machine one more each when the client is
-    faster than that answer (here 30 requests in ~0.2 s). Without the shared bucket: 3 × 5 = 15."""
-    return BURST + int(elapsed / REFILL) + 2 * (INSTANCES - 1) + 1
+    """What the cluster may let one client try in a burst of `elapsed` seconds: the burst and
+    its refill, plus what instances let through on a stale view of the shared bucket (each
+    lets through no attempt of an address while one awaits Redis's answer): about one per other
+    instance, 7 in our runs however fast the client. Per instance it would be 3 × 5 = 15. The
+    rate over time is checked after the burst."""
+    return BURST + 2 * (INSTANCES - 1) + int(elapsed / REFILL)
 
 
 def test_wrong_host_keys_spread_over_three_instances_share_one_limit(cluster):
@@ -40,11 +41,25 @@ def test_wrong_host_keys_spread_over_three_instances_share_one_limit(cluster):
     assert BURST <= tried <= allowance(elapsed), (tried, elapsed, outcomes)
     assert outcomes[-INSTANCES:] == ["rate_limited"] * INSTANCES, outcomes
     assert cluster.redis.cli("HGET", "{tombola:limits}:key:127.0.0.1", "tokens") != ""
-    # The right key still works where this address never failed, and everywhere once refilled.
-    time.sleep(REFILL * (tried - BURST + 1) + 0.5)
+    # Over time the cluster allows the single-box rate: one try per 2 s, not one per instance.
+    window, later = 4 * REFILL, []
+    started = time.time()
+    while time.time() - started < window:
+        status, body, _ = call(instances[len(later) % INSTANCES], "GET", "entrants", key="wrong-host-key-late-%08d" % len(later))
+        later.append(body["error"]["code"])
+        time.sleep(0.05)
+    # Per instance: 3 × 4 = 12 (and the debt of the burst is repaid first).
+    assert later.count("bad_key") <= window / REFILL + 1, later
+    tried += later.count("bad_key")
+    # The right key works on every instance once the bucket has refilled (429 until then).
+    deadline = time.time() + 6 * REFILL
     for instance in instances:
-        status, body, _ = call(instance, "GET", "entrants", key=HOST_KEY)
-        assert status == 200, body
+        while True:
+            status, body, _ = call(instance, "GET", "entrants", key=HOST_KEY)
+            if status == 200:
+                break
+            assert status == 429 and time.time() < deadline, body
+            time.sleep(0.2)
 
 
 def test_presence_code_guesses_from_one_device_over_three_instances_share_one_limit(cluster):
