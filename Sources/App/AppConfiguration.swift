@@ -36,6 +36,8 @@ public struct AppConfiguration: Sendable {
     public var cluster: ClusterSettings?
     /// As given (`ServerOptions` turns them into `cluster`).
     var redisURL: String?
+    var redisSentinels: String?
+    var redisMaster: String?
     var clusterKeyFile: String?
     /// Where `--host-key-file` / `--admin-key-file` read the keys from (a key from a file is never printed).
     public internal(set) var hostKeyFile: String?

@@ -104,6 +104,14 @@ public enum ServerOptions {
                help: "cluster mode: redis://HOST:PORT[/DB] shared by every instance (docs/CLUSTER.md)") { c, v in
             if case .text(let s) = v { c.redisURL = s }
         },
+        Option(name: "redis-sentinel", environment: "TOMBOLA_REDIS_SENTINEL", kind: .text, valueName: "HOST:PORT[,…]",
+               help: "cluster mode on the Redis primary these Sentinels name (with --redis-master; instead of --redis)") { c, v in
+            if case .text(let s) = v { c.redisSentinels = s }
+        },
+        Option(name: "redis-master", environment: "TOMBOLA_REDIS_MASTER", kind: .text, valueName: "NAME",
+               help: "with --redis-sentinel: the name the Sentinels monitor the primary under") { c, v in
+            if case .text(let s) = v { c.redisMaster = s }
+        },
         Option(name: "cluster-key", environment: "TOMBOLA_CLUSTER_KEY_FILE", kind: .text, valueName: "FILE",
                help: "cluster mode: file with the instances' shared 32-byte key (raw or 64 hex digits; or TOMBOLA_CLUSTER_KEY=hex)") { c, v in
             if case .text(let s) = v { c.clusterKeyFile = s }
@@ -193,7 +201,8 @@ public enum ServerOptions {
 
     /// `--redis` with its key, or nil for single-box. The key's bytes are never shown.
     private static func clusterSettings(_ configuration: AppConfiguration, keyHex: String?) throws(UsageError) -> ClusterSettings? {
-        guard let url = configuration.redisURL else {
+        let sentinel = try sentinelSettings(configuration)
+        guard let url = configuration.redisURL ?? sentinel.map({ "redis://" + $0.sentinels[0].host + ":\($0.sentinels[0].port)" }) else {
             if configuration.clusterKeyFile != nil || configuration.allowUnsafeRedis {
                 throw UsageError(message: "--cluster-key and --allow-unsafe-redis need --redis")
             }
@@ -220,7 +229,31 @@ public enum ServerOptions {
             throw UsageError(message: "cluster mode needs the instances' shared key: --cluster-key FILE or TOMBOLA_CLUSTER_KEY "
                                  + "(32 bytes; make one with: head -c 32 /dev/urandom > cluster.key)")
         }
-        return ClusterSettings(endpoint: endpoint, key: key, allowUnsafeRedis: configuration.allowUnsafeRedis)
+        var settings = ClusterSettings(endpoint: endpoint, key: key, allowUnsafeRedis: configuration.allowUnsafeRedis)
+        settings.sentinel = sentinel
+        return settings
+    }
+
+    /// `--redis-sentinel` with `--redis-master`, or nil. Either without the other, or beside
+    /// `--redis`, is a usage error.
+    private static func sentinelSettings(_ configuration: AppConfiguration) throws(UsageError) -> SentinelSettings? {
+        switch (configuration.redisSentinels, configuration.redisMaster) {
+        case (nil, nil):
+            return nil
+        case (nil, _?), (_?, nil):
+            throw UsageError(message: "--redis-sentinel and --redis-master go together")
+        case (let list?, let name?):
+            guard configuration.redisURL == nil else {
+                throw UsageError(message: "give either --redis or --redis-sentinel, not both")
+            }
+            guard let sentinels = SentinelSettings.addresses(list) else {
+                throw UsageError(message: "--redis-sentinel must look like HOST:PORT[,HOST:PORT…] (addresses, e.g. 10.0.0.5:26379)")
+            }
+            guard !name.isEmpty, name.count <= 128, name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "-_.".contains($0)) }) else {
+                throw UsageError(message: "--redis-master must be the name the Sentinels monitor (letters, digits, - _ .)")
+            }
+            return SentinelSettings(sentinels: sentinels, masterName: name)
+        }
     }
 
     /// 32 raw bytes, or 64 hex digits with surrounding white space.

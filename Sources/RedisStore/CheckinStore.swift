@@ -65,7 +65,7 @@ public final class CheckinStore: @unchecked Sendable {
             bytes(write.replaceAll ? "replace" : "add"), bytes(write.rows.count),
         ]
         for row in write.rows { arguments += [bytes(row.id), Array(row.row.utf8)] }
-        writeScript.run(on: client, keys: [keys.lease, keys.fence, keys.meta, keys.entrants], arguments: arguments) { result in
+        writeScript.runReplicated(on: client, keys: [keys.lease, keys.fence, keys.meta, keys.entrants], arguments: arguments) { result in
             switch result {
             case .success(let reply) where reply.integer == 1:
                 completion(.success(()))

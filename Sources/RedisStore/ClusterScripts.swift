@@ -46,7 +46,10 @@ enum ClusterScripts {
     /// idempotency key was appended before.
     static let fenceAndDuplicateChecks = fenceCheck + """
         local seen = redis.call('HGET', KEYS[4], ARGV[3])
-        if seen then return redis.error_reply('DUPLICATE ' .. seen) end
+        if seen then
+          redis.call('HSET', KEYS[4], ARGV[3], seen)
+          return redis.error_reply('DUPLICATE ' .. seen)
+        end
 
         """
 
@@ -55,7 +58,8 @@ enum ClusterScripts {
     /// Checks in this order, each refusal its own error code:
     ///  FENCED    the token is not the fence counter's value, or the lease is not held with it;
     ///  DUPLICATE the idempotency key was appended before (the reply names its offset, so a
-    ///            retry after an unknown outcome learns that the first attempt landed);
+    ///            retry after an unknown outcome learns that the first attempt landed; the key
+    ///            is written again, so a `WAIT` after this reply covers the first attempt too);
     ///  CHAIN     prev is not the hash of the last record (the genesis value for the first).
     /// Then XADDs the record and remembers the key. → {offset, epoch}.
     static let append = fenceAndDuplicateChecks + """
@@ -182,9 +186,11 @@ enum ClusterScripts {
         return 1
         """
 
-    /// KEYS: log, epoch. ARGV: first offset (inclusive, or '-'), count.
-    /// → {epoch or '', XRANGE entries}, read together so they describe one moment.
+    /// KEYS: log, epoch, and behind Sentinel the read mark. ARGV: first offset (inclusive, or '-'), count.
+    /// → {epoch or '', XRANGE entries}, read together so they describe one moment. With the
+    /// read mark, INCRs it: a write after everything this read saw, which the `WAIT` behind it covers.
     static let read = """
+        if KEYS[3] then redis.call('INCR', KEYS[3]) end
         return {redis.call('GET', KEYS[2]) or '', redis.call('XRANGE', KEYS[1], ARGV[1], '+', 'COUNT', ARGV[2])}
         """
 }

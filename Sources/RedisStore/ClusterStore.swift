@@ -38,7 +38,7 @@ public final class ClusterStore: @unchecked Sendable {
         precondition(!owner.isEmpty && !owner.contains(":"), "an owner id is non-empty and has no ':'")
         let keys = RedisDrawKeys(code: draw)
         let sentAt = MonotonicClock.nanoseconds()
-        acquireScript.run(on: client, keys: [keys.lease, keys.fence], arguments: [bytes(owner), bytes(ttl.milliseconds)]) { result in
+        acquireScript.runReplicated(on: client, keys: [keys.lease, keys.fence], arguments: [bytes(owner), bytes(ttl.milliseconds)]) { result in
             completion(result.mapError(ClusterError.init).flatMap { reply in
                 guard let parts = reply.array, parts.count == 2, let flag = parts[0].integer else {
                     return .failure(.unexpectedReply("acquire: \(reply)"))
@@ -96,7 +96,7 @@ public final class ClusterStore: @unchecked Sendable {
             bytes(record.hash), bytes(record.prev), Array(record.json.utf8), bytes(LogRecord.genesisPrev),
             bytes(Self.newEpoch()),
         ]
-        appendScript.run(on: client, keys: [keys.lease, keys.fence, keys.log, keys.idempotency, keys.epoch], arguments: arguments) { result in
+        appendScript.runReplicated(on: client, keys: [keys.lease, keys.fence, keys.log, keys.idempotency, keys.epoch], arguments: arguments) { result in
             switch result {
             case .success(let reply):
                 guard let parts = reply.array, parts.count == 2, let offset = parts[0].string, let epoch = parts[1].string else {
@@ -127,7 +127,7 @@ public final class ClusterStore: @unchecked Sendable {
             arguments += [bytes(record.index), bytes(record.hash), bytes(record.prev), Array(record.json.utf8), bytes(record.seal)]
         }
         if let answer { arguments += answer.arguments }
-        batchScript.run(on: client, keys: [keys.lease, keys.fence, keys.log, keys.idempotency, keys.epoch, keys.meta, keys.acks],
+        batchScript.runReplicated(on: client, keys: [keys.lease, keys.fence, keys.log, keys.idempotency, keys.epoch, keys.meta, keys.acks],
                         arguments: arguments) { result in
             switch result {
             case .success(let reply):
@@ -147,7 +147,7 @@ public final class ClusterStore: @unchecked Sendable {
     /// current token; succeeds with whether it was set.
     public func setIfOwner(_ key: String, value: [UInt8], lease: OwnerLease, _ completion: @escaping (Result<Bool, ClusterError>) -> Void) {
         let keys = RedisDrawKeys(code: lease.draw)
-        setIfOwnerScript.run(on: client, keys: [keys.lease, keys.fence, key], arguments: [bytes(lease.value), bytes(lease.token), value]) { result in
+        setIfOwnerScript.runReplicated(on: client, keys: [keys.lease, keys.fence, key], arguments: [bytes(lease.value), bytes(lease.token), value]) { result in
             completion(result.mapError(ClusterError.init).map { $0.integer == 1 })
         }
     }
@@ -163,7 +163,7 @@ public final class ClusterStore: @unchecked Sendable {
     ) {
         let keys = RedisDrawKeys(code: lease.draw)
         let arguments: [[UInt8]] = [bytes(lease.value), bytes(lease.token), alsoSet?.value ?? []] + answer.arguments
-        rememberScript.run(on: client, keys: [keys.lease, keys.fence, keys.acks, alsoSet?.key ?? keys.rolling], arguments: arguments) { result in
+        rememberScript.runReplicated(on: client, keys: [keys.lease, keys.fence, keys.acks, alsoSet?.key ?? keys.rolling], arguments: arguments) { result in
             completion(result.mapError(ClusterError.init).map { $0.integer == 1 })
         }
     }
@@ -186,7 +186,10 @@ public final class ClusterStore: @unchecked Sendable {
     /// with the epoch read in the same step.
     public func readLog(draw: String, from start: String = "-", count: Int = 1000, _ completion: @escaping (Result<LogPage, ClusterError>) -> Void) {
         let keys = RedisDrawKeys(code: draw)
-        readScript.run(on: client, keys: [keys.log, keys.epoch], arguments: [bytes(start), bytes(count)]) { result in
+        // Behind Sentinel a record is read only once a replica has it (the read mark's INCR and
+        // a WAIT): a record whose own WAIT failed is not shown by a reader either.
+        let replicated = client.options.replicaAcks > 0
+        let handle: (Result<RedisReply, RedisError>) -> Void = { result in
             completion(result.mapError(ClusterError.init).flatMap { reply in
                 guard let parts = reply.array, parts.count == 2, let epoch = parts[0].string, let raw = parts[1].array else {
                     return .failure(.unexpectedReply("read: \(reply)"))
@@ -199,6 +202,12 @@ public final class ClusterStore: @unchecked Sendable {
                 }
                 return .success(LogPage(epoch: epoch, entries: entries))
             })
+        }
+        let arguments = [bytes(start), bytes(count)]
+        if replicated {
+            readScript.runReplicated(on: client, keys: [keys.log, keys.epoch, keys.readMark], arguments: arguments, handle)
+        } else {
+            readScript.run(on: client, keys: [keys.log, keys.epoch], arguments: arguments, handle)
         }
     }
 

@@ -32,12 +32,26 @@ public final class RedisClient: @unchecked Sendable {
     private var isClosed = false
     private var stateHandlers: [(RedisConnectionState) -> Void] = []
 
-    /// Creates a client; nothing happens until `start()`. Any thread.
-    public init(endpoint: RedisEndpoint, loop: EventLoop, options: RedisOptions = RedisOptions()) {
+    /// Behind Sentinel: the locator naming the primary (`endpoint` then gives only the password
+    /// and database), and whether each new primary must pass the durability check.
+    public let locator: RedisPrimaryLocator?
+    private let requireDurable: Bool
+
+    /// Creates a client; nothing happens until `start()`. Any thread. With `locator`, every
+    /// (re)connect asks Sentinel for the primary, follows `+switch-master` at once, and is
+    /// ready only on a server whose `ROLE` is master and (with `requireDurable`) whose AOF is
+    /// fsynced on every write.
+    public init(endpoint: RedisEndpoint, loop: EventLoop, options: RedisOptions = RedisOptions(),
+                locator: RedisPrimaryLocator? = nil, requireDurable: Bool = true) {
         self.endpoint = endpoint
         self.loop = loop
         self.options = options
+        self.locator = locator
+        self.requireDurable = requireDurable
     }
+
+    /// Where the current connection goes (the primary, behind Sentinel), for logs. Loop only.
+    public var connectedTo: RedisEndpoint? { supervisor?.connectedTo }
 
     /// Starts connecting. Any thread.
     public func start() {
@@ -131,6 +145,9 @@ public final class RedisClient: @unchecked Sendable {
         guard !isClosed, supervisor == nil else { return }
         let supervisor = RedisConnectionSupervisor(endpoint: endpoint, loop: loop, options: options)
         supervisor.onStateChange = { [weak self] state in self?.stateChanged(state) }
+        if let locator {
+            supervisor.follow(locator, requireDurable: requireDurable)
+        }
         self.supervisor = supervisor
         supervisor.start()
     }

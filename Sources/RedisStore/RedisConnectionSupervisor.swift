@@ -13,6 +13,11 @@ public struct RedisOptions: Sendable {
     public var maximumBackoff: Duration = .seconds(1)
     /// Commands that may wait for a connection; more fail at once with `.queueFull`.
     public var maximumQueued = 10_000
+    /// Replicas that must confirm each write of the cluster store (`WAIT`) before it counts as
+    /// done; 0: none are asked (a single Redis). With Sentinel, 1.
+    public var replicaAcks = 0
+    /// How long `WAIT` may take before the write counts as not replicated.
+    public var replicaTimeout: Duration = .seconds(1)
 
     public init() {}
 }
@@ -47,6 +52,18 @@ final class RedisConnectionSupervisor {
     private(set) var readyCount = 0
     /// The last failure, for logs.
     private(set) var lastFailure: String?
+    /// Where to connect, asked before each attempt (Sentinel: the current primary); nil: `endpoint`.
+    /// The password and database always come from `endpoint`.
+    var resolve: ((@escaping (RedisEndpoint?) -> Void) -> Void)?
+    /// Run after the handshake's PING on each new connection; a text refuses the connection
+    /// (it is closed, `lastFailure` says why, and the next attempt follows the backoff).
+    var verify: ((HiredisConnection, @escaping (String?) -> Void) -> Void)?
+    /// The address of the current connection (ready or in its handshake).
+    private(set) var connectedTo: RedisEndpoint?
+    /// The next attempt starts at once (the primary moved), not after the backoff.
+    private var retryAtOnce = false
+    /// Counts attempts, so a late resolution of an abandoned attempt is ignored.
+    private var generation = 0
 
     init(endpoint: RedisEndpoint, loop: EventLoop, options: RedisOptions, onPush: ((RedisReply) -> Void)? = nil) {
         self.endpoint = endpoint
@@ -77,12 +94,59 @@ final class RedisConnectionSupervisor {
         connection?.close(reason: reason)
     }
 
+    /// The primary is now `primary` (Sentinel announced it): unless already connected there,
+    /// drops the connection and connects again at once.
+    func follow(_ primary: RedisEndpoint) {
+        guard state != .closed else { return }
+        if let connectedTo, connectedTo.host == primary.host, connectedTo.port == primary.port { return }
+        retryAtOnce = true
+        if let connection {
+            connection.close(reason: .connectionLost)
+        } else if state == .waiting, retryTimer != nil {
+            retryTimer?.cancel()
+            retryTimer = nil
+            connect()
+        }
+    }
+
+    /// Connects to whichever server `locator` names as the primary, follows its switches, and
+    /// is ready only on a primary (`PrimaryCheck`). Before `start`.
+    func follow(_ locator: RedisPrimaryLocator, requireDurable: Bool) {
+        resolve = { done in locator.locate(done) }
+        verify = PrimaryCheck.verify(requireDurable: requireDurable)
+        locator.onSwitch { [weak self] primary in self?.follow(primary) }
+    }
+
     private func connect() {
         lastFailure = nil
         set(.connecting)
+        generation += 1
+        let attemptNumber = generation
+        guard let resolve else { return open(endpoint) }
+        connectTimer = loop.scheduleTimer(after: options.connectTimeout) { [weak self] in
+            guard let self, self.generation == attemptNumber, self.connection == nil, self.state == .connecting else { return }
+            self.lastFailure = "no primary found in time"
+            self.lost(reason: "no primary found in time")
+        }
+        resolve { [weak self] found in
+            guard let self, self.generation == attemptNumber, self.connection == nil, self.state == .connecting else { return }
+            guard let found else {
+                self.lost(reason: "no Sentinel named a primary")
+                return
+            }
+            var target = self.endpoint
+            target.host = found.host
+            target.port = found.port
+            self.connectTimer?.cancel()
+            self.connectTimer = nil
+            self.open(target)
+        }
+    }
+
+    private func open(_ target: RedisEndpoint) {
         let connection = HiredisConnection(loop: loop)
         do {
-            try connection.connect(host: endpoint.host, port: endpoint.port, onPush: onPush) { [weak self, weak connection] reason in
+            try connection.connect(host: target.host, port: target.port, onPush: onPush) { [weak self, weak connection] reason in
                 guard let self, let connection, self.connection === connection else { return }
                 self.lost(reason: "\(reason)" + (connection.lastErrorText.map { " (\($0))" } ?? ""))
             }
@@ -91,6 +155,7 @@ final class RedisConnectionSupervisor {
             return
         }
         self.connection = connection
+        connectedTo = target
         connectTimer = loop.scheduleTimer(after: options.connectTimeout) { [weak self, weak connection] in
             guard let self, let connection, self.connection === connection, self.state == .connecting else { return }
             self.lastFailure = "connect timeout"
@@ -110,15 +175,28 @@ final class RedisConnectionSupervisor {
             guard let self, let connection, self.connection === connection, self.state == .connecting else { return }
             switch result {
             case .success:
-                self.connectTimer?.cancel()
-                self.connectTimer = nil
-                self.attempt = 0
-                self.readyCount += 1
-                self.set(.ready)
+                guard let verify = self.verify else { return self.handshakeDone(connection) }
+                verify(connection) { [weak self, weak connection] refusal in
+                    guard let self, let connection, self.connection === connection, self.state == .connecting else { return }
+                    if let refusal {
+                        self.lastFailure = refusal
+                        connection.close(reason: .connectionLost)
+                    } else {
+                        self.handshakeDone(connection)
+                    }
+                }
             case .failure(let error):
                 self.handshakeFailed(connection, error)
             }
         }
+    }
+
+    private func handshakeDone(_ connection: HiredisConnection) {
+        connectTimer?.cancel()
+        connectTimer = nil
+        attempt = 0
+        readyCount += 1
+        set(.ready)
     }
 
     private func handshakeFailed(_ connection: HiredisConnection, _ error: RedisError) {
@@ -131,12 +209,14 @@ final class RedisConnectionSupervisor {
         connectTimer?.cancel()
         connectTimer = nil
         connection = nil
+        connectedTo = nil
         guard state != .closed else { return }
         if lastFailure == nil { lastFailure = reason }
         set(.waiting)
         let base = min(options.initialBackoff * (1 << min(attempt, 20)), options.maximumBackoff)
         attempt += 1
-        let delay = base * Double.random(in: 0.5...1.0)
+        let delay = retryAtOnce ? .zero : base * Double.random(in: 0.5...1.0)
+        retryAtOnce = false
         retryTimer = loop.scheduleTimer(after: delay) { [weak self] in
             guard let self, self.state == .waiting else { return }
             self.retryTimer = nil

@@ -32,6 +32,9 @@ public struct RedisDrawKeys: Sendable, Equatable {
     /// The highest tick `seq` an owner of the draw announced (an integer), written with each
     /// tick's publication, so that a new owner's ticks continue above it.
     public var tickSeq: String { "\(tag):tickseq" }
+    /// Counted up by each read of the log behind Sentinel, so the `WAIT` after the read covers
+    /// every write the read could see (ClusterStore.readLog).
+    public var readMark: String { "\(tag):readmark" }
     /// The Pub/Sub channel the owner listens on: host commands forwarded by other instances,
     /// and their viewer counts.
     public var commands: String { "\(tag):cmd" }

@@ -14,6 +14,9 @@ public enum RedisError: Error, Sendable, Equatable {
     case closed
     /// hiredis refused the command (the context is shutting down).
     case rejected
+    /// The write ran on the primary but `WAIT` counted fewer replicas than required before
+    /// its timeout (`RedisOptions.replicaAcks`): it may be lost if the primary dies now.
+    case notReplicated(acknowledged: Int, required: Int)
 
     /// The first word of a server error (`NOSCRIPT`, `LOADING`, `FENCED`…).
     public var serverCode: String? {
@@ -31,6 +34,8 @@ extension RedisError: CustomStringConvertible {
         case .queueFull: "too many commands are waiting for Redis"
         case .closed: "the Redis client is closed"
         case .rejected: "the Redis connection is shutting down"
+        case .notReplicated(let acknowledged, let required):
+            "the write reached \(acknowledged) of the \(required) replicas required in time"
         }
     }
 }

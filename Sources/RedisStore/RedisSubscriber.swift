@@ -18,11 +18,16 @@ public final class RedisSubscriber: @unchecked Sendable {
     private var isClosed = false
     private var announcedReady = false
     private var readyHandlers: [() -> Void] = []
+    /// Behind Sentinel: follows the primary it names (`endpoint` gives only password and database).
+    public let locator: RedisPrimaryLocator?
+    /// Where each attempt connects (set before `start`); nil: `endpoint`, or the locator's primary.
+    var resolveEndpoint: ((@escaping (RedisEndpoint?) -> Void) -> Void)?
 
-    public init(endpoint: RedisEndpoint, loop: EventLoop, options: RedisOptions = RedisOptions()) {
+    public init(endpoint: RedisEndpoint, loop: EventLoop, options: RedisOptions = RedisOptions(), locator: RedisPrimaryLocator? = nil) {
         self.endpoint = endpoint
         self.loop = loop
         self.options = options
+        self.locator = locator
     }
 
     /// Starts connecting. Any thread.
@@ -77,6 +82,11 @@ public final class RedisSubscriber: @unchecked Sendable {
             self?.received(push)
         }
         supervisor.onStateChange = { [weak self] state in self?.stateChanged(state) }
+        if let locator {
+            supervisor.follow(locator, requireDurable: false)
+        } else if let resolveEndpoint {
+            supervisor.resolve = resolveEndpoint
+        }
         self.supervisor = supervisor
         supervisor.start()
     }

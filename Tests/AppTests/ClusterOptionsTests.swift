@@ -42,6 +42,38 @@ import JSON
         #expect(c.key == raw && c.endpoint.port == 6379)
     }
 
+    @Test func sentinelsAndTheMasterNameInsteadOfRedis() throws {
+        let raw = (0..<32).map { UInt8($0) }
+        let file = try keyFile(raw)
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        let a = try #require(try parse(["--redis-sentinel", "10.0.0.11:26379, 10.0.0.12:26380,[::1]:26381",
+                                        "--redis-master", "tombola-main", "--cluster-key", file]).cluster)
+        let sentinel = try #require(a.sentinel)
+        #expect(sentinel.masterName == "tombola-main" && a.replicaAcks == 1)
+        #expect(sentinel.sentinels.map { "\($0.host):\($0.port)" } == ["10.0.0.11:26379", "10.0.0.12:26380", "::1:26381"])
+        #expect("\(a)".contains("sentinel tombola-main via 10.0.0.11:26379"))
+        let b = try #require(try parse(["--cluster-key", file], environment: ["TOMBOLA_REDIS_SENTINEL": "127.0.0.1:5000",
+                                                                             "TOMBOLA_REDIS_MASTER": "m"]).cluster)
+        #expect(b.sentinel?.sentinels.first?.port == 5000 && b.sentinel?.masterName == "m")
+        #expect(try parse(["--redis", "redis://127.0.0.1", "--cluster-key", file]).cluster?.replicaAcks == 0)
+        func message(_ arguments: [String]) -> String? {
+            do {
+                _ = try ServerOptions.parse(arguments + ["--cluster-key", file], environment: [:])
+                return nil
+            } catch {
+                return error.message
+            }
+        }
+        #expect(message(["--redis-master", "m"])?.contains("go together") == true)
+        #expect(message(["--redis-sentinel", "127.0.0.1:5000"])?.contains("go together") == true)
+        #expect(message(["--redis-sentinel", "127.0.0.1:5000", "--redis-master", "m", "--redis", "redis://127.0.0.1"])?
+            .contains("not both") == true)
+        for bad in ["127.0.0.1", "127.0.0.1:0", "a:1,,b:2", "redis://127.0.0.1:5000", ":pw@127.0.0.1:5000", "127.0.0.1:5000/1"] {
+            #expect(message(["--redis-sentinel", bad, "--redis-master", "m"])?.contains("HOST:PORT") == true, "\(bad)")
+        }
+        #expect(message(["--redis-sentinel", "127.0.0.1:5000", "--redis-master", "bad name"])?.contains("letters, digits") == true)
+    }
+
     @Test func badClusterOptionsAreRefusedWithAClearMessage() throws {
         let short = try keyFile(Array(repeating: 7, count: 31))
         defer { try? FileManager.default.removeItem(atPath: short) }

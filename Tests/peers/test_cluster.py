@@ -40,8 +40,19 @@ CODE = "CLUSTER1"
 HOST_KEY = "peer-host-key-0123456789"
 
 
+def wait_for_pong(server, what):
+    """Until `server.cli("PING")` answers PONG, while `server.proc` runs."""
+    deadline = time.time() + 20
+    while server.cli("PING") != "PONG":
+        assert server.proc.poll() is None, "%s exited" % what
+        assert time.time() < deadline, "%s did not answer PING" % what
+        time.sleep(0.05)
+
+
 class Redis:
-    """A private redis-server with appendonly yes and appendfsync always."""
+    """A private redis-server with appendonly yes and appendfsync always (plus `extra_args`)."""
+
+    extra_args = ()
 
     def __init__(self, directory, port=None):
         self.directory = directory
@@ -52,13 +63,9 @@ class Redis:
         self.proc = subprocess.Popen(
             [shutil.which("redis-server") or "/usr/bin/redis-server", "--port", str(self.port), "--bind", "127.0.0.1",
              "--dir", self.directory, "--appendonly", "yes", "--appendfsync", "always", "--save", "",
-             "--protected-mode", "no"],
+             "--protected-mode", "no", *self.extra_args],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        deadline = time.time() + 20
-        while self.cli("PING") != "PONG":
-            assert self.proc.poll() is None, "redis-server exited"
-            assert time.time() < deadline, "redis-server did not answer PING"
-            time.sleep(0.05)
+        wait_for_pong(self, "redis-server")
         # The PONG must be this child's, not another program's Redis on the same port.
         assert "process_id:%d" % self.proc.pid in self.cli("INFO", "server").split(), "port %d is taken" % self.port
 
@@ -74,6 +81,11 @@ class Redis:
     @property
     def url(self):
         return "redis://127.0.0.1:%d" % self.port
+
+    @property
+    def args(self):
+        """How an instance is told where this Redis is."""
+        return ("--redis", self.url)
 
     def lease_holder(self):
         """The instance id holding the draw's lease, or None."""
@@ -91,7 +103,7 @@ class Instance(Tombola):
 
     def __init__(self, redis, key_file, extra=()):
         super().__init__(tempfile.mkdtemp(prefix="tombola-cluster-data-"), code=CODE,
-                         extra=("--redis", redis.url, "--cluster-key", key_file, *extra))
+                         extra=(*redis.args, "--cluster-key", key_file, *extra))
         self.id = re.search(r"as instance ([0-9a-f]+)", self.banner).group(1)
         self.lines = []
         self.errors = []

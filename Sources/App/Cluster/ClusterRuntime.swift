@@ -27,6 +27,15 @@ public struct ClusterSettings: Sendable, CustomStringConvertible {
     /// (a command resent after a takeover gets its original answer), and how many per client.
     public var answerTTL: Duration = .seconds(6 * 3600)
     public var answersKept = 64
+    /// Behind Sentinel (`--redis-sentinel`, `--redis-master`): `endpoint` is then only the first
+    /// Sentinel's address (for logs); every connection follows the primary the Sentinels name,
+    /// and each write of the round log, lease, answers and check-in waits for a replica.
+    public var sentinel: SentinelSettings?
+    /// Replicas that must have each such write before it is announced (`WAIT`): 1 behind
+    /// Sentinel, 0 on a single Redis.
+    public var replicaAcks: Int { sentinel == nil ? 0 : 1 }
+    /// How long a write may wait for its replica before it is refused (`cluster_unavailable`).
+    public var replicaTimeout: Duration = .seconds(1)
 
     public init(endpoint: RedisEndpoint, key: [UInt8], allowUnsafeRedis: Bool = false) {
         self.endpoint = endpoint
@@ -34,7 +43,10 @@ public struct ClusterSettings: Sendable, CustomStringConvertible {
         self.allowUnsafeRedis = allowUnsafeRedis
     }
 
-    public var description: String { "cluster on \(endpoint) (key not shown)" }
+    public var description: String { "cluster on \(sentinel?.description ?? "\(endpoint)") (key not shown)" }
+
+    /// Where the instance's Redis is, for logs and errors.
+    var redisDescription: String { sentinel?.description ?? "\(endpoint)" }
 }
 
 public struct ClusterStartError: Error, Sendable, CustomStringConvertible {
@@ -55,7 +67,11 @@ final class ClusterRuntime: @unchecked Sendable {
     let client: RedisClient
     let store: ClusterStore
     let subscriber: RedisSubscriber
+    /// Behind Sentinel: finds and follows the primary for `client` and `subscriber`.
+    let locator: RedisPrimaryLocator?
     let limiter: AuthRateLimiter
+    /// The rate limits' buckets shared by every instance (the host-key limiter's and each draw's check-in limits).
+    let sharedLimits: SharedRateLimits
     let roomSettings: DrawRoomSettings
     let metrics: DrawMetrics
     /// Every draw's screen branding, in Redis (ClusterBranding.swift).
@@ -77,9 +93,17 @@ final class ClusterRuntime: @unchecked Sendable {
         self.metrics = metrics
         group = try EventLoopGroup(loopCount: 1)
         loop = group.loops[0]
-        client = RedisClient(endpoint: settings.endpoint, loop: loop)
+        var options = RedisOptions()
+        options.replicaAcks = settings.replicaAcks
+        options.replicaTimeout = settings.replicaTimeout
+        let loop = loop
+        locator = settings.sentinel.map { RedisPrimaryLocator(settings: $0, loop: loop) }
+        client = RedisClient(endpoint: settings.endpoint, loop: loop, options: options, locator: locator,
+                             requireDurable: !settings.allowUnsafeRedis)
         store = ClusterStore(client: client)
-        subscriber = RedisSubscriber(endpoint: settings.endpoint, loop: loop)
+        sharedLimits = SharedRateLimits(client: client)
+        limiter.share(sharedLimits, as: "key")
+        subscriber = RedisSubscriber(endpoint: settings.endpoint, loop: loop, locator: locator)
         branding = ClusterBranding(client: client)
         audit = ClusterAuditLog(client: client)
     }
@@ -90,6 +114,7 @@ final class ClusterRuntime: @unchecked Sendable {
     static func start(settings: ClusterSettings, configuration: AppConfiguration, limiter: AuthRateLimiter,
                       roomSettings: DrawRoomSettings, metrics: DrawMetrics) throws -> (ClusterRuntime, DrawService.DefaultDraw) {
         let runtime = try ClusterRuntime(settings: settings, limiter: limiter, roomSettings: roomSettings, metrics: metrics)
+        runtime.locator?.start()
         runtime.client.start()
         let outcome = Lock<Result<DrawService.DefaultDraw, ClusterStartError>?>(nil)
         let done = DispatchSemaphore(value: 0)
@@ -109,10 +134,13 @@ final class ClusterRuntime: @unchecked Sendable {
     }
 
     private func prepare(configuration: AppConfiguration) async -> Result<DrawService.DefaultDraw, ClusterStartError> {
-        let endpoint = settings.endpoint
+        let endpoint = settings.redisDescription
         switch await store.checkDurability(allowUnsafe: settings.allowUnsafeRedis) {
         case .failure(.unavailable(let error)):
-            return .failure(ClusterStartError(description: "cannot reach Redis at \(endpoint): \(error)"))
+            // Behind Sentinel a primary that fails its checks (not durable, not the primary) is
+            // never connected to: say why.
+            let why = await client.onLoop { [client] (done: @escaping (String?) -> Void) in done(client.lastFailure) }
+            return .failure(ClusterStartError(description: "cannot reach Redis at \(endpoint): \(error)" + (why.map { " (\($0))" } ?? "")))
         case .failure(let error):
             return .failure(ClusterStartError(description: "\(error) (Redis at \(endpoint); override: --allow-unsafe-redis)"))
         case .success(let report):
@@ -184,6 +212,7 @@ final class ClusterRuntime: @unchecked Sendable {
                 for node in nodes.values { node.subscriptionsReady(reconnected: reconnected) }
             }
             subscriber.start()
+            watchPrimary()
             done(true)
         }
         Log.event("cluster.start", fields: ["instance": .string(instanceID), "redis": .string("\(endpoint)"), "draw": .string(code)],
@@ -203,6 +232,7 @@ final class ClusterRuntime: @unchecked Sendable {
             nodes[code] = node
             return node
         }
+        node?.checkinLimits.share(sharedLimits, draw: code)
         node?.start()
     }
 
@@ -270,7 +300,34 @@ final class ClusterRuntime: @unchecked Sendable {
         close()
     }
 
+    /// Behind Sentinel: logs each new primary the client connects to, and why it could not
+    /// (a demoted primary, or one without a durable AOF, is refused until the Sentinels name
+    /// another). Loop only.
+    private func watchPrimary() {
+        guard locator != nil else { return }
+        var last: RedisEndpoint?
+        client.observeState { [self] state in
+            switch state {
+            case .ready:
+                guard let primary = client.connectedTo else { return }
+                if let previous = last, previous != primary {
+                    Log.event("cluster.primary_changed", fields: ["primary": .string("\(primary.host):\(primary.port)")],
+                              text: "tombola: cluster: Redis primary is now \(primary.host):\(primary.port)")
+                }
+                last = primary
+            case .waiting:
+                if let failure = client.lastFailure {
+                    Log.event("cluster.redis_waiting", level: .error, fields: ["reason": .string(failure)],
+                              text: "tombola: cluster: no usable Redis primary yet: \(failure)")
+                }
+            default:
+                break
+            }
+        }
+    }
+
     private func close() {
+        locator?.close()
         subscriber.close()
         client.close()
         group.shutdown()

@@ -18,9 +18,12 @@ extension HostLink {
         } catch {
             throw .storage("\(error)")
         }
-        let client = RedisClient(endpoint: settings.endpoint, loop: group.loops[0])
+        // Behind Sentinel: the primary it names (the write needs no durability check of its own).
+        let locator = settings.sentinel.map { RedisPrimaryLocator(settings: $0, loop: group.loops[0]) }
+        let client = RedisClient(endpoint: settings.endpoint, loop: group.loops[0], locator: locator, requireDurable: false)
         client.start()
         defer {
+            locator?.close()
             client.close()
             group.shutdown()
         }
@@ -52,9 +55,9 @@ extension HostLink {
         case .success(let stored?):
             return (stored, key, recordReset(code: stored, client: client, loop: group.loops[0]))
         case .success(nil):
-            throw .notInCluster(code: code, redis: "\(settings.endpoint)")
+            throw .notInCluster(code: code, redis: settings.redisDescription)
         case .failure(.unavailable):
-            throw .storage("cannot reach Redis at \(settings.endpoint)")
+            throw .storage("cannot reach Redis at \(settings.redisDescription)")
         case .failure(let error):
             throw .storage("\(error)")
         }

@@ -1,4 +1,5 @@
 import DrawRoomCore
+import RedisStore
 import DrawEngine
 import HTTPCore
 import JSON
@@ -219,4 +220,12 @@ final class CheckinLimits: Sendable {
     /// 10,000 codes (and per device 5, then one every 2 s).
     let codes = AuthRateLimiter(burst: 30, refill: .milliseconds(500))
     let deviceCodes = AuthRateLimiter(burst: 5, refill: .seconds(2))
+
+    /// Cluster mode: the three limits hold across the instances (buckets `join:`, `code:` and
+    /// `device:` with the draw's code, in Redis).
+    func share(_ limits: SharedRateLimits, draw code: String) {
+        attempts.share(limits, as: "join:" + code)
+        codes.share(limits, as: "code:" + code)
+        deviceCodes.share(limits, as: "device:" + code)
+    }
 }

@@ -1,3 +1,4 @@
+import RedisStore
 import Server
 import Posix
 import Locking
@@ -5,10 +6,19 @@ import Locking
 /// Failed key attempts per client address, as token buckets: `burst` tries, then one more
 /// every `refill`. Only failures spend a token, so the real host is never locked out for
 /// longer than one refill interval. Thread-safe (WebSocket rooms and REST share one).
+///
+/// In cluster mode (`share`) each spend also goes to a bucket in Redis shared by every
+/// instance (`SharedRateLimits`), and its answer, the tokens left cluster-wide, caps the local
+/// bucket: the check stays local and instant, and the limit holds for the cluster as a whole
+/// (an instance that had not yet heard lets at most one attempt through, repaid as debt).
+/// While `maximumUnconfirmed` spends of an address await Redis's answer, the instance lets no
+/// further attempt of it through: a client faster than Redis cannot outrun the shared count.
 final class AuthRateLimiter: Sendable {
     private struct Bucket {
         var tokens: Double
         var updated: UInt64
+        /// Spends sent to the cluster's bucket and not answered yet.
+        var unconfirmed = 0
     }
 
     let burst: Double
@@ -17,12 +27,25 @@ final class AuthRateLimiter: Sendable {
     /// Addresses tracked before full buckets are pruned.
     static let pruneThreshold = 10_000
     private let now: @Sendable () -> UInt64
+    /// The cluster's buckets and this limiter's name there (`key`, `join:CODE`, …); nil: local only.
+    private let shared = Lock<(limits: SharedRateLimits, name: String)?>(nil)
+    private let refill: Duration
+    /// Cluster mode: attempts per address let through before Redis has answered for them (1 for
+    /// the small limits; a hall joining behind one address keeps its pace under the join limit's 1,000).
+    let maximumUnconfirmed: Int
 
     init(burst: Int = 5, refill: Duration = .seconds(2), now: @escaping @Sendable () -> UInt64 = MonotonicClock.nanoseconds) {
         self.burst = Double(burst)
         let (seconds, attoseconds) = refill.components
         refillNanoseconds = Double(seconds) * 1e9 + Double(attoseconds) / 1e9
+        self.refill = refill
         self.now = now
+        maximumUnconfirmed = max(1, burst / 16)
+    }
+
+    /// Spends also from the cluster's bucket `name` for each address (once; later calls change nothing).
+    func share(_ limits: SharedRateLimits, as name: String) {
+        shared.withLock { if $0 == nil { $0 = (limits, name) } }
     }
 
     /// Whether `address` may try a key now.
@@ -32,7 +55,7 @@ final class AuthRateLimiter: Sendable {
             guard var bucket = buckets[address] else { return true }
             refill(&bucket, at: time)
             buckets[address] = bucket
-            return bucket.tokens >= 1
+            return bucket.tokens >= 1 && bucket.unconfirmed < maximumUnconfirmed
         }
     }
 
@@ -50,10 +73,12 @@ final class AuthRateLimiter: Sendable {
     /// Spends one token for a failed attempt.
     func recordFailure(_ address: String) {
         let time = now()
+        let sharing = shared.withLock { $0 }
         buckets.withLock { buckets in
             var bucket = buckets[address] ?? Bucket(tokens: burst, updated: time)
             refill(&bucket, at: time)
             bucket.tokens = max(0, bucket.tokens - 1)
+            if sharing != nil { bucket.unconfirmed += 1 }
             buckets[address] = bucket
             // Full buckets carry no information; drop them so the table stays small. Stored
             // tokens are as of the last attempt, so refill before deciding which are full.
@@ -61,9 +86,26 @@ final class AuthRateLimiter: Sendable {
                 buckets = buckets.filter { entry in
                     var bucket = entry.value
                     refill(&bucket, at: time)
-                    return bucket.tokens < burst
+                    return bucket.tokens < burst || bucket.unconfirmed > 0
                 }
             }
+        }
+        guard let (limits, name) = sharing else { return }
+        limits.spend(name + ":" + address, burst: Int(burst), refill: refill) { [self] left in
+            confirmed(address, left: left)
+        }
+    }
+
+    /// Redis answered a spend of `address`: the cluster's bucket holds `left` tokens (nil: not
+    /// asked), and the local one holds no more.
+    private func confirmed(_ address: String, left: Double?) {
+        let time = now()
+        buckets.withLock { buckets in
+            var bucket = buckets[address] ?? Bucket(tokens: burst, updated: time)
+            refill(&bucket, at: time)
+            if let left { bucket.tokens = min(bucket.tokens, left) }
+            bucket.unconfirmed = max(0, bucket.unconfirmed - 1)
+            buckets[address] = bucket
         }
     }
 
