@@ -1,4 +1,5 @@
 @testable import App
+@testable import DrawRoomCore
 import DrawEngine
 import JSON
 import Testing
@@ -40,7 +41,7 @@ import TestSupport
     }
 
     func device(of id: DrawValue, in room: RoomHarness) -> String {
-        room.state.checkin.entry(id: id.description)!.device!
+        room.state.checkin.book.entry(id: id.description)!.device!
     }
 
     func claim(_ room: inout RoomHarness, device: String, caller: UInt64 = 77) -> Result<CommandReply, CommandFailure>? {
