@@ -646,7 +646,6 @@ public struct DrawRoomState {
                 announcePhase(.idle, &actions)
                 // The board is empty: what is left and what the next round draws changed.
                 if let commit = draw.commit { actions.append(.announce(.commit(commit))) }
-        openClaims(at: time, &actions)
             case .configure(_, let duplicates):
                 adoptConfig(draw.config.publicText)
                 succeed(job, CommandReply(ack: ack(job, ["duplicates": .array(duplicates.map { .string($0) })])), &actions)
@@ -826,6 +825,7 @@ public struct DrawRoomState {
         if let result { actions.append(.announce(.result(result))) }
         actions.append(.announce(.phase(.revealed)))
         if let commit = draw.commit { actions.append(.announce(.commit(commit))) }
+        openClaims(at: time, &actions)
         let waiters = revealWaiters
         revealWaiters = []
         let reply = CommandReply(ack: .object(["type": .string("ack"), "command": .string("stop")]), result: result)
