@@ -63,7 +63,8 @@ extension DrawConfig {
             mask: try reader.optional(members, "mask") { (value, reader) throws(DrawConfigDecodingError) in
                 guard let mask = NameMask(rawValue: try reader.string(value)) else { throw reader.failure() }
                 return mask
-            } ?? NameMask.none)
+            } ?? NameMask.none,
+            beacon: try reader.optional(members, "beacon") { (value, reader) throws(DrawConfigDecodingError) in try reader.bool(value) } ?? false)
     }
 
     /// The settings with every key, as stored and as `state.config` carries them (canonical
@@ -105,6 +106,7 @@ extension DrawConfig {
         // Only when set: the settings (and their hash) of a draw that never chose a mode stay as they were.
         if mode != .number { members["mode"] = .string(mode.rawValue) }
         if mask != .none { members["mask"] = .string(mask.rawValue) }
+        if beacon { members["beacon"] = .bool(true) }
         return .object(members)
     }
 }

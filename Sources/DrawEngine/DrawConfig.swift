@@ -109,10 +109,12 @@ public struct DrawConfig: Sendable, Equatable {
     public var mode: DisplayMode
     /// Which names the screens show masked (display only).
     public var mask: NameMask
+    /// Beacon-sealed rounds (docs/FAIRNESS.md §13): Stop binds each round to a future drand round.
+    public var beacon: Bool
 
     public init(pool: PoolConfig = .range(from: 1, to: 500), exclude: [DrawValue] = [], perStop: PerStop = .count(1),
                 repeats: Bool = false, prizes: [Prize] = [], prize: Int = 0, excludeWinnersOf: [PastDraw] = [],
-                mode: DisplayMode = .number, mask: NameMask = .none) {
+                mode: DisplayMode = .number, mask: NameMask = .none, beacon: Bool = false) {
         self.pool = pool
         self.exclude = exclude
         self.perStop = perStop
@@ -122,6 +124,7 @@ public struct DrawConfig: Sendable, Equatable {
         self.excludeWinnersOf = excludeWinnersOf
         self.mode = mode
         self.mask = mask
+        self.beacon = beacon
     }
 
     /// 1…500, one winner per Stop, no repeats, no prizes.

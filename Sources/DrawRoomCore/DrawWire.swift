@@ -24,6 +24,8 @@ public enum DrawAnnouncement: Sendable {
     case entrantsSettings(JSONValue)
     /// `{"type":"winners","round","names"}`: the names of a check-in round's winners that pages may show.
     case winners(round: Int, names: [String: JSONValue])
+    /// `{"type":"beacon",…}`: a beacon-sealed round waiting for, sealed by, or void of its drand round.
+    case beacon(JSONValue)
 
     /// How a relay must treat it (cluster mode's fan-out, docs/CLUSTER.md): a follower keeps the
     /// latest viewer count, forgets the latest tick on `cleared`, relays check-in winners'
@@ -34,7 +36,7 @@ public enum DrawAnnouncement: Sendable {
         case .cleared: .cleared
         case .phase(let phase): .phase(phase)
         case .winners: .checkinWinners
-        case .tick, .result, .void, .commit, .config, .entrants, .entrantsSettings: .other
+        case .tick, .result, .void, .commit, .config, .entrants, .entrantsSettings, .beacon: .other
         }
     }
 
@@ -103,7 +105,7 @@ public enum DrawWire {
         switch announcement {
         case .tick(let tick): json(tick).canonicalString
         case .phase(let phase): phaseMessage(phase).canonicalString
-        case .result(let message), .void(let message), .entrants(let message), .entrantsSettings(let message):
+        case .result(let message), .void(let message), .entrants(let message), .entrantsSettings(let message), .beacon(let message):
             message.canonicalString
         case .commit(let commit): commit.message.canonicalString
         case .cleared: JSONValue.object(["type": .string("cleared")]).canonicalString

@@ -68,7 +68,7 @@ public final class DrawService: Sendable {
         do {
             return try DrawService(configuration: configuration, storage: storage,
                                    settings: DrawRoomSettings(tickHz: configuration.tickHz, slowDown: slowDown,
-                                                              maxPoolBytes: configuration.maxPoolBytes),
+                                                              maxPoolBytes: configuration.maxPoolBytes, beacon: configuration.beacon),
                                    limiter: AuthRateLimiter(burst: authBurst, refill: authRefill),
                                    registry: metrics)
         } catch {
@@ -276,7 +276,7 @@ public final class DrawService: Sendable {
                 defer { pending = ([], false) }
                 return pending.rooms
             }
-            var read = [(room: DrawRoom, draw: Draw, commitment: DrawRecord, checkin: CheckinBook, interrupted: Int?)]()
+            var read = [(room: DrawRoom, draw: Draw, commitment: DrawRecord?, checkin: CheckinBook, interrupted: Int?)]()
             var failed = [(room: DrawRoom, error: any Error)]()
             for room in rooms {
                 do {
@@ -285,7 +285,8 @@ public final class DrawService: Sendable {
                     }
                     var draw = try DrawPersistence.restore(row, in: database)
                     let interrupted = try DrawPersistence.interruptedRound(code: room.code, next: draw.nextRound, in: database)
-                    let commitment = try draw.prepareFreshCommitment()
+                    // A beacon-sealed round waiting for its drand round resumes with its own commitment.
+                    let commitment = draw.sealing == nil ? try draw.prepareFreshCommitment() : nil
                     read.append((room, draw, commitment, try DrawPersistence.loadCheckin(code: room.code, in: database),
                                  interrupted))
                 } catch {
@@ -295,8 +296,9 @@ public final class DrawService: Sendable {
             do {
                 try database.transaction {
                     for entry in read {
+                        guard let commitment = entry.commitment else { continue }
                         let detail: JSONValue = entry.interrupted.map { .object(["interrupted": .int(Int64($0))]) } ?? .object([:])
-                        try DrawPersistence.append([entry.commitment], code: entry.room.code,
+                        try DrawPersistence.append([commitment], code: entry.room.code,
                                                    audit: (audit, AuditEntry(actor: "system", action: "restart", detail: detail)),
                                                    in: database)
                     }
