@@ -94,6 +94,8 @@ export class DrawRoom extends EventTarget {
     this.clearedAt = 0;
     this.snapshotReceived = false;
     this.interrupted = null;       // the round a server restart cut short before Stop, until the next Start
+    this.beacon = null;            // a beacon-sealed round: { round, beaconRound, status: waiting|sealed|void, reason }
+    this.sealedBy = new Map();     // round → the drand round that sealed it (read with its records from the export)
     this.exportCache = null;
     this.checkin = null;           // check-in: { open, count, fields, presence, publicNames, names, me } or null
     this.winnerPresence = null;    // host: { round, winners: [{ id, name, connected }] }
@@ -143,6 +145,7 @@ export class DrawRoom extends EventTarget {
         break;
       case 'result': this.applyResult(msg, true); break;
       case 'viewers': this.viewers = msg.count; break;
+      case 'beacon': this.beacon = beaconOf(msg); break;
       case 'entrants': {
         // The count (and after a host's change, the settings too: fields, presence, publicNames).
         const { type, ...rest } = msg;
@@ -191,6 +194,7 @@ export class DrawRoom extends EventTarget {
     this.role = s.role === 'host' ? 'host' : this.role === 'host' ? 'host' : 'viewer';
     this.phase = s.phase ?? null;
     this.interrupted = Number.isInteger(s.interrupted?.round) ? s.interrupted.round : null;
+    this.beacon = beaconOf(s.beacon);
     this.config = s.config ?? null;
     this.remaining = s.remaining ?? null;
     this.exhausted = Boolean(s.exhausted);
@@ -393,7 +397,20 @@ export class DrawRoom extends EventTarget {
     }
     // A replacement uses the commitment pending at the void, not the round's first one.
     const published = result.replaces ? null : this.announced.get(result.round) ?? null;
-    const outcome = verifyRound(record, { entrants, published, session });
+    // A beacon-sealed draw: the round's winners come from its `beacon` lock and drand value, read
+    // with the round from the export (FAIRNESS §13); a round without them was drawn from its seed.
+    let beacon = null;
+    if (this.config?.beacon && !result.replaces) {
+      const records = (await this.fetchExport(true))?.records ?? [];
+      const at = records.findIndex((r) => r.hash === result.hash);
+      const value = at > 0 && records[at - 1].kind === 'beaconValue' ? records[at - 1] : null;
+      const lock = value ? records.find((r) => r.kind === 'beacon' && r.hash === value.lock) ?? null : null;
+      if (value && lock) {
+        beacon = { lock, value };
+        this.sealedBy.set(result.round, value.beaconRound);
+      }
+    }
+    const outcome = verifyRound(record, { entrants, published, session, beacon });
     return outcome.ok ? { state: 'ok', record } : { state: 'fail', reason: outcome.reason, record };
   }
 
@@ -604,4 +621,11 @@ export function connectRoom(room, { hostKey = null, onAuthFailed = () => {} } = 
     return seq;
   };
   return { socket, command, hasKey: () => key !== null };
+}
+
+/** A `beacon` message or `state.beacon` (docs/PROTOCOL.md, "Beacon-sealed rounds"), or null. */
+function beaconOf(msg) {
+  if (!msg || !Number.isInteger(msg.round) || !Number.isInteger(msg.beaconRound)) return null;
+  if (!['waiting', 'sealed', 'void'].includes(msg.status)) return null;
+  return { round: msg.round, beaconRound: msg.beaconRound, status: msg.status, reason: typeof msg.reason === 'string' ? msg.reason : null };
 }
