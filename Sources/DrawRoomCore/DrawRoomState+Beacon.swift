@@ -62,12 +62,14 @@ extension DrawRoomState {
         actions.append(.announce(.beacon(message)))
     }
 
-    func requestBeacon(_ actions: inout [Action]) {
+    /// The wait limit runs from R's due time, or from `now` when that is later (a round resumed
+    /// after a restart: R's value is fetched afresh, never replaced).
+    func requestBeacon(at now: Int64, _ actions: inout [Action]) {
         guard let lock = draw.sealing, let hash = draw.sealingHash, let beacon = settings.beacon else { return }
         let due = lock.chain.dueMillis(of: lock.beaconRound)
         actions.append(.fetchBeacon(BeaconRequest(beaconRound: lock.beaconRound, chain: lock.chain, relays: lock.relays,
                                                   allowHTTP: beacon.allowHTTP, dueMillis: due,
-                                                  deadlineMillis: due + beacon.waitMillis, lockHash: hash)))
+                                                  deadlineMillis: max(due, now) + beacon.waitMillis, lockHash: hash)))
     }
 
     /// R's outcome, when no write is in flight: store the value and its round, or the void.

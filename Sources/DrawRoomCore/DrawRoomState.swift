@@ -357,7 +357,7 @@ public struct DrawRoomState {
             announcePhase(.rolling, &actions)
             startRolling(at: time, using: &random, &actions)
             announceBeacon(&actions)
-            requestBeacon(&actions)
+            requestBeacon(at: time.unixMilliseconds, &actions)
         case .resumeRolling:
             guard draw.phase == .rolling, motion == nil else { break }
             announcePhase(.rolling, &actions)
@@ -642,7 +642,7 @@ public struct DrawRoomState {
                     succeed(job, CommandReply(ack: ack(job)), &actions)
                 }
                 announceBeacon(&actions)
-                requestBeacon(&actions)
+                requestBeacon(at: time.unixMilliseconds, &actions)
             case .sealFinished(let ranAt, let beaconRound):
                 lastSealed = (draw.lastRound, beaconRound)
                 actions.append(.count(.rounds))

@@ -156,6 +156,8 @@ def test_kill_9_while_waiting_resumes_the_same_round_with_the_same_winners(scrip
         server.kill()
     for relay in relays:
         relay.mode = "ok"
+    # Restarted after R's 10 s wait limit has passed: R is fetched afresh (never replaced by another).
+    time.sleep(max(0.0, chain.due(lock["beaconRound"]) + 11 - time.time()))
     server = server_for(data_dir, chain, relays)
     try:
         deadline = time.time() + 30
