@@ -64,7 +64,7 @@ let package = Package(
         // Wiring and executables.
         .target(name: "App", dependencies: [
             "Server", "Locking", "Posix", "HTTPCore", "WebSocketCore", "Compression", "Storage", "JSON", "Crypto",
-            "CalculatorEngine", "DrawEngine", "DrawRoomCore", "CQREncode", "CLinux", "RedisStore", "Embedded",
+            "CalculatorEngine", "DrawEngine", "DrawRoomCore", "CQREncode", "CLinux", "RedisStore", "Embedded", "Beacon",
         ]),
         .executableTarget(name: "tombola", dependencies: [
             "App", "Server", "CalculatorEngine", "DrawEngine", "Storage", "JSON", "Embedded", "Beacon",

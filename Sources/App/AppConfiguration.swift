@@ -43,6 +43,10 @@ public struct AppConfiguration: Sendable {
     public internal(set) var hostKeyFile: String?
     public internal(set) var adminKeyFile: String?
     var allowUnsafeRedis = false
+    /// Beacon-sealed rounds (`--beacon-relay`, `--beacon-chain` …, `--beacon-allow-http`; docs/FAIRNESS.md §13).
+    public var beacon = BeaconSettings()
+    var beaconChainParts = BeaconChainParts()
+    var beaconRelays: [String] = []
     var metricsListenText: String?
 
     public init(
@@ -86,6 +90,15 @@ public struct AppConfiguration: Sendable {
 
     /// `Public/` as built into the binary, served unless `--public DIR` names a directory.
     public static let builtInPages = PageBundle(files: EmbeddedPages.files, modifiedSeconds: BuildInfo.unixSeconds)
+
+    /// `--beacon-chain`, `--beacon-public-key`, `--beacon-genesis`, `--beacon-period` as given.
+    struct BeaconChainParts: Sendable {
+        var hash: String?
+        var publicKey: String?
+        var genesis: Int?
+        var period: Int?
+        var isEmpty: Bool { hash == nil && publicKey == nil && genesis == nil && period == nil }
+    }
 
     public subscript<Value>(dynamicMember keyPath: WritableKeyPath<ServerConfiguration, Value>) -> Value {
         get { server[keyPath: keyPath] }

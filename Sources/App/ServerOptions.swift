@@ -1,3 +1,5 @@
+import Beacon
+import DrawRoomCore
 import RedisStore
 import DrawEngine
 import Foundation
@@ -120,6 +122,22 @@ public enum ServerOptions {
                help: "cluster mode on a Redis without appendonly yes + appendfsync always (may lose announced records)") { c, v in
             if case .flag(let b) = v { c.allowUnsafeRedis = b }
         },
+        Option(name: "beacon-relay", environment: "TOMBOLA_BEACON_RELAY", kind: .list, valueName: "URL",
+               help: "drand relay for beacon-sealed draws (repeatable; default api.drand.sh and drand.cloudflare.com)") { c, v in
+            if case .text(let s) = v { c.beaconRelays.append(s) }
+        },
+        Option(name: "beacon-allow-http", environment: "TOMBOLA_BEACON_ALLOW_HTTP", kind: .flag, valueName: "",
+               help: "accept plain-http beacon relays (tests, a relay on your LAN)") { c, v in if case .flag(let b) = v { c.beacon.allowHTTP = b } },
+        Option(name: "beacon-chain", environment: "TOMBOLA_BEACON_CHAIN", kind: .text, valueName: "HEX",
+               help: "another drand chain's hash (with --beacon-public-key, -genesis, -period; default quicknet)") { c, v in
+            if case .text(let s) = v { c.beaconChainParts.hash = s }
+        },
+        Option(name: "beacon-public-key", environment: "TOMBOLA_BEACON_PUBLIC_KEY", kind: .text, valueName: "HEX",
+               help: "that chain's BLS public key (192 hex digits)") { c, v in if case .text(let s) = v { c.beaconChainParts.publicKey = s } },
+        Option(name: "beacon-genesis", environment: "TOMBOLA_BEACON_GENESIS", kind: .integer(1...Int(Int32.max)), valueName: "S",
+               help: "that chain's genesis (Unix seconds)") { c, v in if case .integer(let n) = v { c.beaconChainParts.genesis = n } },
+        Option(name: "beacon-period", environment: "TOMBOLA_BEACON_PERIOD", kind: .integer(1...3600), valueName: "S",
+               help: "that chain's period (seconds)") { c, v in if case .integer(let n) = v { c.beaconChainParts.period = n } },
     ]
 
     /// `127.0.0.1:9090`, `[::1]:9090` or `0.0.0.0:9090` (port 0 picks one).
@@ -190,6 +208,7 @@ public enum ServerOptions {
         configuration.cluster = try clusterSettings(configuration, keyHex: environment["TOMBOLA_CLUSTER_KEY"])
         configuration.hostKey = try OperatorKey.resolve("host", key: configuration.hostKey, file: configuration.hostKeyFile)
         configuration.adminKey = try OperatorKey.resolve("admin", key: configuration.adminKey, file: configuration.adminKeyFile)
+        try resolveBeacon(&configuration)
         if let text = configuration.metricsListenText {
             guard let address = listenAddress(text) else {
                 throw UsageError(message: "--metrics-listen must be HOST:PORT (an IPv6 host in brackets), not '\(text)'")
@@ -197,6 +216,26 @@ public enum ServerOptions {
             configuration.metricsListen = address
         }
         return .run(configuration)
+    }
+
+    /// The beacon relays (each an https URL, or http with `--beacon-allow-http`) and chain.
+    private static func resolveBeacon(_ configuration: inout AppConfiguration) throws(UsageError) {
+        if !configuration.beaconRelays.isEmpty { configuration.beacon.relays = configuration.beaconRelays }
+        for relay in configuration.beacon.relays {
+            if let problem = BeaconClient.relayProblem(relay, allowHTTP: configuration.beacon.allowHTTP) {
+                throw UsageError(message: "--beacon-relay: " + problem.replacingOccurrences(of: "--allow-http", with: "--beacon-allow-http"))
+            }
+        }
+        let parts = configuration.beaconChainParts
+        guard !parts.isEmpty else { return }
+        guard let hash = parts.hash, let key = parts.publicKey, let genesis = parts.genesis, let period = parts.period else {
+            throw UsageError(message: "--beacon-chain needs --beacon-public-key, --beacon-genesis and --beacon-period too")
+        }
+        let chain = BeaconChain(hash: hash, publicKey: key, genesis: Int64(genesis), period: Int64(period))
+        guard chain.isWellFormed else {
+            throw UsageError(message: "--beacon-chain must be 64 lower-case hex digits and --beacon-public-key 192")
+        }
+        configuration.beacon.chain = chain
     }
 
     /// `--redis` with its key, or nil for single-box. The key's bytes are never shown.

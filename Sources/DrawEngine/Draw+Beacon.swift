@@ -29,6 +29,8 @@ extension Draw {
         }
         var records = recordListIfNew(at: at)
         let prize = frozen.prizeIndex
+        // The normal `lock` first (§8): the round's pool, exclusions and plan, then the beacon lock.
+        records.append(append(.lock(lockRecord(round: nextRound, commitment: commitment, lock: lock, plan: stopPlan(frozen))), at: at))
         let fields = derive(round: nextRound, seed: seed, key: nil, commitment: commitment, lock: lock, frozen: frozen,
                             prize: prize.map { config.prizes[$0].name }, prizeIndex: prize, replaces: nil)
         let beacon = BeaconLock(lock: fields, count: frozen.count, chain: chain,

@@ -336,13 +336,17 @@ public struct Draw: Sendable {
         guard sealed == nil else { throw .wrongPhase }
         var records = recordListIfNew(at: at)
         let prize = frozen.prizeIndex
-        let asked: Int? = if case .count(let n) = config.perStop { n } else { nil }
-        let plan = LockPlan(count: frozen.count, perStop: asked, prizeCount: prize.map { config.prizes[$0].count },
-                            prizeLeft: armedPlan?.prizeLeft)
-        records.append(append(.lock(lockRecord(round: nextRound, commitment: commitment, lock: lock, plan: plan)), at: at))
+        records.append(append(.lock(lockRecord(round: nextRound, commitment: commitment, lock: lock, plan: stopPlan(frozen))), at: at))
         let round = derive(round: nextRound, seed: seed, key: seed, commitment: commitment, lock: lock, frozen: frozen,
                            prize: prize.map { config.prizes[$0].name }, prizeIndex: prize, replaces: nil)
         return finishStop(records, round: round, at: at, nextSeed: nextSeed)
+    }
+
+    /// The `lock` record's plan of the round Stop draws now (§8).
+    func stopPlan(_ frozen: Frozen) -> LockPlan {
+        let asked: Int? = if case .count(let n) = config.perStop { n } else { nil }
+        return LockPlan(count: frozen.count, perStop: asked, prizeCount: frozen.prizeIndex.map { config.prizes[$0].count },
+                        prizeLeft: armedPlan?.prizeLeft)
     }
 
     /// Appends the drawn `round` and the next `commit` to `records`; phase becomes stopping.
@@ -482,7 +486,7 @@ public struct Draw: Sendable {
 
     /// The `lock` record of a round drawn from `lock` (docs/FAIRNESS.md §8); the entry tree's root
     /// is computed once per list.
-    private mutating func lockRecord(round: Int, commitment: String, lock: Lock, plan: LockPlan) -> LockRecord {
+    mutating func lockRecord(round: Int, commitment: String, lock: Lock, plan: LockPlan) -> LockRecord {
         var root: String? = nil
         var host = [Int64]()
         switch lock.spec {

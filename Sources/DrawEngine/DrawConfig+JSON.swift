@@ -71,7 +71,8 @@ extension DrawConfig {
                 return ClaimSetting(
                     seconds: Int(try reader.optional(claim, "seconds") { (v, r) throws(DrawConfigDecodingError) in try r.integer(v) } ?? 30),
                     alternates: Int(try reader.optional(claim, "alternates") { (v, r) throws(DrawConfigDecodingError) in try r.integer(v) } ?? 3))
-            } ?? nil)
+            } ?? nil,
+            beacon: try reader.optional(members, "beacon") { (value, reader) throws(DrawConfigDecodingError) in try reader.bool(value) } ?? false)
     }
 
     /// The settings with every key, as stored and as `state.config` carries them (canonical
@@ -114,6 +115,7 @@ extension DrawConfig {
         if mode != .number { members["mode"] = .string(mode.rawValue) }
         if mask != .none { members["mask"] = .string(mask.rawValue) }
         if let claim { members["claim"] = .object(["seconds": .int(Int64(claim.seconds)), "alternates": .int(Int64(claim.alternates))]) }
+        if beacon { members["beacon"] = .bool(true) }
         return .object(members)
     }
 }

@@ -111,10 +111,12 @@ public struct DrawConfig: Sendable, Equatable {
     public var mask: NameMask
     /// Winners must claim, with alternates fixed in advance (check-in pools); nil: no claim.
     public var claim: ClaimSetting?
+    /// Beacon-sealed rounds (docs/FAIRNESS.md §13): Stop binds each round to a future drand round.
+    public var beacon: Bool
 
     public init(pool: PoolConfig = .range(from: 1, to: 500), exclude: [DrawValue] = [], perStop: PerStop = .count(1),
                 repeats: Bool = false, prizes: [Prize] = [], prize: Int = 0, excludeWinnersOf: [PastDraw] = [],
-                mode: DisplayMode = .number, mask: NameMask = .none, claim: ClaimSetting? = nil) {
+                mode: DisplayMode = .number, mask: NameMask = .none, claim: ClaimSetting? = nil, beacon: Bool = false) {
         self.pool = pool
         self.exclude = exclude
         self.perStop = perStop
@@ -125,6 +127,7 @@ public struct DrawConfig: Sendable, Equatable {
         self.mode = mode
         self.mask = mask
         self.claim = claim
+        self.beacon = beacon
     }
 
     /// 1…500, one winner per Stop, no repeats, no prizes.

@@ -7,6 +7,8 @@ enum LockCheck {
     }
 
     static let lockWithoutRound = "lock without its round"
+    /// What may follow a `lock`: its round, or a beacon-sealed round's records (§13) before it.
+    static let mayFollowLock: Set<String> = ["round", "beacon", "beaconValue", "beaconVoid"]
     static let lockCommitment = "lock names no pending commitment"
     static let roundWithoutLock = "round without its lock"
     static let lockMismatch = "lock does not match its round"

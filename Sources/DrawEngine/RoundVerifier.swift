@@ -108,12 +108,18 @@ private struct ChainState {
         let record = try DrawRecord(json: json)
         try require(record.computedHash == record.hash, "record hash")
         try require(pendingVoid == nil || ["round", "entrants", "lock"].contains(record.kind), "void without replacement")
-        try require(pendingLock == nil || record.kind == "round", LockCheck.lockWithoutRound)
+        try require(pendingLock == nil || LockCheck.mayFollowLock.contains(record.kind), LockCheck.lockWithoutRound)
         try require(beacon == nil || ["beaconValue", "beaconVoid", "round"].contains(record.kind), "beacon round without its value")
         prev = record.hash
         switch record.body {
         case .beacon(let lock):
             try checkBeacon(lock, at: record.at)
+            if let pendingLock {
+                try require(pendingLock.round == lock.lock.round && pendingLock.poolHash == lock.lock.poolHash
+                            && pendingLock.commitment == lock.lock.commitment, LockCheck.lockMismatch)
+            } else {
+                try require(!lockSeen, LockCheck.roundWithoutLock)
+            }
             beacon = (record.hash, record.at, lock)
         case .beaconValue(let value):
             guard let waiting = beacon, beaconValue == nil else { throw RecordError(reason: "beacon value without its lock") }
@@ -130,6 +136,8 @@ private struct ChainState {
             try require(round == waiting.lock.lock.round && beaconRound == waiting.lock.beaconRound && !reason.isEmpty, "beacon void")
             notes.append("drand round \(beaconRound) voided: \(reason)")
             beacon = nil
+            // The void ends the lock without a round; a new Stop stores a new lock.
+            pendingLock = nil
         case .commit(let commitment, _):
             if let pending { notes.append("commitment \(pending.prefix(8))… abandoned") }
             pending = commitment

@@ -12,12 +12,34 @@ public struct DrawRoomSettings: Sendable {
     public var slowDown = Duration.milliseconds(1500)
     /// The body limit of a pool upload by a draw's host (`--max-pool-bytes`); every other request keeps 1 MiB.
     public var maxPoolBytes = DrawRoomSettings.defaultMaxPoolBytes
+    /// Where beacon-sealed rounds take drand from (docs/FAIRNESS.md §13); nil: draws may not ask
+    /// for the beacon (cluster mode, not supported yet: `configure` answers `beacon_unavailable`).
+    public var beacon: BeaconSettings?
 
     public init(tickHz: Int = 20, slowDown: Duration = .milliseconds(1500),
-                maxPoolBytes: Int = DrawRoomSettings.defaultMaxPoolBytes) {
+                maxPoolBytes: Int = DrawRoomSettings.defaultMaxPoolBytes, beacon: BeaconSettings? = nil) {
+        self.beacon = beacon
         self.tickHz = tickHz
         self.slowDown = slowDown
         self.maxPoolBytes = maxPoolBytes
+    }
+}
+
+/// The drand chain and relays beacon-sealed rounds use (`--beacon-relay`, `--beacon-chain` …).
+public struct BeaconSettings: Sendable, Equatable {
+    public var chain: BeaconChain
+    public var relays: [String]
+    /// Plain-HTTP relays accepted (`--beacon-allow-http`; tests, a relay on the LAN).
+    public var allowHTTP: Bool
+    /// How long after R is due its value may take before the round is void (ms).
+    public var waitMillis: Int64
+
+    public init(chain: BeaconChain = .quicknet, relays: [String] = BeaconChain.defaultRelays, allowHTTP: Bool = false,
+                waitMillis: Int64 = 10_000) {
+        self.chain = chain
+        self.relays = relays
+        self.allowHTTP = allowHTTP
+        self.waitMillis = waitMillis
     }
 }
 

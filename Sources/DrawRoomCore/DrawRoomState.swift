@@ -43,6 +43,8 @@ public struct DrawRoomState {
         case caller(UInt64)
         /// The room's own job (passing an unclaimed win): nobody waits for an answer.
         case server
+        /// The room itself (a beacon-sealed round finished or voided): nobody to answer.
+        case system
     }
 
     /// What the shell found when it checked an `auth` key (rate limit first, then the digest).
@@ -82,6 +84,10 @@ public struct DrawRoomState {
         case deviceLinked(UInt64, device: String)
         /// A phone claims its win (REST, its device cookie hashed), answered with `.reply(caller:)`.
         case claim(device: String, caller: UInt64)
+        /// What fetching a sealed round's drand round gave (`Action.fetchBeacon`).
+        case beaconFetched(BeaconRequest, BeaconFetch)
+        /// A draw read back waiting for its drand round (single box): roll again and fetch it.
+        case resumeSealed
     }
 
     public enum Action {
@@ -108,6 +114,8 @@ public struct DrawRoomState {
         case cancel(Timer)
         case count(DrawMetric)
         case logError(String)
+        /// Fetch a drand round off the loop (at its due time, until the deadline), then `.beaconFetched`.
+        case fetchBeacon(BeaconRequest)
     }
 
     /// What a broadcast is, for those who relay it (cluster mode): a follower keeps the latest
@@ -170,7 +178,7 @@ public struct DrawRoomState {
     }
 
     /// A write in flight and what follows once it is stored.
-    private struct PendingWrite {
+    struct PendingWrite {
         public enum Continuation {
             /// `ranAt`: when the stop drew its winners; the slow-down is counted from then.
             case stop(ranAt: ContinuousClock.Instant)
@@ -181,6 +189,12 @@ public struct DrawRoomState {
             case checkin(CheckinChange, configText: String?)
             /// Unclaimed wins passed on: (winner, alternate) each.
             case pass([(String, String?)])
+            /// A beacon-sealed Stop stored its lock: the round keeps rolling until drand round R.
+            case seal
+            /// R's value and the round drawn from it are stored: slow down and reveal.
+            case sealFinished(ranAt: ContinuousClock.Instant, beaconRound: UInt64)
+            /// No valid value in time: the void is stored; the round keeps rolling.
+            case sealVoid(BeaconVoidShown)
         }
 
         public let job: Job
@@ -240,6 +254,12 @@ public struct DrawRoomState {
     public var claims = ClaimBook()
     /// The latest event's time (for `state.claims`' time left).
     public private(set) var now: Time?
+    /// The latest beacon void of the round rolling now (shown until the next Stop or Start).
+    var beaconVoid: BeaconVoidShown?
+    /// A drand value (or failure) that came while a write was in flight; handled by `pump`.
+    private var beaconArrived: (BeaconRequest, BeaconFetch)?
+    /// The latest round sealed here by drand (round, drand round), for pages' "sealed by drand round R".
+    var lastSealed: (round: Int, beaconRound: UInt64)?
 
     /// The `state` snapshot of one page, as text. `key` is set when the text is shared by every
     /// page of its variant until something it shows changes (a new `generation`).
@@ -357,6 +377,16 @@ public struct DrawRoomState {
             scheduleViewerAnnouncement(at: time, &actions)
         case .remoteEntropy(let key, let entropy):
             remoteEntropy[key] = entropy
+        case .beaconFetched(let request, let outcome):
+            guard draw.sealingHash == request.lockHash else { break }
+            beaconArrived = (request, outcome)
+            pump(at: time, using: &random, &actions)
+        case .resumeSealed:
+            guard draw.sealing != nil, motion == nil else { break }
+            announcePhase(.rolling, &actions)
+            startRolling(at: time, using: &random, &actions)
+            announceBeacon(&actions)
+            requestBeacon(at: time.unixMilliseconds, &actions)
         case .resumeRolling:
             guard draw.phase == .rolling, motion == nil else { break }
             announcePhase(.rolling, &actions)
@@ -385,7 +415,7 @@ public struct DrawRoomState {
             // A join changes the snapshot once stored; a linked device only its own (see `device`).
             break
         case .command, .timerDue, .stored, .resynchronized, .shutdown, .resumeRolling, .resumeStopping, .entrantsStored, .continueTicks,
-             .claim:
+             .claim, .beaconFetched, .resumeSealed:
             snapshots = [:]
         }
         return actions
@@ -454,6 +484,10 @@ public struct DrawRoomState {
     }
 
     public mutating func pump(at time: Time, using random: inout some RandomNumberGenerator, _ actions: inout [Action]) {
+        if !isBusy, let (request, outcome) = beaconArrived {
+            beaconArrived = nil
+            sealed(request, outcome, at: time, using: &random, &actions)
+        }
         while !isBusy, !queue.isEmpty {
             let job = queue.removeFirst()
             run(job, at: time, using: &random, &actions)
@@ -506,6 +540,12 @@ public struct DrawRoomState {
             }
             return
         }
+        if settings.beacon == nil, Self.asksForBeacon(job.command, draw.config) {
+            // Cluster mode: beacon-sealed rounds are not supported there yet (docs/CLUSTER.md).
+            actions.append(.count(.refusedCommands))
+            deliver(.failure(CommandFailure(code: "beacon_unavailable")), for: job, &actions)
+            return
+        }
         do {
             switch job.command {
             case .checkin:
@@ -527,6 +567,7 @@ public struct DrawRoomState {
                 try draw.start(contributions: contributions.values, audience: audience, at: now, pastWinners: resolvePastWinners())
                 frozenMembers = contributions.members
                 interrupted = nil
+                beaconVoid = nil
                 actions.append(.audit(AuditEntry(actor: "host", action: "start", detail: .object([
                     "round": .int(Int64(draw.nextRound)), "audience": audience.map { .string($0) } ?? .null,
                     "contributors": .int(Int64(Set(contributions.values).count))]))))
@@ -535,6 +576,15 @@ public struct DrawRoomState {
                 if let commit = draw.commit, commit.poolHash != lockedBefore { actions.append(.announce(.commit(commit))) }
                 announcePhase(.rolling, &actions)
                 startRolling(at: time, using: &random, &actions)
+
+            case .stop where draw.config.beacon:
+                guard let beacon = settings.beacon else { break }
+                var candidate = draw
+                let records = try candidate.stopSealed(chain: beacon.chain, relays: beacon.relays, at: now)
+                let entry = AuditEntry(actor: "host", action: "stop", detail: .object([
+                    "round": .int(Int64(draw.nextRound)), "beaconRound": .int(Int64(candidate.sealing?.beaconRound ?? 0))]))
+                write(RecordBatch(command: job.command.name, records: records, audit: entry), job: job, candidate: candidate,
+                      then: .seal, &actions)
 
             case .stop:
                 var candidate = draw
@@ -587,7 +637,7 @@ public struct DrawRoomState {
         }
     }
 
-    private mutating func write(_ batch: RecordBatch, job: Job, candidate: Draw, then: PendingWrite.Continuation,
+    mutating func write(_ batch: RecordBatch, job: Job, candidate: Draw, then: PendingWrite.Continuation,
                                 _ actions: inout [Action]) {
         pending = PendingWrite(job: job, candidate: candidate, then: then)
         var batch = batch
@@ -595,7 +645,7 @@ public struct DrawRoomState {
         // The answer the command gets once stored, for stores that keep it beside the records.
         if let seq = job.seq {
             switch then {
-            case .stop, .clear:
+            case .stop, .clear, .seal:
                 batch.answer = BatchAnswer(client: job.client ?? "", seq: seq, reply: CommandReply(ack: ack(job)))
             case .configure(_, let duplicates):
                 let extra: [String: JSONValue] = ["duplicates": .array(duplicates.map { .string($0) })]
@@ -603,7 +653,7 @@ public struct DrawRoomState {
             case .void(_, _, let reason):
                 let result = candidate.lastResult?.resultMessage(voidReason: reason)
                 batch.answer = BatchAnswer(client: job.client ?? "", seq: seq, reply: CommandReply(ack: ack(job), result: result))
-            case .checkin, .pass:
+            case .checkin, .pass, .sealFinished, .sealVoid:
                 break
             }
         }
@@ -639,6 +689,30 @@ public struct DrawRoomState {
                 }
                 announcePhase(.stopping, &actions)
                 slowDown(at: time, since: ranAt, using: &random, &actions)
+            case .seal:
+                beaconVoid = nil
+                if job.awaitReveal {
+                    revealWaiters.append(job)
+                    actions.append(.count(.commands))
+                    remember(job, CommandReply(ack: ack(job)))
+                } else {
+                    succeed(job, CommandReply(ack: ack(job)), &actions)
+                }
+                announceBeacon(&actions)
+                requestBeacon(at: time.unixMilliseconds, &actions)
+            case .sealFinished(let ranAt, let beaconRound):
+                lastSealed = (draw.lastRound, beaconRound)
+                actions.append(.count(.rounds))
+                stopMotion(&actions)
+                announceBeacon(&actions)
+                announcePhase(.stopping, &actions)
+                slowDown(at: time, since: ranAt, using: &random, &actions)
+            case .sealVoid(let void):
+                beaconVoid = void
+                announceBeacon(&actions)
+                let waiters = revealWaiters
+                revealWaiters = []
+                for waiter in waiters { deliver(.failure(CommandFailure(code: "beacon_void")), for: waiter, &actions) }
             case .clear:
                 lastTick = nil
                 succeed(job, CommandReply(ack: ack(job)), &actions)
@@ -703,6 +777,8 @@ public struct DrawRoomState {
         switch job.target {
         case .caller(let caller):
             actions.append(.reply(caller: caller, outcome))
+        case .system:
+            break
         case .member(let id):
             switch outcome {
             case .success(let reply): actions.append(.send(.ack(reply.ack), to: id))
@@ -737,7 +813,7 @@ public struct DrawRoomState {
         actions.append(.cancel(.motion))
     }
 
-    private mutating func startRolling(at time: Time, using random: inout some RandomNumberGenerator,
+    mutating func startRolling(at time: Time, using random: inout some RandomNumberGenerator,
                                        _ actions: inout [Action]) {
         actions.append(.cancel(.motion))
         motion = .rolling(due: time.instant)
@@ -852,7 +928,7 @@ public struct DrawRoomState {
 
     // MARK: Messages out
 
-    private func announcePhase(_ phase: DrawPhase, _ actions: inout [Action]) {
+    func announcePhase(_ phase: DrawPhase, _ actions: inout [Action]) {
         actions.append(.announce(.phase(phase)))
     }
 
@@ -931,6 +1007,7 @@ public struct DrawRoomState {
             "contributed": contributed,
             "checkin": checkinState(host: variant.host, device: variant.device),
             "claims": claimsJSON(at: now),
+            "beacon": beaconJSON,
         ])
         // The settings' summary is spliced in as text, encoded once per configure.
         var text = state.canonicalString

@@ -28,6 +28,8 @@ public enum DrawAnnouncement: Sendable {
     case claims(JSONValue)
     /// `{"type":"pass",…}`: an unclaimed win passed to the next alternate (or to none).
     case pass(JSONValue)
+    /// `{"type":"beacon",…}`: a beacon-sealed round waiting for, sealed by, or void of its drand round.
+    case beacon(JSONValue)
 
     /// How a relay must treat it (cluster mode's fan-out, docs/CLUSTER.md): a follower keeps the
     /// latest viewer count, forgets the latest tick on `cleared`, relays check-in winners'
@@ -38,7 +40,7 @@ public enum DrawAnnouncement: Sendable {
         case .cleared: .cleared
         case .phase(let phase): .phase(phase)
         case .winners: .checkinWinners
-        case .tick, .result, .void, .commit, .config, .entrants, .entrantsSettings, .claims, .pass: .other
+        case .tick, .result, .void, .commit, .config, .entrants, .entrantsSettings, .claims, .pass, .beacon: .other
         }
     }
 
@@ -110,7 +112,7 @@ public enum DrawWire {
         case .tick(let tick): json(tick).canonicalString
         case .phase(let phase): phaseMessage(phase).canonicalString
         case .result(let message), .void(let message), .entrants(let message), .entrantsSettings(let message), .claims(let message),
-             .pass(let message):
+             .pass(let message), .beacon(let message):
             message.canonicalString
         case .commit(let commit): commit.message.canonicalString
         case .cleared: JSONValue.object(["type": .string("cleared")]).canonicalString

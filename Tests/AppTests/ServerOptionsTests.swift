@@ -1,3 +1,4 @@
+import DrawEngine
 import Foundation
 import Testing
 @testable import App
@@ -190,6 +191,25 @@ import Testing
         #expect(try configuration([], environment: ["TOMBOLA_LOG_FORMAT": "json"]).logFormat == .json)
         #expect(ServerOptions.usage.contains("--trusted-proxy CIDR"))
         #expect(ServerOptions.usage.contains("[TOMBOLA_LOG_FORMAT]"))
+    }
+
+    @Test func beaconFlagsAndVariablesSetTheRelaysAndTheChain() throws {
+        let plain = try configuration([])
+        #expect(plain.beacon.relays == ["https://api.drand.sh", "https://drand.cloudflare.com"] && !plain.beacon.allowHTTP)
+        #expect(plain.beacon.chain.hash == "52db9ba70e0cc0f6eaf7803dd07447a1f5477735fd3f661792ba94600c84e971")
+        let hash = String(repeating: "ab", count: 32), key = String(repeating: "cd", count: 96)
+        let c = try configuration(["--beacon-relay", "http://127.0.0.1:9", "--beacon-relay", "https://relay.example", "--beacon-allow-http",
+                                   "--beacon-chain", hash, "--beacon-public-key", key, "--beacon-genesis", "1700000000", "--beacon-period", "3"])
+        #expect(c.beacon.relays == ["http://127.0.0.1:9", "https://relay.example"] && c.beacon.allowHTTP)
+        #expect(c.beacon.chain == DrawEngine.BeaconChain(hash: hash, publicKey: key, genesis: 1_700_000_000, period: 3))
+        let e = try configuration([], environment: ["TOMBOLA_BEACON_RELAY": "https://a.example,https://b.example"])
+        #expect(e.beacon.relays == ["https://a.example", "https://b.example"])
+        #expect(throws: ServerOptions.UsageError.self) { _ = try configuration(["--beacon-relay", "http://127.0.0.1:9"]) }
+        #expect(throws: ServerOptions.UsageError.self) { _ = try configuration(["--beacon-relay", "ftp://x"]) }
+        #expect(throws: ServerOptions.UsageError.self) { _ = try configuration(["--beacon-chain", hash]) }
+        #expect(throws: ServerOptions.UsageError.self) {
+            _ = try configuration(["--beacon-chain", "XY", "--beacon-public-key", key, "--beacon-genesis", "1", "--beacon-period", "3"])
+        }
     }
 }
 

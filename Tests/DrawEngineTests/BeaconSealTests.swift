@@ -104,4 +104,42 @@ import Testing
         records[lockIndex] = rehashed(records[lockIndex]) { $0["at"] = .int(BeaconChain.quicknet.dueMillis(of: UInt64($0["beaconRound"]!.intValue!))) }
         #expect(RoundVerifier.verify(records: records).checks[lockIndex].problem == "drand round due before the lock")
     }
+
+    /// Sealed rounds carry the normal `lock` too (lock, beacon, beaconValue, round); a beaconVoid ends
+    /// its lock; a beacon without its lock (the chain has locks) or with another round's lock is refused.
+    @Test func aSealedRoundHasItsLockBeforeTheBeaconRecords() throws {
+        var harness = try sealedHarness()
+        harness.now += 10_000
+        harness.records.append(try harness.draw.voidSealed(reason: "no value", at: harness.tick()))
+        harness.records += try harness.draw.stopSealed(chain: .quicknet, relays: Self.relays, at: harness.tick())
+        harness.records += try harness.draw.finishSealed(randomness: Self.randomness, signature: Self.signature, relays: Self.relays,
+                                                         at: harness.tick(), nextSeed: Seed(bytes: Array(repeating: 5, count: 32))!)
+        let kinds = harness.records.map(\.kind)
+        let first = try #require(kinds.lastIndex(of: "round").flatMap { kinds[..<$0].firstIndex(of: "lock") })
+        #expect(Array(kinds[first...]) == ["lock", "round", "commit", "lock", "beacon", "beaconVoid", "lock", "beacon", "beaconValue",
+                                            "round", "commit"])
+        #expect(harness.verify().passed)
+        let records = harness.records.map(\.json)
+        func relinked(_ list: [JSONValue]) -> [JSONValue] {
+            var out = [JSONValue]()
+            for (index, record) in list.enumerated() {
+                var members = record.objectValue!
+                members["index"] = .int(Int64(index))
+                members["prev"] = .string(out.last?["hash"]?.stringValue ?? String(repeating: "0", count: 64))
+                members["hash"] = nil
+                members["hash"] = .string(Hashing.sha256Hex(JSONValue.object(members).canonicalBytes))
+                out.append(.object(members))
+            }
+            return out
+        }
+        let lastLock = kinds.lastIndex(of: "lock")!
+        var stripped = records
+        stripped.remove(at: lastLock)
+        #expect(RoundVerifier.verify(records: relinked(stripped)).checks[lastLock].problem == LockCheck.roundWithoutLock)
+        var wrong = records
+        var members = wrong[lastLock].objectValue!
+        members["round"] = .int(7)
+        wrong[lastLock] = .object(members)
+        #expect(RoundVerifier.verify(records: relinked(wrong)).checks[lastLock + 1].problem == LockCheck.lockMismatch)
+    }
 }

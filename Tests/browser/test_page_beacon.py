@@ -17,18 +17,27 @@ def test_the_page_rechecks_sealed_rounds_and_refuses_tampering(browser, static_s
     with open(FIXTURE, encoding="utf-8") as f:
         export = json.load(f)
     b = page(browser, static_site)
-    assert result_of(run_module(b, "/js/lib/verify.js", CHECK, export)) == [[2, True, None], [8, True, None]]
+    assert result_of(run_module(b, "/js/lib/verify.js", CHECK, export)) == [[3, True, None], [11, True, None]]
 
     value = json.loads(json.dumps(export))
-    value["records"][7]["randomness"] = "00" * 32
+    value["records"][10]["randomness"] = "00" * 32
     assert result_of(run_module(b, "/js/lib/verify.js", CHECK, value)) == [
-        [2, True, None], [7, False, "randomness is not SHA-256(signature)"], [8, False, "beacon round without its value"]]
+        [3, True, None], [10, False, "randomness is not SHA-256(signature)"], [11, False, "beacon round without its value"]]
 
     moved = json.loads(json.dumps(export))
-    moved["records"][8]["audience"] = "2024"
+    moved["records"][11]["audience"] = "2024"
     outcome = result_of(run_module(b, "/js/lib/verify.js", CHECK, moved))
-    assert outcome[1] == [8, False, "round differs from its beacon lock"]
+    assert outcome[1] == [11, False, "round differs from its beacon lock"]
 
-    # Without its lock the sealed round's winners do not come from the seed: the page says so.
-    alone = {"records": [r for r in export["records"] if r["kind"] not in ("beacon", "beaconValue", "beaconVoid")]}
-    assert result_of(run_module(b, "/js/lib/verify.js", CHECK, alone))[1][2].startswith("winners differ")
+    # The normal lock sits before the beacon records (lock, beacon, beaconValue, round); a
+    # beaconVoid ends its lock without a round, so the next lock is no "lock without its round".
+    kinds = [r["kind"] for r in export["records"]]
+    assert kinds[5:12] == ["lock", "beacon", "beaconVoid", "lock", "beacon", "beaconValue", "round"]
+
+    # A lock followed by another lock (its beacon records gone) is refused.
+    dropped = {"records": [r for i, r in enumerate(export["records"]) if i not in (6, 7)]}
+    assert [6, False, "lock without its round"] in result_of(run_module(b, "/js/lib/verify.js", CHECK, dropped))
+
+    # Without its beacon records the sealed round's winners do not come from the seed: the page says so.
+    alone = {"records": [r for i, r in enumerate(export["records"]) if i != 5 and r["kind"] not in ("beacon", "beaconValue", "beaconVoid")]}
+    assert result_of(run_module(b, "/js/lib/verify.js", CHECK, alone))[-1][2].startswith("winners differ")

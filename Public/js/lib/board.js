@@ -151,6 +151,18 @@ export class Stage {
     }, options);
   }
 
+  /** The proof label beside the verified mark ("local proof" / "sealed by drand round R"), made once. */
+  proofNode() {
+    const verified = this.nodes.verified;
+    if (!verified) return null;
+    if (!this.nodes.proof) {
+      this.nodes.proof = el(verified.tagName === 'P' ? 'p' : 'span', { class: 'proof-label', data: { proof: '' } });
+      this.nodes.proof.hidden = true;
+      verified.after(this.nodes.proof);
+    }
+    return this.nodes.proof;
+  }
+
   /** Text for the big value. */
   valueText(room) {
     if ((room.phase === 'rolling' || room.phase === 'stopping') && room.tick) return { text: valueText(room.tick.value), waiting: false };
@@ -282,9 +294,10 @@ export class Stage {
     }
     if (n.stage) n.stage.classList.toggle('is-paused', paused);
     if (n.notice) {
-      const text = paused ? t('stage.paused') : interruptedText(room);
+      const beacon = paused ? '' : beaconText(room);
+      const text = paused ? t('stage.paused') : beacon || interruptedText(room);
       setText(n.notice, text);
-      n.notice.dataset.notice = paused ? 'paused' : text ? 'interrupted' : '';
+      n.notice.dataset.notice = paused ? 'paused' : beacon ? `beacon-${room.beacon.status}` : text ? 'interrupted' : '';
       show(n.notice, Boolean(text));
     }
     const featured = room.phase === 'revealed' ? room.lastReveal ?? room.results.at(-1) ?? null : null;
@@ -299,6 +312,7 @@ export class Stage {
     if (n.viewers) setText(n.viewers, typeof room.viewers === 'number' ? t('draw.viewers', { n: groupInteger(room.viewers, locale()) }) : '');
     if (n.commitment) setText(n.commitment, commitmentFor(room));
     if (n.verified) renderVerified(n.verified, room, featured);
+    if (n.verified) renderProof(this.proofNode(), room, featured);
     if (n.remaining) setText(n.remaining, remainingText(room));
     if (n.contributed) {
       let text = '';
@@ -323,6 +337,29 @@ export class Stage {
       }
     }
   }
+}
+
+/**
+ * Beacon-sealed rounds (docs/PROTOCOL.md): "Waiting for drand round R" while the sealed round
+ * rolls, or why its drand round did not come (the host must Stop again).
+ */
+function beaconText(room) {
+  const b = room.beacon;
+  if (!b || room.phase !== 'rolling') return '';
+  if (b.status === 'waiting') return t('stage.beacon.waiting', { r: b.beaconRound });
+  if (b.status === 'void') return t('stage.beacon.void', { r: b.beaconRound, reason: b.reason ?? '' });
+  return '';
+}
+
+/** "Sealed by drand round R" for a beacon-sealed round on show, else "Local proof". */
+function renderProof(node, room, result) {
+  if (!node) return;
+  show(node, Boolean(result));
+  if (!result) return;
+  const b = room.beacon;
+  const sealedBy = room.sealedBy?.get(result.round) ?? (b && b.status === 'sealed' && b.round === result.round ? b.beaconRound : null);
+  node.dataset.proof = sealedBy ? 'beacon' : 'local';
+  setText(node, sealedBy ? t('draw.proof.beacon', { r: sealedBy }) : t('draw.proof.local'));
 }
 
 /** "Round n was interrupted before Stop…" after a restart that cut a roll short, until the next Start. */

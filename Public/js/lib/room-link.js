@@ -157,7 +157,20 @@ export class RoomLink {
     }
     // A replacement uses the commitment pending at the void, not the round's first one.
     const published = result.replaces ? null : room.announced.get(result.round) ?? null;
-    const outcome = verifyRound(record, { entrants, published, session });
+    // A beacon-sealed draw: the round's winners come from its `beacon` lock and drand value, read
+    // with the round from the export (FAIRNESS §13); a round without them was drawn from its seed.
+    let beacon = null;
+    if (room.config?.beacon && !result.replaces) {
+      const records = (await this.fetchExport(true))?.records ?? [];
+      const at = records.findIndex((r) => r.hash === result.hash);
+      const value = at > 0 && records[at - 1].kind === 'beaconValue' ? records[at - 1] : null;
+      const lock = value ? records.find((r) => r.kind === 'beacon' && r.hash === value.lock) ?? null : null;
+      if (value && lock) {
+        beacon = { lock, value };
+        room.sealedBy.set(result.round, value.beaconRound);
+      }
+    }
+    const outcome = verifyRound(record, { entrants, published, session, beacon });
     return outcome.ok ? { state: 'ok', record } : { state: 'fail', reason: outcome.reason, record };
   }
 

@@ -81,6 +81,8 @@ export class DrawRoom extends EventTarget {
     this.clearedAt = 0;
     this.snapshotReceived = false;
     this.interrupted = null;       // the round a server restart cut short before Stop, until the next Start
+    this.beacon = null;            // a beacon-sealed round: { round, beaconRound, status: waiting|sealed|void, reason }
+    this.sealedBy = new Map();     // round → the drand round that sealed it (read with its records from the export)
     this.checkin = null;           // check-in: { open, count, fields, presence, publicNames, names, me } or null
     this.winnerPresence = null;    // host: { round, winners: [{ id, name, connected }] }
     this.witness = new Witness(code); // the record heads this page saw, and any contradiction (witness.js)
@@ -132,6 +134,7 @@ export class DrawRoom extends EventTarget {
         break;
       case 'result': this.applyResult(msg, true); break;
       case 'viewers': this.viewers = msg.count; break;
+      case 'beacon': this.beacon = beaconOf(msg); break;
       case 'entrants': {
         // The count (and after a host's change, the settings too: fields, presence, publicNames).
         const { type, ...rest } = msg;
@@ -184,6 +187,7 @@ export class DrawRoom extends EventTarget {
     this.role = s.role === 'host' ? 'host' : this.role === 'host' ? 'host' : 'viewer';
     this.phase = s.phase ?? null;
     this.interrupted = Number.isInteger(s.interrupted?.round) ? s.interrupted.round : null;
+    this.beacon = beaconOf(s.beacon);
     this.config = s.config ?? null;
     this.remaining = s.remaining ?? null;
     this.exhausted = Boolean(s.exhausted);
@@ -482,4 +486,10 @@ export const LIST_FIRST = 20;
 export const LIST_STEP = 100;
 export function resultId(r) {
   return r.hash ?? `${r.round}:${r.index ?? ''}:${(r.winners ?? []).map(winnerText).join(',')}`;
+}
+/** A `beacon` message or `state.beacon` (docs/PROTOCOL.md, "Beacon-sealed rounds"), or null. */
+function beaconOf(msg) {
+  if (!msg || !Number.isInteger(msg.round) || !Number.isInteger(msg.beaconRound)) return null;
+  if (!['waiting', 'sealed', 'void'].includes(msg.status)) return null;
+  return { round: msg.round, beaconRound: msg.beaconRound, status: msg.status, reason: typeof msg.reason === 'string' ? msg.reason : null };
 }

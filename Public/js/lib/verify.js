@@ -421,7 +421,8 @@ export function verifyExport(exported) {
   let beacon = null;
   let beaconValue = null;
   for (const [index, r] of (exported.records ?? []).entries()) {
-    if (lock && r.kind !== 'round') {
+    // A lock is followed by its round, or first by a beacon-sealed round's records (§13).
+    if (lock && !['round', 'beacon', 'beaconValue', 'beaconVoid'].includes(r.kind)) {
       out.push({ index, ok: false, reason: 'lock without its round' });
       lock = null;
     }
@@ -431,10 +432,16 @@ export function verifyExport(exported) {
       lock = r;
       locked = true;
     } else if (r.kind === 'beacon') {
+      if (!lock && locked) out.push({ index, ok: false, reason: 'round without its lock' });
+      else if (lock && (lock.round !== r.round || lock.poolHash !== r.poolHash || lock.commitment !== r.commitment)) {
+        out.push({ index, ok: false, reason: 'lock does not match its round' });
+      }
       beacon = r;
       beaconValue = null;
     } else if (r.kind === 'beaconVoid') {
+      // The void ends the lock without a round; a new Stop stores a new lock.
       beacon = null;
+      lock = null;
     } else if (r.kind === 'beaconValue') {
       const reason = beaconValueProblem(r, beacon);
       if (reason) out.push({ index, ok: false, reason });

@@ -41,6 +41,8 @@ extension DrawRoom {
                 state.links = links
                 publishedRecords = loaded.draw.recordCount
                 publishWinners(loaded.draw.winnersForExclusion(code: code))
+                // A beacon-sealed round read back while waiting for its drand round rolls on and fetches it.
+                if loaded.draw.sealing != nil { apply(.resumeSealed) }
                 let waiters = restoredWaiters
                 restoredWaiters = []
                 for waiter in waiters { waiter() }

@@ -1,4 +1,6 @@
 import Dispatch
+import Glibc
+import Beacon
 import DrawEngine
 import DrawRoomCore
 import JSON
@@ -334,6 +336,29 @@ final class DrawRoom: @unchecked Sendable {
             }
         case .logError(let message):
             DrawLog.error(message, code: code)
+        case .fetchBeacon(let request):
+            fetchBeacon(request)
+        }
+    }
+
+    /// Fetches drand round R with libcurl on a thread of its own (never on the loop): waits until
+    /// R is due, asks the relays until they agree or the deadline passes, then hands the outcome
+    /// to the state machine (docs/FAIRNESS.md §13).
+    private func fetchBeacon(_ request: BeaconRequest) {
+        DispatchQueue.global().async { [self] in
+            let wait = request.dueMillis - BeaconClient.nowMillis()
+            if wait > 0 { usleep(useconds_t(min(wait, 600_000) * 1000)) }
+            let client = BeaconClient(allowHTTP: request.allowHTTP)
+            let outcome = client.fetch(BeaconSource(chain: request.chain, relays: request.relays), round: request.beaconRound,
+                                       deadlineMillis: request.deadlineMillis)
+            let fetched: BeaconFetch = switch outcome {
+            case .value(let value, let relays): .value(randomness: value.randomness, signature: value.signature, relays: relays)
+            case .failed(let reason): .failed(reason)
+            }
+            loop.execute { [self] in
+                guard state != nil else { return }
+                apply(.beaconFetched(request, fetched))
+            }
         }
     }
 

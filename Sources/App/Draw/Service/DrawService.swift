@@ -76,7 +76,7 @@ public final class DrawService: Sendable {
         do {
             return try DrawService(configuration: configuration, storage: storage,
                                    settings: DrawRoomSettings(tickHz: configuration.tickHz, slowDown: slowDown,
-                                                              maxPoolBytes: configuration.maxPoolBytes),
+                                                              maxPoolBytes: configuration.maxPoolBytes, beacon: configuration.beacon),
                                    limiter: AuthRateLimiter(burst: authBurst, refill: authRefill),
                                    registry: metrics)
         } catch {
@@ -310,7 +310,8 @@ public final class DrawService: Sendable {
                         continue
                     }
                     let interrupted = try DrawPersistence.interruptedRound(code: room.code, next: draw.nextRound, in: database)
-                    let commitment = try draw.prepareFreshCommitment()
+                    // A beacon-sealed round waiting for its drand round resumes with its own commitment.
+                    let commitment = draw.sealing == nil ? try draw.prepareFreshCommitment() : nil
                     read.append((room, draw, commitment, try DrawPersistence.loadCheckin(code: room.code, in: database),
                                  interrupted))
                 } catch {

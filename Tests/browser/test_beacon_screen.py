@@ -1,0 +1,92 @@
+"""A beacon-sealed round on the projector screen (docs/PROTOCOL.md, "Beacon-sealed rounds"): after
+Stop the screen says "Waiting for drand round R" while the round keeps rolling, then shows the
+winners labelled "Sealed by drand round R". A real server and real test relays on 127.0.0.1."""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import shutil
+import threading
+import time
+import urllib.request
+
+from conftest import ROOT, banner_port, server_command
+
+sys.path.insert(0, os.path.join(ROOT, "Tests", "peers"))
+from drand_relay import DrandChain, Relay  # noqa: E402
+
+CODE = "BEACN2"
+HOST_KEY = "beacon-screen-host-key-0123"
+
+
+def call(base, method, path, body):
+    req = urllib.request.Request(base + path, data=json.dumps(body).encode(), method=method,
+                                 headers={"Authorization": "Bearer " + HOST_KEY, "Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(req, timeout=40) as resp:
+            return resp.status, json.loads(resp.read())
+    except urllib.error.HTTPError as e:
+        return e.code, json.loads(e.read())
+
+
+def test_the_screen_shows_waiting_for_drand_round_then_the_sealed_winners(browser):
+    chain = DrandChain(secret=0x5C4EE)
+    relays = [Relay(chain, mode="down"), Relay(chain, mode="down")]
+    data_dir = tempfile.mkdtemp(prefix="tombola-beacon-screen-")
+    log_path = os.path.join(data_dir, "server.log")
+    command = server_command(0, data_dir)
+    command[command.index("--default-draw") + 1] = CODE
+    command[command.index("--host-key") + 1] = HOST_KEY
+    command += chain.flags() + [arg for relay in relays for arg in ("--beacon-relay", relay.url)]
+    with open(log_path, "ab") as log:
+        proc = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, cwd=ROOT)
+    try:
+        deadline = time.time() + 30
+        port = 0
+        while not port:
+            assert proc.poll() is None and time.time() < deadline, open(log_path).read()
+            port = banner_port(log_path, 0)
+            time.sleep(0.1)
+        base = "http://127.0.0.1:%d" % port
+        status, body = call(base, "PUT", "/api/draws/%s/config" % CODE,
+                            {"pool": {"kind": "range", "from": 1, "to": 90}, "beacon": True})
+        assert status == 200, body
+        b = browser(1920, 1080)
+        b.get(base + "/screen/" + CODE)
+        b.wait_js("document.querySelector('[data-phase]')?.dataset.state === 'idle'")
+        assert call(base, "POST", "/api/draws/%s/start" % CODE, {})[0] == 200
+        answer = {}
+        stopper = threading.Thread(target=lambda: answer.update(r=call(base, "POST", "/api/draws/%s/stop" % CODE, {})))
+        stopper.start()
+        notice = b.wait_js("(() => { const n = document.querySelector('[data-stage-notice]');"
+                           " return n && !n.hidden && n.dataset.notice === 'beacon-waiting' ? n.textContent : ''; })()")
+        assert notice.startswith("Waiting for drand round ")
+        beacon_round = int(notice.rsplit(" ", 1)[1])
+        assert b.js("return document.querySelector('[data-phase]').dataset.state") == "rolling"
+        shots = os.environ.get("TOMBOLA_SHOTS", data_dir)  # set it to keep the screenshots
+        b.save_screenshot(os.path.join(shots, "beacon-waiting.png"))
+        for relay in relays:
+            relay.mode = "ok"
+        stopper.join(timeout=40)
+        status, body = answer["r"]
+        assert status == 200, body
+        winner = body["result"]["winners"][0]
+        b.wait_js("document.querySelector('[data-phase]')?.dataset.state === 'revealed'", timeout=15)
+        assert b.wait_js("document.querySelector('[data-value]')?.textContent.trim()") == str(winner)
+        proof = b.wait_js("(() => { const p = document.querySelector('[data-proof]'); return p && !p.hidden ? p.textContent : ''; })()")
+        assert proof == "Sealed by drand round %d" % beacon_round
+        # The screen rechecked the sealed round itself (its beacon lock and drand value from the export).
+        assert b.wait_js("document.querySelector('[data-verified]')?.dataset.verify === 'ok' || "
+                         "document.querySelector('[data-verified]')?.dataset.verify === 'fail'") is True
+        assert b.js("return document.querySelector('[data-verified]').dataset.verify") == "ok"
+        assert b.js("return document.querySelector('[data-stage-notice]').hidden") is True
+        b.save_screenshot(os.path.join(shots, "beacon-sealed.png"))
+        assert b.errors() == []
+    finally:
+        if proc.poll() is None:
+            proc.terminate()
+            proc.wait(timeout=10)
+        for relay in relays:
+            relay.close()
+        shutil.rmtree(data_dir, ignore_errors=True)

@@ -1,0 +1,191 @@
+"""Beacon-sealed rounds in the live room (docs/FAIRNESS.md §13, docs/PROTOCOL.md "Beacon-sealed
+rounds"): a real server against real test relays on 127.0.0.1 (drand_relay.py). Stop stores the
+lock, the room waits for drand round R, fetches it and reveals winners that anyone recomputes
+from the lock record and R's randomness alone; no relay voids the seal on record and the round
+keeps rolling; kill -9 while waiting resumes the same round with the same winners."""
+import hashlib
+import importlib.util
+import json
+import subprocess
+import threading
+import time
+
+import pytest
+
+from drand_relay import DrandChain, Relay
+from test_draw_export import CODE, Tombola, data_dir, verify_with_script  # noqa: F401 (fixture)
+from test_fairness_script import script, tombola_binary  # noqa: F401 (fixture)
+
+CONFIG = {"pool": {"kind": "range", "from": 1, "to": 500}, "perStop": 3, "beacon": True}
+
+
+@pytest.fixture(scope="module")
+def chain():
+    return DrandChain(secret=0xB3AC0)
+
+
+@pytest.fixture
+def relays(chain):
+    made = [Relay(chain), Relay(chain)]
+    yield made
+    for relay in made:
+        relay.close()
+
+
+def server_for(data_dir, chain, relays):
+    extra = chain.flags()
+    for relay in relays:
+        extra += ["--beacon-relay", relay.url]
+    return Tombola(data_dir, extra=extra)
+
+
+def records(server):
+    status, export = server.json("GET", "/api/draws/%s/export.json" % CODE)
+    assert status == 200
+    return export
+
+
+def public_winners(script, lock, randomness):
+    """The winners as FAIRNESS.md §13 defines them: only the lock record and R's randomness."""
+    spec = importlib.util.spec_from_file_location("verify_tombola", script)
+    v = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(v)
+    key = hashlib.sha256(b"tombola-drand-v1\x00" + bytes.fromhex(lock["hash"]) + bytes.fromhex(randomness)).digest()
+    pool = lock["pool"]
+    return [pool["from"] + p for p in v.positions(key, lock["round"], lock["poolHash"], lock["entropy"], lock["eligible"], lock["count"])]
+
+
+def tombola_verify(export, tmp_path):
+    path = tmp_path / "live-export.json"
+    path.write_text(json.dumps(export), encoding="utf-8")
+    return subprocess.run([tombola_binary(), "verify", str(path)], capture_output=True, text=True, timeout=60)
+
+
+def start(server):
+    status, body = server.command("config", CONFIG)
+    assert status == 200, body
+    status, body = server.command("start")
+    assert status == 200, body
+
+
+def test_a_sealed_round_reveals_the_public_function_of_its_lock_and_drand(script, data_dir, chain, relays, tmp_path):
+    server = server_for(data_dir, chain, relays)
+    try:
+        start(server)
+        status, state = server.json("GET", "/api/draws/" + CODE)
+        assert state["config"]["beacon"] is True and state["beacon"] is None
+        status, body = server.command("stop", timeout=40)
+        assert status == 200, body
+        export = records(server)
+        status, state = server.json("GET", "/api/draws/" + CODE)
+    finally:
+        server.stop()
+    kinds = [r["kind"] for r in export["records"]]
+    lock = next(r for r in export["records"] if r["kind"] == "beacon")
+    value = next(r for r in export["records"] if r["kind"] == "beaconValue")
+    round_record = next(r for r in export["records"] if r["kind"] == "round")
+    start_at = kinds.index("lock")
+    assert kinds[start_at:start_at + 5] == ["lock", "beacon", "beaconValue", "round", "commit"]
+    lock_record = export["records"][start_at]
+    assert (lock_record["round"], lock_record["poolHash"], lock_record["commitment"]) == (lock["round"], lock["poolHash"], lock["commitment"])
+    assert lock_record["plan"]["count"] == 3
+    assert lock["chain"]["hash"] == chain.hash and lock["relays"] == [relays[0].url, relays[1].url]
+    assert value["beaconRound"] == lock["beaconRound"] and value["lock"] == lock["hash"]
+    signed = chain.sign(lock["beaconRound"])
+    assert (value["randomness"], value["signature"]) == (signed["randomness"], signed["signature"])
+    assert chain.due(lock["beaconRound"]) * 1000 >= lock["at"] + 1000
+    winners = public_winners(script, lock, signed["randomness"])
+    assert body["result"]["winners"] == winners == round_record["winners"] and len(winners) == 3
+    assert state["phase"] == "revealed"
+    assert state["beacon"] == {"type": "beacon", "round": 1, "beaconRound": lock["beaconRound"], "status": "sealed", "reason": None}
+    outcome = tombola_verify(export, tmp_path)
+    assert outcome.returncode == 0, outcome.stdout + outcome.stderr
+    assert "drand round(s) %d" % lock["beaconRound"] in outcome.stdout
+    script_outcome = verify_with_script(script, export, tmp_path)
+    assert script_outcome.returncode == 0, script_outcome.stdout
+
+
+def test_no_relay_voids_the_seal_on_record_and_a_second_stop_reveals(script, data_dir, chain, relays, tmp_path):
+    for relay in relays:
+        relay.mode = "down"
+    server = server_for(data_dir, chain, relays)
+    try:
+        start(server)
+        status, body = server.command("stop", timeout=40)
+        assert status == 409 and body["error"]["code"] == "beacon_void", body
+        status, state = server.json("GET", "/api/draws/" + CODE)
+        assert state["phase"] == "rolling" and state["result"] is None
+        assert state["beacon"]["status"] == "void" and "in time" in state["beacon"]["reason"], state["beacon"]
+        export = records(server)
+        voids = [r for r in export["records"] if r["kind"] == "beaconVoid"]
+        assert len(voids) == 1 and voids[0]["round"] == 1 and not [r for r in export["records"] if r["kind"] == "round"]
+        for relay in relays:
+            relay.mode = "ok"
+        status, body = server.command("stop", timeout=40)
+        assert status == 200, body
+        export = records(server)
+    finally:
+        server.stop()
+    kinds = [r["kind"] for r in export["records"]]
+    start_at = kinds.index("lock")
+    assert kinds[start_at:] == ["lock", "beacon", "beaconVoid", "lock", "beacon", "beaconValue", "round", "commit"]
+    lock = [r for r in export["records"] if r["kind"] == "beacon"][-1]
+    assert body["result"]["winners"] == public_winners(script, lock, chain.sign(lock["beaconRound"])["randomness"])
+    outcome = tombola_verify(export, tmp_path)
+    assert outcome.returncode == 0, outcome.stdout + outcome.stderr
+
+
+def test_kill_9_while_waiting_resumes_the_same_round_with_the_same_winners(script, data_dir, chain, relays, tmp_path):
+    for relay in relays:
+        relay.mode = "down"
+    server = server_for(data_dir, chain, relays)
+    try:
+        start(server)
+        answer = {}
+        stopper = threading.Thread(target=lambda: answer.update(r=safe_stop(server)), daemon=True)
+        stopper.start()
+        deadline = time.time() + 10
+        while not any(r["kind"] == "beacon" for r in records(server)["records"]):
+            assert time.time() < deadline, "no beacon record"
+            time.sleep(0.1)
+        lock = next(r for r in records(server)["records"] if r["kind"] == "beacon")
+        server.proc.kill()
+        server.proc.wait(timeout=10)
+        stopper.join(timeout=20)
+    finally:
+        server.kill()
+    for relay in relays:
+        relay.mode = "ok"
+    # Restarted after R's 10 s wait limit has passed: R is fetched afresh (never replaced by another).
+    time.sleep(max(0.0, chain.due(lock["beaconRound"]) + 11 - time.time()))
+    server = server_for(data_dir, chain, relays)
+    try:
+        deadline = time.time() + 30
+        while True:
+            status, state = server.json("GET", "/api/draws/" + CODE)
+            if state["phase"] == "revealed":
+                break
+            assert state["phase"] in ("rolling", "stopping"), state["phase"]
+            assert time.time() < deadline, "the resumed round never revealed"
+            time.sleep(0.2)
+        export = records(server)
+    finally:
+        server.stop()
+    assert [r for r in export["records"] if r["kind"] == "beacon"] == [lock]
+    rounds = [r for r in export["records"] if r["kind"] == "round"]
+    assert len(rounds) == 1 and rounds[0]["round"] == lock["round"]
+    assert rounds[0]["winners"] == public_winners(script, lock, chain.sign(lock["beaconRound"])["randomness"])
+    outcome = tombola_verify(export, tmp_path)
+    assert outcome.returncode == 0, outcome.stdout + outcome.stderr
+
+
+def test_a_plain_http_relay_needs_beacon_allow_http():
+    result = subprocess.run([tombola_binary(), "--beacon-relay", "http://127.0.0.1:1"], capture_output=True, text=True, timeout=30)
+    assert result.returncode != 0 and "--beacon-allow-http" in result.stderr
+
+
+def safe_stop(server):
+    try:
+        return server.command("stop", timeout=30)
+    except OSError:
+        return None
