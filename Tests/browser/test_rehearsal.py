@@ -637,7 +637,10 @@ def test_names_on_the_projector_fit_whole_at_one_size_through_a_roll(server, bro
     post(server, "stop")
     for kind, b in pages.items():
         b.wait_js("window.tombola.state.phase === 'revealed'", 15)
-        time.sleep(1.0)  # the reveal animation scales the stage
+        # The reveal animation scales the stage (0.9 s): measure once it and every other has
+        # ended (a fixed sleep measured mid-animation on a loaded machine).
+        time.sleep(0.2)
+        b.wait_js("document.getAnimations().every((a) => a.playState !== 'running')", 15)
         seen = b.execute_async_script(MEASURE_NAMES, [])
         assert seen[0]["name"] in FIT_NAMES and badly_fitted(seen) == [], (kind, seen)
         assert b.errors() == [], kind

@@ -255,7 +255,7 @@ def test_the_export_gives_the_chain_from_an_index(server):
     whole = export(server, code)
     with urllib.request.urlopen(server.url("/api/draws/%s/export.json?from=2" % code), timeout=10) as r:
         piece = json.load(r)
-    assert piece["records"] == whole[2:] and piece["format"] == "tombola-export-v1"
+    assert piece["records"] == whole[2:] and piece["format"] == "tombola-export-v2"
     for bad in ("-1", "x", "2.5", "99999999999"):
         with pytest.raises(urllib.error.HTTPError) as refused:
             urllib.request.urlopen(server.url("/api/draws/%s/export.json?from=%s" % (code, bad)), timeout=10)
