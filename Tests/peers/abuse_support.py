@@ -19,10 +19,21 @@ BINARY = os.environ.get("TOMBOLA_BIN", os.path.join(ROOT, ".build", "debug", "to
 
 def free_port():
     """A loopback port free right now, for programs that cannot listen on port 0 and tell us
-    which port they got (nginx, caddy). Tombola itself is always started on --port 0."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    which port they got (nginx, caddy). Tombola itself is always started on --port 0.
+
+    Picked below the kernel's ephemeral range (32768–60999 here): a port the kernel hands out
+    for port 0 may be handed out again, before the program binds it, as the source port of one
+    of the tests' many outgoing connections (the proxy storms open thousands)."""
+    import random
+    for _ in range(200):
+        port = random.randint(20000, 32000)
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    raise RuntimeError("no free loopback port in 20000-32000")
 
 
 class Tombola:

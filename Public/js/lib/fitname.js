@@ -1,4 +1,5 @@
-// Fitting a draw's names on a stage (issue 34): a name breaks only between words, onto two
+// Fitting a draw's names on a stage (issue 34): a name breaks only between words (never after a
+// hyphen inside one), onto two
 // lines at most, and a whole roll shows every name at one size, found by measuring the pool's
 // widest names once instead of each name as it flies past.
 
@@ -61,10 +62,27 @@ export function nameSize(node, box, text, { max, min }) {
   // The text's own width (its longest line), not the node's: a wrapped node is as wide as the box.
   const range = document.createRange();
   range.selectNodeContents(node);
+  // Every word on one line: a break after a hyphen ("Papadopoulou-Fitzgerald") is a break inside
+  // a word too, which `keep-all` does not prevent; such a size does not fit.
+  const wordsWhole = () => {
+    const textNode = node.firstChild;
+    if (!textNode || textNode.nodeType !== Node.TEXT_NODE) return true;
+    let at = 0;
+    for (const word of text.split(' ')) {
+      if (!word.includes('-')) { at += word.length + 1; continue; }
+      const i = text.indexOf(word, at);
+      const part = document.createRange();
+      part.setStart(textNode, i);
+      part.setEnd(textNode, i + word.length);
+      if (new Set(Array.from(part.getClientRects()).map((r) => Math.round(r.top))).size > 1) return false;
+      at = i + word.length;
+    }
+    return true;
+  };
   const fits = (size) => {
     node.style.fontSize = `${size}px`;
     return node.scrollWidth <= box.clientWidth && range.getBoundingClientRect().width <= width
-      && node.scrollHeight <= height && node.scrollHeight <= size * lineHeight * 2.5;
+      && node.scrollHeight <= height && node.scrollHeight <= size * lineHeight * 2.5 && wordsWhole();
   };
   if (fits(max)) return max;
   let lo = min;
