@@ -5,7 +5,10 @@ Redis shared by all (one Lua script, batched), so the client gets the single-box
 for the whole cluster (plus at most one attempt per other instance that had not heard yet),
 not three times it.
 """
+import json
 import time
+
+from websockets.sync.client import connect as ws_connect
 
 from test_cluster import CODE, HOST_KEY, cluster  # noqa: F401 (fixture)
 from test_cluster_checkin import call, join
@@ -82,3 +85,24 @@ def test_presence_code_guesses_from_one_device_over_three_instances_share_one_li
     # Nobody joined.
     status, body, _ = call(instances[2], "GET", "entrants", key=HOST_KEY)
     assert status == 200 and body["count"] == 0, body
+
+
+def test_a_right_key_sent_right_after_a_wrong_one_is_taken_on_every_instance(cluster):
+    """While Redis has not yet answered for a wrong key, an instance decides no further attempt
+    of that address (a client faster than Redis cannot outrun the shared count): it holds the
+    next one for those milliseconds instead of refusing it, so a host who mistypes and sends
+    the right key at once (or a script, back to back) is let in, over REST and WebSocket."""
+    instances = [cluster.start() for _ in range(INSTANCES)]
+    for instance in instances[:2]:
+        assert call(instance, "GET", "entrants", key="wrong-host-key-0123456789")[0] == 403
+        status, body, _ = call(instance, "GET", "entrants", key=HOST_KEY)
+        assert status == 200, body
+    with ws_connect("ws://127.0.0.1:%d/ws/draw/%s" % (instances[2].port, CODE), open_timeout=10) as ws:
+        ws.send(json.dumps({"type": "auth", "key": "wrong-host-key-0123456789"}))
+        ws.send(json.dumps({"type": "auth", "key": HOST_KEY}))
+        seen = []
+        deadline = time.time() + 10
+        while not any(m.get("type") == "role" and m.get("role") == "host" for m in seen):
+            assert time.time() < deadline, seen
+            seen.append(json.loads(ws.recv(timeout=10)))
+        assert [m["code"] for m in seen if m.get("type") == "error"] == ["bad_key"], seen

@@ -119,7 +119,11 @@ extension ClusterDrawNode {
         case .relayWinnerPresence:
             relayWinnerPresence()
         case .checkKey(let key, let remote, let id):
-            feed(.keyChecked(id, hostKey.verdict(for: key, from: remote, limiter: runtime.limiter)))
+            let verdict = hostKey.verdict(for: key, from: remote, limiter: runtime.limiter) { [weak self] verdict in
+                guard let self else { return }
+                loop.execute { [self] in feed(.keyChecked(id, verdict)) }
+            }
+            if let verdict { feed(.keyChecked(id, verdict)) }
         case .pageCommand(let command, let seq, let client, let id):
             guard let handle = handles[id] else { return }
             submit(command, seq: seq, client: client, awaitReveal: false) { outcome in

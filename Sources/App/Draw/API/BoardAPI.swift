@@ -40,9 +40,7 @@ enum BoardAPI {
         }
         // With a key it must be the host's (rate-limited like every key); the host sees names.
         let host = request.head.headers["Authorization"] != nil
-        if host, let refusal = DrawAPI.refusal(request, responder: responder, service: service, check: room.isHostKey) {
-            return responder.respond(refusal)
-        }
+        if host, !DrawAPI.admits(request, responder: responder, service: service, check: room.isHostKey) { return }
         let headers = request.head.headers
         room.boardPage(BoardPageRequest(round: round, offset: offset, limit: limit, host: host)) { answer in
             switch answer {

@@ -70,9 +70,7 @@ enum DrawAPI {
             // With the host key, the JSON export carries the check-in entrants too (personal data: never public).
             var withEntrants = false
             if rest[1] == "export.json", request.head.headers["Authorization"] != nil {
-                if let refusal = refusal(request, responder: responder, service: service, check: room.isHostKey) {
-                    return responder.respond(refusal)
-                }
+                guard DrawAPI.admits(request, responder: responder, service: service, check: room.isHostKey) else { return }
                 withEntrants = true
             }
             // `?from=N` (JSON): only the records from index N on, the piece of the chain a page's witness reads.
@@ -93,9 +91,7 @@ enum DrawAPI {
             command("configure", request, room: room, responder: responder, service: service)
         case (2, "import"):
             guard method == "POST" else { return responder.respond(APIError.methodNotAllowed(allow: ["POST"])) }
-            if let refusal = refusal(request, responder: responder, service: service, check: room.isHostKey) {
-                return responder.respond(refusal)
-            }
+            guard DrawAPI.admits(request, responder: responder, service: service, check: room.isHostKey) else { return }
             responder.respond(EntrantImportAPI.preview(request))
         case (2, "branding"):
             BrandingAPI.branding(request, method: method, room: room, responder: responder, service: service)
@@ -107,9 +103,7 @@ enum DrawAPI {
             BoardAPI.serve(rest, request: request, method: method, room: room, responder: responder, service: service)
         case (2, "pool"):
             guard method == "PUT" else { return responder.respond(APIError.methodNotAllowed(allow: ["PUT"])) }
-            if let refusal = refusal(request, responder: responder, service: service, check: room.isHostKey) {
-                return responder.respond(refusal)
-            }
+            guard DrawAPI.admits(request, responder: responder, service: service, check: room.isHostKey) else { return }
             PoolUploadAPI.replacePool(request, room: room, responder: responder)
         case (2, let name?) where ["start", "stop", "clear", "void"].contains(name):
             guard method == "POST" else { return responder.respond(APIError.methodNotAllowed(allow: ["POST"])) }
@@ -128,27 +122,43 @@ enum DrawAPI {
         return token.isEmpty ? nil : token
     }
 
-    /// Checks the bearer key with the shared rate limit; nil when it passes, else the refusal,
-    /// which names the key that was missing or wrong (`bad_key` is a host key, `bad_admin_key` the admin key).
-    static func refusal(_ request: HTTPRequest, responder: Responder, service: DrawService, admin: Bool = false,
-                        check: (String) -> Bool) -> HTTPResponse? {
+    /// Whether the bearer key passes the shared rate limit and `check`; otherwise the request is
+    /// answered here with the refusal, which names the key that was missing or wrong (`bad_key`
+    /// is a host key, `bad_admin_key` the admin key). When the limiter holds the attempt for
+    /// Redis's answer to an earlier wrong key of this address (cluster mode, milliseconds), false
+    /// now, and once decided: the refusal is answered, or the request is routed anew (its key
+    /// is right; the check, repeated, passes at once).
+    static func admits(_ request: HTTPRequest, responder: Responder, service: DrawService, admin: Bool = false,
+                       check: @escaping @Sendable (String) -> Bool) -> Bool {
         guard let key = bearer(request.head.headers) else {
             var response = APIError.response("unauthorized", message: admin ? DrawErrorText.needsAdminKey : nil)
             response.headers.add(name: "WWW-Authenticate", value: "Bearer")
-            return response
+            responder.respond(response)
+            return false
         }
         let address = responder.remoteAddress
-        guard service.limiter.allows(address) else {
+        let decided: @Sendable (AuthRateLimiter.Verdict) -> Void = { verdict in
+            switch verdict {
+            case .accepted: responder.loop.execute { route(request, responder: responder, service: service) }
+            case .refused, .rateLimited: responder.respond(refusal(verdict, admin: admin, address: address, service: service))
+            }
+        }
+        guard let verdict = service.limiter.attempt(address, check: { check(key) }, decided: decided) else { return false }
+        guard verdict == .accepted else {
+            responder.respond(refusal(verdict, admin: admin, address: address, service: service))
+            return false
+        }
+        return true
+    }
+
+    private static func refusal(_ verdict: AuthRateLimiter.Verdict, admin: Bool, address: String, service: DrawService) -> HTTPResponse {
+        guard verdict == .refused else {
             var response = APIError.response("rate_limited")
             response.headers.add(name: "Retry-After", value: String(service.limiter.retryAfterSeconds(address)))
             return response
         }
-        guard check(key) else {
-            service.limiter.recordFailure(address)
-            service.metrics.authFailures.increment()
-            return APIError.response(admin ? "bad_admin_key" : "bad_key")
-        }
-        return nil
+        service.metrics.authFailures.increment()
+        return APIError.response(admin ? "bad_admin_key" : "bad_key")
     }
 
     /// The body as a JSON object; an empty body is `{}`.
@@ -160,9 +170,7 @@ enum DrawAPI {
 
     private static func command(_ name: String, _ request: HTTPRequest, room: any DrawChannel, responder: Responder,
                                 service: DrawService) {
-        if let refusal = refusal(request, responder: responder, service: service, check: room.isHostKey) {
-            return responder.respond(refusal)
-        }
+        guard DrawAPI.admits(request, responder: responder, service: service, check: room.isHostKey) else { return }
         guard let json = body(request) else { return responder.respond(APIError.response("bad_json")) }
         let command: HostCommand
         let seq: Int64?
@@ -202,10 +210,7 @@ enum DrawAPI {
     }
 
     private static func create(_ request: HTTPRequest, responder: Responder, service: DrawService) {
-        if let refusal = refusal(request, responder: responder, service: service, admin: true,
-                                 check: service.adminKeyHash.matches) {
-            return responder.respond(refusal)
-        }
+        guard DrawAPI.admits(request, responder: responder, service: service, admin: true, check: service.adminKeyHash.matches) else { return }
         guard let json = body(request) else { return responder.respond(APIError.response("bad_json")) }
         var config = DrawConfig.standard
         if let value = json["config"], !value.isNull {

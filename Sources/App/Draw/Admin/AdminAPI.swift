@@ -12,9 +12,7 @@ enum AdminAPI {
 
     /// Whether the request passed the admin key check (else it was answered).
     private static func admitted(_ request: HTTPRequest, responder: Responder, service: DrawService) -> Bool {
-        if let refusal = DrawAPI.refusal(request, responder: responder, service: service, admin: true,
-                                         check: service.adminKeyHash.matches) {
-            responder.respond(refusal)
+        guard DrawAPI.admits(request, responder: responder, service: service, admin: true, check: service.adminKeyHash.matches) else {
             return false
         }
         if service.cluster != nil {

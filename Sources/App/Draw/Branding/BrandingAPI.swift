@@ -16,9 +16,7 @@ enum BrandingAPI {
             if let cluster = service.cluster { return cluster.branding.respondBranding(code: room.code, responder: responder) }
             responder.respond(APIError.json(service.branding.branding(of: room.code).json(code: room.code)))
         case "PUT":
-            if let refusal = DrawAPI.refusal(request, responder: responder, service: service, check: room.isHostKey) {
-                return responder.respond(refusal)
-            }
+            guard DrawAPI.admits(request, responder: responder, service: service, check: room.isHostKey) else { return }
             guard let json = DrawAPI.body(request) else { return responder.respond(APIError.response("bad_json")) }
             var change = BrandingChange()
             do throws(BrandingError) {
@@ -47,9 +45,7 @@ enum BrandingAPI {
             guard let logo = current.logo else { return responder.respond(APIError.response("no_logo")) }
             responder.respond(logoResponse(type: current.logoType, bytes: logo))
         case "PUT", "DELETE":
-            if let refusal = DrawAPI.refusal(request, responder: responder, service: service, check: room.isHostKey) {
-                return responder.respond(refusal)
-            }
+            guard DrawAPI.admits(request, responder: responder, service: service, check: room.isHostKey) else { return }
             var change = BrandingChange()
             if method == "DELETE" {
                 change.removeLogo = true

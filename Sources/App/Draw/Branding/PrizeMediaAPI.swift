@@ -23,9 +23,7 @@ enum PrizeMediaAPI {
                 }
             }
         case "PUT", "DELETE":
-            if let refusal = DrawAPI.refusal(request, responder: responder, service: service, check: room.isHostKey) {
-                return responder.respond(refusal)
-            }
+            guard DrawAPI.admits(request, responder: responder, service: service, check: room.isHostKey) else { return }
             var media: (type: String, bytes: [UInt8], version: String)?
             if method == "PUT" {
                 guard request.body.count <= slot.maxBytes else {

@@ -53,10 +53,7 @@ enum CheckinAPI {
             }
         case (3, "entries") where rest[2] == "presence":
             guard method == "GET" else { responder.respond(APIError.methodNotAllowed(allow: ["GET", "HEAD"])); return true }
-            if let refusal = DrawAPI.refusal(request, responder: responder, service: service, check: room.isHostKey) {
-                responder.respond(refusal)
-                return true
-            }
+            guard DrawAPI.admits(request, responder: responder, service: service, check: room.isHostKey) else { return true }
             read(.presence, room: room, responder: responder)
         case (2, "entrants"), (2, "entrants.csv"):
             guard method == "GET" else { responder.respond(APIError.methodNotAllowed(allow: ["GET", "HEAD"])); return true }
@@ -97,9 +94,7 @@ enum CheckinAPI {
 
     private static func hostOnly(_ request: HTTPRequest, room: any CheckinChannel, responder: Responder, service: DrawService,
                                  command: () throws -> CheckinCommand) {
-        if let refusal = DrawAPI.refusal(request, responder: responder, service: service, check: room.isHostKey) {
-            return responder.respond(refusal)
-        }
+        guard DrawAPI.admits(request, responder: responder, service: service, check: room.isHostKey) else { return }
         let parsed: CheckinCommand
         do { parsed = try command() } catch let error as CommandFailure { return responder.respond(failure(error)) } catch {
             return responder.respond(APIError.response("bad_message"))
@@ -163,9 +158,7 @@ enum CheckinAPI {
     // MARK: Host list
 
     private static func list(_ request: HTTPRequest, csv: Bool, room: any CheckinChannel, responder: Responder, service: DrawService) {
-        if let refusal = DrawAPI.refusal(request, responder: responder, service: service, check: room.isHostKey) {
-            return responder.respond(refusal)
-        }
+        guard DrawAPI.admits(request, responder: responder, service: service, check: room.isHostKey) else { return }
         let query = request.head.query
         let search = String((QueryString.value(of: "q", in: query) ?? "").prefix(200))
         let offset = max(0, Int(QueryString.value(of: "offset", in: query) ?? "") ?? 0)

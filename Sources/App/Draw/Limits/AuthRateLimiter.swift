@@ -1,3 +1,4 @@
+import DrawRoomCore
 import RedisStore
 import Server
 import Posix
@@ -11,15 +12,32 @@ import Locking
 /// instance (`SharedRateLimits`), and its answer, the tokens left cluster-wide, caps the local
 /// bucket: the check stays local and instant, and the limit holds for the cluster as a whole
 /// (an instance that had not yet heard lets at most one attempt through, repaid as debt).
-/// While `maximumUnconfirmed` spends of an address await Redis's answer, the instance lets no
-/// further attempt of it through: a client faster than Redis cannot outrun the shared count.
+/// While `maximumUnconfirmed` spends of an address await Redis's answer, the instance decides
+/// no further attempt of it: a client faster than Redis cannot outrun the shared count. `attempt`
+/// holds such an attempt until the answer is in (milliseconds) instead of refusing it, so a right
+/// key sent right after a wrong one is taken; `allows` (the checks that cannot wait) refuses it.
 final class AuthRateLimiter: Sendable {
     private struct Bucket {
         var tokens: Double
         var updated: UInt64
         /// Spends sent to the cluster's bucket and not answered yet.
         var unconfirmed = 0
+        /// Attempts held until a spend is answered (`attempt`), oldest first.
+        var held: [Held] = []
     }
+
+    /// An attempt waiting for Redis's answer to an earlier spend of its address.
+    private struct Held {
+        let check: @Sendable () -> Bool
+        let decided: @Sendable (Verdict) -> Void
+    }
+
+    /// What became of one key attempt: the key was right, wrong (a token was spent), or not
+    /// looked at (the address had no token left).
+    typealias Verdict = DrawRoomState.KeyVerdict
+
+    /// Attempts of one address held at once; more are refused as rate limited.
+    static let maximumHeld = 32
 
     let burst: Double
     let refillNanoseconds: Double
@@ -59,6 +77,35 @@ final class AuthRateLimiter: Sendable {
         }
     }
 
+    /// One key attempt of `address`: the limit first, then `check` (the key); a wrong key spends
+    /// a token. Decided at once and returned, unless the only thing in the way is this address's
+    /// earlier spends awaiting Redis's answer (cluster mode): then nil, and `decided` is called
+    /// once the answers are in (the shared limit answers within its 1 s timeout), on Redis's loop.
+    func attempt(_ address: String, check: @escaping @Sendable () -> Bool,
+                 decided: @escaping @Sendable (Verdict) -> Void) -> Verdict? {
+        let time = now()
+        let held: Bool = buckets.withLock { buckets in
+            guard var bucket = buckets[address] else { return false }
+            refill(&bucket, at: time)
+            defer { buckets[address] = bucket }
+            guard bucket.tokens >= 1, bucket.unconfirmed >= maximumUnconfirmed || !bucket.held.isEmpty,
+                  bucket.held.count < Self.maximumHeld else { return false }
+            bucket.held.append(Held(check: check, decided: decided))
+            return true
+        }
+        return held ? nil : decide(address, check: check)
+    }
+
+    /// The verdict of an attempt that is not held.
+    private func decide(_ address: String, check: () -> Bool) -> Verdict {
+        guard allows(address) else { return .rateLimited }
+        guard check() else {
+            recordFailure(address)
+            return .refused
+        }
+        return .accepted
+    }
+
     /// Seconds until `address` may try again (for `Retry-After`), at least 1.
     func retryAfterSeconds(_ address: String) -> Int {
         let time = now()
@@ -86,7 +133,7 @@ final class AuthRateLimiter: Sendable {
                 buckets = buckets.filter { entry in
                     var bucket = entry.value
                     refill(&bucket, at: time)
-                    return bucket.tokens < burst || bucket.unconfirmed > 0
+                    return bucket.tokens < burst || bucket.unconfirmed > 0 || !bucket.held.isEmpty
                 }
             }
         }
@@ -106,6 +153,25 @@ final class AuthRateLimiter: Sendable {
             if let left { bucket.tokens = min(bucket.tokens, left) }
             bucket.unconfirmed = max(0, bucket.unconfirmed - 1)
             buckets[address] = bucket
+        }
+        releaseHeld(address)
+    }
+
+    /// Decides the attempts of `address` held for Redis's answer, oldest first, while nothing
+    /// is in the way: a wrong key among them sends a spend, and the rest wait for its answer.
+    private func releaseHeld(_ address: String) {
+        while true {
+            let time = now()
+            let next: (Held, rateLimited: Bool)? = buckets.withLock { buckets in
+                guard var bucket = buckets[address], !bucket.held.isEmpty else { return nil }
+                refill(&bucket, at: time)
+                guard bucket.tokens < 1 || bucket.unconfirmed < maximumUnconfirmed else { return nil }
+                let held = bucket.held.removeFirst()
+                buckets[address] = bucket
+                return (held, bucket.tokens < 1)
+            }
+            guard let (held, rateLimited) = next else { return }
+            held.decided(rateLimited ? .rateLimited : decide(address, check: held.check))
         }
     }
 

@@ -22,13 +22,11 @@ extension DrawRoom {
 
 extension HostKeyHash {
     /// The one host-key check of an `auth` message, single-box and cluster mode alike: the
-    /// rate limit first, then the digest; a wrong key spends one of `remote`'s tokens.
-    func verdict(for key: String, from remote: String, limiter: AuthRateLimiter) -> DrawRoomState.KeyVerdict {
-        guard limiter.allows(remote) else { return .rateLimited }
-        guard matches(key) else {
-            limiter.recordFailure(remote)
-            return .refused
-        }
-        return .accepted
+    /// rate limit first, then the digest; a wrong key spends one of `remote`'s tokens. Nil when
+    /// the limiter holds the attempt for Redis's answer to an earlier spend (cluster mode, a
+    /// key right after a wrong one): `decided` gets the verdict then, on another thread.
+    func verdict(for key: String, from remote: String, limiter: AuthRateLimiter,
+                 decided: @escaping @Sendable (DrawRoomState.KeyVerdict) -> Void) -> DrawRoomState.KeyVerdict? {
+        limiter.attempt(remote, check: { [self] in matches(key) }, decided: decided)
     }
 }

@@ -292,7 +292,10 @@ final class DrawRoom: @unchecked Sendable {
             }
             group.broadcast(text: text, stream: stream)
         case .checkKey(let key, let remote, let id):
-            apply(.keyChecked(id, hostKeyHash.verdict(for: key, from: remote, limiter: limiter)))
+            let verdict = hostKeyHash.verdict(for: key, from: remote, limiter: limiter) { [weak self] verdict in
+                self?.keyChecked(id, verdict)
+            }
+            if let verdict { apply(.keyChecked(id, verdict)) }
         case .reply(let caller, let outcome):
             callers.removeValue(forKey: caller)?(outcome)
         case .storeEntrants(let batch):
