@@ -59,7 +59,7 @@ let package = Package(
         // A Redis client, driver and the cluster's stores (leases, round logs, Pub/Sub): knows Redis, not the room.
         .target(name: "RedisStore", dependencies: ["CHiredis", "Posix", "Locking"]),
         // drand rounds over HTTPS (libcurl), on threads of their own.
-        .target(name: "Beacon", dependencies: ["CCurl", "Crypto", "JSON", "DrawEngine"]),
+        .target(name: "Beacon", dependencies: ["CCurl", "Crypto", "JSON", "DrawEngine", "Posix"]),
 
         // Wiring and executables.
         .target(name: "App", dependencies: [

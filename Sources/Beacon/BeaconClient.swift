@@ -1,5 +1,6 @@
 import DrawEngine
 import Glibc
+import Posix
 
 /// Where a draw takes its beacon from: a chain and the relays that serve it.
 public struct BeaconSource: Sendable, Equatable {
@@ -116,33 +117,13 @@ public struct BeaconClient: Sendable {
     public func fetch(_ source: BeaconSource, round: UInt64, deadlineMillis: Int64,
                       then: @escaping @Sendable (BeaconOutcome) -> Void) {
         let client = self
-        BeaconThread.detach { then(client.fetch(source, round: round, deadlineMillis: deadlineMillis)) }
+        let fetch: @Sendable () -> Void = { then(client.fetch(source, round: round, deadlineMillis: deadlineMillis)) }
+        if !DetachedThread.start(fetch) { fetch() }
     }
 
     public static func nowMillis() -> Int64 {
         var spec = timespec()
         clock_gettime(CLOCK_REALTIME, &spec)
         return Int64(spec.tv_sec) * 1000 + Int64(spec.tv_nsec) / 1_000_000
-    }
-}
-
-/// A detached pthread for one fetch.
-enum BeaconThread {
-    static func detach(_ body: @escaping @Sendable () -> Void) {
-        final class Box: Sendable {
-            let body: @Sendable () -> Void
-            init(_ body: @escaping @Sendable () -> Void) { self.body = body }
-        }
-        let box = Unmanaged.passRetained(Box(body)).toOpaque()
-        var thread = pthread_t()
-        let rc = pthread_create(&thread, nil, { raw in
-            Unmanaged<Box>.fromOpaque(raw!).takeRetainedValue().body()
-            return nil
-        }, box)
-        if rc == 0 {
-            pthread_detach(thread)
-        } else {
-            Unmanaged<Box>.fromOpaque(box).takeRetainedValue().body()
-        }
     }
 }

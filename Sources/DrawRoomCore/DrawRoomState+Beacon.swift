@@ -76,7 +76,7 @@ extension DrawRoomState {
     mutating func sealed(_ request: BeaconRequest, _ outcome: BeaconFetch, at time: Time,
                          using random: inout some RandomNumberGenerator, _ actions: inout [Action]) {
         guard draw.sealingHash == request.lockHash, let lock = draw.sealing else { return }
-        let job = Job(command: .stop, seq: nil, client: nil, awaitReveal: false, target: .system)
+        let job = Job(command: .stop, seq: nil, client: nil, awaitReveal: false, target: .server)
         let now = time.unixMilliseconds
         var reason: String
         switch outcome {

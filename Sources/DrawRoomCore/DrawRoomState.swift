@@ -41,10 +41,9 @@ public struct DrawRoomState {
     public enum ReplyTarget: Equatable, Sendable {
         case member(UInt64)
         case caller(UInt64)
-        /// The room's own job (passing an unclaimed win): nobody waits for an answer.
+        /// The room's own job (passing an unclaimed win, finishing or voiding a beacon-sealed
+        /// round): nobody waits for an answer.
         case server
-        /// The room itself (a beacon-sealed round finished or voided): nobody to answer.
-        case system
     }
 
     /// What the shell found when it checked an `auth` key (rate limit first, then the digest).
@@ -777,8 +776,6 @@ public struct DrawRoomState {
         switch job.target {
         case .caller(let caller):
             actions.append(.reply(caller: caller, outcome))
-        case .system:
-            break
         case .member(let id):
             switch outcome {
             case .success(let reply): actions.append(.send(.ack(reply.ack), to: id))

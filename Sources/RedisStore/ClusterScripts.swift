@@ -53,6 +53,21 @@ enum ClusterScripts {
 
         """
 
+    /// `lastOfLog(log, genesis)`: the log's last entry (empty table for an empty log) and its
+    /// record's hash (`genesis` for an empty log; nil when the last entry has no hash).
+    static let lastOfLogFunction = """
+        local function lastOfLog(log, genesis)
+          local last = redis.call('XREVRANGE', log, '+', '-', 'COUNT', 1)
+          if #last == 0 then return last, genesis end
+          local fields = last[1][2]
+          for i = 1, #fields, 2 do
+            if fields[i] == 'hash' then return last, fields[i + 1] end
+          end
+          return last, nil
+        end
+
+        """
+
     /// KEYS: lease, fence, log, idem, epoch.
     /// ARGV: lease value, token, idempotency key, index, hash, prev, json, genesis prev, new epoch.
     /// Checks in this order, each refusal its own error code:
@@ -62,17 +77,9 @@ enum ClusterScripts {
     ///            is written again, so a `WAIT` after this reply covers the first attempt too);
     ///  CHAIN     prev is not the hash of the last record (the genesis value for the first).
     /// Then XADDs the record and remembers the key. → {offset, epoch}.
-    static let append = fenceAndDuplicateChecks + """
-        local last = redis.call('XREVRANGE', KEYS[3], '+', '-', 'COUNT', 1)
-        local lastHash = ARGV[8]
-        if #last > 0 then
-          local fields = last[1][2]
-          lastHash = nil
-          for i = 1, #fields, 2 do
-            if fields[i] == 'hash' then lastHash = fields[i + 1] end
-          end
-          if not lastHash then return redis.error_reply('CHAIN the last record has no hash') end
-        end
+    static let append = fenceAndDuplicateChecks + lastOfLogFunction + """
+        local last, lastHash = lastOfLog(KEYS[3], ARGV[8])
+        if not lastHash then return redis.error_reply('CHAIN the last record has no hash') end
         if ARGV[6] ~= lastHash then return redis.error_reply('CHAIN ' .. lastHash) end
         local epoch
         if #last == 0 then
@@ -96,18 +103,10 @@ enum ClusterScripts {
     /// The same checks and refusals as `append` (FENCED, DUPLICATE, CHAIN, here also for a
     /// link inside the batch), then XADDs every record, sets `config` in meta, remembers the
     /// key with the first record's offset. → {last offset ('' without records), epoch}.
-    static let appendBatch = keepAnswerFunction + fenceAndDuplicateChecks + """
+    static let appendBatch = keepAnswerFunction + fenceAndDuplicateChecks + lastOfLogFunction + """
         local n = tonumber(ARGV[7])
-        local last = redis.call('XREVRANGE', KEYS[3], '+', '-', 'COUNT', 1)
-        local lastHash = ARGV[4]
-        if #last > 0 then
-          local fields = last[1][2]
-          lastHash = nil
-          for i = 1, #fields, 2 do
-            if fields[i] == 'hash' then lastHash = fields[i + 1] end
-          end
-          if not lastHash then return redis.error_reply('CHAIN the last record has no hash') end
-        end
+        local last, lastHash = lastOfLog(KEYS[3], ARGV[4])
+        if not lastHash then return redis.error_reply('CHAIN the last record has no hash') end
         local expected = lastHash
         for r = 0, n - 1 do
           if ARGV[8 + r * 5 + 2] ~= expected then return redis.error_reply('CHAIN ' .. lastHash) end

@@ -1,4 +1,5 @@
 import Glibc
+import Posix
 import Synchronization
 
 /// Small reads of /proc text files.
@@ -141,13 +142,14 @@ final class MemorySampler: Sendable {
     init(server: ServerProcess, interval: Duration = .milliseconds(200)) {
         self.server = server
         let micros = useconds_t(interval.components.seconds * 1_000_000 + interval.components.attoseconds / 1_000_000_000_000)
-        Thread.detach { [self] in
+        let started = DetachedThread.start { [self] in
             while running.load(ordering: .relaxed) {
                 if let sample = server.sample() { _ = peak.max(sample.rssKiB, ordering: .relaxed) }
                 usleep(micros)
             }
             finished.store(true, ordering: .releasing)
         }
+        precondition(started, "pthread_create failed")
     }
 
     /// Stops sampling and returns the peak RSS seen (KiB).
@@ -155,23 +157,5 @@ final class MemorySampler: Sendable {
         running.store(false, ordering: .relaxed)
         if let sample = server.sample() { _ = peak.max(sample.rssKiB, ordering: .relaxed) }
         return peak.load(ordering: .relaxed)
-    }
-}
-
-/// A detached pthread for small background chores.
-enum Thread {
-    static func detach(_ body: @escaping @Sendable () -> Void) {
-        final class Box: Sendable {
-            let body: @Sendable () -> Void
-            init(_ body: @escaping @Sendable () -> Void) { self.body = body }
-        }
-        let box = Unmanaged.passRetained(Box(body)).toOpaque()
-        var thread = pthread_t()
-        let rc = pthread_create(&thread, nil, { raw in
-            Unmanaged<Box>.fromOpaque(raw!).takeRetainedValue().body()
-            return nil
-        }, box)
-        precondition(rc == 0, "pthread_create: \(rc)")
-        pthread_detach(thread)
     }
 }
