@@ -218,6 +218,20 @@ public enum ServerOptions {
         return .run(configuration)
     }
 
+    /// `scheme://host[:port]` of each URL, once each, in order (for CSP `connect-src`); a URL
+    /// whose host holds anything but letters, digits, `.-:[]` is left out.
+    static func origins(of urls: [String]) -> [String] {
+        var origins: [String] = []
+        for url in urls {
+            guard let scheme = url.range(of: "://") else { continue }
+            let authority = url[scheme.upperBound...].prefix { $0 != "/" }
+            guard !authority.isEmpty, authority.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || ".-:[]".contains($0)) }) else { continue }
+            let origin = url[..<scheme.upperBound].lowercased() + authority.lowercased()
+            if !origins.contains(origin) { origins.append(origin) }
+        }
+        return origins
+    }
+
     /// The beacon relays (each an https URL, or http with `--beacon-allow-http`) and chain.
     private static func resolveBeacon(_ configuration: inout AppConfiguration) throws(UsageError) {
         if !configuration.beaconRelays.isEmpty { configuration.beacon.relays = configuration.beaconRelays }
@@ -226,6 +240,8 @@ public enum ServerOptions {
                 throw UsageError(message: "--beacon-relay: " + problem.replacingOccurrences(of: "--allow-http", with: "--beacon-allow-http"))
             }
         }
+        // Pages fetch a sealed round's drand value themselves: from the public relays and these.
+        configuration.server.connectSources = Self.origins(of: BeaconChain.publicRelays + configuration.beacon.relays)
         let parts = configuration.beaconChainParts
         guard !parts.isEmpty else { return }
         guard let hash = parts.hash, let key = parts.publicKey, let genesis = parts.genesis, let period = parts.period else {

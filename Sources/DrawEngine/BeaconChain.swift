@@ -31,6 +31,11 @@ public struct BeaconChain: Sendable, Equatable {
     /// Two League of Entropy relays run by different operators.
     public static let defaultRelays = ["https://api.drand.sh", "https://drand.cloudflare.com"]
 
+    /// The League of Entropy's public relays a page asks itself for a quicknet round
+    /// (Public/js/lib/room-link.js, `PUBLIC_RELAYS`; FAIRNESS.md §13).
+    public static let publicRelays = ["https://api.drand.sh", "https://api2.drand.sh", "https://api3.drand.sh",
+                                      "https://drand.cloudflare.com"]
+
     /// Unix milliseconds when `round` (≥ 1) is due: genesis + (round − 1) · period.
     public func dueMillis(of round: UInt64) -> Int64 {
         (genesis + Int64(round - 1) * period) * 1000

@@ -221,7 +221,7 @@ final class HTTPServerConnection: ConnectionHandler, GracefulShutdownHandling {
         var head = HTTPResponseHead(status: response.status, headers: response.headers).serialized()
         head.removeLast(2)
         head += loopState.dateLine
-        head += SecurityHeaders.serialized
+        head += context.securityHeaders
         head += response.preserializedHeaders
         let sendsBody = !response.status.forbidsBody
         if sendsBody {

@@ -25,7 +25,7 @@ final class RejectingConnection: ConnectionHandler {
             "Connection": "close",
         ]).serialized()
         head.removeLast(2)
-        head += loopState.dateLine + SecurityHeaders.serialized + [13, 10]
+        head += loopState.dateLine + context.securityHeaders + [13, 10]
         connection.write(head + body)
         context.metrics.countResponse(status: 503, bytes: head.count + body.count)
         connection.close()

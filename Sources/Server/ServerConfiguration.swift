@@ -19,6 +19,9 @@ public struct ServerConfiguration: Sendable {
     public var servesFiles = true
     /// Origins allowed to open WebSockets besides the server's own (e.g. `https://example.org`).
     public var allowedOrigins: [String]
+    /// Origins pages may fetch from besides the server's own (CSP `connect-src`), e.g. the drand
+    /// relays a page asks for a sealed round's value itself.
+    public var connectSources: [String] = []
     /// Open connections beyond this are answered 503 and closed.
     public var maxConnections: Int
     /// Peers whose `Forwarded` / `X-Forwarded-*` headers are believed (reverse proxies).

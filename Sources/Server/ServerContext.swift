@@ -14,6 +14,8 @@ final class ServerContext: Sendable {
     let shuttingDown = Atomic<Bool>(false)
     let accessLog: AccessLog?
     let webSockets: WebSocketRuntime
+    /// `SecurityHeaders` for this server's `connectSources`, serialized once.
+    let securityHeaders: [UInt8]
 
     init(configuration: ServerConfiguration, router: Router, staticFiles: StaticFiles,
          metrics: ServerMetrics, webSockets: WebSocketRuntime, loops: [EventLoop]) {
@@ -24,6 +26,7 @@ final class ServerContext: Sendable {
         self.metrics = metrics
         self.loopStates = loops.map(LoopState.init)
         self.accessLog = configuration.accessLog ? AccessLog(format: configuration.accessLogFormat) : nil
+        self.securityHeaders = SecurityHeaders.serialized(connectSources: configuration.connectSources)
     }
 
     func state(for loop: EventLoop) -> LoopState { loopStates[loop.index] }

@@ -207,6 +207,13 @@ import Testing
         #expect(throws: ServerOptions.UsageError.self) { _ = try configuration(["--beacon-relay", "http://127.0.0.1:9"]) }
         #expect(throws: ServerOptions.UsageError.self) { _ = try configuration(["--beacon-relay", "ftp://x"]) }
         #expect(throws: ServerOptions.UsageError.self) { _ = try configuration(["--beacon-chain", hash]) }
+        // Pages fetch a sealed round's value themselves: CSP connect-src names the public relays
+        // and the configured ones, as origins, once each.
+        let publicOrigins = ["https://api.drand.sh", "https://api2.drand.sh", "https://api3.drand.sh", "https://drand.cloudflare.com"]
+        #expect(plain.server.connectSources == publicOrigins)
+        #expect(c.server.connectSources == publicOrigins + ["http://127.0.0.1:9", "https://relay.example"])
+        #expect(ServerOptions.origins(of: ["https://Relay.Example:8443/drand/", "https://relay.example:8443", "https://x'y.example"])
+                == ["https://relay.example:8443"])
         #expect(throws: ServerOptions.UsageError.self) {
             _ = try configuration(["--beacon-chain", "XY", "--beacon-public-key", key, "--beacon-genesis", "1", "--beacon-period", "3"])
         }

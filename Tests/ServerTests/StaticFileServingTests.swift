@@ -22,6 +22,15 @@ import TestSupport
         #expect(response.headers["Last-Modified"].flatMap(HTTPDate.unixSeconds(from:)) != nil)
     }
 
+    @Test func connectSourcesWidenOnlyConnectSrc() throws {
+        let server = try TestServer(configure: { $0.connectSources = ["https://api.drand.sh", "http://127.0.0.1:9"] })
+        defer { server.stop() }
+        let policy = try #require(try server.get("/").headers["Content-Security-Policy"])
+        #expect(policy.contains("connect-src 'self' ws: wss: https://api.drand.sh http://127.0.0.1:9;"))
+        #expect(policy.contains("default-src 'self';") && policy.contains("script-src 'self';"))
+        #expect(policy != SecurityHeaders.contentSecurityPolicy)
+    }
+
     @Test(arguments: [
         ("/calc", "calc"), ("/calc/", "calc"), ("/room/abc", "draw"), ("/docs/", "docs"), ("/docs", "docs"),
         ("/index.html", "home"),

@@ -1,6 +1,8 @@
 """A beacon-sealed round on the projector screen (docs/PROTOCOL.md, "Beacon-sealed rounds"): after
 Stop the screen says "Waiting for drand round R" while the round keeps rolling, then shows the
-winners labelled "Sealed by drand round R". A real server and real test relays on 127.0.0.1."""
+winners labelled "Sealed by drand round R", and each device fetches R from a relay itself
+(FAIRNESS.md §13): "matches", a warning when the relay's value differs from the record, "not
+compared" when no relay answers. A real server and real test relays on 127.0.0.1."""
 import json
 import os
 import subprocess
@@ -28,6 +30,13 @@ def call(base, method, path, body):
             return resp.status, json.loads(resp.read())
     except urllib.error.HTTPError as e:
         return e.code, json.loads(e.read())
+
+
+def relay_line(page):
+    """The line under the proof label once the device's own fetch of R is done: state, text, warning look."""
+    return page.wait_js("(() => { const n = document.querySelector('[data-relay]');"
+                        " return n && !n.hidden && n.dataset.relay ? { state: n.dataset.relay, text: n.textContent,"
+                        " bad: n.classList.contains('relay-bad') } : null; })()", timeout=30)
 
 
 def test_the_screen_shows_waiting_for_drand_round_then_the_sealed_winners(browser):
@@ -81,8 +90,36 @@ def test_the_screen_shows_waiting_for_drand_round_then_the_sealed_winners(browse
                          "document.querySelector('[data-verified]')?.dataset.verify === 'fail'") is True
         assert b.js("return document.querySelector('[data-verified]').dataset.verify") == "ok"
         assert b.js("return document.querySelector('[data-stage-notice]').hidden") is True
+        # The screen fetched drand round R itself, from a relay the lock names (CORS is open there),
+        # and found the record's value; the test chain is not quicknet, and the line says so.
+        relay = relay_line(b)
+        assert relay["state"] == "match", relay
+        assert "drand round %d" % beacon_round in relay["text"] and "127.0.0.1:" in relay["text"], relay
+        assert "not drand's public quicknet" in relay["text"] and relay["bad"], relay
         b.save_screenshot(os.path.join(shots, "beacon-sealed.png"))
         assert b.errors() == []
+
+        # A relay that now serves another value for R (as a forged record would meet): a phone
+        # that rechecks the round warns loudly, though the record itself still verifies.
+        for relay_server in relays:
+            relay_server.mode = "tamper-signature"
+        phone = browser(390, 844)
+        phone.get(base + "/draw/" + CODE)
+        assert phone.wait_js("document.querySelector('[data-verified]')?.dataset.verify === 'ok'", timeout=20) is True
+        relay = relay_line(phone)
+        assert relay["state"] == "mismatch" and relay["bad"], relay
+        assert relay["text"].startswith("⚠ drand round %d from 127.0.0.1:" % beacon_round), relay
+        phone.save_screenshot(os.path.join(shots, "beacon-relay-mismatch.png"))
+
+        # No relay answers: the round is rechecked from its record, and the page says it was not compared.
+        for relay_server in relays:
+            relay_server.close()
+        phone = browser(390, 844)
+        phone.get(base + "/draw/" + CODE)
+        relay = relay_line(phone)
+        assert relay["state"] == "unreachable", relay
+        assert relay["text"].startswith("No drand relay answered this device: round %d" % beacon_round), relay
+        assert phone.errors(allow=("/public/%d" % beacon_round,)) == []  # only the refused fetches of R
     finally:
         if proc.poll() is None:
             proc.terminate()

@@ -163,6 +163,18 @@ export class Stage {
     return this.nodes.proof;
   }
 
+  /** The line under "Sealed by drand round R": what this device's own fetch of R found. */
+  relayNode() {
+    const proof = this.proofNode();
+    if (!proof) return null;
+    if (!this.nodes.relay) {
+      this.nodes.relay = el(proof.tagName === 'P' ? 'p' : 'span', { class: 'relay-check', data: { relay: '' } });
+      this.nodes.relay.hidden = true;
+      proof.after(this.nodes.relay);
+    }
+    return this.nodes.relay;
+  }
+
   /** Text for the big value. */
   valueText(room) {
     if ((room.phase === 'rolling' || room.phase === 'stopping') && room.tick) return { text: valueText(room.tick.value), waiting: false };
@@ -313,6 +325,7 @@ export class Stage {
     if (n.commitment) setText(n.commitment, commitmentFor(room));
     if (n.verified) renderVerified(n.verified, room, featured);
     if (n.verified) renderProof(this.proofNode(), room, featured);
+    if (n.verified) renderRelayCheck(this.relayNode(), room, featured);
     if (n.remaining) setText(n.remaining, remainingText(room));
     if (n.contributed) {
       let text = '';
@@ -360,6 +373,24 @@ function renderProof(node, room, result) {
   const sealedBy = room.sealedBy?.get(result.round) ?? (b && b.status === 'sealed' && b.round === result.round ? b.beaconRound : null);
   node.dataset.proof = sealedBy ? 'beacon' : 'local';
   setText(node, sealedBy ? t('draw.proof.beacon', { r: sealedBy }) : t('draw.proof.local'));
+}
+
+/**
+ * FAIRNESS §13: "✓ Matches drand round R (relay)" once this device fetched R itself and found the
+ * record's value; a warning when it differs or when the chain is not drand's quicknet; "not
+ * compared" when no relay answered. Hidden while it asks, and for local-proof rounds.
+ */
+function renderRelayCheck(node, room, result) {
+  if (!node) return;
+  const check = result ? room.relayChecks?.get(result.round) : null;
+  show(node, Boolean(check) && check.state !== 'checking');
+  if (!check || check.state === 'checking') return;
+  node.dataset.relay = check.state;
+  const args = { r: check.beaconRound, relay: check.relay ?? '', chain: check.chain.slice(0, 8) };
+  let text = t(`draw.relay.${check.state}`, args);
+  if (!check.quicknet) text += ' ' + t('draw.relay.notQuicknet', args);
+  node.classList.toggle('relay-bad', check.state === 'mismatch' || !check.quicknet);
+  setText(node, text);
 }
 
 /** "Round n was interrupted before Stop…" after a restart that cut a roll short, until the next Start. */

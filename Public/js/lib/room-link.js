@@ -47,6 +47,12 @@ const PAGE_SIZE = 200;
 /** A page reads the export for its witness at most this often (ms) while rounds come. */
 const WITNESS_EVERY = 30000;
 
+/** drand quicknet's chain hash (docs/FAIRNESS.md §13) and the League of Entropy's public relays. */
+const QUICKNET = '52db9ba70e0cc0f6eaf7803dd07447a1f5477735fd3f661792ba94600c84e971';
+const PUBLIC_RELAYS = ['https://api.drand.sh', 'https://api2.drand.sh', 'https://api3.drand.sh', 'https://drand.cloudflare.com'];
+/** How long a page waits for one relay's answer (ms). */
+const RELAY_TIMEOUT = 5000;
+
 /** Answers a store's `need` events with REST reads and rechecks, and feeds the answers back. */
 export class RoomLink {
   constructor(room) {
@@ -168,10 +174,37 @@ export class RoomLink {
       if (value && lock) {
         beacon = { lock, value };
         room.sealedBy.set(result.round, value.beaconRound);
+        this.checkRelay(result.round, lock, value);
       }
     }
     const outcome = verifyRound(record, { entrants, published, session, beacon });
     return outcome.ok ? { state: 'ok', record } : { state: 'fail', reason: outcome.reason, record };
+  }
+
+  /**
+   * FAIRNESS §13: this device asks a public relay for drand round R itself (CORS is open there)
+   * and compares its value with the round's `beaconValue` record: "matches", a loud warning when
+   * it differs, or "not compared" when no relay answered. For quicknet it asks the League of
+   * Entropy's relays first (not only those the server names); for another chain, the lock's
+   * relays, and the page says the chain is not quicknet. Once per round; spread over a few
+   * seconds when thousands of phones ask at once.
+   */
+  async checkRelay(round, lock, value) {
+    const room = this.room;
+    if (room.relayChecks.has(round)) return;
+    const quicknet = lock.chain?.hash === QUICKNET;
+    const check = { beaconRound: value.beaconRound, quicknet, chain: String(lock.chain?.hash ?? ''), state: 'checking', relay: null };
+    room.relayChecked(round, check);
+    const named = (Array.isArray(lock.relays) ? lock.relays : []).filter((r) => typeof r === 'string' && /^https?:\/\//.test(r));
+    const relays = quicknet ? [...shuffled(PUBLIC_RELAYS), ...named.filter((r) => !PUBLIC_RELAYS.includes(r.replace(/\/+$/, '')))] : named;
+    await new Promise((r) => setTimeout(r, Math.random() * Math.min(3000, (room.viewers ?? 0) / 2)));
+    for (const relay of relays) {
+      const got = await fetchBeaconRound(relay, check.chain, value.beaconRound);
+      if (!got) continue;
+      const same = got.round === value.beaconRound && got.randomness === value.randomness && got.signature === value.signature;
+      return room.relayChecked(round, { ...check, state: same ? 'match' : 'mismatch', relay: hostOf(relay) });
+    }
+    room.relayChecked(round, { ...check, state: 'unreachable' });
   }
 
   async fetchExport(fresh) {
@@ -343,4 +376,34 @@ export function connectRoom(room, { hostKey = null, onAuthFailed = () => {} } = 
     return seq;
   };
   return { socket, command, link, hasKey: () => key !== null };
+}
+
+/** drand's `GET {relay}/{chain}/public/{round}` as JSON, or null (no answer in time, an error, not JSON). */
+async function fetchBeaconRound(relay, chain, round) {
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(), RELAY_TIMEOUT);
+  try {
+    const response = await fetch(`${relay.replace(/\/+$/, '')}/${chain}/public/${round}`,
+      { signal: controller.signal, cache: 'no-store', credentials: 'omit', referrerPolicy: 'no-referrer' });
+    if (!response.ok) return null;
+    const body = await response.json();
+    return body && typeof body === 'object' ? body : null;
+  } catch {
+    return null;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function hostOf(url) {
+  try { return new URL(url).host; } catch { return url; }
+}
+
+function shuffled(list) {
+  const copy = [...list];
+  for (let i = copy.length - 1; i > 0; i--) {
+    const j = Math.floor(Math.random() * (i + 1));
+    [copy[i], copy[j]] = [copy[j], copy[i]];
+  }
+  return copy;
 }

@@ -83,6 +83,7 @@ export class DrawRoom extends EventTarget {
     this.interrupted = null;       // the round a server restart cut short before Stop, until the next Start
     this.beacon = null;            // a beacon-sealed round: { round, beaconRound, status: waiting|sealed|void, reason }
     this.sealedBy = new Map();     // round → the drand round that sealed it (read with its records from the export)
+    this.relayChecks = new Map();  // round → this device's own look at its drand round: { beaconRound, quicknet, chain, state: checking|match|mismatch|unreachable, relay }
     this.checkin = null;           // check-in: { open, count, fields, presence, publicNames, names, me } or null
     this.winnerPresence = null;    // host: { round, winners: [{ id, name, connected }] }
     this.witness = new Witness(code); // the record heads this page saw, and any contradiction (witness.js)
@@ -157,6 +158,9 @@ export class DrawRoom extends EventTarget {
         this.lastReveal = null;
         this.tick = null;
         this.claims = null;
+        // Round numbers start again at 1: what was learnt about the old rounds' beacons is not theirs.
+        this.sealedBy.clear();
+        this.relayChecks.clear();
         this.clearedAt = Date.now();
         break;
       case 'role': this.role = msg.role === 'host' ? 'host' : 'viewer'; break;
@@ -355,6 +359,12 @@ export class DrawRoom extends EventTarget {
   applyVerification(id, result, outcome) {
     this.verification.set(id, outcome);
     if (contributedTo(outcome.record ?? result, this.mine)) this.contributed = Math.max(this.contributed ?? 0, result.round);
+    this.changed('verified');
+  }
+
+  /** What this device's own fetch of a sealed round's drand value found (the connection layer asks). */
+  relayChecked(round, check) {
+    this.relayChecks.set(round, check);
     this.changed('verified');
   }
 
