@@ -93,8 +93,12 @@ let package = Package(
         .testTarget(name: "ServerTests", dependencies: [
             "Server", "TestSupport", "HTTPCore", "Posix", "WebSocketClient", "WebSocketCore", "Locking",
         ]),
+        // The room core's test harness (events in with a manual clock, actions out), shared by
+        // the room core's tests and App's (the cluster node drives the same room).
+        .target(name: "RoomTestSupport", dependencies: ["DrawRoomCore", "DrawEngine", "JSON"], path: "Tests/RoomTestSupport"),
+        .testTarget(name: "DrawRoomCoreTests", dependencies: ["DrawRoomCore", "DrawEngine", "JSON", "Crypto", "RoomTestSupport"]),
         .testTarget(name: "AppTests", dependencies: [
-            "App", "Server", "TestSupport", "WebSocketClient", "Posix", "HTTPCore", "WebSocketCore", "CalculatorEngine", "DrawEngine", "DrawRoomCore", "JSON",
+            "App", "Server", "TestSupport", "RoomTestSupport", "WebSocketClient", "Posix", "HTTPCore", "WebSocketCore", "CalculatorEngine", "DrawEngine", "DrawRoomCore", "JSON",
             "Storage", "Locking", "Crypto",
         ]),
     ],

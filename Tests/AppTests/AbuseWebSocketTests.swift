@@ -2,6 +2,7 @@ import DrawEngine
 import Glibc
 import HTTPCore
 import Posix
+import RoomTestSupport
 import Testing
 import WebSocketClient
 import WebSocketCore

@@ -2,6 +2,7 @@
 import DrawEngine
 import JSON
 import Posix
+import RoomTestSupport
 import Testing
 import TestSupport
 import WebSocketClient

@@ -1,4 +1,5 @@
 import Glibc
+import RoomTestSupport
 import HTTPCore
 import Posix
 @testable import App

@@ -1,3 +1,4 @@
+import RoomTestSupport
 import Testing
 @testable import App
 

@@ -2,6 +2,7 @@ import DrawRoomCore
 import RedisStore
 import DrawEngine
 import JSON
+import RoomTestSupport
 import Testing
 @testable import App
 @testable import Server

@@ -3,6 +3,7 @@ import DrawEngine
 import Glibc
 import JSON
 import Posix
+import RoomTestSupport
 import Testing
 import WebSocketClient
 @testable import Server

@@ -1,6 +1,7 @@
 @testable import App
 import DrawEngine
 import JSON
+import RoomTestSupport
 import Testing
 import WebSocketClient
 @testable import Server

@@ -116,8 +116,3 @@ extension RawResponse {
     var json: JSONValue { (try? JSONValue.parse(body)) ?? .null }
     var errorCode: String? { json["error"]?["code"]?.stringValue }
 }
-
-struct TestFailure: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
-}

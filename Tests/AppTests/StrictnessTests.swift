@@ -1,5 +1,6 @@
 import DrawEngine
 import Glibc
+import RoomTestSupport
 import Testing
 import WebSocketClient
 import WebSocketCore

@@ -1,9 +1,8 @@
-@testable import App
 @testable import DrawRoomCore
 import DrawEngine
 import JSON
+import RoomTestSupport
 import Testing
-import TestSupport
 
 /// The room's check-in pipeline driven with a manual clock: batching, ordering against host
 /// writes, the throttled count, and failed writes that store nothing.

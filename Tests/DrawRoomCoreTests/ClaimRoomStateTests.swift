@@ -1,9 +1,8 @@
-@testable import App
 @testable import DrawRoomCore
 import DrawEngine
 import JSON
+import RoomTestSupport
 import Testing
-import TestSupport
 
 /// Claims (#26) in the room, driven with the manual clock: a win claimed in time stays; an
 /// unclaimed one passes to the next alternate at the deadline with the reason on record; when the
@@ -138,26 +137,5 @@ import TestSupport
         // An alternate is not a winner until the win passes to them.
         #expect(code(claim(&room, device: device(of: round.alternates![0], in: room))) == "not_winner")
         #expect(room.state.claims.items.map(\.status) == [.open])
-    }
-
-    @Test func theCSVMarksThePassedWinnerAndListsTheAlternateWhoReplacesThem() throws {
-        var random = SeededGenerator(seed: 26)
-        let ids = ["AAAA2222", "BBBB3333", "CCCC4444", "DDDD5555"]
-        var draw = try Draw(config: DrawConfig(pool: .checkin(ids), claim: ClaimSetting(seconds: 30, alternates: 2)))
-        var records = [try draw.prepareCommitment(seed: .random(using: &random), at: 1_000)]
-        try draw.start(contributions: [], at: 2_000)
-        records += try draw.stop(at: 3_000, nextSeed: .random(using: &random))
-        try draw.reveal()
-        guard case .round(let round)? = draw.lastResult?.body, let alternate = round.alternates?.first else {
-            Issue.record("no round with alternates")
-            return
-        }
-        let pass = try draw.pass(round: 1, winner: round.winners[0], reason: "not claimed in 30 s", at: 40_000)
-        records.append(pass)
-        let rows = DrawExportCSV.text(records: records).split(separator: "\r\n").map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
-        #expect(rows.count == 3)
-        #expect(rows[1][3] == round.winners[0].description && rows[1][4] == "yes" && rows[1][5] == "not claimed in 30 s")
-        #expect(rows[2][3] == alternate.description && rows[2][4] == "no" && rows[2][6] == round.winners[0].description)
-        #expect(rows[2][8] == String(pass.index) && rows[2][11] == pass.hash)
     }
 }

@@ -1,5 +1,6 @@
 import DrawEngine
 import JSON
+import RoomTestSupport
 import Testing
 @testable import DrawRoomCore
 

@@ -1,9 +1,8 @@
 import JSON
 import DrawEngine
+import RoomTestSupport
 import Testing
-@testable import App
 @testable import DrawRoomCore
-@testable import Server
 
 /// The state machine's cluster events (docs/CLUSTER.md): other instances' viewer counts and
 /// entropy, a new owner carrying a rolling round on, and the seed handed to the store.

@@ -1,7 +1,6 @@
 @testable import DrawEngine
 import JSON
 import Testing
-@testable import App
 @testable import DrawRoomCore
 
 @Suite struct DrawWireMessagesTests {

@@ -1,6 +1,6 @@
 import JSON
+import RoomTestSupport
 import Testing
-@testable import App
 @testable import DrawRoomCore
 
 /// Witness reports (docs/PROTOCOL.md, "Witness reports"): checked, bounded, one a connection
