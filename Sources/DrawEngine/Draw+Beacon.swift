@@ -20,17 +20,17 @@ extension Draw {
     /// `hash` of the waiting round's `beacon` record.
     public var sealingHash: String? { sealed?.hash }
 
-    /// Stop of a beacon-sealed round: stores the lock with drand round R = the first round of `chain`
-    /// due at least `BeaconSeal.lockMarginMillis` after `at`. Returns the records to store (maybe an
-    /// `entrants` record, the `beacon` record). Nothing is drawn; the phase stays rolling.
+    /// Stop of a beacon-sealed round: stores the beacon lock with drand round R = the first round of
+    /// `chain` due at least `BeaconSeal.lockMarginMillis` after `at` (the round's `lock` record, §8,
+    /// was stored at Start). Returns the records to store (the `beacon` record). Nothing is drawn;
+    /// the phase stays rolling.
     public mutating func stopSealed(chain: BeaconChain, relays: [String], at: Int64) throws(DrawError) -> [DrawRecord] {
-        guard phase == .rolling, sealed == nil, let frozen, let seed = pendingSeed, let commitment = pendingCommitment else {
+        guard phase == .rolling, sealed == nil, storedLock != nil, let frozen, let seed = pendingSeed,
+              let commitment = pendingCommitment else {
             throw .wrongPhase
         }
-        var records = recordListIfNew(at: at)
+        var records: [DrawRecord] = []
         let prize = frozen.prizeIndex
-        // The normal `lock` first (§8): the round's pool, exclusions and plan, then the beacon lock.
-        records.append(append(.lock(lockRecord(round: nextRound, commitment: commitment, lock: lock, plan: stopPlan(frozen))), at: at))
         let fields = derive(round: nextRound, seed: seed, key: nil, commitment: commitment, lock: lock, frozen: frozen,
                             prize: prize.map { config.prizes[$0].name }, prizeIndex: prize, replaces: nil)
         let beacon = BeaconLock(lock: fields, count: frozen.count, chain: chain,

@@ -115,6 +115,9 @@ public struct Draw: Sendable {
     private var entryRoot: (hash: String, root: String)?
     /// A beacon-sealed round stored at Stop and waiting for its drand value (docs/FAIRNESS.md §13).
     var sealed: Sealed?
+    /// The `lock` record the latest Start stored (its round not drawn yet), or after a restore the
+    /// chain's last lock no round followed: what `resumeRolling` carries on.
+    var storedLock: LockRecord?
 
     /// A new draw (no records yet). Call `prepareCommitment` before the first Start.
     public init(config: DrawConfig = .standard) throws(DrawError) {
@@ -142,7 +145,7 @@ public struct Draw: Sendable {
         switch record.body {
         case .commit(let commitment, _): unusedCommitment = commitment
         case .entrants(let hash, _, _, _): recordedLists.insert(hash)
-        case .lock: break
+        case .lock(let lock): storedLock = lock
         case .round(let round):
             if let replaced = round.replaces {
                 guard let b = board.firstIndex(where: { $0.round == replaced.round }) else { throw .corruptHistory }
@@ -174,7 +177,8 @@ public struct Draw: Sendable {
         case .beacon(let lock): sealed = Sealed(hash: record.hash, lock: lock, pool: nil)
         case .beaconValue, .beaconVoid: break
         }
-        if case .round = record.body { sealed = nil }
+        if case .round = record.body { sealed = nil; storedLock = nil }
+        if case .commit = record.body { storedLock = nil }
         if case .beaconVoid = record.body { sealed = nil }
         recordCount += 1
         lastHash = record.hash
@@ -298,23 +302,44 @@ public struct Draw: Sendable {
         nextCommitReason = .next
     }
 
-    /// Start rolling: freezes the contributions and the audience number (1–32 digits; blank means none).
-    /// With `excludeWinnersOf`, `pastWinners` are the linked draws' winners as they stand now: they
-    /// are locked into the pool here (the lock, and so `commit?.poolHash`, may change; publish it).
+    /// Start rolling: freezes the contributions and the audience number (1–32 digits; blank means none)
+    /// and locks the round: returns the records to store before anything is announced (an
+    /// `entrants` record when the list is new to the chain, then the round's `lock`, docs/FAIRNESS.md
+    /// §8), so the chain holds the pool, the exclusions and the plan from the moment the entropy
+    /// is frozen. With `excludeWinnersOf`, `pastWinners` are the linked draws' winners as they stand
+    /// now: they are locked into the pool here (the lock, and so `commit?.poolHash`, may change; publish it).
+    @discardableResult
     public mutating func start(contributions: [Contribution], audience: String? = nil, at: Int64,
-                               pastWinners: [PastWinners] = []) throws(DrawError) {
+                               pastWinners: [PastWinners] = []) throws(DrawError) -> [DrawRecord] {
         guard phase == .idle || phase == .revealed else { throw .wrongPhase }
         guard pendingSeed != nil else { throw .notCommitted }
         let audience = try Self.audienceNumber(audience)
+        var next = self
         if !config.excludeWinnersOf.isEmpty {
-            var next = self
             next.pastWinners = config.excludeWinnersOf.compactMap { link in pastWinners.first { $0.code == link.code } }
             next.relock()
-            try next.startLocked(contributions: contributions, audience: audience)
-            self = next
-            return
         }
-        try startLocked(contributions: contributions, audience: audience)
+        try next.startLocked(contributions: contributions, audience: audience)
+        var records = next.recordListIfNew(at: at)
+        let lock = next.lockRecord(round: next.nextRound, commitment: next.pendingCommitment!, lock: next.lock,
+                                   plan: next.stopPlan(next.frozen!))
+        records.append(next.append(.lock(lock), at: at))
+        next.storedLock = lock
+        self = next
+        return records
+    }
+
+    /// After a restore (a cluster's new owner) whose chain ends with the `lock` a Start stored for
+    /// the pending commitment, with the inputs that Start froze (kept beside the log): rolling on
+    /// the same round again, nothing stored. `wrongPhase` unless that lock is the last one and
+    /// still matches the pool and the plan.
+    public mutating func resumeRolling(contributions: [Contribution], audience: String?) throws(DrawError) {
+        guard phase == .idle || phase == .revealed, let stored = storedLock, let commitment = pendingCommitment,
+              stored.commitment == commitment, stored.round == nextRound, stored.poolHash == lock.hash else { throw .wrongPhase }
+        var next = self
+        try next.startLocked(contributions: contributions, audience: try Self.audienceNumber(audience))
+        guard next.stopPlan(next.frozen!) == stored.plan else { throw .wrongPhase }
+        self = next
     }
 
     private mutating func startLocked(contributions: [Contribution], audience: String?) throws(DrawError) {
@@ -328,18 +353,16 @@ public struct Draw: Sendable {
         phase = .rolling
     }
 
-    /// Stop: derives the winners now and commits `nextSeed` for the next draw. Returns the records
-    /// to store (an `entrants` record when the list is new to the chain, the `round`, the next
-    /// `commit`), in order, before anything is announced. Phase becomes stopping.
+    /// Stop: derives the winners now (from the lock Start stored) and commits `nextSeed` for the
+    /// next draw. Returns the records to store (the `round`, the next `commit`), in order, before
+    /// anything is announced. Phase becomes stopping.
     public mutating func stop(at: Int64, nextSeed: Seed) throws(DrawError) -> [DrawRecord] {
         guard phase == .rolling, let frozen, let seed = pendingSeed, let commitment = pendingCommitment else { throw .wrongPhase }
-        guard sealed == nil else { throw .wrongPhase }
-        var records = recordListIfNew(at: at)
+        guard sealed == nil, storedLock != nil else { throw .wrongPhase }
         let prize = frozen.prizeIndex
-        records.append(append(.lock(lockRecord(round: nextRound, commitment: commitment, lock: lock, plan: stopPlan(frozen))), at: at))
         let round = derive(round: nextRound, seed: seed, key: seed, commitment: commitment, lock: lock, frozen: frozen,
                            prize: prize.map { config.prizes[$0].name }, prizeIndex: prize, replaces: nil)
-        return finishStop(records, round: round, at: at, nextSeed: nextSeed)
+        return finishStop([], round: round, at: at, nextSeed: nextSeed)
     }
 
     /// The `lock` record's plan of the round Stop draws now (§8).
@@ -361,6 +384,7 @@ public struct Draw: Sendable {
         keptWinners.add(round.winners)
         lastRound = round.round
         self.frozen = nil
+        storedLock = nil
         relock()
         records.append(commitNext(nextSeed, at: at))
         phase = .stopping
@@ -471,6 +495,8 @@ public struct Draw: Sendable {
     }
 
     mutating func commitNext(_ seed: Seed, at: Int64) -> DrawRecord {
+        // A lock no round used is abandoned with its commitment (a restart cut its roll short).
+        storedLock = nil
         pendingSeed = seed
         pendingCommitment = seed.commitment
         let record = append(.commit(commitment: seed.commitment, reason: nextCommitReason), at: at)

@@ -34,26 +34,26 @@ public enum SampleDraw {
                                                   perStop: .count(3), prizes: [Prize(name: "3rd prize", count: 4), Prize(name: "2nd prize", count: 1)]))
             records.append(try draw.prepareCommitment(seed: .random(using: &random), at: now()))
             for audience in ["4711", nil] {
-                try draw.start(contributions: contributions(5), audience: audience, at: now())
+                records += try draw.start(contributions: contributions(5), audience: audience, at: now())
                 records += try draw.stop(at: now(), nextSeed: .random(using: &random))
                 try draw.reveal()
             }
             let noShow = draw.board[0].winners[1]
             records += try draw.void(round: 1, winner: noShow, reason: "no-show", contributions: contributions(2),
                                      nextSeed: .random(using: &random), at: now())
-            try draw.start(contributions: [], at: now())
+            records += try draw.start(contributions: [], at: now())
             records += try draw.stop(at: now(), nextSeed: .random(using: &random))
             try draw.reveal()
             records.append(try draw.clear(at: now()))
             try draw.configure(DrawConfig(pool: .list(["Ann", "Bob", "Zoë", "李雷", "韩梅梅", "\"Q\" \\ Smith", "Ann"]),
                                           exclude: [.name("Bob")], perStop: .count(2)))
-            try draw.start(contributions: contributions(3), audience: "0042", at: now())
+            records += try draw.start(contributions: contributions(3), audience: "0042", at: now())
             records += try draw.stop(at: now(), nextSeed: .random(using: &random))
             try draw.reveal()
             // A restart: the pending commitment is abandoned and a fresh one published.
             var restored = try Draw(config: draw.config, restoring: records)
             records.append(try restored.prepareCommitment(seed: .random(using: &random), at: now()))
-            try restored.start(contributions: contributions(1), at: now())
+            records += try restored.start(contributions: contributions(1), at: now())
             records += try restored.stop(at: now(), nextSeed: .random(using: &random))
         } catch {
             preconditionFailure("sample draw failed: \(error.code)")
@@ -85,13 +85,13 @@ public enum SampleDraw {
                 Prize(name: "Main prize", count: 2, exceptGroups: ["Board"]),
             ]))
             records.append(try draw.prepareCommitment(seed: .random(using: &random), at: now()))
-            try draw.start(contributions: contributions(4), audience: "17", at: now())
+            records += try draw.start(contributions: contributions(4), audience: "17", at: now())
             records += try draw.stop(at: now(), nextSeed: .random(using: &random))
             try draw.reveal()
             let noShow = draw.board[0].winners[0]
             records += try draw.void(round: 1, winner: noShow, reason: "no-show", contributions: contributions(1),
                                      nextSeed: .random(using: &random), at: now())
-            try draw.start(contributions: contributions(2), at: now())
+            records += try draw.start(contributions: contributions(2), at: now())
             records += try draw.stop(at: now(), nextSeed: .random(using: &random))
             try draw.reveal()
             records.append(try draw.clear(at: now()))
@@ -99,7 +99,7 @@ public enum SampleDraw {
             unlimited.prizes = []
             unlimited.repeats = true
             try draw.configure(unlimited)
-            try draw.start(contributions: contributions(3), at: now())
+            records += try draw.start(contributions: contributions(3), at: now())
             records += try draw.stop(at: now(), nextSeed: .random(using: &random))
         } catch {
             preconditionFailure("sample pools draw failed: \(error.code)")
@@ -125,7 +125,7 @@ extension SampleDraw {
         do {
             var lunch = try Draw(config: DrawConfig(pool: .entries(staff), perStop: .count(2)))
             lunchRecords.append(try lunch.prepareCommitment(seed: .random(using: &random), at: now()))
-            try lunch.start(contributions: [], at: now())
+            lunchRecords += try lunch.start(contributions: [], at: now())
             lunchRecords += try lunch.stop(at: now(), nextSeed: .random(using: &random))
             try lunch.reveal()
             let won = lunch.winnersForExclusion(code: "LUNCH")
@@ -136,10 +136,10 @@ extension SampleDraw {
             } + [Entrant(name: "Guest 1"), Entrant(name: "Guest 2")]
             var draw = try Draw(config: DrawConfig(pool: .entries(main), perStop: .count(3), excludeWinnersOf: [PastDraw(code: "LUNCH")]))
             records.append(try draw.prepareCommitment(seed: .random(using: &random), at: now()))
-            try draw.start(contributions: [], audience: "42", at: now(), pastWinners: [won])
+            records += try draw.start(contributions: [], audience: "42", at: now(), pastWinners: [won])
             records += try draw.stop(at: now(), nextSeed: .random(using: &random))
             try draw.reveal()
-            try draw.start(contributions: [], at: now(), pastWinners: [won])
+            records += try draw.start(contributions: [], at: now(), pastWinners: [won])
             records += try draw.stop(at: now(), nextSeed: .random(using: &random))
         } catch {
             preconditionFailure("sample past-winners draw failed: \(error.code)")
@@ -188,10 +188,10 @@ extension SampleDraw {
             var draw = try Draw(config: DrawConfig(pool: .list(["Ann", "Bob", "Zoë", "李雷", "韩梅梅", "Finn", "Eve", "Olu"]),
                                                   perStop: .count(2)))
             records.append(try draw.prepareCommitment(seed: .random(using: &random), at: now()))
-            try draw.start(contributions: contributions(3), at: now())
+            records += try draw.start(contributions: contributions(3), at: now())
             records += try draw.stop(at: now(), nextSeed: .random(using: &random))
             try draw.reveal()
-            try draw.start(contributions: contributions(4), audience: "2023", at: now())
+            records += try draw.start(contributions: contributions(4), audience: "2023", at: now())
             records += try draw.stopSealed(chain: .quicknet, relays: relays, at: 1_692_806_358_500)  // R = 999
             records.append(try draw.voidSealed(reason: "relays disagree on round 999", at: 1_692_806_360_000))
             records += try draw.stopSealed(chain: .quicknet, relays: relays, at: 1_692_806_360_500)  // R = 1000

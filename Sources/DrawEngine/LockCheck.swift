@@ -7,8 +7,13 @@ enum LockCheck {
     }
 
     static let lockWithoutRound = "lock without its round"
-    /// What may follow a `lock`: its round, or a beacon-sealed round's records (§13) before it.
-    static let mayFollowLock: Set<String> = ["round", "beacon", "beaconValue", "beaconVoid"]
+    /// What may follow a `lock` (stored at Start): its round, a beacon-sealed round's records (§13)
+    /// before it, or, when a restart cut the roll short, the restart's `commit` (the lock is
+    /// abandoned with its commitment) or a new Start's `lock` of the same round and commitment.
+    static let mayFollowLock: Set<String> = ["round", "beacon", "beaconValue", "beaconVoid", "commit", "lock"]
+    static func abandonedNote(_ lock: LockRecord) -> String {
+        "lock of round \(lock.round) abandoned: its roll was cut short before Stop"
+    }
     static let lockCommitment = "lock names no pending commitment"
     static let roundWithoutLock = "round without its lock"
     static let lockMismatch = "lock does not match its round"

@@ -90,6 +90,9 @@ private struct ChainState {
     /// The `lock` record the next `round` must match (export format v2), and whether the chain has had one.
     var pendingLock: LockRecord?
     var lockSeen = false
+    /// A `beaconVoid` came since `pendingLock` (an export from before locks were stored at Start
+    /// stores a new lock at the next Stop: not an abandoned roll).
+    var relockAfterVoid = false
     /// Each round of the session's prize tier (`prizeIndex`, `prize`), to recompute what is left in it.
     var sessionPrize = [Int: LockCheck.Tier]()
     /// Entry tree roots, per list hash.
@@ -136,9 +139,16 @@ private struct ChainState {
             try require(round == waiting.lock.lock.round && beaconRound == waiting.lock.beaconRound && !reason.isEmpty, "beacon void")
             notes.append("drand round \(beaconRound) voided: \(reason)")
             beacon = nil
-            // The void ends the lock without a round; a new Stop stores a new lock.
-            pendingLock = nil
-        case .commit(let commitment, _):
+            // The round keeps its lock (stored at Start): the next Stop seals a new drand round.
+            // (Before locks were stored at Start, that Stop stored a new lock too: a lock after a lock.)
+            relockAfterVoid = true
+        case .commit(let commitment, let reason):
+            if let abandoned = pendingLock {
+                // Only a restart commits while a lock waits for its round (the roll was cut short).
+                try require(reason == .restart, LockCheck.lockWithoutRound)
+                notes.append(LockCheck.abandonedNote(abandoned))
+                pendingLock = nil
+            }
             if let pending { notes.append("commitment \(pending.prefix(8))… abandoned") }
             pending = commitment
         case .entrants(let hash, let names, let tickets, let groups):
@@ -148,7 +158,13 @@ private struct ChainState {
             lists[hash] = (names, tickets, groups)
         case .lock(let lock):
             try require(pending != nil && lock.commitment == pending, LockCheck.lockCommitment)
+            if let earlier = pendingLock {
+                // A Start again after its roll was cut short (the same round, the same commitment).
+                try require(earlier.round == lock.round && pendingVoid == nil, LockCheck.lockWithoutRound)
+                if !relockAfterVoid { notes.append(LockCheck.abandonedNote(earlier)) }
+            }
             pendingLock = lock
+            relockAfterVoid = false
             lockSeen = true
         case .round(let round):
             defer { pendingLock = nil }

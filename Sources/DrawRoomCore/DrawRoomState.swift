@@ -179,6 +179,9 @@ public struct DrawRoomState {
     /// A write in flight and what follows once it is stored.
     struct PendingWrite {
         public enum Continuation {
+            /// The round's lock (`lock`, the batch's last record) is stored: roll. `lockedBefore`: the
+            /// pool hash published before Start (other draws' winners locked in at Start may change it).
+            case start(contributors: Set<UInt64>, lockedBefore: String?, lock: DrawRecord?)
             /// `ranAt`: when the stop drew its winners; the slow-down is counted from then.
             case stop(ranAt: ContinuousClock.Instant)
             case clear
@@ -561,20 +564,17 @@ public struct DrawRoomState {
                 write(RecordBatch(command: job.command.name, records: plan.records, audit: entry), job: job, candidate: plan.candidate,
                       then: .pass(plan.passes), &actions)
             case .start(let audience):
+                // The round's lock is stored before anything rolls (docs/FAIRNESS.md §1, step 3).
                 let contributions = currentContributions
-                let lockedBefore = draw.commit?.poolHash
-                try draw.start(contributions: contributions.values, audience: audience, at: now, pastWinners: resolvePastWinners())
-                frozenMembers = contributions.members
-                interrupted = nil
-                beaconVoid = nil
-                actions.append(.audit(AuditEntry(actor: "host", action: "start", detail: .object([
+                var candidate = draw
+                let records = try candidate.start(contributions: contributions.values, audience: audience, at: now,
+                                                  pastWinners: resolvePastWinners())
+                let entry = AuditEntry(actor: "host", action: "start", detail: .object([
                     "round": .int(Int64(draw.nextRound)), "audience": audience.map { .string($0) } ?? .null,
-                    "contributors": .int(Int64(Set(contributions.values).count))]))))
-                succeed(job, CommandReply(ack: ack(job)), &actions)
-                // Other draws' winners were locked in at Start: pages hear the pool they changed.
-                if let commit = draw.commit, commit.poolHash != lockedBefore { actions.append(.announce(.commit(commit))) }
-                announcePhase(.rolling, &actions)
-                startRolling(at: time, using: &random, &actions)
+                    "contributors": .int(Int64(Set(contributions.values).count))]))
+                write(RecordBatch(command: job.command.name, records: records, audit: entry), job: job, candidate: candidate,
+                      then: .start(contributors: contributions.members, lockedBefore: draw.commit?.poolHash, lock: records.last),
+                      &actions)
 
             case .stop where draw.config.beacon:
                 guard let beacon = settings.beacon else { break }
@@ -644,7 +644,7 @@ public struct DrawRoomState {
         // The answer the command gets once stored, for stores that keep it beside the records.
         if let seq = job.seq {
             switch then {
-            case .stop, .clear, .seal:
+            case .start, .stop, .clear, .seal:
                 batch.answer = BatchAnswer(client: job.client ?? "", seq: seq, reply: CommandReply(ack: ack(job)))
             case .configure(_, let duplicates):
                 let extra: [String: JSONValue] = ["duplicates": .array(duplicates.map { .string($0) })]
@@ -676,6 +676,21 @@ public struct DrawRoomState {
         case .success:
             draw = write.candidate
             switch write.then {
+            case .start(let contributors, let lockedBefore, let lock):
+                frozenMembers = contributors
+                interrupted = nil
+                beaconVoid = nil
+                succeed(job, CommandReply(ack: ack(job)), &actions)
+                // Other draws' winners were locked in at Start: pages hear the pool they changed.
+                if let commit = draw.commit, commit.poolHash != lockedBefore { actions.append(.announce(.commit(commit))) }
+                // The chain's new head: every page's witness holds the lock from Start on.
+                if let lock, case .lock(let locked) = lock.body {
+                    actions.append(.announce(.lock(.object([
+                        "type": .string("lock"), "round": .int(Int64(locked.round)), "index": .int(Int64(lock.index)),
+                        "hash": .string(lock.hash), "prev": .string(lock.prev)]))))
+                }
+                announcePhase(.rolling, &actions)
+                startRolling(at: time, using: &random, &actions)
             case .stop(let ranAt):
                 actions.append(.count(.rounds))
                 stopMotion(&actions)

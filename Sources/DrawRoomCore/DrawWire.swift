@@ -30,6 +30,10 @@ public enum DrawAnnouncement: Sendable {
     case pass(JSONValue)
     /// `{"type":"beacon",…}`: a beacon-sealed round waiting for, sealed by, or void of its drand round.
     case beacon(JSONValue)
+    /// `{"type":"lock","round","index","hash","prev"}`: the chain's head once Start stored the
+    /// round's `lock` record, before `phase` `rolling`, so every page's witness holds it
+    /// (docs/FAIRNESS.md §14).
+    case lock(JSONValue)
 
     /// How a relay must treat it (cluster mode's fan-out, docs/CLUSTER.md): a follower keeps the
     /// latest viewer count, forgets the latest tick on `cleared`, relays check-in winners'
@@ -40,7 +44,7 @@ public enum DrawAnnouncement: Sendable {
         case .cleared: .cleared
         case .phase(let phase): .phase(phase)
         case .winners: .checkinWinners
-        case .tick, .result, .void, .commit, .config, .entrants, .entrantsSettings, .claims, .pass, .beacon: .other
+        case .tick, .result, .void, .commit, .config, .entrants, .entrantsSettings, .claims, .pass, .beacon, .lock: .other
         }
     }
 
@@ -112,7 +116,7 @@ public enum DrawWire {
         case .tick(let tick): json(tick).canonicalString
         case .phase(let phase): phaseMessage(phase).canonicalString
         case .result(let message), .void(let message), .entrants(let message), .entrantsSettings(let message), .claims(let message),
-             .pass(let message), .beacon(let message):
+             .pass(let message), .beacon(let message), .lock(let message):
             message.canonicalString
         case .commit(let commit): commit.message.canonicalString
         case .cleared: JSONValue.object(["type": .string("cleared")]).canonicalString

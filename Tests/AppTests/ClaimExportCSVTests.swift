@@ -11,7 +11,7 @@ import Testing
         let ids = ["AAAA2222", "BBBB3333", "CCCC4444", "DDDD5555"]
         var draw = try Draw(config: DrawConfig(pool: .checkin(ids), claim: ClaimSetting(seconds: 30, alternates: 2)))
         var records = [try draw.prepareCommitment(seed: .random(using: &random), at: 1_000)]
-        try draw.start(contributions: [], at: 2_000)
+        records += try draw.start(contributions: [], at: 2_000)
         records += try draw.stop(at: 3_000, nextSeed: .random(using: &random))
         try draw.reveal()
         guard case .round(let round)? = draw.lastResult?.body, let alternate = round.alternates?.first else {

@@ -28,7 +28,7 @@ import Testing
     @Test func theRoomTellsWhatItBroadcasts() throws {
         var room = try RoomHarness()
         room.host()
-        let start = room.command(.start(audience: nil)).actions
+        let start = room.start().actions
         #expect(start.contains { if case .announce(let a) = $0 { a.kind == .phase(.rolling) } else { false } })
         _ = room.handle(.joined(9, remote: "10.0.0.9"))
         room.advance(.seconds(1))

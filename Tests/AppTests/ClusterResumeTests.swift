@@ -25,8 +25,11 @@ import Testing
             room.host()
         }
 
+        /// Start, stored: the round's lock is in the log, the round rolls.
         mutating func start() {
-            ticks += room.command(.start(audience: nil)).actions.tickSeqs
+            let start = room.start().actions
+            for action in start { if case .store(let batch) = action { records += batch.records } }
+            ticks += start.tickSeqs
         }
 
         /// Stop, stored: the round is stopping (not revealed). Returns the seed of the next commitment.
@@ -177,7 +180,7 @@ import Testing
         room.host()
         _ = room.handle(.continueTicks(after: 500))
         _ = room.handle(.continueTicks(after: 20))  // an older figure never lowers it
-        let first = room.command(.start(audience: nil)).actions.tickSeqs
+        let first = room.start().actions.tickSeqs
         #expect(first == [501])
         room.advance(.milliseconds(50))
         #expect(room.handle(.timerDue(.motion)).tickSeqs == [502])

@@ -54,7 +54,7 @@ import TestSupport
         _ = room.command(.configure(DrawConfig(pool: .list(names), perStop: .count(3))))
         _ = room.handle(.stored(.success(())))
         try check("configured")
-        _ = room.command(.start(audience: nil))
+        _ = room.start()
         try check("rolling")
         room.advance(.milliseconds(50))
         _ = room.handle(.timerDue(.motion))

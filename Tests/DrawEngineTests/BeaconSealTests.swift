@@ -16,7 +16,7 @@ import Testing
         config.perStop = .count(3)
         var harness = try Harness(config, seed: 21)
         try harness.round()
-        try harness.draw.start(contributions: harness.contributions(4), audience: "77", at: harness.tick())
+        harness.records += try harness.draw.start(contributions: harness.contributions(4), audience: "77", at: harness.tick())
         harness.records += try harness.draw.stopSealed(chain: .quicknet, relays: Self.relays, at: harness.tick())
         return harness
     }
@@ -105,8 +105,9 @@ import Testing
         #expect(RoundVerifier.verify(records: records).checks[lockIndex].problem == "drand round due before the lock")
     }
 
-    /// Sealed rounds carry the normal `lock` too (lock, beacon, beaconValue, round); a beaconVoid ends
-    /// its lock; a beacon without its lock (the chain has locks) or with another round's lock is refused.
+    /// Sealed rounds carry the normal `lock` too, stored at Start (lock, beacon, beaconValue, round); a
+    /// beaconVoid keeps it for the next Stop's beacon; a beacon without its lock (the chain has locks)
+    /// or with another round's lock is refused.
     @Test func aSealedRoundHasItsLockBeforeTheBeaconRecords() throws {
         var harness = try sealedHarness()
         harness.now += 10_000
@@ -116,7 +117,7 @@ import Testing
                                                          at: harness.tick(), nextSeed: Seed(bytes: Array(repeating: 5, count: 32))!)
         let kinds = harness.records.map(\.kind)
         let first = try #require(kinds.lastIndex(of: "round").flatMap { kinds[..<$0].firstIndex(of: "lock") })
-        #expect(Array(kinds[first...]) == ["lock", "round", "commit", "lock", "beacon", "beaconVoid", "lock", "beacon", "beaconValue",
+        #expect(Array(kinds[first...]) == ["lock", "round", "commit", "lock", "beacon", "beaconVoid", "beacon", "beaconValue",
                                             "round", "commit"])
         #expect(harness.verify().passed)
         let records = harness.records.map(\.json)

@@ -62,7 +62,7 @@ import Testing
         try harness.round()
         let winners = try harness.round()
         try harness.void(round: 2, winner: winners[0])
-        try harness.draw.start(contributions: [], at: harness.tick())  // killed while rolling
+        harness.records += try harness.draw.start(contributions: [], at: harness.tick())  // killed while rolling: its lock is stored
         let stored = try harness.records.map { record throws(RecordError) in try DrawRecord(text: record.canonicalJSON) }
 
         var restored = try Draw(config: harness.draw.config, restoring: stored)
@@ -83,7 +83,38 @@ import Testing
         #expect(harness.draw.board.last?.round == 3)
         let report = harness.verify()
         #expect(report.passed)
-        #expect(report.checks.flatMap(\.notes).count == 1)
+        // The abandoned lock (its roll cut short) and the abandoned commitment, both on the record.
+        let notes = report.checks.flatMap(\.notes)
+        #expect(notes.count == 2)
+        #expect(notes.contains { $0.hasPrefix("lock of round 3 abandoned") })
+    }
+
+    /// A lock no round follows is accepted only as a roll a restart cut short: followed by the
+    /// restart's `commit`, or by a new Start's lock of the same round. Anything else after it
+    /// (another kind of commit, another round's lock) fails "lock without its round".
+    @Test func anAbandonedLockPassesOnlyWhereARestartCutTheRollShort() throws {
+        var harness = try Harness(DrawConfig(pool: .range(from: 1, to: 50)), seed: 31)
+        try harness.round()
+        harness.records += try harness.draw.start(contributions: [], at: harness.tick())  // killed while rolling
+        var restored = try Draw(config: harness.draw.config, restoring: harness.records)
+        var random = SplitMix64(state: 9)
+        harness.records.append(try restored.prepareCommitment(seed: .random(using: &random), at: harness.tick()))
+        harness.draw = restored
+        try harness.round()
+        let records = harness.records.map(\.json)
+        #expect(RoundVerifier.verify(records: records).passed)
+        let abandoned = try #require(records.firstIndex { $0["kind"]?.stringValue == "lock" && $0["round"]?.intValue == 2 })
+        #expect(records[abandoned + 1]["reason"]?.stringValue == "restart")
+
+        var notRestart = records
+        Self.set(&notRestart, abandoned + 1, "reason", .string("next"))
+        #expect(RoundVerifier.verify(records: Self.relinked(notRestart)).checks[abandoned + 1].problem == LockCheck.lockWithoutRound)
+
+        var otherRound = records
+        otherRound.remove(at: abandoned + 1)  // the restart's commit: the next lock follows the abandoned one
+        Self.set(&otherRound, abandoned + 1, "commitment", records[abandoned]["commitment"]!)
+        Self.set(&otherRound, abandoned + 1, "round", .int(3))
+        #expect(RoundVerifier.verify(records: Self.relinked(otherRound)).checks[abandoned + 1].problem == LockCheck.lockWithoutRound)
     }
 
     @Test func restoreRefusesABrokenChain() throws {
@@ -98,6 +129,20 @@ import Testing
         guard case .object(var members) = records[index] else { return }
         members[key] = value
         records[index] = .object(members)
+    }
+
+    /// Every record re-indexed, re-linked and re-hashed, so only what the test changed differs.
+    private static func relinked(_ list: [JSONValue]) -> [JSONValue] {
+        var out = [JSONValue]()
+        for (index, record) in list.enumerated() {
+            guard case .object(var members) = record else { continue }
+            members["index"] = .int(Int64(index))
+            members["prev"] = .string(out.last?["hash"]?.stringValue ?? DrawRecord.genesisPrev)
+            members["hash"] = nil
+            members["hash"] = .string(Hashing.sha256Hex(JSONValue.object(members).canonicalBytes))
+            out.append(.object(members))
+        }
+        return out
     }
 
     private static func rehash(_ records: inout [JSONValue], _ index: Int) {

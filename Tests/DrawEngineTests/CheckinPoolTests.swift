@@ -15,8 +15,8 @@ import Testing
             var draw = try Draw(config: DrawConfig(pool: pool))
             _ = try draw.prepareCommitment(seed: seed, at: 1)
             let hash = draw.commit?.poolHash
-            try draw.start(contributions: [], at: 2)
-            return (hash, try draw.stop(at: 3, nextSeed: next))
+            let locked = try draw.start(contributions: [], at: 2)
+            return (hash, locked + (try draw.stop(at: 3, nextSeed: next)))
         }
         let (checkinHash, checkinRecords) = try run(.checkin(Self.ids))
         let (listHash, listRecords) = try run(.list(Self.ids))

@@ -15,7 +15,8 @@ import Testing
         #expect(throws: DrawError.wrongPhase) { try draw.reveal() }
         #expect(throws: DrawError.wrongPhase) { _ = try draw.stop(at: 2, nextSeed: first) }
 
-        try draw.start(contributions: [], at: 2)
+        let locked = try draw.start(contributions: [], at: 2)
+        #expect(locked.map(\.kind) == ["lock"], "Start stores the round's lock before anything rolls")
         #expect(draw.phase == .rolling)
         #expect(throws: DrawError.wrongPhase) { try draw.start(contributions: [], at: 3) }
         #expect(throws: DrawError.wrongPhase) { try draw.configure(.standard) }
@@ -23,8 +24,9 @@ import Testing
         let second = Seed.random(using: &random)
         let records = try draw.stop(at: 4, nextSeed: second)
         #expect(draw.phase == .stopping)
-        #expect(records.map(\.kind) == ["lock", "round", "commit"])
-        guard case .round(let round) = records[1].body else { Issue.record("no round"); return }
+        #expect(records.map(\.kind) == ["round", "commit"])
+        #expect(records[0].prev == locked[0].hash)
+        guard case .round(let round) = records[0].body else { Issue.record("no round"); return }
         #expect(round.seed == first.hex && round.commitment == first.commitment && round.round == 1)
         #expect(round.winners.count == 1)
         #expect(draw.commit?.commitment == second.commitment)
@@ -235,7 +237,7 @@ import Testing
         try harness.draw.start(contributions: given + given.reversed(), audience: " 0042 ", at: 0)
         var random = SplitMix64(state: 1)
         let records = try harness.draw.stop(at: 1, nextSeed: .random(using: &random))
-        guard case .round(let round) = records[1].body else { Issue.record("no round"); return }
+        guard case .round(let round) = records[0].body else { Issue.record("no round"); return }
         #expect(round.contributions == given.sorted().map(\.hex))
         #expect(round.audience == "0042")
         #expect(round.entropy == Hex.encode(Fairness.entropyDigest(contributions: given.sorted(), audience: "0042")))
@@ -250,7 +252,7 @@ import Testing
         var a = SplitMix64(state: 3), b = SplitMix64(state: 4)
         let one = try early.draw.stop(at: 101, nextSeed: .random(using: &a))
         let two = try late.draw.stop(at: 987_654, nextSeed: .random(using: &b))
-        guard case .round(let x) = one[1].body, case .round(let y) = two[1].body else { Issue.record("no round"); return }
+        guard case .round(let x) = one[0].body, case .round(let y) = two[0].body else { Issue.record("no round"); return }
         #expect(x.winners == y.winners)
     }
 

@@ -33,7 +33,7 @@ struct Harness {
     mutating func round(contributions count: Int = 2, audience: String? = nil,
                         pastWinners: [PastWinners] = []) throws(DrawError) -> [DrawValue] {
         let given = contributions(count)
-        try draw.start(contributions: given, audience: audience, at: tick(), pastWinners: pastWinners)
+        records += try draw.start(contributions: given, audience: audience, at: tick(), pastWinners: pastWinners)
         let next = Seed.random(using: &random)
         let new = try draw.stop(at: tick(), nextSeed: next)
         records += new

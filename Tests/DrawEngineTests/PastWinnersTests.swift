@@ -80,7 +80,7 @@ import Testing
         try lunch.round()
         try lunch.round()
         let now = lunch.draw.winnersForExclusion(code: "LUNCH")
-        try main.draw.start(contributions: [], at: main.tick(), pastWinners: [now])
+        main.records += try main.draw.start(contributions: [], at: main.tick(), pastWinners: [now])
         #expect(main.draw.commit?.poolHash != published && main.draw.remaining == 9, "Start locks the winners as they stand")
         let records = try main.draw.stop(at: main.tick(), nextSeed: .random(using: &main.random))
         main.records += records

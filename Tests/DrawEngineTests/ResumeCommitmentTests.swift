@@ -53,9 +53,9 @@ import Testing
         var harness = try Harness(seed: 17)
         try harness.round()
         var original = harness.draw
-        try original.start(contributions: harness.contributions(2), at: harness.tick())
+        let locked = try original.start(contributions: harness.contributions(2), at: harness.tick())
         let plan = original.armed
-        let stored = try original.stop(at: harness.tick(), nextSeed: Seed(bytes: Array(repeating: 3, count: 32))!)
+        let stored = locked + (try original.stop(at: harness.tick(), nextSeed: Seed(bytes: Array(repeating: 3, count: 32))!))
         var restored = try Draw(config: .standard, restoring: harness.records + stored)
         #expect(restored.phase == .revealed)
         try restored.resumeStopping()
@@ -64,6 +64,32 @@ import Testing
         #expect(restored.lastResult?.hash == original.lastResult?.hash)
         try restored.reveal()
         #expect(restored.armed == original.nextPlan)
+    }
+
+    /// A cluster's new owner finds the chain ending with the lock a Start stored: with that Start's
+    /// frozen inputs it rolls on (nothing stored) and its Stop draws what the old owner would have.
+    @Test func aRollingRoundResumesOnTheLockItsStartStored() throws {
+        var harness = try Harness(seed: 29)
+        try harness.round()
+        let pending = try #require(harness.draw.committedSeed)
+        let contributions = harness.contributions(3)
+        var original = harness.draw
+        let locked = try original.start(contributions: contributions, audience: "7", at: harness.tick())
+        let next = Seed(bytes: Array(repeating: 4, count: 32))!
+        let stopAt = harness.tick()
+        let drawn = try original.stop(at: stopAt, nextSeed: next)
+
+        var restored = try Draw(config: .standard, restoring: harness.records + locked)
+        try restored.resumeCommitment(pending)
+        let before = restored.recordCount
+        try restored.resumeRolling(contributions: contributions, audience: "7")
+        #expect(restored.phase == .rolling && restored.recordCount == before)
+        #expect(try restored.stop(at: stopAt, nextSeed: next).map(\.hash) == drawn.map(\.hash))
+
+        // Without that lock at the end of the chain there is nothing to resume.
+        var unlocked = try Draw(config: .standard, restoring: harness.records)
+        try unlocked.resumeCommitment(pending)
+        #expect(throws: DrawError.wrongPhase) { try unlocked.resumeRolling(contributions: contributions, audience: "7") }
     }
 
     @Test func onlyAStopAtTheEndOfTheLogCanBeResumed() throws {

@@ -85,7 +85,7 @@ import Testing
         _ = room.command(.checkin(.close))
         _ = room.handle(.stored(.success(())))
         room.host()
-        let start = room.command(.start(audience: nil))
+        let start = room.start()
         let tick = try #require(start.actions.compactMap(\.broadcastJSON).first { $0["type"]?.stringValue == "tick" })
         let id = try #require(tick["value"]?.stringValue)
         let name = try #require(room.state.checkin.book.entry(id: id)?.name)
@@ -96,7 +96,7 @@ import Testing
     @Test func startIsRefusedWhileEntriesAreOpen() throws {
         var room = try openRoom()
         room.host()
-        let start = room.command(.start(audience: nil))
+        let start = room.start()
         #expect(replies(start.actions)[start.caller].map { if case .failure(let f) = $0 { f.code } else { "ok" } } == "entries_open")
         #expect(room.state.draw.phase == .idle)
     }

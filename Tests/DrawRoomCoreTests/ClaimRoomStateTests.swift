@@ -28,7 +28,7 @@ import Testing
 
     /// Start, Stop, store, and the slow-down to the reveal; returns the round record.
     func drawRound(_ room: inout RoomHarness) throws -> RoundRecord {
-        _ = room.command(.start(audience: nil))
+        _ = room.start()
         _ = room.command(.stop)
         _ = room.handle(.stored(.success(())))
         while room.state.draw.phase != .revealed {
@@ -80,7 +80,7 @@ import Testing
         // Before the deadline the timer passes nobody; host commands that could skip an alternate wait.
         room.advance(.seconds(29))
         #expect(!room.handle(.timerDue(.claims)).storesSomething)
-        let start = room.command(.start(audience: nil))
+        let start = room.start()
         #expect(code(start.actions.compactMap { $0.reply(to: start.caller) }.first) == "claim_open")
         let void = room.command(.void(round: round.round, winner: winner, reason: "gone", audience: nil))
         #expect(code(void.actions.compactMap { $0.reply(to: void.caller) }.first) == "claim_open")

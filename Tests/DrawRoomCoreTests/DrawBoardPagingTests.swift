@@ -9,7 +9,7 @@ import Testing
 @Suite struct DrawBoardPagingTests {
     /// Start, Stop, the store's answer and the slow-down's timers until the round is revealed.
     static func drawRound(_ room: inout RoomHarness) {
-        _ = room.command(.start(audience: nil))
+        _ = room.start()
         _ = room.command(.stop)
         _ = room.handle(.stored(.success(())))
         for _ in 0..<60 where room.state.draw.phase == .stopping {
@@ -142,7 +142,7 @@ import Testing
 
     @Test func aRoundStillSlowingDownIsNeitherListedNorPaged() throws {
         var room = try Self.room(names: 500, perStop: 30, rounds: 1)
-        _ = room.command(.start(audience: nil))
+        _ = room.start()
         _ = room.command(.stop)
         _ = room.handle(.stored(.success(())))
         #expect(room.state.draw.phase == .stopping)

@@ -28,7 +28,7 @@ import Testing
         _ = room.handle(.remoteEntropy("i1/7", Contribution(hex: kept)))
         _ = room.handle(.remoteEntropy("i2/9", Contribution(hex: withdrawn)))
         _ = room.handle(.remoteEntropy("i2/9", nil))
-        _ = room.command(.start(audience: nil))
+        _ = room.start()
         #expect(room.state.draw.frozenContributions.map(\.hex) == [kept])
     }
 

@@ -54,9 +54,9 @@ import Testing
     @Test func startRollsAtTheTickRateOnScheduleAndRestartsFromNowWhenFarBehind() throws {
         var room = try RoomHarness(tickHz: 20)
         room.host()
-        let start = room.command(.start(audience: nil))
+        let start = room.start()
         #expect(try start.actions.reply(to: start.caller)?.get().ack["command"]?.stringValue == "start")
-        #expect(start.actions.broadcastTypes == ["phase", "tick"])
+        #expect(start.actions.broadcastTypes == ["lock", "phase", "tick"])
         let started = room.time.instant
         #expect(start.actions.motionDue == started + .milliseconds(50))
         // On time: the next is due one interval after the previous due time, not after now.
@@ -75,7 +75,7 @@ import Testing
     @Test func stopStoresFirstAnnouncesNothingUntilStoredThenSlowsDownAndReveals() throws {
         var room = try RoomHarness(slowDown: .milliseconds(300))
         room.host()
-        _ = room.command(.start(audience: nil))
+        _ = room.start()
         let stop = room.command(.stop, awaitReveal: true)
         #expect(stop.actions.storesSomething)
         #expect(stop.actions.broadcastTypes.isEmpty)
@@ -113,7 +113,7 @@ import Testing
         for storing in [Duration.zero, .milliseconds(120), .milliseconds(400)] {
             var room = try RoomHarness(slowDown: .milliseconds(300))
             room.host()
-            _ = room.command(.start(audience: nil))
+            _ = room.start()
             _ = room.command(.stop)
             let ranAt = room.time.instant
             room.advance(storing)
@@ -138,10 +138,45 @@ import Testing
         }
     }
 
+    /// Start stores the round's lock (docs/FAIRNESS.md §1, step 3) before it rolls: nothing is
+    /// announced or answered until the store has it, and a Start whose write fails leaves the
+    /// room idle, with nothing frozen.
+    @Test func startStoresTheLockFirstAndRollsOnlyOnceStored() throws {
+        var room = try RoomHarness()
+        room.host()
+        let start = room.command(.start(audience: "42"))
+        let batches = start.actions.compactMap { action -> RecordBatch? in
+            if case .store(let batch) = action { return batch }
+            return nil
+        }
+        #expect(batches.map { $0.records.map(\.kind) } == [["lock"]])
+        #expect(batches.first?.audit?.action == "start")
+        #expect(start.actions.broadcastTypes.isEmpty && start.actions.reply(to: start.caller) == nil)
+        #expect(room.state.draw.phase == .idle, "memory moves when the store has the lock")
+        let stored = room.handle(.stored(.success(())))
+        #expect(stored.broadcastTypes == ["lock", "phase", "tick"])
+        #expect(try stored.reply(to: start.caller)?.get().ack["command"]?.stringValue == "start")
+        #expect(room.state.draw.phase == .rolling && room.state.draw.recordCount == 2)
+        // Every page's witness gets the chain's new head: the lock's.
+        let head = try #require(stored.compactMap(\.broadcastJSON).first { $0["type"]?.stringValue == "lock" })
+        let lock = try #require(batches.first?.records.last)
+        #expect(head == .object(["type": .string("lock"), "round": .int(1), "index": .int(Int64(lock.index)),
+                                 "hash": .string(lock.hash), "prev": .string(lock.prev)]))
+
+        var failing = try RoomHarness()
+        failing.host()
+        let refused = failing.command(.start(audience: nil))
+        let failed = failing.handle(.stored(.failure(.init(code: "disk_full", detail: "SQLITE_FULL"))))
+        #expect(failed.broadcastTypes.isEmpty)
+        #expect(failed.reply(to: refused.caller) == .failure(CommandFailure(code: "disk_full")))
+        #expect(failing.state.draw.phase == .idle && failing.state.draw.frozenContributions.isEmpty)
+        #expect(failing.state.draw.recordCount == 1)
+    }
+
     @Test func aFailedWriteAnnouncesNothingTellsTheHostAndRechecksTheStore() throws {
         var room = try RoomHarness()
         room.host()
-        _ = room.command(.start(audience: nil))
+        _ = room.start()
         _ = room.handle(.received(#"{"type":"stop","seq":1}"#, from: 1))
         // A second command queues behind the write in flight.
         let queued = room.command(.clear)
@@ -177,7 +212,7 @@ import Testing
     @Test func shutdownCancelsEveryTimer() throws {
         var room = try RoomHarness()
         room.host()
-        _ = room.command(.start(audience: nil))
+        _ = room.start()
         let actions = room.handle(.shutdown)
         let cancelled = actions.compactMap { if case .cancel(let timer) = $0 { timer } else { nil } }
         #expect(Set(cancelled) == [.motion, .viewers, .entrants, .claims])

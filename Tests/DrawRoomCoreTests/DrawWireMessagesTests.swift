@@ -21,7 +21,7 @@ import Testing
                 Contribution(hex: Hex.encode(Fairness.bigEndian(random.next()) + Fairness.bigEndian(random.next())))!
             }
             now += 1_000
-            try draw.start(contributions: given, at: now)
+            records += try draw.start(contributions: given, at: now)
             now += 1_000
             records += try draw.stop(at: now, nextSeed: .random(using: &random))
             try draw.reveal()

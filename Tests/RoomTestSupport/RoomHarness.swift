@@ -33,6 +33,13 @@ public struct RoomHarness {
         _ = handle(.keyChecked(id, .accepted))
     }
 
+    /// Start, with its lock stored at once (the store answers success): both steps' actions.
+    public mutating func start(audience: String? = nil) -> (caller: UInt64, actions: [DrawRoomState.Action]) {
+        let start = command(.start(audience: audience))
+        guard start.actions.contains(where: \.isStore) else { return start }
+        return (start.caller, start.actions + handle(.stored(.success(()))))
+    }
+
     public mutating func command(_ command: HostCommand, seq: Int64? = nil, client: String? = nil,
                           awaitReveal: Bool = false) -> (caller: UInt64, actions: [DrawRoomState.Action]) {
         nextCaller += 1

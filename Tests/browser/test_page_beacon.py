@@ -6,7 +6,10 @@ import os
 
 from test_page_lib import page, result_of, run_module
 
-FIXTURE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "peers", "fixtures", "sample-export-beacon.json")
+FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "peers", "fixtures")
+FIXTURE = os.path.join(FIXTURES, "sample-export-beacon.json")
+# The same draw as exported before locks were stored at Start (Stop stored lock, then beacon).
+STOPLOCK = os.path.join(FIXTURES, "sample-export-beacon-stoplock.json")
 
 CHECK = """
     return m.verifyExport(args[0]).map((o) => [o.index, o.ok, o.reason ?? null]);
@@ -17,27 +20,31 @@ def test_the_page_rechecks_sealed_rounds_and_refuses_tampering(browser, static_s
     with open(FIXTURE, encoding="utf-8") as f:
         export = json.load(f)
     b = page(browser, static_site)
-    assert result_of(run_module(b, "/js/lib/verify.js", CHECK, export)) == [[3, True, None], [11, True, None]]
+    assert result_of(run_module(b, "/js/lib/verify.js", CHECK, export)) == [[3, True, None], [10, True, None]]
 
     value = json.loads(json.dumps(export))
-    value["records"][10]["randomness"] = "00" * 32
+    value["records"][9]["randomness"] = "00" * 32
     assert result_of(run_module(b, "/js/lib/verify.js", CHECK, value)) == [
-        [3, True, None], [10, False, "randomness is not SHA-256(signature)"], [11, False, "beacon round without its value"]]
+        [3, True, None], [9, False, "randomness is not SHA-256(signature)"], [10, False, "beacon round without its value"]]
 
     moved = json.loads(json.dumps(export))
-    moved["records"][11]["audience"] = "2024"
+    moved["records"][10]["audience"] = "2024"
     outcome = result_of(run_module(b, "/js/lib/verify.js", CHECK, moved))
-    assert outcome[1] == [11, False, "round differs from its beacon lock"]
+    assert outcome[1] == [10, False, "round differs from its beacon lock"]
 
-    # The normal lock sits before the beacon records (lock, beacon, beaconValue, round); a
-    # beaconVoid ends its lock without a round, so the next lock is no "lock without its round".
+    # The normal lock, stored at Start, sits before the beacon records (lock, beacon, beaconValue,
+    # round); a beaconVoid keeps it, so the next Stop's beacon follows it under the same lock.
     kinds = [r["kind"] for r in export["records"]]
-    assert kinds[5:12] == ["lock", "beacon", "beaconVoid", "lock", "beacon", "beaconValue", "round"]
+    assert kinds[5:11] == ["lock", "beacon", "beaconVoid", "beacon", "beaconValue", "round"]
 
-    # A lock followed by another lock (its beacon records gone) is refused.
-    dropped = {"records": [r for i, r in enumerate(export["records"]) if i not in (6, 7)]}
+    # A lock followed by anything but its round's records (here the next commitment, its round gone) is refused.
+    dropped = {"records": [r for i, r in enumerate(export["records"]) if not 6 <= i <= 10]}
     assert [6, False, "lock without its round"] in result_of(run_module(b, "/js/lib/verify.js", CHECK, dropped))
 
     # Without its beacon records the sealed round's winners do not come from the seed: the page says so.
-    alone = {"records": [r for i, r in enumerate(export["records"]) if i != 5 and r["kind"] not in ("beacon", "beaconValue", "beaconVoid")]}
+    alone = {"records": [r for r in export["records"] if r["kind"] not in ("beacon", "beaconValue", "beaconVoid")]}
     assert result_of(run_module(b, "/js/lib/verify.js", CHECK, alone))[-1][2].startswith("winners differ")
+
+    # The export written before locks were stored at Start still verifies (a lock after the void: no abandoned roll).
+    with open(STOPLOCK, encoding="utf-8") as f:
+        assert result_of(run_module(b, "/js/lib/verify.js", CHECK, json.load(f))) == [[3, True, None], [11, True, None]]

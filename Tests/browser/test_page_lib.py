@@ -303,7 +303,8 @@ def test_page_recheck_of_old_and_new_exports_notes_what_v1_cannot_prove(browser,
     with no note; every round of the v1 fixtures checks with the note of FAIRNESS.md §11; an entry
     tree root recomputed in the page equals the one the engine locked."""
     cases = {}
-    for name in ("sample-export.json", "sample-export-pools.json", "sample-export-v1.json", "sample-export-pools-v1.json"):
+    for name in ("sample-export.json", "sample-export-pools.json", "sample-export-v1.json", "sample-export-pools-v1.json",
+                 "sample-export-stoplock.json", "sample-export-pools-stoplock.json"):
         with open(os.path.join(HERE, "..", "peers", "fixtures", name), encoding="utf-8") as f:
             cases[name] = json.load(f)
     b = page(browser, static_site)

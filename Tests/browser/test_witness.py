@@ -99,12 +99,14 @@ def seen_two_rounds(server, browser, lang):
     host = open_page(browser(1280, 900, lang), server.url("/draw/%s#key=%s" % (code, key)))
     host.wait_js("window.tombola.state.role === 'host'")
     first = round_trip(server, code, key)
-    phone.wait_js("window.tombola.state.witness.heads.length === 1", 20)
+    # Start's `lock` message, then the round right after it: both heads, linked directly.
+    phone.wait_js("window.tombola.state.witness.heads.length === 2", 20)
     second = round_trip(server, code, key)
-    # The second round follows a `commit` record, so the phone reads the export to link it.
+    # The second round's lock follows a `commit` record, so the phone reads the export to link it.
     for b in (phone, host):
-        b.wait_js("window.tombola.state.witness.heads.length === 2 && window.tombola.state.witness.pending.length === 0", 30)
-    assert [h["hash"] for h in witness(phone)["heads"]] == [first["hash"], second["hash"]]
+        b.wait_js("window.tombola.state.witness.heads.length === 4 && window.tombola.state.witness.pending.length === 0", 30)
+    # A round's `prev` is its lock's hash: the lock Start stored right before it.
+    assert [h["hash"] for h in witness(phone)["heads"]] == [first["prev"], first["hash"], second["prev"], second["hash"]]
     return code, key, phone, host
 
 
@@ -161,10 +163,10 @@ def test_the_phone_downloads_what_it_saw(server, browser):
         shutil.rmtree(folder, ignore_errors=True)
     assert saw["format"] == "tombola-witness-v1" and saw["code"] == code and saw["alarm"] is None
     records = export(server, code)
-    assert len(saw["heads"]) == 2
-    for head in saw["heads"]:
+    assert len(saw["heads"]) == 4
+    for head, kind in zip(saw["heads"], ["lock", "round", "lock", "round"]):
         stored = records[head["index"]]
-        assert stored["kind"] == "round" and stored["hash"] == head["hash"] and stored["round"] == head["round"]
+        assert stored["kind"] == kind and stored["hash"] == head["hash"] and stored["round"] == head["round"]
     assert phone.errors() == []
 
 

@@ -5,14 +5,16 @@ round number is drawn twice; the draw comes back idle; the export passes the FAI
 script; and SQLite's `PRAGMA integrity_check` says ok. Set TOMBOLA_CRASH_SEED to replay.
 """
 import http.client
+import json
 import os
 import random
 import sqlite3
+import subprocess
 import threading
 import time
 
 from test_draw_export import CODE, Tombola, data_dir, verify_with_script  # noqa: F401 (fixture)
-from test_fairness_script import script  # noqa: F401 (fixture)
+from test_fairness_script import script, tombola_binary  # noqa: F401 (fixture)
 
 ROUNDS = 30
 
@@ -94,3 +96,37 @@ def check_board(state, announced, note):
     for number, winners in announced.items():
         assert board.get(number) == winners, "after restart round %d shows %s, announced %s %s" % (
             number, board.get(number), winners, note)
+
+
+def test_a_roll_cut_short_by_kill_9_leaves_its_lock_abandoned_on_the_record(script, data_dir, tmp_path):
+    """Start stores the round's lock before it rolls (docs/FAIRNESS.md §1, step 3): a server
+    killed while rolling leaves that lock in the chain, the restart's commit follows it, the next
+    Start stores a new lock for the same round, and both verifiers pass with the note."""
+    server = Tombola(data_dir)
+    try:
+        status, body = server.command("start")
+        assert status == 200, body
+        server.proc.kill()
+        server.proc.wait(timeout=60)
+        server.kill()
+        server = Tombola(data_dir)
+        assert server.command("start")[0] == 200
+        status, body = server.command("stop")
+        assert status == 200, body
+        status, export = server.json("GET", "/api/draws/%s/export.json" % CODE)
+        assert status == 200
+    finally:
+        server.stop()
+    kinds = [r["kind"] for r in export["records"]]
+    assert kinds == ["commit", "lock", "commit", "lock", "round", "commit"], kinds
+    first, again = export["records"][1], export["records"][3]
+    assert export["records"][2]["reason"] == "restart"
+    assert first["round"] == again["round"] == 1 and first["commitment"] != again["commitment"]
+    assert first["at"] < again["at"] <= export["records"][4]["at"]
+    outcome = verify_with_script(script, export, tmp_path)
+    assert outcome.returncode == 0, outcome.stdout
+    assert "#2 note: lock of round 1 abandoned: its roll was cut short before Stop" in outcome.stdout
+    path = tmp_path / "crash-export.json"
+    path.write_text(json.dumps(export), encoding="utf-8")
+    own = subprocess.run([tombola_binary(), "verify", str(path)], capture_output=True, text=True, timeout=60)
+    assert own.returncode == 0 and "lock of round 1 abandoned" in own.stdout, own.stdout

@@ -116,6 +116,10 @@ export class DrawRoom extends EventTarget {
         this.tick = { value: msg.value, seq: msg.seq, at: msg.at, landing: msg.landing ?? null };
         if (typeof msg.name === 'string') learnNames({ [msg.value]: msg.name });
         break;
+      case 'lock':
+        // Start stored the round's lock: the chain's head from now on (FAIRNESS §14).
+        this.witnessed(msg);
+        break;
       case 'phase':
         this.phase = msg.phase;
         if (msg.phase === 'rolling') this.interrupted = null;

@@ -421,9 +421,12 @@ export function verifyExport(exported) {
   let beacon = null;
   let beaconValue = null;
   for (const [index, r] of (exported.records ?? []).entries()) {
-    // A lock is followed by its round, or first by a beacon-sealed round's records (§13).
+    // A lock (stored at Start) is followed by its round, or first by a beacon-sealed round's
+    // records (§13); a roll a restart cut short leaves it abandoned: then the restart's commit,
+    // or a new Start's lock of the same round, follows it (§8).
     if (lock && !['round', 'beacon', 'beaconValue', 'beaconVoid'].includes(r.kind)) {
-      out.push({ index, ok: false, reason: 'lock without its round' });
+      const abandoned = (r.kind === 'commit' && r.reason === 'restart') || (r.kind === 'lock' && r.round === lock.round);
+      if (!abandoned) out.push({ index, ok: false, reason: 'lock without its round' });
       lock = null;
     }
     if (r.kind === 'commit') pending = r.commitment;
@@ -439,9 +442,9 @@ export function verifyExport(exported) {
       beacon = r;
       beaconValue = null;
     } else if (r.kind === 'beaconVoid') {
-      // The void ends the lock without a round; a new Stop stores a new lock.
+      // The round keeps its lock: the next Stop seals a new drand round (exports from before locks
+      // were stored at Start store a new lock there too: a lock of the same round after this one).
       beacon = null;
-      lock = null;
     } else if (r.kind === 'beaconValue') {
       const reason = beaconValueProblem(r, beacon);
       if (reason) out.push({ index, ok: false, reason });

@@ -9,7 +9,7 @@ import JSON
 enum ClusterResume {
     /// Puts `draw` back in the phase the old owner left it in, and returns the event the new
     /// room then gets: `.resumeRolling` (a round was rolling: it rolls on with the inputs frozen
-    /// at its Start), `.resumeStopping` (a Stop was stored but its round never revealed: the
+    /// at its Start and the lock that Start stored, the chain's last record), `.resumeStopping` (a Stop was stored but its round never revealed: the
     /// rest of its slow-down, then the reveal), or nil (nothing was under way).
     /// `now`: wall clock, Unix milliseconds.
     static func resume(_ draw: inout Draw, rolling: String?, snapshot: String?, now: Int64) -> DrawRoomState.Event? {
@@ -17,7 +17,7 @@ enum ClusterResume {
            let items = hint["contributions"]?.arrayValue {
             let contributions = items.compactMap { $0.stringValue.flatMap(Contribution.init(hex:)) }
             if contributions.count == items.count,
-               (try? draw.start(contributions: contributions, audience: hint["audience"]?.stringValue, at: now)) != nil {
+               (try? draw.resumeRolling(contributions: contributions, audience: hint["audience"]?.stringValue)) != nil {
                 return .resumeRolling
             }
         }

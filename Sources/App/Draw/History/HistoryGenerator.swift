@@ -71,7 +71,7 @@ public enum HistoryGenerator {
                     }
                     audits.append(AuditEntry(actor: "host", action: "start", detail: .object([
                         "round": .int(Int64(draw.nextRound)), "audience": .null, "contributors": .int(0)])))
-                    try draw.start(contributions: [], at: at)
+                    batch += try draw.start(contributions: [], at: at)
                     audits.append(AuditEntry(actor: "host", action: "stop", detail: .object(["round": .int(Int64(draw.nextRound))])))
                     batch += try draw.stop(at: at, nextSeed: .random(using: &csprng))
                     try draw.reveal()
