@@ -4,8 +4,10 @@ import PackageDescription
 /// Dependencies point inward: engines import only their C libraries, JSON and Crypto; the draw
 /// room's core (DrawRoomCore) only DrawEngine, JSON and Crypto (no I/O, clock, locks or frames);
 /// HTTPCore and WebSocketCore never touch sockets; only Posix touches sockets and epoll; only
-/// Storage touches SQLite; only RedisStore talks to Redis; only Crypto calls libcrypto; only App
-/// wires things together (its draw shells sit on DrawRoomCore, Server, Storage and RedisStore).
+/// Storage touches SQLite; only RedisStore talks to Redis; only Crypto calls libcrypto; the cluster
+/// node's rules (ClusterCore) sit on DrawRoomCore and RedisStore's values, with no I/O or clock; only
+/// App wires things together (its draw shells sit on DrawRoomCore, ClusterCore, Server, Storage and
+/// RedisStore).
 /// Every `import` of a target is declared here, so this is the real graph. Linux only (epoll,
 /// io_uring, eventfd).
 let package = Package(
@@ -58,13 +60,19 @@ let package = Package(
         ]),
         // A Redis client, driver and the cluster's stores (leases, round logs, Pub/Sub): knows Redis, not the room.
         .target(name: "RedisStore", dependencies: ["CHiredis", "Posix", "Locking"]),
+        // One draw's cluster role on one instance as a state machine (`ClusterNodeState`: events in
+        // with the time, actions out), the takeover's resume, the fan-out wire and the seed's seal:
+        // no I/O, no clock, no locks (of RedisStore only its values: leases, cursors, endpoints; of
+        // WebSocketCore only `OutboundStream`); `App`'s `ClusterDrawNode` is the shell that performs
+        // its actions.
+        .target(name: "ClusterCore", dependencies: ["DrawRoomCore", "RedisStore", "DrawEngine", "JSON", "Crypto", "WebSocketCore"]),
         // drand rounds over HTTPS (libcurl), on threads of their own.
         .target(name: "Beacon", dependencies: ["CCurl", "Crypto", "JSON", "DrawEngine", "Posix"]),
 
         // Wiring and executables.
         .target(name: "App", dependencies: [
             "Server", "Locking", "Posix", "HTTPCore", "WebSocketCore", "Compression", "Storage", "JSON", "Crypto",
-            "CalculatorEngine", "DrawEngine", "DrawRoomCore", "CQREncode", "CLinux", "RedisStore", "Embedded", "Beacon",
+            "CalculatorEngine", "DrawEngine", "DrawRoomCore", "ClusterCore", "CQREncode", "CLinux", "RedisStore", "Embedded", "Beacon",
         ]),
         .executableTarget(name: "tombola", dependencies: [
             "App", "Server", "CalculatorEngine", "DrawEngine", "Storage", "JSON", "Embedded", "Beacon",
@@ -94,9 +102,12 @@ let package = Package(
             "Server", "TestSupport", "HTTPCore", "Posix", "WebSocketClient", "WebSocketCore", "Locking",
         ]),
         // The room core's test harness (events in with a manual clock, actions out), shared by
-        // the room core's tests and App's (the cluster node drives the same room).
+        // the room core's tests, the cluster core's (the cluster node drives the same room) and App's.
         .target(name: "RoomTestSupport", dependencies: ["DrawRoomCore", "DrawEngine", "JSON"], path: "Tests/RoomTestSupport"),
         .testTarget(name: "DrawRoomCoreTests", dependencies: ["DrawRoomCore", "DrawEngine", "JSON", "Crypto", "RoomTestSupport"]),
+        .testTarget(name: "ClusterCoreTests", dependencies: [
+            "ClusterCore", "DrawRoomCore", "RedisStore", "DrawEngine", "JSON", "WebSocketCore", "RoomTestSupport",
+        ]),
         .testTarget(name: "AppTests", dependencies: [
             "App", "Server", "TestSupport", "RoomTestSupport", "WebSocketClient", "Posix", "HTTPCore", "WebSocketCore", "CalculatorEngine", "DrawEngine", "DrawRoomCore", "JSON",
             "Storage", "Locking", "Crypto",

@@ -1,4 +1,5 @@
 import DrawRoomCore
+import ClusterCore
 import Embedded
 import HTTPCore
 import Server

@@ -1,5 +1,6 @@
 import Beacon
 import DrawRoomCore
+import ClusterCore
 import RedisStore
 import DrawEngine
 import Foundation

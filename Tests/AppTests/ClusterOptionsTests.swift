@@ -5,9 +5,9 @@ import Testing
 import DrawEngine
 import JSON
 
-/// Cluster mode's options and the pieces of `ClusterDrawNode` that need no Redis: the sealed
-/// seed and forwarded commands. The cluster itself runs in Tests/peers/test_cluster.py
-/// (real redis-server, real instances).
+/// Cluster mode's options and the pieces of `ClusterDrawNode` that need no Redis: forwarded
+/// commands (the sealed seed is ClusterCoreTests'). The cluster itself runs in
+/// Tests/peers/test_cluster.py (real redis-server, real instances).
 @Suite struct ClusterOptionsTests {
     private func parse(_ arguments: [String], environment: [String: String] = [:]) throws -> AppConfiguration {
         guard case .run(let configuration) = try ServerOptions.parse(arguments, environment: environment) else {
@@ -95,26 +95,6 @@ import JSON
         // The key's bytes never appear in a message.
         let secret = String(repeating: "5a", count: 31) + "zz"
         #expect(message(["--redis", "redis://127.0.0.1:6379"], ["TOMBOLA_CLUSTER_KEY": secret])?.contains(secret) == false)
-    }
-
-    @Test func aSealedSeedOpensOnlyWithItsKeyDrawAndCommitment() throws {
-        var generator = SystemRandomNumberGenerator()
-        let seed = Seed.random(using: &generator)
-        let key = (0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }
-        let sealed = ClusterSeal.seal(seed, key: key, code: "MAIN")
-        #expect(!sealed.isEmpty && !sealed.contains(seed.hex))
-        #expect(ClusterSeal.open(sealed, key: key, code: "MAIN", commitment: seed.commitment) == seed)
-        var otherKey = key
-        otherKey[0] ^= 1
-        #expect(ClusterSeal.open(sealed, key: otherKey, code: "MAIN", commitment: seed.commitment) == nil)
-        #expect(ClusterSeal.open(sealed, key: key, code: "OTHER", commitment: seed.commitment) == nil)
-        #expect(ClusterSeal.open(sealed, key: key, code: "MAIN", commitment: String(repeating: "0", count: 64)) == nil)
-        var tampered = Array(sealed)
-        let index = tampered.index(tampered.startIndex, offsetBy: 30)
-        tampered[index] = tampered[index] == "a" ? "b" : "a"
-        #expect(ClusterSeal.open(String(tampered), key: key, code: "MAIN", commitment: seed.commitment) == nil)
-        // A fresh nonce each time.
-        #expect(ClusterSeal.seal(seed, key: key, code: "MAIN") != sealed)
     }
 
     @Test func forwardedCommandsReadBackAsTheSameCommand() throws {

@@ -1,10 +1,12 @@
 import DrawRoomCore
+import ClusterCore
 import RedisStore
 import Crypto
 import DrawEngine
 import JSON
 import Posix
 import Server
+import WebSocketCore
 
 /// What the owner's room announces: gated by the lease and forwarded on the draw's channel,
 /// as `ClusterNodeState` decides.

@@ -1,16 +1,6 @@
 import DrawRoomCore
+import ClusterCore
 import DrawEngine
-
-/// A draw's settings and records as the round log holds them, with the sealed seed of its
-/// last commitment and where the log ends.
-struct ClusterChain: Sendable {
-    var configJSON: String
-    var records: [DrawRecord]
-    /// The seal beside the last `commit` record and that record's commitment.
-    var pendingSeal: (seal: String, commitment: String)?
-    var epoch: String
-    var offset: String
-}
 
 /// The owner room's store in cluster mode: the round log in Redis through the node, which
 /// holds the lease whose fencing token every append carries.

@@ -1,4 +1,5 @@
 import DrawRoomCore
+import ClusterCore
 import Server
 import Storage
 

@@ -2,6 +2,7 @@ import DrawRoomCore
 import DrawEngine
 import Posix
 import Server
+import WebSocketCore
 
 /// What the routes need from a draw: a single-box `DrawRoom`, or in cluster mode the
 /// `ClusterDrawNode` that serves the draw's pages on this instance (and owns it, or forwards).

@@ -113,7 +113,7 @@ extension ClusterNodeState {
         }
     }
 
-    static func isDeviceHash(_ text: String) -> Bool {
+    package static func isDeviceHash(_ text: String) -> Bool {
         text.utf8.count == 64 && text.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
     }
 }

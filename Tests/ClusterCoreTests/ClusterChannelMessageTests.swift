@@ -1,6 +1,6 @@
 import RoomTestSupport
 import Testing
-@testable import App
+@testable import ClusterCore
 
 /// The fan-out channel's one encoder and decoder (docs/CLUSTER.md, *Fan-out*), and the typed
 /// kinds the room gives its broadcasts so that nobody reads a frame's JSON to relay it.
@@ -17,7 +17,7 @@ import Testing
             let message = ClusterChannelMessage.snapshot(snapshot, instance: "c3", announcesOwner: announcesOwner)
             #expect(ClusterChannelMessage.decode(message.encoded) == message)
         }
-        #expect(ClusterDrawNode.parseSnapshot(snapshot.stored(by: "c3")) == snapshot)
+        #expect(ClusterSnapshot.parse(snapshot.stored(by: "c3")[...])?.0 == snapshot)
     }
 
     @Test(arguments: ["", "T", "T\nonly\n", "X\na\n1\n{}", "T\na\nnot-a-token\n{}", "S\na\n1\n2\nno-space\n{}", "S\na\n1\n{}"])

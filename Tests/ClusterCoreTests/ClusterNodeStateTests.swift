@@ -4,8 +4,8 @@ import DrawEngine
 import JSON
 import RoomTestSupport
 import Testing
-@testable import App
-@testable import Server
+@testable import ClusterCore
+import WebSocketCore
 
 /// Cluster mode's per-draw state machine without Redis, sockets or sleeps: a few
 /// `ClusterNodeState`s (one per instance) and a small model of what Redis does for them (the
@@ -184,7 +184,7 @@ struct ClusterSim {
         case .releaseLease(let held, _):
             if redisUp, lease?.token == held.token { lease = nil }
         case .readChain(let token):
-            let chain = ClusterChain(configJSON: DrawPersistence.encode(.standard), records: records, pendingSeal: nil,
+            let chain = ClusterChain(configJSON: DrawConfig.standard.json.canonicalString, records: records, pendingSeal: nil,
                                      epoch: "e1", offset: "\(records.count)-0")
             inbox.append((index, .chainRead(token: token, redisUp ? .success(chain) : .failure(ClusterError.unavailable(.closed)))))
         case .readBook(let token):
@@ -526,7 +526,7 @@ extension ClusterNodeState.Action {
         guard case .commit(let commitment, _)? = old.records.last(where: {
             if case .commit = $0.body { return true }; return false
         })?.body else { Issue.record("no commit"); return }
-        let chain = ClusterChain(configJSON: DrawPersistence.encode(.standard), records: old.records,
+        let chain = ClusterChain(configJSON: DrawConfig.standard.json.canonicalString, records: old.records,
                                  pendingSeal: (ClusterSeal.seal(seed, key: settings.key, code: "ROOM"), commitment), epoch: "e", offset: "1-0")
         _ = state.handle(.chainRead(token: 4, .success(chain)), at: now, using: &random)
         _ = state.handle(.bookRead(token: 4, .read(CheckinBook(settings: CheckinSettings(), entries: []))), at: now, using: &random)

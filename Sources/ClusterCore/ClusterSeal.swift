@@ -3,8 +3,8 @@ import DrawEngine
 
 /// A commitment's seed sealed with AES-256-GCM under the cluster key, bound to its draw and
 /// commitment: `hex(nonce) hex(ciphertext) hex(tag)` joined by '.'.
-enum ClusterSeal {
-    static func seal(_ seed: Seed, key: [UInt8], code: String) -> String {
+package enum ClusterSeal {
+    package static func seal(_ seed: Seed, key: [UInt8], code: String) -> String {
         var generator = SystemRandomNumberGenerator()
         let nonce = (0..<AES256GCM.nonceByteCount).map { _ in UInt8.random(in: 0...255, using: &generator) }
         guard let box = try? AES256GCM.seal(seed.bytes, key: key, nonce: nonce, additionalData: aad(code, seed.commitment)) else { return "" }

@@ -5,9 +5,9 @@
 ///   owner's own pages get it;
 /// - a snapshot: `S` (or `R` from a new owner) `\nINSTANCE\nTOKEN\nSEQ\nEPOCH OFFSET\nSTATE`;
 ///   the same text without the kind line is what `{d:CODE}:snap` holds (`ClusterSnapshot`).
-enum ClusterChannelMessage: Equatable {
+package enum ClusterChannelMessage: Equatable {
     /// What a frame is: how a follower relays it and what it keeps of it.
-    enum Kind: String, Equatable {
+    package enum Kind: String, Equatable {
         /// A tick (latest value; kept for pages that join).
         case tick = "T"
         /// The viewer count (latest value; kept for pages that join).
@@ -26,7 +26,7 @@ enum ClusterChannelMessage: Equatable {
     /// `announcesOwner`: a new owner's first snapshot (`R`): every page gets it.
     case snapshot(ClusterSnapshot, instance: String, announcesOwner: Bool)
 
-    var encoded: [UInt8] {
+    package var encoded: [UInt8] {
         switch self {
         case .frame(let kind, let instance, let token, let body):
             Array("\(kind.rawValue)\n\(instance)\n\(token)\n\(body)".utf8)
@@ -36,7 +36,7 @@ enum ClusterChannelMessage: Equatable {
     }
 
     /// nil for anything that is not a message of this format.
-    static func decode(_ payload: [UInt8]) -> ClusterChannelMessage? {
+    package static func decode(_ payload: [UInt8]) -> ClusterChannelMessage? {
         let text = String(decoding: payload, as: UTF8.self)
         guard let newline = text.firstIndex(of: "\n") else { return nil }
         let kind = text[..<newline]
@@ -53,20 +53,28 @@ enum ClusterChannelMessage: Equatable {
 
 /// A snapshot as the owner publishes and stores it: who published it, in what order, after
 /// which log entry, and the public `state` message.
-struct ClusterSnapshot: Equatable {
-    var token: Int64
-    var seq: Int64
-    var epoch: String
-    var offset: String
-    var text: String
+package struct ClusterSnapshot: Equatable {
+    package var token: Int64
+    package var seq: Int64
+    package var epoch: String
+    package var offset: String
+    package var text: String
+
+    package init(token: Int64, seq: Int64, epoch: String, offset: String, text: String) {
+        self.token = token
+        self.seq = seq
+        self.epoch = epoch
+        self.offset = offset
+        self.text = text
+    }
 
     /// `"<instance>\n<token>\n<seq>\n<epoch> <offset>\n<state>"`, as `{d:CODE}:snap` holds it.
-    func stored(by instance: String) -> String {
+    package func stored(by instance: String) -> String {
         "\(instance)\n\(token)\n\(seq)\n\(epoch) \(offset)\n\(text)"
     }
 
     /// The snapshot and its publisher's instance from `stored(by:)`'s text; nil if malformed.
-    static func parse(_ text: Substring) -> (ClusterSnapshot, instance: String)? {
+    package static func parse(_ text: Substring) -> (ClusterSnapshot, instance: String)? {
         let parts = text.split(separator: "\n", maxSplits: 4, omittingEmptySubsequences: false)
         guard parts.count == 5, let token = Int64(parts[1]), let seq = Int64(parts[2]) else { return nil }
         let position = parts[3].split(separator: " ", omittingEmptySubsequences: false)

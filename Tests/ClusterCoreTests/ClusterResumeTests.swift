@@ -2,7 +2,7 @@ import DrawEngine
 import JSON
 import RoomTestSupport
 import Testing
-@testable import App
+@testable import ClusterCore
 @testable import DrawRoomCore
 
 /// A new owner carries on what the old one left (issue 32), with a manual clock and no Redis:

@@ -2,7 +2,7 @@ import DrawRoomCore
 import RedisStore
 import DrawEngine
 import JSON
-import Server
+import WebSocketCore
 
 /// One draw's cluster role on one instance (docs/CLUSTER.md) as a state machine, as
 /// `DrawRoomState` is the room's: it takes events (lease answers, the draw's channel messages,
@@ -17,14 +17,19 @@ import Server
 /// it and is reading the round log before it opens the room (taking over); the **owner** holds
 /// the lease and runs the draw's room; **stepping down** is the end (shut down, or halted by a
 /// log that does not verify): it no longer competes.
-struct ClusterNodeState {
+package struct ClusterNodeState {
     /// Monotonic nanoseconds (the leases' clock, `OwnerLease.validUntil`) and the wall clock.
-    struct Moment: Sendable {
-        var nanoseconds: UInt64
-        var wallMilliseconds: Int64
+    package struct Moment: Sendable {
+        package var nanoseconds: UInt64
+        package var wallMilliseconds: Int64
+
+        package init(nanoseconds: UInt64, wallMilliseconds: Int64) {
+            self.nanoseconds = nanoseconds
+            self.wallMilliseconds = wallMilliseconds
+        }
     }
 
-    struct Settings: Sendable {
+    package struct Settings: Sendable {
         var code: String
         var instanceID: String
         /// The cluster key (seals each commitment's seed; check-in presence codes).
@@ -37,7 +42,7 @@ struct ClusterNodeState {
         /// How often an unheard forwarded command is published again.
         var resendInterval: Duration = .milliseconds(50)
 
-        init(code: String, instanceID: String, cluster: ClusterSettings) {
+        package init(code: String, instanceID: String, cluster: ClusterSettings) {
             self.code = code
             self.instanceID = instanceID
             key = cluster.key
@@ -49,11 +54,11 @@ struct ClusterNodeState {
         }
     }
 
-    enum Role: Equatable, Sendable {
+    package enum Role: Equatable, Sendable {
         case follower, contender, owner, steppingDown
     }
 
-    enum Timer: Hashable, Sendable {
+    package enum Timer: Hashable, Sendable {
         /// Renew (owner), try to take (others), report the viewer count.
         case lease
         /// Publish forwarded request `id` again (nobody heard it).
@@ -63,18 +68,18 @@ struct ClusterNodeState {
     }
 
     /// The fan-out channel (`{d:CODE}:ch`) or the owner's command channel (`{d:CODE}:cmd`).
-    enum Channel: Sendable, Equatable {
+    package enum Channel: Sendable, Equatable {
         case fanout, commands
     }
 
-    enum RenewOutcome: Sendable {
+    package enum RenewOutcome: Sendable {
         case renewed(OwnerLease)
         case fenced
         case failed
     }
 
     /// The takeover's read of the check-in book.
-    enum BookRead {
+    package enum BookRead {
         case read(CheckinBook)
         /// A row or the settings cannot be read back (an alarm).
         case unreadable
@@ -82,13 +87,19 @@ struct ClusterNodeState {
     }
 
     /// What the old owner left beside the log (`MGET rolling snap tickSeq`).
-    struct RoundState: Sendable {
-        var rolling: String?
-        var snapshot: String?
-        var ticks: Int64
+    package struct RoundState: Sendable {
+        package var rolling: String?
+        package var snapshot: String?
+        package var ticks: Int64
+
+        package init(rolling: String?, snapshot: String?, ticks: Int64) {
+            self.rolling = rolling
+            self.snapshot = snapshot
+            self.ticks = ticks
+        }
     }
 
-    enum Event {
+    package enum Event {
         /// Redis's connection became usable or stopped being so.
         case redis(up: Bool)
         case timerDue(Timer)
@@ -147,7 +158,7 @@ struct ClusterNodeState {
     }
 
     /// What the shell hands the owner's room.
-    enum RoomInput {
+    package enum RoomInput {
         case event(DrawRoomState.Event)
         case join(UInt64, remote: String, device: String?)
         case leave(UInt64)
@@ -157,13 +168,13 @@ struct ClusterNodeState {
         case pruneDevices(live: Set<String>)
     }
 
-    enum LogLine: Equatable {
+    package enum LogLine: Equatable {
         case owner(token: Int64, records: Int)
         case stepDown(token: Int64, reason: String)
         case error(String)
     }
 
-    enum Action {
+    package enum Action {
         // Redis.
         case acquireLease
         case renewLease(OwnerLease)
@@ -237,14 +248,14 @@ struct ClusterNodeState {
         var resumed = false
     }
 
-    let settings: Settings
+    package let settings: Settings
 
     // Pages here (the room's member model; `device`: the check-in cookie's hash).
-    var members: [UInt64: DrawRoomState.Member] = [:]
+    package var members: [UInt64: DrawRoomState.Member] = [:]
 
     // The lease.
-    var redisUp = false
-    var lease: OwnerLease?
+    package var redisUp = false
+    package var lease: OwnerLease?
     var roomOpen = false
     var leaseBusy = false
     var halted = false
@@ -267,7 +278,7 @@ struct ClusterNodeState {
     var waitingForRoom: [(id: UInt64, forward: [String: JSONValue], localFirst: Bool)] = []
 
     // Follower: the owner's view.
-    var subscribed = false
+    package var subscribed = false
     var fanoutLive = false
     /// The snapshot read a new subscription waits for (its channel must be live first), and
     /// whether it goes to every page (`true`) or only to those waiting.
@@ -275,7 +286,7 @@ struct ClusterNodeState {
     /// Pages may have missed a message published before the channel was live (and after the
     /// snapshot they got): the next snapshot the channel brings goes to every page.
     var pagesMayLag = false
-    var snapshot: ClusterSnapshot?
+    package var snapshot: ClusterSnapshot?
     var highestToken: Int64 = 0
     var lastTick: String?
     var lastViewers: String?
@@ -284,7 +295,7 @@ struct ClusterNodeState {
     var catchingUp = false
     var forwarded: [UInt64: Forwarded] = [:]
 
-    init(settings: Settings) {
+    package init(settings: Settings) {
         self.settings = settings
     }
 
@@ -295,15 +306,15 @@ struct ClusterNodeState {
     }
 
     /// Whether the owner's room may announce at `now`: its lease holds, with the margin to spare.
-    func mayAnnounce(at now: UInt64) -> Bool {
+    package func mayAnnounce(at now: UInt64) -> Bool {
         guard let lease else { return false }
         return lease.isValid(at: now, margin: settings.safetyMargin)
     }
 
-    static let roleHost = JSONValue.object(["type": .string("role"), "role": .string("host")]).canonicalString
-    static let roleViewer = JSONValue.object(["type": .string("role"), "role": .string("viewer")]).canonicalString
+    package static let roleHost = JSONValue.object(["type": .string("role"), "role": .string("host")]).canonicalString
+    package static let roleViewer = JSONValue.object(["type": .string("role"), "role": .string("viewer")]).canonicalString
 
-    mutating func handle(_ event: Event, at now: Moment, using random: inout some RandomNumberGenerator) -> [Action] {
+    package mutating func handle(_ event: Event, at now: Moment, using random: inout some RandomNumberGenerator) -> [Action] {
         var actions: [Action] = []
         self.now = now
         switch event {
@@ -538,7 +549,8 @@ struct ClusterNodeState {
                 return
             }
         }
-        guard let config = DrawPersistence.decode(chain.configJSON), var draw = try? Draw(config: config, restoring: records) else {
+        guard let config = (try? JSONValue.parse(chain.configJSON)).flatMap({ try? DrawConfig(json: $0) }),
+              var draw = try? Draw(config: config, restoring: records) else {
             actions.append(.log(.error("cluster ALARM: the settings or records of draw \(code) cannot be read back; this instance will not act as its owner")))
             halted = true
             stepDown("unreadable log", announce: false, &actions)
