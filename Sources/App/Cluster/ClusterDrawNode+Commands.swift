@@ -66,13 +66,15 @@ extension ClusterDrawNode {
             room.perform(command, seq: seq, client: client, awaitReveal: awaitReveal) { [self] outcome in
                 // On the loop, inside the room's step: an answer comes before the broadcasts that follow it.
                 guard case .success(let reply) = outcome else { return completion(outcome) }
+                let kept = keptWithRecords.removeValue(forKey: "\(clientKey)\t\(seq)")
                 if case .start = command, self.room === room {
-                    // Kept with the round's frozen inputs by `keepRolling` (or alone by `settled`).
+                    // Kept with its lock record too, and again with the round's frozen inputs by
+                    // `keepRolling` (or alone by `settled`).
                     pendingStartAnswer = PendingAnswer(client: clientKey, seq: seq, reply: reply, completion: completion)
                     return
                 }
                 // Already kept with the command's records (same answer): nothing more to write.
-                if keptWithRecords.removeValue(forKey: "\(clientKey)\t\(seq)") == reply { return completion(.success(reply)) }
+                if kept == reply { return completion(.success(reply)) }
                 rememberAnswer(PendingAnswer(client: clientKey, seq: seq, reply: reply, completion: completion), alsoSet: nil)
             }
         }
