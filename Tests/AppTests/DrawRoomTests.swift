@@ -480,10 +480,11 @@ struct DrawRoomTests {
         try host.send(text: #"{"type":"stop","seq":2}"#)
         var before = [JSONValue]()
         let error = try host.next(type: "error", skipped: &before)
-        #expect(before.allSatisfy { ["tick", "phase"].contains($0["type"]?.stringValue ?? "") && $0["phase"]?.stringValue != "stopping" })
+        #expect(before.allSatisfy { ["tick", "phase", "lock"].contains($0["type"]?.stringValue ?? "") && $0["phase"]?.stringValue != "stopping" })
         #expect(error["code"]?.stringValue == "storage_failed")
         #expect(error["seq"]?.intValue == 2)
-        // The viewer saw rolling and keeps seeing ticks; no stopping, no result.
+        // The viewer saw the lock Start stored, then rolling, and keeps seeing ticks; no stopping, no result.
+        #expect(try viewer.nextEvent()["type"]?.stringValue == "lock")
         #expect(try viewer.nextEvent()["phase"]?.stringValue == "rolling")
         let later = try viewer.collect(for: .milliseconds(600))
         #expect(!later.isEmpty)
