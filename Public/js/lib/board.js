@@ -153,26 +153,23 @@ export class Stage {
 
   /** The proof label beside the verified mark ("local proof" / "sealed by drand round R"), made once. */
   proofNode() {
-    const verified = this.nodes.verified;
-    if (!verified) return null;
-    if (!this.nodes.proof) {
-      this.nodes.proof = el(verified.tagName === 'P' ? 'p' : 'span', { class: 'proof-label', data: { proof: '' } });
-      this.nodes.proof.hidden = true;
-      verified.after(this.nodes.proof);
-    }
-    return this.nodes.proof;
+    return this.lineAfter('proof', this.nodes.verified, 'proof-label');
   }
 
   /** The line under "Sealed by drand round R": what this device's own fetch of R found. */
   relayNode() {
-    const proof = this.proofNode();
-    if (!proof) return null;
-    if (!this.nodes.relay) {
-      this.nodes.relay = el(proof.tagName === 'P' ? 'p' : 'span', { class: 'relay-check', data: { relay: '' } });
-      this.nodes.relay.hidden = true;
-      proof.after(this.nodes.relay);
+    return this.lineAfter('relay', this.proofNode(), 'relay-check');
+  }
+
+  /** Node `name` (data-`name`), made once right after `anchor` as the same kind of line, hidden until shown. */
+  lineAfter(name, anchor, cls) {
+    if (!anchor) return null;
+    if (!this.nodes[name]) {
+      this.nodes[name] = el(anchor.tagName === 'P' ? 'p' : 'span', { class: cls, data: { [name]: '' } });
+      this.nodes[name].hidden = true;
+      anchor.after(this.nodes[name]);
     }
-    return this.nodes.relay;
+    return this.nodes[name];
   }
 
   /** Text for the big value. */
