@@ -33,7 +33,10 @@ public enum EntryProof {
             return false
         }), case .round(let drawn) = records[at].body else { throw .unknownRound }
         guard case .list(let count, let hash, let removed, _, _) = drawn.pool else { throw .notAList }
-        guard at > 0, case .lock(let lock) = records[at - 1].body, let root = lock.root else { throw .noLock }
+        // The round's lock: right before it, or (a beacon-sealed round, docs/FAIRNESS.md §13) before its beacon records.
+        var lockAt = at - 1
+        while lockAt > 0, ["beacon", "beaconValue", "beaconVoid"].contains(records[lockAt].kind) { lockAt -= 1 }
+        guard lockAt >= 0, case .lock(let lock) = records[lockAt].body, lock.round == round, let root = lock.root else { throw .noLock }
         var list: (names: [String], tickets: [UInt64]?, groups: [String]?)?
         for record in records[..<at] {
             if case .entrants(let listHash, let names, let tickets, let groups) = record.body, listHash == hash {
@@ -55,7 +58,7 @@ public enum EntryProof {
             "size": .int(Int64(count)),
             "root": .string(root),
             "inPool": .bool(!RoundRules.sortedContains(removed, Int64(position))),
-            "lock": records[at - 1].json,
+            "lock": records[lockAt].json,
             "pool": drawn.pool.json,
             "roundHash": .string(records[at].hash),
         ])

@@ -187,4 +187,16 @@ import Testing
         try range.round()
         #expect(throws: EntryProof.Failure.notAList) { try EntryProof.proof(records: range.records, round: 1, entry: "1") }
     }
+
+    /// A beacon-sealed round's lock sits before its beacon records (lock, beacon, beaconVoid,
+    /// beacon, beaconValue, round): its entrants get their proof from it too.
+    @Test func aSealedRoundsEntriesHaveTheirProof() throws {
+        let records = try #require(try JSONValue.parse(SampleDraw.beaconExport())["records"]?.arrayValue)
+            .map { record throws(RecordError) in try DrawRecord(json: record) }
+        let proof = try EntryProof.proof(records: records, round: 2, entry: "Ann")
+        let lockIndex = try #require(proof["lock"]?["index"]?.intValue)
+        #expect(records[Int(lockIndex)].kind == "lock" && records[Int(lockIndex) + 1].kind == "beacon")
+        #expect(EntryProof.problem(proof) == nil)
+        #expect(EntryProof.check(proof, against: records.map(\.json)).ok)
+    }
 }
