@@ -14,6 +14,7 @@ import time
 import urllib.request
 
 from conftest import ROOT, banner_port, server_command
+from test_axe import audit
 
 sys.path.insert(0, os.path.join(ROOT, "Tests", "peers"))
 from drand_relay import DrandChain, Relay  # noqa: E402
@@ -110,16 +111,22 @@ def test_the_screen_shows_waiting_for_drand_round_then_the_sealed_winners(browse
         assert relay["state"] == "mismatch" and relay["bad"], relay
         assert relay["text"].startswith("⚠ drand round %d from 127.0.0.1:" % beacon_round), relay
         phone.save_screenshot(os.path.join(shots, "beacon-relay-mismatch.png"))
+        found = {}
+        audit(phone, "relay mismatch (phone)", found)
+        assert found == {}, found
 
         # No relay answers: the round is rechecked from its record, and the page says it was not compared.
+        # (A phone in Chinese.)
         for relay_server in relays:
             relay_server.close()
-        phone = browser(390, 844)
-        phone.get(base + "/draw/" + CODE)
+        phone = browser(390, 844, "zh-CN")
+        phone.get(base + "/watch/" + CODE)
         relay = relay_line(phone)
         assert relay["state"] == "unreachable", relay
-        assert relay["text"].startswith("No drand relay answered this device: round %d" % beacon_round), relay
+        assert relay["text"].startswith("本设备未能连上任何 drand 中继：第 %d 轮" % beacon_round), relay
         assert phone.errors(allow=("/public/%d" % beacon_round,)) == []  # only the refused fetches of R
+        audit(phone, "relay unreachable (phone, zh-CN)", found)
+        assert found == {}, found
     finally:
         if proc.poll() is None:
             proc.terminate()
