@@ -1,5 +1,5 @@
-"""A full disk: `--data` on a small tmpfs, filled through the product (large entrant lists,
-one round after another over REST) until a Stop cannot be stored.
+"""A full disk: `--data` on a small tmpfs, filled while a round rolls (after rounds with large
+entrant lists over REST) so that its Stop cannot be stored; then a Start on a full disk.
 
 The host gets a clear `disk_full` (HTTP 503) and nothing of that round is announced: the
 REST state and a WebSocket viewer see no result and no slow-down for it, and every winner
@@ -12,6 +12,7 @@ The tmpfs is mounted in a private mount namespace (`unshare --mount` as root, el
 `unshare --user --map-root-user --mount`); the test fails, never skips, when neither works.
 """
 import asyncio
+import errno
 import json
 import os
 import re
@@ -29,9 +30,8 @@ import websockets
 from test_draw_export import ADMIN_KEY, CODE, HOST_KEY, Tombola, verify_with_script
 from test_fairness_script import script, tombola_binary  # noqa: F401 (fixture)
 
-SMALL = "1m"
+SMALL = "4m"
 BIG = "16m"
-BALLAST_KIB = 160
 NAME_PAD = "-" + "x" * 48
 
 # Mounts the tmpfs, restores a copy of earlier files, runs tombola in the background and,
@@ -39,7 +39,6 @@ NAME_PAD = "-" + "x" * 48
 WRAPPER = r"""
 mount -t tmpfs -o "size=$TMPFS_SIZE" tmpfs "$TMPFS_DIR" || exit 97
 if [ -n "$SEED_DIR" ]; then cp -a "$SEED_DIR"/. "$TMPFS_DIR"/ || exit 98; fi
-if [ "$BALLAST_KIB" -gt 0 ]; then head -c "${BALLAST_KIB}k" /dev/zero > "$TMPFS_DIR/ballast" || exit 98; fi
 "$@" &
 echo $! > "$PID_FILE"
 status=0
@@ -76,7 +75,7 @@ class TmpfsTombola(Tombola):
     """`tombola` with `--data` on its own tmpfs of `size`, seeded from `seed_dir`; when it
     exits, its files are in `self.out_dir`."""
 
-    def __init__(self, prefix, size, seed_dir=None, ballast_kib=0):
+    def __init__(self, prefix, size, seed_dir=None):
         binary = tombola_binary()
         assert binary, "build tombola first (swift build) or set TOMBOLA_BIN"
         self.mount_dir = tempfile.mkdtemp(prefix="tombola-tmpfs-")
@@ -87,7 +86,7 @@ class TmpfsTombola(Tombola):
         pid_file = os.path.join(self.out_dir, ".pid")
         self.code = CODE
         env = dict(os.environ, TMPFS_SIZE=size, TMPFS_DIR=self.mount_dir, SEED_DIR=seed_dir or "",
-                   BALLAST_KIB=str(ballast_kib), PID_FILE=pid_file, OUT_DIR=self.out_dir)
+                   PID_FILE=pid_file, OUT_DIR=self.out_dir)
         self.proc = subprocess.Popen(
             prefix + ["sh", "-c", WRAPPER, "tombola-tmpfs",
                       binary, "--host", "127.0.0.1", "--port", "0", "--data", self.mount_dir, "--public", self.public_dir,
@@ -178,30 +177,42 @@ def names_for(batch, count):
     return "\n".join("b%03d-%05d%s" % (batch, i, NAME_PAD) for i in range(count))
 
 
-def fill_until_stop_fails(server, announced, batch, max_rounds=200):
-    """Runs rounds (each with a fresh entrant list while one fits, halving the list when the
-    settings no longer fit) until a Stop answers disk_full. Returns (round number, body)."""
-    size = 640
-    for _ in range(max_rounds):
+def fill(path):
+    """Writes zeros to `path` until the disk is full (ENOSPC)."""
+    with open(path, "ab", buffering=0) as f:
+        try:
+            while True:
+                f.write(b"\0" * 16384)
+        except OSError as error:
+            assert error.errno == errno.ENOSPC, error
+    with open(path, "ab", buffering=0) as f:
+        try:
+            while True:
+                f.write(b"\0")
+        except OSError as error:
+            assert error.errno == errno.ENOSPC, error
+
+
+def rounds_then_full_disk_stop(server, announced, batch, rounds=3):
+    """Runs `rounds` rounds, each with a fresh entrant list (Start stores it with the round's
+    lock), starts one more, fills what is left of the disk (`filler`) while it rolls, and stops
+    it. Returns (round number, status, body) of that Stop."""
+    for n in range(rounds + 1):
         batch[0] += 1
-        if size >= 10:
-            status, body = server.command("config", {"pool": {"kind": "list", "text": names_for(batch[0], size)},
-                                                     "perStop": 3})
-            if status != 200:
-                assert status == 503 and body["error"]["code"] == "disk_full", (status, body)
-                size //= 2
+        status, body = server.command("config", {"pool": {"kind": "list", "text": names_for(batch[0], 160)}, "perStop": 3})
+        assert status == 200, (status, body)
         status, state = server.json("GET", "/api/draws/" + CODE)
         number = state["round"]
         status, body = server.command("start")
         assert status == 200, (status, body)
+        if n == rounds:
+            fill(server.path("filler"))
+            return (number,) + server.command("stop")
         status, body = server.command("stop")
-        if status == 200:
-            result = body["result"]
-            assert result["round"] == number and result["round"] not in announced
-            announced[result["round"]] = result["winners"]
-            continue
-        return number, status, body
-    raise AssertionError("the disk never filled up (%d rounds)" % max_rounds)
+        assert status == 200, (status, body)
+        result = body["result"]
+        assert result["round"] == number and result["round"] not in announced
+        announced[result["round"]] = result["winners"]
 
 
 def results_seen(messages):
@@ -229,13 +240,13 @@ def test_a_full_disk_refuses_the_stop_clearly_and_announces_nothing_of_it(script
     prefix = unshare_prefix()
     announced = {}
     batch = [0]
-    server = TmpfsTombola(prefix, SMALL, ballast_kib=BALLAST_KIB)
+    server = TmpfsTombola(prefix, SMALL)
     viewer = None
     copies = []
     try:
         viewer = Viewer(server.port)
-        failed, status, body = fill_until_stop_fails(server, announced, batch)
-        assert len(announced) >= 3, "the disk filled before three rounds: %s" % body
+        failed, status, body = rounds_then_full_disk_stop(server, announced, batch)
+        assert len(announced) >= 3
         assert status == 503 and body["error"]["code"] == "disk_full", (status, body)
         assert "disk is full" in body["error"]["message"]
         # Asking again changes nothing and says the same.
@@ -254,14 +265,26 @@ def test_a_full_disk_refuses_the_stop_clearly_and_announces_nothing_of_it(script
             "a slow-down or reveal was broadcast for the failed round"
 
         # Freeing space lets the same server store and announce the round.
-        os.remove(server.path("ballast"))
+        os.remove(server.path("filler"))
         status, body = server.command("stop")
         assert status == 200, (status, body)
         assert body["result"]["round"] == failed
         announced[failed] = body["result"]["winners"]
 
+        # A Start on a full disk is refused as clearly: its lock cannot be stored, so nothing rolls
+        # and no page hears a `lock` or `rolling` for it.
+        fill(server.path("filler"))
+        mark = len(viewer.snapshot())
+        status, body = server.command("start")
+        assert status == 503 and body["error"]["code"] == "disk_full", (status, body)
+        time.sleep(1)
+        status, state = server.json("GET", "/api/draws/" + CODE)
+        assert state["phase"] == "revealed" and state["round"] == failed + 1, state
+        assert not [m for m in viewer.snapshot()[mark:] if m["type"] == "lock" or m.get("phase") == "rolling"]
+        os.remove(server.path("filler"))
+
         # Fill again and stop the server while its disk is full.
-        failed, status, body = fill_until_stop_fails(server, announced, batch)
+        failed, status, body = rounds_then_full_disk_stop(server, announced, batch)
         assert status == 503 and body["error"]["code"] == "disk_full", (status, body)
         time.sleep(2.5)  # a non-event, as above: no slow-down or result for the failed round
         check_board(server, announced)
