@@ -120,8 +120,8 @@ extension ClusterDrawNode {
         case .relayWinnerPresence:
             relayWinnerPresence()
         case .checkKey(let key, let remote, let id):
-            let verdict = hostKey.verdict(for: key, from: remote, limiter: runtime.limiter) { [weak self] verdict in
-                guard let self else { return }
+            // Held by the limiter until Redis answers (milliseconds): a strong capture is no cycle.
+            let verdict = hostKey.verdict(for: key, from: remote, limiter: runtime.limiter) { [self] verdict in
                 loop.execute { [self] in feed(.keyChecked(id, verdict)) }
             }
             if let verdict { feed(.keyChecked(id, verdict)) }
