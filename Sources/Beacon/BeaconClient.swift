@@ -85,7 +85,9 @@ public struct BeaconClient: Sendable {
                                             allowHTTP: allowHTTP, timeoutMillis: budget, maxBytes: maxBytes)
             for answer in answers {
                 if let error = answer.error {
-                    lastError[answer.relay] = error
+                    // A last try cut short by the deadline says less than what the relay did before.
+                    let cutShort = answer.timedOut && budget < requestTimeoutMillis
+                    if !cutShort || lastError[answer.relay] == nil { lastError[answer.relay] = error }
                 } else if answer.status != 200 {
                     lastError[answer.relay] = "HTTP \(answer.status)"
                 } else {

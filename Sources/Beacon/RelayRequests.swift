@@ -8,6 +8,8 @@ struct RelayAnswer: Sendable {
     let body: [UInt8]
     /// Transport failure (timeout, refused, too large, TLS); nil when an HTTP answer came.
     let error: String?
+    /// The error is the request's own time limit running out.
+    var timedOut = false
 }
 
 /// Plain GETs with libcurl's multi interface: every URL at once on the calling thread (never an
@@ -85,7 +87,8 @@ enum RelayRequests {
                 answers[relay] = RelayAnswer(relay: relay, status: status, body: [], error: "answer larger than \(maxBytes) bytes")
             } else if code != CURLE_OK {
                 let text = curl_easy_strerror(code).map { String(cString: $0) } ?? "error \(code.rawValue)"
-                answers[relay] = RelayAnswer(relay: relay, status: status, body: [], error: text)
+                answers[relay] = RelayAnswer(relay: relay, status: status, body: [], error: text,
+                                             timedOut: code == CURLE_OPERATION_TIMEDOUT)
             } else {
                 answers[relay] = RelayAnswer(relay: relay, status: status, body: sink.bytes, error: nil)
             }
