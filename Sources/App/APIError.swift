@@ -14,7 +14,7 @@ enum APIError {
         case "method_not_allowed": .methodNotAllowed
         case "wrong_phase", "not_committed", "pool_exhausted", "none_eligible", "prizes_done", "already_voided": .conflict
         case "draw_archived", "not_archived", "default_draw", "draw_linked": .conflict
-        case "not_supported", "beacon_unavailable": .notImplemented
+        case "not_supported": .notImplemented
         case "beacon_void": .conflict
         case "not_checkin", "entries_open", "entries_closed", "already_joined", "duplicate_value", "entries_full": .conflict
         case "bad_code", "not_winner": .forbidden

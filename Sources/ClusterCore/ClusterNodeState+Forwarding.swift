@@ -33,8 +33,16 @@ extension ClusterNodeState {
         members["from"] = .string(settings.instanceID)
         members["id"] = .int(Int64(id))
         forwarded[id] = Forwarded(message: Array(JSONValue.object(members).canonicalString.utf8), token: highestToken)
-        actions.append(.schedule(.forwardTimeout(id), at: now.nanoseconds &+ UInt64(settings.forwardTimeout.nanosecondCount)))
+        actions.append(.schedule(.forwardTimeout(id), at: now.nanoseconds &+ UInt64(forwardWait(message).nanosecondCount)))
         publishForwarded(id, &actions)
+    }
+
+    /// How long forwarded `message` waits for its answer: a Stop also waits out the longest wait
+    /// for a drand round (a beacon-sealed draw answers once R came, or was void). Every Stop, since
+    /// a follower without pages holds no copy of the draw's settings; a plain Stop is answered
+    /// after its slow-down anyway, so only an owner that never answers is given up on later.
+    func forwardWait(_ message: [String: JSONValue]) -> Duration {
+        message["command"]?["type"]?.stringValue == "stop" ? settings.forwardTimeout + settings.sealedStopWait : settings.forwardTimeout
     }
 
     /// Sends forwarded request `id` while it waits. Nobody listening (no owner right now: a

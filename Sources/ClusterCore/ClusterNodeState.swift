@@ -39,6 +39,7 @@ package struct ClusterNodeState {
         var pollInterval: Duration = .milliseconds(250)
         var safetyMargin: Duration = .milliseconds(150)
         var forwardTimeout: Duration = .seconds(10)
+        var sealedStopWait: Duration = .zero
         /// How often an unheard forwarded command is published again.
         var resendInterval: Duration = .milliseconds(50)
 
@@ -51,6 +52,7 @@ package struct ClusterNodeState {
             pollInterval = cluster.pollInterval
             safetyMargin = cluster.safetyMargin
             forwardTimeout = cluster.forwardTimeout
+            sealedStopWait = cluster.sealedStopWait
         }
     }
 
@@ -556,8 +558,9 @@ package struct ClusterNodeState {
             stepDown("unreadable log", announce: false, &actions)
             return
         }
-        var resumed = false
-        if let (seal, commitment) = chain.pendingSeal,
+        // A beacon-sealed round waiting for its drand round carries its seed in its lock.
+        var resumed = draw.sealing != nil
+        if !resumed, let (seal, commitment) = chain.pendingSeal,
            let seed = ClusterSeal.open(seal, key: settings.key, code: code, commitment: commitment) {
             do {
                 try draw.resumeCommitment(seed)

@@ -13,6 +13,9 @@ enum ClusterResume {
     /// rest of its slow-down, then the reveal), or nil (nothing was under way).
     /// `now`: wall clock, Unix milliseconds.
     static func resume(_ draw: inout Draw, rolling: String?, snapshot: String?, now: Int64) -> DrawRoomState.Event? {
+        // Read back waiting for its drand round (the chain ends with the round's `beacon` lock):
+        // it rolls on and the new owner fetches that same drand round (docs/FAIRNESS.md §13).
+        if draw.sealing != nil { return .resumeSealed }
         if let hint = rolling.flatMap({ try? JSONValue.parse($0) }), hint["commitment"]?.stringValue == draw.commit?.commitment,
            let items = hint["contributions"]?.arrayValue {
             let contributions = items.compactMap { $0.stringValue.flatMap(Contribution.init(hex:)) }

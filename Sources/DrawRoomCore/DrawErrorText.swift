@@ -68,7 +68,6 @@ public enum DrawErrorText {
         "wrong_phase": "That cannot be done right now.",
         "not_committed": "No commitment is published yet.",
         "beacon_void": "The drand round did not come in time (the reason is on record); the round is still rolling: press Stop again.",
-        "beacon_unavailable": "Beacon-sealed rounds are not supported in cluster mode yet.",
         "pool_exhausted": "Everyone in the pool has won; change the pool or clear the board.",
         "prizes_done": "Every prize has been drawn.",
         "unknown_round": "That round is not on the board.",

@@ -12,12 +12,12 @@ public struct DrawRoomSettings: Sendable {
     public var slowDown = Duration.milliseconds(1500)
     /// The body limit of a pool upload by a draw's host (`--max-pool-bytes`); every other request keeps 1 MiB.
     public var maxPoolBytes = DrawRoomSettings.defaultMaxPoolBytes
-    /// Where beacon-sealed rounds take drand from (docs/FAIRNESS.md §13); nil: draws may not ask
-    /// for the beacon (cluster mode, not supported yet: `configure` answers `beacon_unavailable`).
-    public var beacon: BeaconSettings?
+    /// Where beacon-sealed rounds take drand from (docs/FAIRNESS.md §13), on a single box and in
+    /// cluster mode alike.
+    public var beacon = BeaconSettings()
 
     public init(tickHz: Int = 20, slowDown: Duration = .milliseconds(1500),
-                maxPoolBytes: Int = DrawRoomSettings.defaultMaxPoolBytes, beacon: BeaconSettings? = nil) {
+                maxPoolBytes: Int = DrawRoomSettings.defaultMaxPoolBytes, beacon: BeaconSettings = BeaconSettings()) {
         self.beacon = beacon
         self.tickHz = tickHz
         self.slowDown = slowDown
@@ -40,6 +40,12 @@ public struct BeaconSettings: Sendable, Equatable {
         self.relays = relays
         self.allowHTTP = allowHTTP
         self.waitMillis = waitMillis
+    }
+
+    /// The longest a sealed Stop waits for its drand round: R is due at most the lock margin and
+    /// one period after the lock, and may then take `waitMillis` before the round is void.
+    public var longestWait: Duration {
+        .milliseconds(BeaconSeal.lockMarginMillis + chain.period * 1000 + waitMillis)
     }
 }
 

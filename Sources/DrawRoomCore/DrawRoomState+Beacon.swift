@@ -31,14 +31,6 @@ public struct BeaconVoidShown: Sendable, Equatable {
 /// lock and keeps rolling; the shell fetches drand round R (`fetchBeacon`); its value finishes
 /// the round (slow-down, reveal), a failure voids the seal and the round keeps rolling.
 extension DrawRoomState {
-    static func asksForBeacon(_ command: HostCommand, _ current: DrawConfig) -> Bool {
-        switch command {
-        case .configure(let config): config.beacon
-        case .stop, .replacePool: current.beacon
-        default: false
-        }
-    }
-
     /// `{"type":"beacon","round","beaconRound","status":"waiting"|"sealed"|"void","reason"}`.
     var beaconJSON: JSONValue {
         if let lock = draw.sealing {
@@ -65,7 +57,8 @@ extension DrawRoomState {
     /// The wait limit runs from R's due time, or from `now` when that is later (a round resumed
     /// after a restart: R's value is fetched afresh, never replaced).
     func requestBeacon(at now: Int64, _ actions: inout [Action]) {
-        guard let lock = draw.sealing, let hash = draw.sealingHash, let beacon = settings.beacon else { return }
+        guard let lock = draw.sealing, let hash = draw.sealingHash else { return }
+        let beacon = settings.beacon
         let due = lock.chain.dueMillis(of: lock.beaconRound)
         actions.append(.fetchBeacon(BeaconRequest(beaconRound: lock.beaconRound, chain: lock.chain, relays: lock.relays,
                                                   allowHTTP: beacon.allowHTTP, dueMillis: due,

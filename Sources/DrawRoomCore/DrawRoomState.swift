@@ -542,12 +542,6 @@ public struct DrawRoomState {
             }
             return
         }
-        if settings.beacon == nil, Self.asksForBeacon(job.command, draw.config) {
-            // Cluster mode: beacon-sealed rounds are not supported there yet (docs/CLUSTER.md).
-            actions.append(.count(.refusedCommands))
-            deliver(.failure(CommandFailure(code: "beacon_unavailable")), for: job, &actions)
-            return
-        }
         do {
             switch job.command {
             case .checkin:
@@ -577,7 +571,7 @@ public struct DrawRoomState {
                       &actions)
 
             case .stop where draw.config.beacon:
-                guard let beacon = settings.beacon else { break }
+                let beacon = settings.beacon
                 var candidate = draw
                 let records = try candidate.stopSealed(chain: beacon.chain, relays: beacon.relays, at: now)
                 let entry = AuditEntry(actor: "host", action: "stop", detail: .object([

@@ -537,4 +537,40 @@ extension ClusterNodeState.Action {
         // Nothing new committed: the seed was taken up.
         #expect(!opened.contains { if case .appendTakeover = $0 { return true }; return false })
     }
+
+    @Test func takeoverResumesARoundWaitingForItsDrandRound() throws {
+        // The chain ends with a `beacon` lock: the seed is in the lock, nothing is committed anew,
+        // no alarm, and the room rolls on and fetches the same drand round (`.resumeSealed`).
+        let old = try ClusterResumeTests.SealedOwner()
+        let settings = ClusterSettings(endpoint: RedisEndpoint(host: "127.0.0.1"), key: Array(repeating: 9, count: 32))
+        var state = ClusterNodeState(settings: .init(code: "ROOM", instanceID: "i1", cluster: settings))
+        var random = SeededGenerator(seed: 3)
+        let now = ClusterNodeState.Moment(nanoseconds: 10_000_000_000, wallMilliseconds: 1_764_000_000_000)
+        _ = state.handle(.redis(up: true), at: now, using: &random)
+        let lease = OwnerLease(draw: "ROOM", owner: "i1", token: 4, validUntil: now.nanoseconds + 2_000_000_000)
+        _ = state.handle(.leaseAcquired(.acquired(lease)), at: now, using: &random)
+        guard case .commit(let commitment, _)? = old.records.first?.body else { Issue.record("no commit"); return }
+        let seed = try #require(Seed(bytes: Array(repeating: 5, count: 32)))
+        let chain = ClusterChain(configJSON: ClusterResumeTests.SealedOwner.config.json.canonicalString, records: old.records,
+                                 pendingSeal: (ClusterSeal.seal(seed, key: settings.key, code: "ROOM"), commitment), epoch: "e", offset: "1-0")
+        let read = state.handle(.chainRead(token: 4, .success(chain)), at: now, using: &random)
+        _ = state.handle(.bookRead(token: 4, .read(CheckinBook(settings: CheckinSettings(), entries: []))), at: now, using: &random)
+        let opened = state.handle(.roundStateRead(token: 4, .init(rolling: nil, snapshot: nil, ticks: 40)), at: now, using: &random)
+        #expect(state.role == .owner)
+        #expect(!(read + opened).contains { if case .log(.error) = $0 { return true }; return false })
+        #expect(opened.contains { if case .openRoom(let draw, 40, _) = $0 { return draw.sealing != nil }; return false })
+        #expect(opened.contains { if case .toRoom(.event(.resumeSealed)) = $0 { return true }; return false })
+        #expect(!opened.contains { if case .appendTakeover = $0 { return true }; return false })
+    }
+
+    @Test func aForwardedStopWaitsForADrandRound() throws {
+        var settings = ClusterSettings(endpoint: RedisEndpoint(host: "127.0.0.1"), key: Array(repeating: 9, count: 32))
+        settings.sealedStopWait = BeaconSettings().longestWait
+        let state = ClusterNodeState(settings: .init(code: "ROOM", instanceID: "i2", cluster: settings))
+        let stop: [String: JSONValue] = ["kind": .string("command"), "command": .object(["type": .string("stop")])]
+        let start: [String: JSONValue] = ["kind": .string("command"), "command": .object(["type": .string("start")])]
+        // The lock margin, one quicknet period, the 10 s wait limit.
+        #expect(state.forwardWait(stop) == .seconds(10) + .milliseconds(1_000 + 3_000 + 10_000))
+        #expect(state.forwardWait(start) == .seconds(10))
+    }
 }

@@ -175,6 +175,56 @@ import Testing
         #expect(rolling.frozenContributions.map(\.hex) == [contribution])
     }
 
+    /// A beacon-sealed draw whose round was started and stopped: the lock and the `beacon` record
+    /// stored, drand round R asked for (`request`), nothing revealed yet.
+    struct SealedOwner {
+        static var config: DrawConfig {
+            var config = DrawConfig.standard
+            config.beacon = true
+            return config
+        }
+        static let settings = DrawRoomSettings(tickHz: 20, slowDown: .milliseconds(300), beacon: BeaconSettings())
+        var room: RoomHarness
+        var records: [DrawRecord]
+        var request: BeaconRequest
+
+        init() throws {
+            var draw = try Draw(config: Self.config)
+            records = [try draw.prepareCommitment(seed: Seed(bytes: Array(repeating: 5, count: 32))!, at: 1_000)]
+            room = try RoomHarness(config: Self.config)
+            room.state = DrawRoomState(code: "ROOM", draw: draw, settings: Self.settings)
+            room.host()
+            for action in room.start().actions { if case .store(let batch) = action { records += batch.records } }
+            guard case .store(let batch)? = room.command(.stop).actions.first(where: \.isStore) else { throw DrawError.wrongPhase }
+            records += batch.records
+            let stored = room.handle(.stored(.success(())))
+            request = try #require(stored.beaconRequests.first)
+        }
+
+        var snapshot: String { "i1\n1\n7\nepoch 1-0\n" + room.state.stateText(for: nil) }
+    }
+
+    @Test func aRoundWaitingForItsDrandRoundIsFetchedAgainByTheNewOwner() throws {
+        let old = try SealedOwner()
+        #expect(old.records.map(\.kind) == ["commit", "lock", "beacon"])
+        var draw = try Draw(config: SealedOwner.config, restoring: old.records)
+        #expect(draw.sealing != nil && draw.phase == .rolling)
+        // The old owner's rolling hint (written at Start) does not turn it back into a plain roll.
+        let hint = #"{"audience":null,"commitment":"\#(try #require(draw.commit?.commitment))","contributions":[],"round":1}"#
+        let event = ClusterResume.resume(&draw, rolling: hint, snapshot: old.snapshot, now: 10_000)
+        guard case .resumeSealed? = event else {
+            Issue.record("expected resumeSealed, got \(String(describing: event))")
+            return
+        }
+        var room = try RoomHarness(config: SealedOwner.config)
+        room.state = DrawRoomState(code: "ROOM", draw: draw, settings: SealedOwner.settings)
+        let actions = room.handle(.resumeSealed)
+        // The same drand round for the same lock: never another one.
+        let request = try #require(actions.beaconRequests.first)
+        #expect(request.beaconRound == old.request.beaconRound && request.lockHash == old.request.lockHash)
+        #expect(room.state.draw.phase == .rolling && !actions.contains(where: \.isStore))
+    }
+
     @Test func ticksContinueAboveTheHighestSeqAnnouncedAndNeverGoBack() throws {
         var room = try RoomHarness()
         room.host()

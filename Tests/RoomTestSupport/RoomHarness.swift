@@ -99,6 +99,13 @@ extension Array where Element == DrawRoomState.Action {
             return (try? JSONValue.parse(sent.text))?["type"]?.stringValue
         }
     }
+    /// The drand rounds the room asks its shell to fetch.
+    public var beaconRequests: [BeaconRequest] {
+        compactMap { action in
+            if case .fetchBeacon(let request) = action { return request }
+            return nil
+        }
+    }
     public var motionDue: ContinuousClock.Instant? { compactMap(\.scheduledAt).last { $0.timer == .motion }?.instant }
     public func reply(to caller: UInt64) -> Result<CommandReply, CommandFailure>? { lazy.compactMap { $0.reply(to: caller) }.first }
 }
