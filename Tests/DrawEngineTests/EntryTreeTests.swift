@@ -17,6 +17,27 @@ import Testing
         #expect(Hex.encode(Self.leaves(1)[0]) == "6e05292efd1639be1e1b3a7e21a104bf41965951897ce7954812dd033c215d06")
     }
 
+    /// The leaf bytes are written directly (no JSON object per entry): they must equal
+    /// `canon` of the object, byte for byte, for every name a list may hold.
+    @Test func theDirectLeafEncodingEqualsCanonicalJSON() {
+        let names = ["Ann", "\"Q\" \\ Smith", "tab\there", "new\nline", "\u{1}\u{1f}\u{7f}", "Zoë", "李雷", "👩🏽‍💻 Dev", "e\u{301}", "</script>", ""]
+        let groups = ["", "IT", "研发", "a\"b", "x\\y"]
+        for (i, name) in names.enumerated() {
+            for (tickets, group) in zip([1, 3, 1_000_000, 0, UInt64(Int64.max)], groups) {
+                let object: JSONValue = .object(["position": .int(Int64(i * 99_991)), "name": .string(name), "tickets": .int(Int64(tickets)),
+                                                 "group": .string(group)])
+                #expect(EntryTree.leafData(position: i * 99_991, name: name, tickets: tickets, group: group) == object.canonicalBytes)
+                #expect(EntryTree.leafHash(position: i * 99_991, name: name, tickets: tickets, group: group)
+                        == Hashing.sha256([0] + object.canonicalBytes))
+            }
+        }
+        // The list's leaves (one shared buffer) are the one-entry hashes at their positions.
+        let tickets = names.indices.map { UInt64($0 % 3 + 1) }
+        let listGroups = names.indices.map { groups[$0 % groups.count] }
+        #expect(EntryTree.leaves(names: names, tickets: tickets, groups: listGroups)
+                == names.indices.map { EntryTree.leafHash(position: $0, name: names[$0], tickets: tickets[$0], group: listGroups[$0]) })
+    }
+
     @Test(arguments: [
         (1, "6e05292efd1639be1e1b3a7e21a104bf41965951897ce7954812dd033c215d06"),
         (2, "b989799d73630a96e3a1187fdae942797524b8acb7d37ad1e2fb4b13e23935ea"),
