@@ -77,7 +77,7 @@ let package = Package(
         .executableTarget(name: "tombola", dependencies: [
             "App", "Server", "CalculatorEngine", "DrawEngine", "Storage", "JSON", "Embedded", "Beacon",
         ]),
-        .executableTarget(name: "tombola-bench", dependencies: ["WebSocketClient", "Posix", "WebSocketCore", "CLinux", "Compression", "Locking"]),
+        .executableTarget(name: "tombola-bench", dependencies: ["WebSocketClient", "Posix", "WebSocketCore", "CLinux", "Compression", "Locking", "DrawEngine"]),
 
         // Tests mirror Sources.
         .testTarget(name: "EmbeddedTests", dependencies: ["Embedded"]),

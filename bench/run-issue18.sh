@@ -6,6 +6,9 @@
 #   bench/run-issue18.sh [storm] [storm-idle] [rooms] [fanout] [floor] [startup] [history]     (default: all)
 # Issue 31 (permessage-deflate as browsers offer it, idle draws unloaded), not in the default:
 #   bench/run-issue18.sh fanout-deflate storm-deflate reveal-deflate unload   (and reveal: the same at 5,000 without deflate)
+# Issue 27 (a beacon-sealed Stop at 5,000 viewers, drand from two loopback test relays; needs the
+# test venv with py_ecc, which scripts/test makes):
+#   bench/run-issue18.sh reveal-beacon
 # Each step stops by itself; every process started here is killed by its pid.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -32,7 +35,7 @@ start_server() { # $1: data dir, rest: extra flags
     echo "server did not start" >&2; return 1
 }
 stop_server() { [ -n "$server_pid" ] && kill -9 "$server_pid" 2> /dev/null; wait "$server_pid" 2> /dev/null; server_pid=; }
-trap 'stop_server; [ -n "${go_pid:-}" ] && kill -9 "$go_pid" 2> /dev/null' EXIT
+trap 'stop_server; [ -n "${go_pid:-}" ] && kill -9 "$go_pid" 2> /dev/null; [ -n "${relay_pid:-}" ] && kill "$relay_pid" 2> /dev/null' EXIT
 
 record() { # $1: peer label, stdin: bench output
     local load; load=$(cut -d' ' -f1-3 /proc/loadavg)
@@ -118,6 +121,20 @@ for step in $steps; do
                 --url "http://127.0.0.1:$PORT" --server-pid "$server_pid" --calc-clients 1 | record "$label"
             stop_server
         done ;;
+    reveal-beacon)
+        # Issue 27: the same Stop (1,000 winners, 5,000 viewers) on a beacon-sealed draw: Stop stores
+        # the lock, the room waits for drand round R (due at least 1 s after the lock), fetches it
+        # from both relays, then slows down and reveals. Twice, one relay pair for both runs.
+        .venv/bin/python bench/beacon_relay.py --seconds 420 > "$data/relay-flags" & relay_pid=$!
+        for _ in $(seq 600); do [ -s "$data/relay-flags" ] && break; sleep 0.2; done
+        read -r -a beacon_flags < "$data/relay-flags" || { echo "the test relays did not start" >&2; exit 1; }
+        for run in 1 2; do
+            start_server "$data/$step-$run" "${beacon_flags[@]}"
+            timeout 300 "$BIN/tombola-bench" storm --threads 2 --beacon --viewers 5000 --pool 100000 --per-stop 1000 --code BENCH --host-key bench-host-key-0123 \
+                --url "http://127.0.0.1:$PORT" --server-pid "$server_pid" --calc-clients 1 | record tombola-beacon
+            stop_server
+        done
+        kill "$relay_pid" 2> /dev/null; relay_pid= ;;
     unload)
         # Issue 31: RSS after touching 1,000 draws of 100 rounds each, then after 15 s without a
         # request, with the draws unloaded after 5 s and never unloaded.

@@ -1,3 +1,4 @@
+import DrawEngine
 import Foundation
 import Glibc
 import Posix
@@ -7,6 +8,9 @@ import Posix
 /// import preview (`POST …/import`). Each request's wall time is measured by the client from
 /// the first byte sent to the last byte of the answer; the server's CPU time (user + system,
 /// from /proc) over the same request is reported beside it, since the machine is shared.
+/// Then the list's lifecycle (issue #27): a Start that stores a new 100,000-name list and its
+/// lock (the entry tree's root computed, one durable write), the Stop, and one entrant's entry
+/// proof; and the entry tree's root alone, computed here in this process.
 struct PoolCommand {
     static let usage = """
         tombola-bench pool --binary PATH --data DIR [--port P] [--rows 100000] [--runs 5]
@@ -100,8 +104,51 @@ struct PoolCommand {
                        key: item.key + "CpuMs", .double(cpuMedian.rounded()))
             report.field(item.key + "Bytes", .int(item.body.count))
         }
+        try lifecycle(names, base: base, server: server, into: &report)
         report.row("load average (1, 5, 15 min) after", Self.loadAverage, key: "loadAverageAfter", .string(Self.loadAverage))
         return report
+    }
+
+    /// Per run: a new list (its last name names the run, so its hash and tree are new), Start
+    /// (the `entrants` record, the lock with the tree's root, stored before the answer), Stop, and
+    /// the proof of the run's own entry; then the root alone in this process.
+    private func lifecycle(_ names: [String], base: String, server: ServerProcess, into report: inout Report) throws(BenchError) {
+        var walls = [String: [Double]](), cpus = [String: [Double]]()
+        for run in 0...runs {
+            let mine = "Run \(run)"
+            let list = "{\"pool\":{\"kind\":\"list\",\"entrants\":[" + (names.dropLast() + [mine]).map(Self.quote).joined(separator: ",") + "]}}"
+            guard try request("PUT", base + "/config", "application/json", Array(list.utf8)).0 == 200 else { throw .failed("PUT config answered no 200") }
+            let steps: [(key: String, method: String, path: String)] = [
+                ("start", "POST", base + "/start"), ("stop", "POST", base + "/stop"),
+                ("proof", "GET", base + "/rounds/\(run + 1)/proof?entry=Run%20\(run)"),
+            ]
+            for step in steps {
+                let before = server.sample()?.cpuSeconds ?? 0
+                let started = ContinuousClock.now
+                let (status, _) = try request(step.method, step.path, "application/json", step.method == "POST" ? Array("{}".utf8) : [])
+                let wall = (ContinuousClock.now - started).seconds
+                guard status == 200 else { throw .failed("\(step.method) \(step.path) answered \(status)") }
+                guard run > 0 else { continue }  // warm-up
+                walls[step.key, default: []].append(wall * 1000)
+                cpus[step.key, default: []].append(((server.sample()?.cpuSeconds ?? 0) - before) * 1000)
+            }
+        }
+        for (key, label) in [("start", "Start with a new list (stored with its lock and tree root)"), ("stop", "Stop (answered after the 1.5 s slow-down)"),
+                             ("proof", "GET …/rounds/<n>/proof?entry= (one entrant's path)")] {
+            let wall = Self.median(walls[key] ?? []), cpu = Self.median(cpus[key] ?? [])
+            report.row(label, String(format: "wall %.0f ms, server CPU %.0f ms (medians of %d)", wall, cpu, walls[key]?.count ?? 0),
+                       key: key + "WallMs", .double(wall.rounded()))
+            report.field(key + "CpuMs", .double(cpu.rounded()))
+        }
+        var roots = [Double]()
+        for _ in 0...runs {
+            let started = ContinuousClock.now
+            _ = EntryTree.root(names: names, tickets: nil, groups: nil)
+            roots.append((ContinuousClock.now - started).seconds * 1000)
+        }
+        roots.removeFirst()
+        report.row("entry tree root of \(names.count) names, in this process", String(format: "%.1f ms (median of %d)", Self.median(roots), roots.count),
+                   key: "entryRootMs", .double((Self.median(roots) * 10).rounded() / 10))
     }
 
     /// One request on a fresh connection; the status and the answer's size.

@@ -14,9 +14,11 @@ struct StormCommand {
         tombola-bench storm --viewers N --code CODE --host-key KEY [--pool 100000] [--name-bytes 8]
                             [--window-ms 1000] [--url http://127.0.0.1:8080] [--threads T] [--server-pid PID]
                             [--calc-clients 1] [--per-stop 1000] [--slow-down-ms 1500] [--idle] [--deflate]
-                            [--max-pending 4096]
+                            [--max-pending 4096] [--beacon]
             (configures the draw with a list of --pool names, rolls it, drops and reconnects every viewer,
-             then stops: the time for the --per-stop winners to reach every viewer)
+             then stops: the time for the --per-stop winners to reach every viewer; --beacon seals the
+             rounds with drand (the server's --beacon-relay …): the lock, the wait for round R and its
+             fetch, read from the draw's records, are reported too)
         """
 
     var options: ViewerOptions
@@ -36,11 +38,14 @@ struct StormCommand {
     /// 9.0 s, at 512 on two loops 3.7 s, same server, same load); the server's accept queue holds
     /// 4,096 per listener.
     var maxPending: Int
+    /// The draw's rounds are beacon-sealed (docs/FAIRNESS.md §13).
+    var beacon: Bool
 
     init(_ arguments: [String]) throws(BenchError) {
-        var args = try Arguments(arguments, switches: ["deflate", "idle"])
+        var args = try Arguments(arguments, switches: ["deflate", "idle", "beacon"])
         options = try ViewerOptions(&args, viewersName: "viewers")
         idle = args.flag("idle")
+        beacon = args.flag("beacon")
         hostKey = try args.required("host-key", hint: "the draw's host key, e.g. the server's --host-key")
         pool = try args.int("pool", default: 100_000, range: 0...100_000)
         nameBytes = try args.int("name-bytes", default: 8, range: 8...200)
@@ -82,7 +87,7 @@ struct StormCommand {
         if pool > 0 {
             let acks = host.view.acks.count
             host.send(#"{"type":"configure","seq":\#(seq),"config":{"pool":{"kind":"list","text":""# + Self.poolText(count: pool, bytes: nameBytes)
-                      + #""},"repeats":true,"perStop":\#(perStop)}}"#)
+                      + #""},"repeats":true,"perStop":\#(perStop)\#(beacon ? #","beacon":true"# : "")}}"#)
             seq += 1
             guard host.wait(timeout: .seconds(60), { $0.acks.count > acks || !$0.errors.isEmpty }), host.view.errors.isEmpty else {
                 throw .failed("configure with \(pool) names failed: \(host.view.errors.last ?? host.view.closeReason ?? "no ack within 60 s")")
@@ -180,6 +185,8 @@ struct StormCommand {
         let reveal = fleet.collect { $0.resultLatencies }.reduce(into: LatencyHistogram()) { $0.merge($1) }
         let resultBytes = fleet.collect { $0.resultBytes }.max() ?? 0
         _ = host.wait(timeout: .seconds(15)) { $0.phase == "revealed" }
+        let sealing = beacon ? BeaconTimeline.read(code: options.code, target: options.target, stopWall: Int64(stopWall)) : nil
+        if beacon, sealing == nil { throw .failed("the sealed round's records (beacon, beaconValue) were not found in the export") }
 
         var report = Report(command: "storm")
         report.row("target", options.target.url + options.path, key: "url", .string(options.target.url + options.path))
@@ -213,6 +220,15 @@ struct StormCommand {
                    + [50.0, 99].map { Format.ms(reveal.percentile($0)) }.joined(separator: " / ") + " / " + Format.ms(reveal.count > 0 ? reveal.max : nil)
                    + " (slow-down \(slowDownMs) ms + 200 ms target)", key: "revealP99Ms", Format.msValue(reveal.percentile(99)))
         report.field("revealMaxMs", Format.msValue(reveal.count > 0 ? reveal.max : nil))
+        report.field("beacon", .bool(beacon))
+        if let sealing {
+            report.row("… of which drand", "lock stored \(sealing.lockMs) ms after Stop; round \(sealing.beaconRound) due \(sealing.dueMs) ms "
+                       + "after Stop; its value stored \(sealing.valueMs) ms after Stop (fetched \(sealing.valueMs - sealing.dueMs) ms after due); "
+                       + "from the value to every viewer p99 \(Format.ms(reveal.percentile(99).map { $0 - min($0, UInt64(max(0, sealing.valueMs)) * 1000) }))",
+                       key: "beaconLockMs", .int(Int(sealing.lockMs)))
+            report.field("beaconDueMs", .int(Int(sealing.dueMs)))
+            report.field("beaconValueMs", .int(Int(sealing.valueMs)))
+        }
         report.field("revealed", .int(Int(reveal.count)))
         report.field("perStop", .int(perStop))
         report.field("resultBytes", .int(resultBytes))
@@ -269,5 +285,28 @@ final class StormFleet: Sendable {
     func closeAll() {
         run { $0.closeAll() }
         _ = waitFor(timeout: .seconds(3)) { collect { $0.openCount }.reduce(0, +) == 0 }
+    }
+}
+
+/// A sealed round's timeline from the draw's export, in ms after the Stop was sent: when the
+/// `beacon` lock was stored, when drand round R was due, when its `beaconValue` was stored.
+struct BeaconTimeline {
+    var beaconRound: Int
+    var lockMs: Int64
+    var dueMs: Int64
+    var valueMs: Int64
+
+    static func read(code: String, target: BenchTarget, stopWall: Int64) -> BeaconTimeline? {
+        guard let response = BenchHTTP.request("GET", "/api/draws/\(code)/export.json", target: target, timeout: .seconds(60)),
+              response.status == 200,
+              let export = try? JSONSerialization.jsonObject(with: Data(response.body.utf8)) as? [String: Any],
+              let records = export["records"] as? [[String: Any]],
+              let lock = records.last(where: { $0["kind"] as? String == "beacon" }),
+              let value = records.last(where: { $0["kind"] as? String == "beaconValue" }),
+              let round = lock["beaconRound"] as? Int, let chain = lock["chain"] as? [String: Any],
+              let genesis = chain["genesis"] as? Int, let period = chain["period"] as? Int,
+              let lockAt = lock["at"] as? Int, let valueAt = value["at"] as? Int else { return nil }
+        let due = Int64(genesis + (round - 1) * period) * 1000
+        return BeaconTimeline(beaconRound: round, lockMs: Int64(lockAt) - stopWall, dueMs: due - stopWall, valueMs: Int64(valueAt) - stopWall)
     }
 }
