@@ -28,40 +28,80 @@ public enum EntryProof {
     /// The proof for `entry` (a public id, or a name of a list pool: whatever the chain's list holds,
     /// compared as UTF-8 bytes after trimming) in round `round`'s first draw (not its replacements).
     public static func proof(records: [DrawRecord], round: Int, entry: String) throws(Failure) -> JSONValue {
-        guard let at = records.firstIndex(where: {
-            if case .round(let r) = $0.body { return r.round == round && r.replaces == nil }
-            return false
-        }), case .round(let drawn) = records[at].body else { throw .unknownRound }
-        guard case .list(let count, let hash, let removed, _, _) = drawn.pool else { throw .notAList }
-        // The round's lock: right before it, or (a beacon-sealed round, docs/FAIRNESS.md §13) before its beacon records.
-        var lockAt = at - 1
-        while lockAt > 0, ["beacon", "beaconValue", "beaconVoid"].contains(records[lockAt].kind) { lockAt -= 1 }
-        guard lockAt >= 0, case .lock(let lock) = records[lockAt].body, lock.round == round, let root = lock.root else { throw .noLock }
-        var list: (names: [String], tickets: [UInt64]?, groups: [String]?)?
-        for record in records[..<at] {
-            if case .entrants(let listHash, let names, let tickets, let groups) = record.body, listHash == hash {
-                list = (names, tickets, groups)
+        try Round(records: records, round: round).proof(entry: entry)
+    }
+
+    /// One round's list and entry tree, built once from the chain: it proves any entry of the
+    /// round without the chain (an `EntryProofCache` keeps it for the phones that ask next).
+    public struct Round: Sendable {
+        public let round: Int
+        let names: [String]
+        let tickets: [UInt64]?
+        let groups: [String]?
+        /// The first position of each name (Swift's `String` equality is canonical equivalence:
+        /// the positions of every name equal in that sense, checked byte for byte in `proof`).
+        let positions: [String: [Int]]
+        let levels: [[UInt8]]
+        let removed: [Int64]
+        let root: String
+        let lock: JSONValue
+        let pool: JSONValue
+        let roundHash: String
+
+        /// The entries the tree holds (what a cache weighs it by).
+        public var size: Int { names.count }
+
+        public init(records: [DrawRecord], round: Int) throws(Failure) {
+            guard let at = records.firstIndex(where: {
+                if case .round(let r) = $0.body { return r.round == round && r.replaces == nil }
+                return false
+            }), case .round(let drawn) = records[at].body else { throw .unknownRound }
+            guard case .list(let count, let hash, let removed, _, _) = drawn.pool else { throw .notAList }
+            // The round's lock: right before it, or (a beacon-sealed round, docs/FAIRNESS.md §13) before its beacon records.
+            var lockAt = at - 1
+            while lockAt > 0, ["beacon", "beaconValue", "beaconVoid"].contains(records[lockAt].kind) { lockAt -= 1 }
+            guard lockAt >= 0, case .lock(let lock) = records[lockAt].body, lock.round == round, let root = lock.root else { throw .noLock }
+            var list: (names: [String], tickets: [UInt64]?, groups: [String]?)?
+            for record in records[..<at] {
+                if case .entrants(let listHash, let names, let tickets, let groups) = record.body, listHash == hash {
+                    list = (names, tickets, groups)
+                }
             }
+            guard let list, list.names.count == count else { throw .noLock }
+            self.round = round
+            (names, tickets, groups) = list
+            var positions = [String: [Int]](minimumCapacity: list.names.count)
+            for (i, name) in list.names.enumerated() { positions[name, default: []].append(i) }
+            self.positions = positions
+            levels = EntryTree.levels(EntryTree.leaves(names: list.names, tickets: list.tickets, groups: list.groups))
+            self.removed = removed
+            self.root = root
+            self.lock = records[lockAt].json
+            pool = drawn.pool.json
+            roundHash = records[at].hash
         }
-        guard let list, list.names.count == count else { throw .noLock }
-        let wanted = EntrantList.trim(entry)
-        guard let position = list.names.firstIndex(where: { $0.utf8.elementsEqual(wanted.utf8) }) else { throw .unknownEntry }
-        let leaves = EntryTree.leaves(names: list.names, tickets: list.tickets, groups: list.groups)
-        let tickets = list.tickets?[position] ?? 1
-        let group = list.groups?[position] ?? ""
-        return .object([
-            "round": .int(Int64(round)),
-            "entry": .object(["position": .int(Int64(position)), "name": .string(list.names[position]),
-                              "tickets": .int(Int64(tickets)), "group": .string(group)]),
-            "leaf": .string(Hex.encode(leaves[position])),
-            "path": .array(EntryTree.path(leaves, index: position).map { .string(Hex.encode($0)) }),
-            "size": .int(Int64(count)),
-            "root": .string(root),
-            "inPool": .bool(!RoundRules.sortedContains(removed, Int64(position))),
-            "lock": records[lockAt].json,
-            "pool": drawn.pool.json,
-            "roundHash": .string(records[at].hash),
-        ])
+
+        public func proof(entry: String) throws(Failure) -> JSONValue {
+            let wanted = EntrantList.trim(entry)
+            guard let position = positions[wanted]?.first(where: { names[$0].utf8.elementsEqual(wanted.utf8) }) else {
+                throw .unknownEntry
+            }
+            let tickets = tickets?[position] ?? 1
+            let group = groups?[position] ?? ""
+            return .object([
+                "round": .int(Int64(round)),
+                "entry": .object(["position": .int(Int64(position)), "name": .string(names[position]),
+                                  "tickets": .int(Int64(tickets)), "group": .string(group)]),
+                "leaf": .string(Hex.encode(Array(levels[0][position * 32 ..< (position + 1) * 32]))),
+                "path": .array(EntryTree.path(levels: levels, index: position).map { .string(Hex.encode($0)) }),
+                "size": .int(Int64(names.count)),
+                "root": .string(root),
+                "inPool": .bool(!RoundRules.sortedContains(removed, Int64(position))),
+                "lock": lock,
+                "pool": pool,
+                "roundHash": .string(roundHash),
+            ])
+        }
     }
 
     /// Checks a proof object as a phone does (docs/FAIRNESS.md §3): the leaf recomputes from the
@@ -124,8 +164,9 @@ extension EntryProof {
                 lists[hash] = EntryTree.leaves(names: names, tickets: tickets, groups: groups)
             case .lock(let lock):
                 guard let hash = lock.entrantsHash, let leaves = lists[hash], let root = lock.root.flatMap(Hex.decode) else { continue }
+                let levels = EntryTree.levels(leaves)
                 let good = leaves.indices.allSatisfy {
-                    EntryTree.verify(leaf: leaves[$0], index: $0, size: leaves.count, path: EntryTree.path(leaves, index: $0), root: root)
+                    EntryTree.verify(leaf: leaves[$0], index: $0, size: leaves.count, path: EntryTree.path(levels: levels, index: $0), root: root)
                 }
                 ok = ok && good
                 lines.append("#\(i) entries: " + (good ? "\(leaves.count) paths OK" : "FAIL: a path does not lead to the root"))

@@ -63,25 +63,55 @@ public enum EntryTree {
     /// The root (hex) over `leaves`.
     public static func root(_ leaves: [[UInt8]]) -> String {
         guard !leaves.isEmpty else { return Hashing.sha256Hex([]) }
-        var level = leaves
-        while level.count > 1 { level = up(level) }
-        return Hex.encode(level[0])
+        return Hex.encode(levels(leaves).last!)
     }
 
     public static func root(names: [String], tickets: [UInt64]?, groups: [String]?) -> String {
         root(leaves(names: names, tickets: tickets, groups: groups))
     }
 
+    /// Every level of the tree, the leaves first and the root last, each as its 32-byte hashes
+    /// back to back: pair the hashes left to right; an odd last one moves up unchanged. Kept, it
+    /// gives any leaf's path without hashing again (`path(levels:index:)`).
+    public static func levels(_ leaves: [[UInt8]]) -> [[UInt8]] {
+        var level = [UInt8]()
+        level.reserveCapacity(leaves.count * 32)
+        for leaf in leaves { level.append(contentsOf: leaf) }
+        var all = [level]
+        var buffer = [UInt8]()
+        buffer.reserveCapacity(65)
+        while level.count > 32 {
+            let count = level.count / 32
+            var next = [UInt8]()
+            next.reserveCapacity((count + 1) / 2 * 32)
+            var i = 0
+            while i + 1 < count {
+                buffer.removeAll(keepingCapacity: true)
+                buffer.append(1)
+                buffer.append(contentsOf: level[i * 32 ..< (i + 2) * 32])
+                next.append(contentsOf: Hashing.sha256(buffer))
+                i += 2
+            }
+            if i < count { next.append(contentsOf: level[i * 32 ..< (i + 1) * 32]) }
+            all.append(next)
+            level = next
+        }
+        return all
+    }
+
     /// The audit path of leaf `index` (RFC 9162 §2.1.3.1): the sibling hashes from the leaf up.
     public static func path(_ leaves: [[UInt8]], index: Int) -> [[UInt8]] {
         precondition(leaves.indices.contains(index))
-        var level = leaves
-        var i = index
+        return path(levels: levels(leaves), index: index)
+    }
+
+    /// The same from the tree's `levels`.
+    public static func path(levels: [[UInt8]], index: Int) -> [[UInt8]] {
         var out = [[UInt8]]()
-        while level.count > 1 {
+        var i = index
+        for level in levels.dropLast() {
             let sibling = i ^ 1
-            if sibling < level.count { out.append(level[sibling]) }  // else: an odd last node moves up
-            level = up(level)
+            if sibling < level.count / 32 { out.append(Array(level[sibling * 32 ..< (sibling + 1) * 32])) }  // else: an odd last node moves up
             i /= 2
         }
         return out
@@ -105,23 +135,5 @@ public enum EntryTree {
             fn >>= 1; sn >>= 1
         }
         return sn == 0 && r == root
-    }
-
-    private static func up(_ level: [[UInt8]]) -> [[UInt8]] {
-        var next = [[UInt8]]()
-        next.reserveCapacity((level.count + 1) / 2)
-        var buffer = [UInt8]()
-        buffer.reserveCapacity(65)
-        var i = 0
-        while i + 1 < level.count {
-            buffer.removeAll(keepingCapacity: true)
-            buffer.append(1)
-            buffer.append(contentsOf: level[i])
-            buffer.append(contentsOf: level[i + 1])
-            next.append(Hashing.sha256(buffer))
-            i += 2
-        }
-        if i < level.count { next.append(level[i]) }
-        return next
     }
 }

@@ -9,8 +9,8 @@ import Posix
 /// the first byte sent to the last byte of the answer; the server's CPU time (user + system,
 /// from /proc) over the same request is reported beside it, since the machine is shared.
 /// Then the list's lifecycle (issue #27): a Start that stores a new 100,000-name list and its
-/// lock (the entry tree's root computed, one durable write), the Stop, and one entrant's entry
-/// proof; and the entry tree's root alone, computed here in this process.
+/// lock (the entry tree's root computed, one durable write), the Stop, two entrants' entry
+/// proofs (the round's first, then one from the kept tree); and the tree's root alone, here.
 struct PoolCommand {
     static let usage = """
         tombola-bench pool --binary PATH --data DIR [--port P] [--rows 100000] [--runs 5]
@@ -118,9 +118,12 @@ struct PoolCommand {
             let mine = "Run \(run)"
             let list = "{\"pool\":{\"kind\":\"list\",\"entrants\":[" + (names.dropLast() + [mine]).map(Self.quote).joined(separator: ",") + "]}}"
             guard try request("PUT", base + "/config", "application/json", Array(list.utf8)).0 == 200 else { throw .failed("PUT config answered no 200") }
+            // The round's first proof builds its tree; the next, another entrant's, is served kept.
+            let other = names[(run * 7_919) % (names.count - 1)].addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
             let steps: [(key: String, method: String, path: String)] = [
                 ("start", "POST", base + "/start"), ("stop", "POST", base + "/stop"),
                 ("proof", "GET", base + "/rounds/\(run + 1)/proof?entry=Run%20\(run)"),
+                ("proofKept", "GET", base + "/rounds/\(run + 1)/proof?entry=" + other),
             ]
             for step in steps {
                 let before = server.sample()?.cpuSeconds ?? 0
@@ -134,7 +137,8 @@ struct PoolCommand {
             }
         }
         for (key, label) in [("start", "Start with a new list (stored with its lock and tree root)"), ("stop", "Stop (answered after the 1.5 s slow-down)"),
-                             ("proof", "GET …/rounds/<n>/proof?entry= (one entrant's path)")] {
+                             ("proof", "GET …/rounds/<n>/proof?entry= (the round's first: builds its tree)"),
+                             ("proofKept", "… another entrant's proof of that round (its tree kept)")] {
             let wall = Self.median(walls[key] ?? []), cpu = Self.median(cpus[key] ?? [])
             report.row(label, String(format: "wall %.0f ms, server CPU %.0f ms (medians of %d)", wall, cpu, walls[key]?.count ?? 0),
                        key: key + "WallMs", .double(wall.rounded()))

@@ -23,7 +23,7 @@ enum BoardAPI {
         guard method == "GET" else { return responder.respond(APIError.methodNotAllowed(allow: ["GET", "HEAD"])) }
         var round: Int?
         if rest.count == 4, rest[3] == "proof" {
-            return EntryProofAPI.serve(round: rest[2], request: request, room: room, responder: responder)
+            return EntryProofAPI.serve(round: rest[2], request: request, room: room, cache: service.entryProofs, responder: responder)
         }
         if rest.count == 4 {
             guard rest[3] == "winners" else { return responder.respond(APIError.response("not_found")) }

@@ -10,7 +10,7 @@ enum EntryProofAPI {
     /// Longest `entry` accepted (a list name is at most 200 UTF-8 bytes).
     static let longestEntry = 200
 
-    static func serve(round text: String, request: HTTPRequest, room: any DrawChannel, responder: Responder) {
+    static func serve(round text: String, request: HTTPRequest, room: any DrawChannel, cache: EntryProofCache, responder: Responder) {
         guard let round = BoardAPI.digits(text), round > 0 else {
             return responder.respond(APIError.response("unknown_round", status: .notFound))
         }
@@ -18,19 +18,38 @@ enum EntryProofAPI {
               entry.utf8.count <= longestEntry else {
             return responder.respond(APIError.response("bad_entry", status: .badRequest))
         }
-        room.export { result in
-            switch result {
-            case .success(let records):
+        cache.round(.init(code: room.code, round: round), build: { built in
+            room.export { result in
+                switch result {
+                case .success(let records):
+                    do throws(EntryProof.Failure) {
+                        built(.round(try EntryProof.Round(records: records, round: round)))
+                    } catch {
+                        built(.failed(error))
+                    }
+                case .failure(let error):
+                    built(.unreadable(DrawPersistence.errorCode(error)))
+                }
+            }
+        }, then: { built in
+            switch built {
+            case .round(let tree):
                 do throws(EntryProof.Failure) {
-                    var response = APIError.json(try EntryProof.proof(records: records, round: round, entry: entry))
+                    var response = APIError.json(try tree.proof(entry: entry))
                     response.headers.add(name: "Cache-Control", value: "no-cache")
                     responder.respond(response)
                 } catch {
-                    responder.respond(APIError.response(error.code, status: error == .notAList ? .badRequest : .notFound))
+                    responder.respond(failure(error))
                 }
-            case .failure(let error):
-                responder.respond(APIError.response(DrawPersistence.errorCode(error)))
+            case .failed(let error):
+                responder.respond(failure(error))
+            case .unreadable(let code):
+                responder.respond(APIError.response(code))
             }
-        }
+        })
+    }
+
+    private static func failure(_ error: EntryProof.Failure) -> HTTPResponse {
+        APIError.response(error.code, status: error == .notAList ? .badRequest : .notFound)
     }
 }

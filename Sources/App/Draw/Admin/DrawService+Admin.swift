@@ -77,6 +77,7 @@ extension DrawService {
             return
         }
         target.room?.evict()
+        entryProofs.forget(target.code)
         let audit = self.audit
         storage.async({ database in
             // A draw that excludes this one's winners would silently stop excluding them.

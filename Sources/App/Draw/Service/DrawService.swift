@@ -35,6 +35,8 @@ public final class DrawService: Sendable {
     let limiter: AuthRateLimiter
     let settings: DrawRoomSettings
     let audit = DrawAuditLog()
+    /// Rounds' entry trees for the phones' entry proofs (built once per round).
+    let entryProofs = EntryProofCache()
     let metrics: DrawMetrics
     /// Each draw's title, accent colour and logo for the screen.
     let branding: BrandingStore
