@@ -317,6 +317,15 @@ package struct ClusterNodeState {
     package static let roleViewer = JSONValue.object(["type": .string("role"), "role": .string("viewer")]).canonicalString
 
     package mutating func handle(_ event: Event, at now: Moment, using random: inout some RandomNumberGenerator) -> [Action] {
+        process(event, at: now, using: &random)
+    }
+
+    /// `handle` with the system generator, the shell's own: specialized here (as `DrawRoomState`'s).
+    package mutating func handle(_ event: Event, at now: Moment, using random: inout SystemRandomNumberGenerator) -> [Action] {
+        process(event, at: now, using: &random)
+    }
+
+    mutating func process(_ event: Event, at now: Moment, using random: inout some RandomNumberGenerator) -> [Action] {
         var actions: [Action] = []
         self.now = now
         switch event {

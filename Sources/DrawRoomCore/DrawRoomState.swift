@@ -324,6 +324,16 @@ public struct DrawRoomState {
     // MARK: Events
 
     public mutating func handle(_ event: Event, at time: Time, using random: inout some RandomNumberGenerator) -> [Action] {
+        process(event, at: time, using: &random)
+    }
+
+    /// `handle` with the system generator, the shells' own: specialized here, since a generic
+    /// call from another module runs the unspecialized code (enum and metadata calls per event).
+    public mutating func handle(_ event: Event, at time: Time, using random: inout SystemRandomNumberGenerator) -> [Action] {
+        process(event, at: time, using: &random)
+    }
+
+    mutating func process(_ event: Event, at time: Time, using random: inout some RandomNumberGenerator) -> [Action] {
         var actions: [Action] = []
         now = time
         switch event {

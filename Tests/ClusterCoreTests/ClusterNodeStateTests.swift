@@ -506,31 +506,37 @@ extension ClusterNodeState.Action {
         _ = paused
     }
 
-    @Test func takeoverCarriesOnAStopTheOldOwnerNeverRevealed() throws {
-        // `ClusterResume` in the takeover path (issue 32): a sealed seed resumed, a Stop in the log
-        // but not revealed in the last snapshot: the new room gets `.resumeStopping`.
-        var old = try ClusterResumeTests.OldOwner()
-        old.start()
-        let seed = try old.stop()
-        _ = seed
+    /// A node that takes the lease of "ROOM" and reads back `records` (the last commitment's
+    /// `seed` sealed beside them): what it did on the lease, on the log read and on opening.
+    static func takeOver(_ records: [DrawRecord], config: DrawConfig, seed: Seed, commitment: String)
+        -> (state: ClusterNodeState, leased: [ClusterNodeState.Action], read: [ClusterNodeState.Action], opened: [ClusterNodeState.Action]) {
         let settings = ClusterSettings(endpoint: RedisEndpoint(host: "127.0.0.1"), key: Array(repeating: 9, count: 32))
         var state = ClusterNodeState(settings: .init(code: "ROOM", instanceID: "i1", cluster: settings))
         var random = SeededGenerator(seed: 3)
         let now = ClusterNodeState.Moment(nanoseconds: 10_000_000_000, wallMilliseconds: 1_764_000_000_000)
         _ = state.handle(.redis(up: true), at: now, using: &random)
         let lease = OwnerLease(draw: "ROOM", owner: "i1", token: 4, validUntil: now.nanoseconds + 2_000_000_000)
-        #expect(state.handle(.leaseAcquired(.acquired(lease)), at: now, using: &random).contains {
-            if case .readChain(4) = $0 { return true }; return false
-        })
+        let leased = state.handle(.leaseAcquired(.acquired(lease)), at: now, using: &random)
+        let chain = ClusterChain(configJSON: config.json.canonicalString, records: records,
+                                 pendingSeal: (ClusterSeal.seal(seed, key: settings.key, code: "ROOM"), commitment), epoch: "e", offset: "1-0")
+        let read = state.handle(.chainRead(token: 4, .success(chain)), at: now, using: &random)
+        _ = state.handle(.bookRead(token: 4, .read(CheckinBook(settings: CheckinSettings(), entries: []))), at: now, using: &random)
+        let opened = state.handle(.roundStateRead(token: 4, .init(rolling: nil, snapshot: nil, ticks: 40)), at: now, using: &random)
+        return (state, leased, read, opened)
+    }
+
+    @Test func takeoverCarriesOnAStopTheOldOwnerNeverRevealed() throws {
+        // `ClusterResume` in the takeover path (issue 32): a sealed seed resumed, a Stop in the log
+        // but not revealed in the last snapshot: the new room gets `.resumeStopping`.
+        var old = try ClusterResumeTests.OldOwner()
+        old.start()
+        let seed = try old.stop()
         // The log: the old owner's records, the last commitment's seed sealed beside it.
         guard case .commit(let commitment, _)? = old.records.last(where: {
             if case .commit = $0.body { return true }; return false
         })?.body else { Issue.record("no commit"); return }
-        let chain = ClusterChain(configJSON: DrawConfig.standard.json.canonicalString, records: old.records,
-                                 pendingSeal: (ClusterSeal.seal(seed, key: settings.key, code: "ROOM"), commitment), epoch: "e", offset: "1-0")
-        _ = state.handle(.chainRead(token: 4, .success(chain)), at: now, using: &random)
-        _ = state.handle(.bookRead(token: 4, .read(CheckinBook(settings: CheckinSettings(), entries: []))), at: now, using: &random)
-        let opened = state.handle(.roundStateRead(token: 4, .init(rolling: nil, snapshot: nil, ticks: 40)), at: now, using: &random)
+        let (state, leased, _, opened) = Self.takeOver(old.records, config: .standard, seed: seed, commitment: commitment)
+        #expect(leased.contains { if case .readChain(4) = $0 { return true }; return false })
         #expect(state.role == .owner)
         #expect(opened.contains { if case .openRoom(_, 40, _) = $0 { return true }; return false })
         #expect(opened.contains { if case .toRoom(.event(.resumeStopping)) = $0 { return true }; return false })
@@ -542,20 +548,9 @@ extension ClusterNodeState.Action {
         // The chain ends with a `beacon` lock: the seed is in the lock, nothing is committed anew,
         // no alarm, and the room rolls on and fetches the same drand round (`.resumeSealed`).
         let old = try ClusterResumeTests.SealedOwner()
-        let settings = ClusterSettings(endpoint: RedisEndpoint(host: "127.0.0.1"), key: Array(repeating: 9, count: 32))
-        var state = ClusterNodeState(settings: .init(code: "ROOM", instanceID: "i1", cluster: settings))
-        var random = SeededGenerator(seed: 3)
-        let now = ClusterNodeState.Moment(nanoseconds: 10_000_000_000, wallMilliseconds: 1_764_000_000_000)
-        _ = state.handle(.redis(up: true), at: now, using: &random)
-        let lease = OwnerLease(draw: "ROOM", owner: "i1", token: 4, validUntil: now.nanoseconds + 2_000_000_000)
-        _ = state.handle(.leaseAcquired(.acquired(lease)), at: now, using: &random)
         guard case .commit(let commitment, _)? = old.records.first?.body else { Issue.record("no commit"); return }
         let seed = try #require(Seed(bytes: Array(repeating: 5, count: 32)))
-        let chain = ClusterChain(configJSON: ClusterResumeTests.SealedOwner.config.json.canonicalString, records: old.records,
-                                 pendingSeal: (ClusterSeal.seal(seed, key: settings.key, code: "ROOM"), commitment), epoch: "e", offset: "1-0")
-        let read = state.handle(.chainRead(token: 4, .success(chain)), at: now, using: &random)
-        _ = state.handle(.bookRead(token: 4, .read(CheckinBook(settings: CheckinSettings(), entries: []))), at: now, using: &random)
-        let opened = state.handle(.roundStateRead(token: 4, .init(rolling: nil, snapshot: nil, ticks: 40)), at: now, using: &random)
+        let (state, _, read, opened) = Self.takeOver(old.records, config: ClusterResumeTests.SealedOwner.config, seed: seed, commitment: commitment)
         #expect(state.role == .owner)
         #expect(!(read + opened).contains { if case .log(.error) = $0 { return true }; return false })
         #expect(opened.contains { if case .openRoom(let draw, 40, _) = $0 { return draw.sealing != nil }; return false })

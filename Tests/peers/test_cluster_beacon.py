@@ -14,28 +14,9 @@ processes: three instances on one Redis (the fixtures of test_cluster.py) and tw
 import threading
 import time
 
-import pytest
-
-from drand_relay import DrandChain, Relay
-from test_beacon_room import public_winners
+from test_beacon_room import CONFIG, chain, public_winners, relays  # noqa: F401 (fixtures)
 from test_cluster import CODE, Page, cluster, export_rounds, verify_export, wait_new_owner  # noqa: F401 (fixture)
 from test_fairness_script import script  # noqa: F401 (fixture)
-
-CONFIG = {"pool": {"kind": "range", "from": 1, "to": 500}, "perStop": 3, "beacon": True}
-
-
-@pytest.fixture(scope="module")
-def chain():
-    return DrandChain(secret=0xC1B3A)
-
-
-@pytest.fixture
-def relays(chain):
-    made = [Relay(chain), Relay(chain)]
-    yield made
-    for relay in made:
-        relay.close()
-
 
 def start_cluster(cluster, chain, relays):
     extra = list(chain.flags())

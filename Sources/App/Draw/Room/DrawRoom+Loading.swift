@@ -23,7 +23,7 @@ extension DrawRoom {
     /// it failed. From any thread.
     func whenRestored(_ body: @escaping @Sendable () -> Void) {
         loop.execute { [self] in
-            if state != nil || loadFailed { return body() }
+            if isLoaded || loadFailed { return body() }
             restoredWaiters.append(body)
         }
     }
@@ -35,7 +35,7 @@ extension DrawRoom {
         loop.execute { [self] in
             switch result {
             case .success(let loaded):
-                state = DrawRoomState(code: code, draw: loaded.draw, settings: settings)
+                load(DrawRoomState(code: code, draw: loaded.draw, settings: settings))
                 state.checkin.book = loaded.checkin
                 state.interrupted = loaded.interrupted
                 state.links = links

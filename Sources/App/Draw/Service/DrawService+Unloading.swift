@@ -128,12 +128,12 @@ extension DrawRoom {
     /// Drops the room's state if nothing is moving, pending or connected, and returns what the next
     /// read needs to be identical; nil (and nothing changed) otherwise. Loop only.
     func unloadIfSettled() -> DormantDraw? {
-        guard let current = state, holds == 0, !hasQueuedWork, !loadFailed, announcer == nil, group.count == 0,
-              current.members.isEmpty, current.isSettled, !current.checkin.timerArmed,
-              let seed = current.draw.committedSeed else { return nil }
-        let dormant = DormantDraw(seed: seed, interrupted: current.interrupted, recordCount: current.draw.recordCount,
-                                  lastHash: current.draw.lastHash)
-        state = nil
+        guard isLoaded, holds == 0, !hasQueuedWork, !loadFailed, announcer == nil, group.count == 0,
+              state.members.isEmpty, state.isSettled, !state.checkin.timerArmed,
+              let seed = state.draw.committedSeed else { return nil }
+        let dormant = DormantDraw(seed: seed, interrupted: state.interrupted, recordCount: state.draw.recordCount,
+                                  lastHash: state.draw.lastHash)
+        unload()
         holds = 1
         publishedRecords = -1
         waiting = []
