@@ -298,6 +298,24 @@ def test_name_masking_keeps_first_characters_and_phone_ends(browser, static_site
     assert got == ["J*** D**", "John Doe", "none"]
 
 
+def test_wheel_labels_are_cut_to_their_span(browser, static_site):
+    """lib/mode-wheel.js `fitted`: a label that fits stays whole; a longer one is cut at a
+    character (never inside a surrogate pair) with an ellipsis, and never exceeds the width."""
+    b = page(browser, static_site)
+    got = result_of(run_module(b, "/js/lib/mode-wheel.js", """
+        const g = document.createElement('canvas').getContext('2d');
+        g.font = '700 20px sans-serif';
+        return args[0].map(([text, width]) => {
+          const out = m.fitted(g, text, width);
+          return [out, g.measureText(out).width <= width || out === '…'];
+        });""", [["Ann", 200], ["Bartholomew Fitzgerald-Smythe", 120], ["王伟王伟王伟王伟王伟", 60], ["🎉🎉🎉🎉🎉🎉", 50], ["Ann", 1]]))
+    assert got[0] == ["Ann", True]
+    assert got[1][0].startswith("Barth") and got[1][0].endswith("…") and got[1][1]
+    assert got[2][0].startswith("王") and got[2][0].endswith("…") and got[2][1]
+    assert got[3][0].endswith("…") and "\ufffd" not in got[3][0] and all(ord(c) < 0xD800 or ord(c) > 0xDFFF for c in got[3][0]) and got[3][1]
+    assert got[4] == ["…", True]
+
+
 def test_page_recheck_of_old_and_new_exports_notes_what_v1_cannot_prove(browser, static_site):
     """Export format v2 (issue 33 part 2): every round of the v2 fixtures follows its lock and checks
     with no note; every round of the v1 fixtures checks with the note of FAIRNESS.md §11; an entry

@@ -15,6 +15,23 @@ const TAU = Math.PI * 2;
 /** The pointer sits at the top. */
 const POINTER = -Math.PI / 2;
 
+/** Where slice labels run, as fractions of the radius: from OUTER (their end, by the rim) in to INNER. */
+const LABEL_OUTER = 0.93;
+const LABEL_INNER = 0.4;
+
+/** `text`, cut with an ellipsis to at most `width` pixels in the context's font. */
+export function fitted(g, text, width) {
+  if (g.measureText(text).width <= width) return text;
+  const chars = Array.from(text);
+  let lo = 0;
+  let hi = chars.length;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (g.measureText(`${chars.slice(0, mid).join('')}…`).width <= width) lo = mid; else hi = mid - 1;
+  }
+  return `${chars.slice(0, lo).join('')}…`;
+}
+
 /** Index of the slice under the pointer for a wheel turned by `rotation` (slice bounds in turns). */
 export function sliceAt(bounds, rotation) {
   const at = ((((POINTER - rotation) / TAU) % 1) + 1) % 1;
@@ -206,7 +223,12 @@ export class WheelMode {
     const colors = [style.getPropertyValue('--wheel-a') || '#f59e0b', style.getPropertyValue('--wheel-b') || '#2563eb',
       style.getPropertyValue('--wheel-c') || '#16a34a', style.getPropertyValue('--wheel-d') || '#db2777'];
     const n = this.slices.length;
-    g.font = `700 ${Math.max(8, Math.min(r * 0.09, (TAU * r * 0.8) / Math.max(n, 4) * 0.8))}px ${style.fontFamily}`;
+    // A label runs from near the rim (OUTER) in to INNER: its height fits its slice where the
+    // slice is narrowest (at INNER), and its length is cut to the span, so no two labels meet.
+    const inner = r * LABEL_INNER;
+    const outer = r * LABEL_OUTER;
+    // One size for the labels (what an average slice holds); a narrower slice's label is smaller.
+    const common = Math.min(r * 0.07, ((TAU * inner) / Math.max(n, 4)) * 0.8);
     g.textBaseline = 'middle';
     g.textAlign = 'right';
     for (let i = 0; i < n; i++) {
@@ -218,13 +240,14 @@ export class WheelMode {
       g.closePath();
       g.fillStyle = colors[(i + (n % 4 === 1 && i === n - 1 ? 1 : 0)) % 4].trim();
       g.fill();
-      if ((a1 - a0) * r > 9 * ratio) {
+      const fontPx = Math.min(common, (a1 - a0) * inner * 0.8);
+      if (fontPx >= 8 * ratio) {
+        g.font = `700 ${fontPx}px ${style.fontFamily}`;
         g.save();
         g.translate(r, r);
         g.rotate((a0 + a1) / 2);
         g.fillStyle = '#ffffff';
-        const label = this.slices[i].label;
-        g.fillText(label.length > 18 ? `${label.slice(0, 17)}…` : label, r * 0.93, 0);
+        g.fillText(fitted(g, this.slices[i].label, outer - inner), outer, 0);
         g.restore();
       }
     }
