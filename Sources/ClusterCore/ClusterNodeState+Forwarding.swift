@@ -37,12 +37,15 @@ extension ClusterNodeState {
         publishForwarded(id, &actions)
     }
 
-    /// How long forwarded `message` waits for its answer: a Stop also waits out the longest wait
-    /// for a drand round (a beacon-sealed draw answers once R came, or was void). Every Stop, since
-    /// a follower without pages holds no copy of the draw's settings; a plain Stop is answered
-    /// after its slow-down anyway, so only an owner that never answers is given up on later.
+    /// How long forwarded `message` waits for its answer: a Stop of a beacon-sealed draw (as the
+    /// owner's latest snapshot here shows its settings) also waits out the longest wait for its
+    /// drand round. Any other command, or with no snapshot here (no page of the draw on this
+    /// instance), `forwardTimeout`: an owner that never answers (Redis failing over) is given up
+    /// on as soon as before.
     func forwardWait(_ message: [String: JSONValue]) -> Duration {
-        message["command"]?["type"]?.stringValue == "stop" ? settings.forwardTimeout + settings.sealedStopWait : settings.forwardTimeout
+        guard message["command"]?["type"]?.stringValue == "stop", let text = snapshot?.text,
+              (try? JSONValue.parse(text))?["config"]?["beacon"]?.boolValue == true else { return settings.forwardTimeout }
+        return settings.forwardTimeout + settings.sealedStopWait
     }
 
     /// Sends forwarded request `id` while it waits. Nobody listening (no owner right now: a

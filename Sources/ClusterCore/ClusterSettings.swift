@@ -16,8 +16,8 @@ public struct ClusterSettings: Sendable, CustomStringConvertible {
     public var safetyMargin: Duration = .milliseconds(150)
     /// How long a forwarded host command waits for the owner's answer.
     public var forwardTimeout: Duration = .seconds(10)
-    /// What a forwarded Stop waits on top of `forwardTimeout`: the longest wait for a drand round
-    /// (`BeaconSettings.longestWait`), which a beacon-sealed Stop's answer may take.
+    /// What a forwarded Stop of a beacon-sealed draw waits on top of `forwardTimeout`: the longest
+    /// wait for its drand round (`BeaconSettings.longestWait`).
     public var sealedStopWait: Duration = .zero
     /// How long the answers to a draw's host commands are kept in Redis after the last one
     /// (a command resent after a takeover gets its original answer), and how many per client.

@@ -558,14 +558,22 @@ extension ClusterNodeState.Action {
         #expect(!opened.contains { if case .appendTakeover = $0 { return true }; return false })
     }
 
-    @Test func aForwardedStopWaitsForADrandRound() throws {
+    @Test func aForwardedStopOfASealedDrawWaitsForItsDrandRound() throws {
         var settings = ClusterSettings(endpoint: RedisEndpoint(host: "127.0.0.1"), key: Array(repeating: 9, count: 32))
         settings.sealedStopWait = BeaconSettings().longestWait
-        let state = ClusterNodeState(settings: .init(code: "ROOM", instanceID: "i2", cluster: settings))
+        var state = ClusterNodeState(settings: .init(code: "ROOM", instanceID: "i2", cluster: settings))
         let stop: [String: JSONValue] = ["kind": .string("command"), "command": .object(["type": .string("stop")])]
         let start: [String: JSONValue] = ["kind": .string("command"), "command": .object(["type": .string("start")])]
+        #expect(state.forwardWait(stop) == .seconds(10), "no snapshot of the owner's state here")
+        let sealed = try ClusterResumeTests.SealedOwner()
+        state.snapshot = ClusterSnapshot(token: 1, seq: 1, epoch: "e", offset: "1-0", text: sealed.room.state.stateText(for: nil))
         // The lock margin, one quicknet period, the 10 s wait limit.
         #expect(state.forwardWait(stop) == .seconds(10) + .milliseconds(1_000 + 3_000 + 10_000))
         #expect(state.forwardWait(start) == .seconds(10))
+        // A plain draw's Stop: as before (a failing-over Redis answers cluster_unavailable as soon).
+        var plain = try ClusterResumeTests.OldOwner()
+        plain.start()
+        state.snapshot = ClusterSnapshot(token: 1, seq: 2, epoch: "e", offset: "1-0", text: plain.room.state.stateText(for: nil))
+        #expect(state.forwardWait(stop) == .seconds(10))
     }
 }

@@ -6,8 +6,9 @@ processes: three instances on one Redis (the fixtures of test_cluster.py) and tw
   fetches drand round R, and every instance's pages see `beacon` waiting, then sealed, and the
   result; the winners are the public function of the lock record and R (§13) and both verifiers
   pass the export;
-- no relay answers: the host on a follower hears `beacon_void` (its forwarded Stop waits out R's
-  wait limit, longer than a plain command's), the round rolls on, and a second Stop reveals;
+- no relay answers: the host on a follower (its page there) hears `beacon_void` (its forwarded
+  Stop waits out R's wait limit, longer than a plain command's), the round rolls on, and a second
+  Stop reveals;
 - the owner is killed (kill -9) while it waits for R: the new owner rolls the same round on and
   fetches the same R, never another one; the pages on the followers see the same winners.
 """
@@ -72,7 +73,11 @@ def test_a_sealed_round_stopped_on_a_follower_reveals_drands_winners_everywhere(
 
 def test_no_relay_answers_a_follower_hears_beacon_void_and_a_second_stop_reveals(cluster, chain, relays, script, tmp_path):
     owner, followers = start_cluster(cluster, chain, relays)
+    # The host's page on the follower: that instance follows the owner's state (its settings too).
+    host_page = Page(followers[0])
+    host_page.wait_for(lambda m: m.get("type") == "state", what="state")
     configure_and_start(followers[0])
+    host_page.wait_for(lambda m: m == {"type": "phase", "phase": "rolling"}, what="rolling")
     for relay in relays:
         relay.mode = "down"
     began = time.time()
@@ -96,6 +101,7 @@ def test_no_relay_answers_a_follower_hears_beacon_void_and_a_second_stop_reveals
     lock = [r for r in export["records"] if r["kind"] == "beacon"][-1]
     assert rounds[1] == body["result"]["winners"] == public_winners(script, lock, chain.sign(lock["beaconRound"])["randomness"])
     verify_export(export, tmp_path, script)
+    host_page.close()
 
 
 def test_kill_9_of_the_owner_waiting_for_drand_the_new_owner_fetches_the_same_round(cluster, chain, relays, script, tmp_path):
