@@ -191,7 +191,9 @@ def until_answered(via, name, deadline, redis=None):
     `landed` is True."""
     refused = False
     while True:
-        status, body = via.command(name)
+        # Longer than the instance's own wait for a forwarded command (10 s), so its answer
+        # (`cluster_unavailable` when the owner never answered) is heard and the command resent.
+        status, body = via.command(name, timeout=20)
         if status == 409 and refused and body["error"]["code"] == "wrong_phase":
             return status, body, True
         if status != 503:
