@@ -220,9 +220,9 @@ def test_kill_9_of_the_primary_while_rolling_and_while_stopping(replicated, scri
         deadline = time.time() + CARRY_ON_LIMIT
         before = follower.state()
         while before["phase"] not in ("idle", "revealed"):  # the last Stop's slow-down may still run
-            assert time.time() < deadline, "kill %d: %s still shows phase %s, round %s; the owner %s shows %s; %s log: %s" % (
+            assert time.time() < deadline, "kill %d: %s still shows phase %s, round %s; the owner %s shows %s; %s log: %s; owner log: %s" % (
                 attempt + 1, follower.id, before["phase"], len(before["rounds"]), owner.id,
-                (owner.state() or {}).get("phase"), follower.id, "".join(follower.errors[-12:]))
+                (owner.state() or {}).get("phase"), follower.id, "".join(follower.errors[-12:]), "".join(owner.errors[-12:]))
             time.sleep(0.1)
             before = follower.state()
         status, body, landed = until_answered(follower, "start", time.time() + CARRY_ON_LIMIT, redis)
