@@ -268,7 +268,7 @@ package struct ClusterNodeState {
     var now = Moment(nanoseconds: 0, wallMilliseconds: 0)
 
     // Owner: what it published and stored.
-    package var publishedSeq: Int64 = 0
+    var publishedSeq: Int64 = 0
     var reliableSinceSettle = false
     var logEpoch = ""
     var logOffset = ""

@@ -78,7 +78,7 @@ extension ClusterDrawNode {
         case .publishSnapshot(let token, let seq, let epoch, let offset, let announcesOwner):
             guard let room else { return }
             let snapshot = ClusterSnapshot(token: token, seq: seq, epoch: epoch, offset: offset, text: room.publicStateText)
-            storeSnapshot(snapshot)
+            store.client.send([Array("SET".utf8), Array(keys.snapshot.utf8), Array(snapshot.stored(by: runtime.instanceID).utf8)]) { _ in }
             perform(.publish(.snapshot(snapshot, instance: runtime.instanceID, announcesOwner: announcesOwner)))
         case .keepRolling(let lease):
             if let room { keepRolling(room.currentDraw, lease: lease) }
@@ -229,21 +229,5 @@ extension ClusterDrawNode {
         setOwner(true)
         publishedWinners = nil
         publishWinnersIfChanged(room)
-    }
-
-    /// Stores the owner's latest snapshot (`{d:CODE}:snap`: what a page joining another instance
-    /// is shown first). A SET refused or lost (Redis failing over) is tried again every 250 ms
-    /// while this instance still owns the draw and no newer snapshot went out: after a reveal the
-    /// draw is idle and nothing else would correct the key. Loop only.
-    func storeSnapshot(_ snapshot: ClusterSnapshot) {
-        store.client.send([Array("SET".utf8), Array(keys.snapshot.utf8), Array(snapshot.stored(by: runtime.instanceID).utf8)]) { [self] result in
-            if case .success(let reply) = result {
-                if case .error = reply {} else { return }
-            }
-            _ = loop.scheduleTimer(after: .milliseconds(250)) { [self] in
-                guard room != nil, state.lease?.token == snapshot.token, state.publishedSeq == snapshot.seq else { return }
-                storeSnapshot(snapshot)
-            }
-        }
     }
 }
