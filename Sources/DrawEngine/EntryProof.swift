@@ -38,7 +38,7 @@ public enum EntryProof {
         let names: [String]
         let tickets: [UInt64]?
         let groups: [String]?
-        /// The first position of each name (Swift's `String` equality is canonical equivalence:
+        /// Every position of each name (Swift's `String` equality is canonical equivalence:
         /// the positions of every name equal in that sense, checked byte for byte in `proof`).
         let positions: [String: [Int]]
         let levels: [[UInt8]]

@@ -3,7 +3,7 @@ import Locking
 
 /// Rounds' entry trees for `GET …/rounds/<n>/proof` (EntryProofAPI). After a reveal every
 /// checked-in phone asks for its own proof of the same round at once; building a round's tree
-/// means reading the whole chain and hashing every entry (about 150 ms for 100,000 entries, on
+/// means reading the whole chain and hashing every entry (about 250 ms for 100,000 entries, on
 /// the storage thread every draw shares). So the first request of a round builds it, those that
 /// arrive meanwhile wait for that build, and the rest are answered from memory. A round's first
 /// draw never changes once stored and a deleted draw's code is never reused, so nothing kept goes
