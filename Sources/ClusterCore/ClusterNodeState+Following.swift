@@ -129,7 +129,7 @@ extension ClusterNodeState {
         guard reconnected, subscribed, !roomOpen else { return readSnapshotIfLive(&actions) }
         snapshotReadPending = nil
         pagesMayLag = true
-        actions.append(.readSnapshot(resend: true))
+        readSnapshot(resend: true, &actions)
     }
 
     /// Reads the snapshot once the channel is live: what the owner publishes after the read is
@@ -138,7 +138,21 @@ extension ClusterNodeState {
     mutating func readSnapshotIfLive(_ actions: inout [Action]) {
         guard let resend = snapshotReadPending, subscribed, fanoutLive else { return }
         snapshotReadPending = nil
+        readSnapshot(resend: resend, &actions)
+    }
+
+    mutating func readSnapshot(resend: Bool, _ actions: inout [Action]) {
+        snapshotReads += 1
         actions.append(.readSnapshot(resend: resend))
+    }
+
+    /// Pages wait for a snapshot that a read did not bring (Redis failed over, or the read
+    /// failed): read again, one read at a time, on each tick. Without this a page that joined
+    /// then waited until the owner next published, which an idle draw may never do.
+    mutating func readSnapshotAgainIfWaiting(_ actions: inout [Action]) {
+        guard !roomOpen, subscribed, fanoutLive, snapshot == nil, !waitingForSnapshot.isEmpty,
+              snapshotReadPending == nil, snapshotReads == 0, redisUp else { return }
+        readSnapshot(resend: false, &actions)
     }
 
     mutating func sendSnapshot(to id: UInt64, _ actions: inout [Action]) {

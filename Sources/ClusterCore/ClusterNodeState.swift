@@ -104,6 +104,9 @@ package struct ClusterNodeState {
     package enum Event {
         /// Redis's connection became usable or stopped being so.
         case redis(up: Bool)
+        /// Redis's command connection is a new one, after a loss: the primary may have changed,
+        /// and with the old one a write that no replica had confirmed may be gone.
+        case redisReconnected
         case timerDue(Timer)
         case leaseAcquired(LeaseAcquisition?)
         case leaseRenewed(token: Int64, RenewOutcome)
@@ -293,6 +296,8 @@ package struct ClusterNodeState {
     var lastTick: String?
     var lastViewers: String?
     var waitingForSnapshot: [UInt64] = []
+    /// Snapshot reads sent and not answered yet.
+    var snapshotReads = 0
     var cursor = ChainCursor()
     var catchingUp = false
     var forwarded: [UInt64: Forwarded] = [:]
@@ -331,6 +336,11 @@ package struct ClusterNodeState {
         switch event {
         case .redis(let up):
             redisUp = up
+        case .redisReconnected:
+            // The owner's snapshot (`{d:CODE}:snap`) is its one write that is not WAITed: a
+            // failover may have lost the last one (the reveal, say), and pages joining other
+            // instances would be shown the phase before it. Stored and published again.
+            if roomOpen, lease != nil { publishSnapshot(announcesOwner: false, &actions) }
         case .timerDue(.lease):
             tick(at: now, &actions)
         case .timerDue(.resend(let id)):
@@ -421,6 +431,7 @@ package struct ClusterNodeState {
             commandsLive = commands
             subscriptionsReady(reconnected: reconnected, &actions)
         case .snapshotRead(let read, let resend):
+            snapshotReads = max(0, snapshotReads - 1)
             if let read, accept(read, &actions), resend {
                 for id in members.keys.sorted() { sendSnapshot(to: id, &actions) }
             }
@@ -477,6 +488,7 @@ package struct ClusterNodeState {
         guard !stopped else { return }
         let interval = lease == nil ? settings.pollInterval : settings.renewInterval
         actions.append(.schedule(.lease, at: now.nanoseconds &+ UInt64(interval.nanosecondCount)))
+        readSnapshotAgainIfWaiting(&actions)
         if now.nanoseconds &- lastCountReport >= 1_000_000_000 {
             lastCountReport = now.nanoseconds
             // Followers report their pages; the owner drops the counts of instances gone quiet.

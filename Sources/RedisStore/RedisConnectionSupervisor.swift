@@ -60,6 +60,9 @@ final class RedisConnectionSupervisor {
     var verify: ((HiredisConnection, @escaping (String?) -> Void) -> Void)?
     /// The address of the current connection (ready or in its handshake).
     private(set) var connectedTo: RedisEndpoint?
+    /// Told each address `resolve` gave that could not be used (lost before the handshake and
+    /// `verify` were done).
+    var onUnusable: ((RedisEndpoint) -> Void)?
     /// The next attempt starts at once (the primary moved), not after the backoff.
     private var retryAtOnce = false
     /// Counts attempts, so a late resolution of an abandoned attempt is ignored.
@@ -115,6 +118,7 @@ final class RedisConnectionSupervisor {
         resolve = { done in locator.locate(done) }
         verify = PrimaryCheck.verify(requireDurable: requireDurable)
         locator.onSwitch { [weak self] primary in self?.follow(primary) }
+        onUnusable = { [weak locator] endpoint in locator?.passOver(endpoint) }
     }
 
     private func connect() {
@@ -209,9 +213,15 @@ final class RedisConnectionSupervisor {
         connectTimer?.cancel()
         connectTimer = nil
         connection = nil
+        let target = connectedTo
         connectedTo = nil
         guard state != .closed else { return }
         if lastFailure == nil { lastFailure = reason }
+        if resolve != nil, let target {
+            // Behind Sentinel the address is not in the settings: say which server failed.
+            lastFailure = (lastFailure ?? reason) + " (at \(target.host):\(target.port))"
+            if state == .connecting { onUnusable?(target) }
+        }
         set(.waiting)
         let base = min(options.initialBackoff * (1 << min(attempt, 20)), options.maximumBackoff)
         attempt += 1

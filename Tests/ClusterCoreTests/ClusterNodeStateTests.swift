@@ -476,6 +476,62 @@ extension ClusterNodeState.Action {
         }
     }
 
+    /// Redis failed over and the new primary lacks the owner's last snapshot (a plain SET, not
+    /// WAITed: the old primary died before a replica had it). The owner stores it again when
+    /// its connection is a new one, so a page joining another instance is shown the phase the
+    /// owner is in, not the one before (a Sentinel test saw a round shown unrevealed after its
+    /// reveal).
+    @Test func anOwnerStoresItsSnapshotAgainOnANewRedisConnection() throws {
+        var sim = ClusterSim(instances: 2)
+        sim.start()
+        #expect(sim.owner == 0)
+        let before = try #require(sim.snapshotKey)
+        sim.announce(0, #"{"type":"phase","phase":"revealed"}"#)
+        let latest = try #require(sim.snapshotKey)
+        #expect(latest.seq > before.seq)
+        sim.snapshotKey = before  // lost with the old primary
+        let failover = sim.mark()
+        for index in 0..<2 { sim.send(index, .redisReconnected) }
+        sim.drain()
+        // Only the owner writes it; the follower has nothing to store.
+        #expect(sim.actions(0, since: failover).contains { if case .publishSnapshot = $0 { return true }; return false })
+        #expect(!sim.actions(1, since: failover).contains { $0.announces })
+        let stored = try #require(sim.snapshotKey)
+        #expect(stored.seq > latest.seq)
+        sim.join(1, page: 7)
+        let shown = sim.actions(1, since: failover).compactMap(\.delivered).filter { $0.contains(#""type":"state""#) }
+        #expect(shown.last?.contains(#""seq":\#(stored.seq)"#) == true, "\(shown)")
+    }
+
+    /// A page joined a follower whose snapshot read brought nothing (the key unreadable during
+    /// a failover). The follower reads again on its next ticks until one comes, one read at a
+    /// time, instead of waiting for the owner's next publication (an idle draw may make none).
+    @Test func aPageWaitingForASnapshotGetsItFromALaterRead() throws {
+        var sim = ClusterSim(instances: 2)
+        sim.start()
+        #expect(sim.owner == 0)
+        let kept = try #require(sim.snapshotKey)
+        sim.snapshotKey = nil
+        let joined = sim.mark()
+        sim.join(1, page: 7)
+        func states(_ sim: ClusterSim) -> [String] {
+            sim.actions(1, since: joined).compactMap(\.delivered).filter { $0.contains(#""type":"state""#) }
+        }
+        #expect(states(sim).isEmpty)
+        // Still nothing to read: one read per tick, never two at once.
+        sim.advance(.seconds(1))
+        let reads = sim.actions(1, since: joined).filter { if case .readSnapshot = $0 { return true }; return false }.count
+        #expect(reads >= 2)
+        #expect(states(sim).isEmpty)
+        sim.snapshotKey = kept
+        sim.advance(.seconds(1)) { !states($0).isEmpty }
+        #expect(states(sim).count == 1)
+        // Once it has one, it stops reading.
+        let got = sim.mark()
+        sim.advance(.seconds(1))
+        #expect(!sim.actions(1, since: got).contains { if case .readSnapshot = $0 { return true }; return false })
+    }
+
     @Test func thePausedOwnerRace() throws {
         var sim = ClusterSim(instances: 3)
         sim.join(2, page: 1)

@@ -107,13 +107,15 @@ class Instance(Tombola):
         self.id = re.search(r"as instance ([0-9a-f]+)", self.banner).group(1)
         self.lines = []
         self.errors = []
-        threading.Thread(target=self._drain, args=(self.proc.stdout, self.lines), daemon=True).start()
-        threading.Thread(target=self._drain, args=(self.proc.stderr, self.errors), daemon=True).start()
+        self.timeline = []  # both streams' lines with the time each arrived, for failure reports
+        threading.Thread(target=self._drain, args=(self.proc.stdout, self.lines, self.timeline), daemon=True).start()
+        threading.Thread(target=self._drain, args=(self.proc.stderr, self.errors, self.timeline), daemon=True).start()
 
     @staticmethod
-    def _drain(stream, into):
+    def _drain(stream, into, timeline):
         for line in stream:
             into.append(line)
+            timeline.append("%s.%03d %s" % (time.strftime("%H:%M:%S"), int(time.time() * 1000) % 1000, line))
 
     def stop(self):
         self.kill()

@@ -14,6 +14,11 @@ extension ClusterDrawNode {
         let now = ClusterNodeState.Moment(nanoseconds: MonotonicClock.nanoseconds(), wallMilliseconds: Int64(WallClock.unixMilliseconds()))
         let up = store.client.state == .ready
         if up != state.redisUp { perform(state.handle(.redis(up: up), at: now, using: &random)) }
+        if up, store.client.readyCount != redisConnection {
+            let first = redisConnection == 0
+            redisConnection = store.client.readyCount
+            if !first { perform(state.handle(.redisReconnected, at: now, using: &random)) }
+        }
         perform(state.handle(event, at: now, using: &random))
     }
 

@@ -58,6 +58,8 @@ final class ClusterDrawNode: DrawChannel, @unchecked Sendable {
     var nextRequest: UInt64 = 0
     var shutdownDone: (@Sendable () -> Void)?
     var random = SystemRandomNumberGenerator()
+    /// The Redis client's `readyCount` last seen by `feed`: a new one is a reconnect.
+    var redisConnection = 0
     // Owner: what it stored.
     var nextBatch: UInt64 = 0
     /// Owner: a Start just applied, whose answer is kept with the round's frozen inputs (one
