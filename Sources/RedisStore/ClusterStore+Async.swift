@@ -33,6 +33,10 @@ extension ClusterStore {
         }
     }
 
+    public func setIfOwner(_ key: String, value: [UInt8], lease: OwnerLease) async -> Result<Bool, ClusterError> {
+        await client.onLoop { done in self.setIfOwner(key, value: value, lease: lease, done) }
+    }
+
     public func rememberAnswer(_ answer: KeptAnswer, alsoSet: (key: String, value: [UInt8])? = nil,
                                lease: OwnerLease) async -> Result<Bool, ClusterError> {
         await client.onLoop { done in self.rememberAnswer(answer, alsoSet: alsoSet, lease: lease, done) }

@@ -210,7 +210,8 @@ struct ClusterSim {
             let snapshot = ClusterSnapshot(token: token, seq: seq, epoch: epoch, offset: offset,
                                            text: #"{"type":"state","owner":"\#(instance)","seq":\#(seq)}"#)
             guard redisUp else { return }
-            snapshotKey = snapshot
+            // Stored fenced, as the shell does (`setIfOwner`): only under the current lease.
+            if let current = lease, current.token == token, current.expires > clock { snapshotKey = snapshot }
             publish(.snapshot(snapshot, instance: instance, announcesOwner: announcesOwner), from: index)
         case .publishCommand(let message, let request):
             guard redisUp else {

@@ -112,3 +112,27 @@ import Testing
         #expect(tookOverAt - first.validUntil < 2_000_000_000)
     }
 }
+
+/// `setIfOwner`, the owner's fenced write of its snapshot and rolling round: a write that left
+/// an owner while it still held the lease but reaches Redis after another instance took it
+/// (queued while the connection was down) is refused and changes nothing.
+@Suite struct SetIfOwnerTests {
+    @Test func aWriteOfAFormerOwnerIsRefusedAndTheNewOwnersStays() async throws {
+        let (server, harness, first) = try await leasedDraw(ttl: .milliseconds(300))
+        defer { server.stop(); harness.shutdown() }
+        let key = RedisDrawKeys(code: first.draw).snapshot
+        #expect(try await harness.store.setIfOwner(key, value: Array("token 1".utf8), lease: first).get() == true)
+        #expect(await harness.client.command(["GET", key]).value == .bulk(Array("token 1".utf8)))
+        // The lease runs out and another instance takes it.
+        try await Task.sleep(for: .milliseconds(400))
+        guard case .acquired(let second) = try await harness.store.acquireLease(draw: first.draw, owner: "b", ttl: .seconds(10)).get() else {
+            Issue.record("the expired lease was not taken")
+            return
+        }
+        #expect(second.token > first.token)
+        #expect(try await harness.store.setIfOwner(key, value: Array("token 2".utf8), lease: second).get() == true)
+        // The former owner's late write: refused, the new owner's snapshot stays.
+        #expect(try await harness.store.setIfOwner(key, value: Array("token 1, late".utf8), lease: first).get() == false)
+        #expect(await harness.client.command(["GET", key]).value == .bulk(Array("token 2".utf8)))
+    }
+}

@@ -83,7 +83,13 @@ extension ClusterDrawNode {
         case .publishSnapshot(let token, let seq, let epoch, let offset, let announcesOwner):
             guard let room else { return }
             let snapshot = ClusterSnapshot(token: token, seq: seq, epoch: epoch, offset: offset, text: room.publicStateText)
-            store.client.send([Array("SET".utf8), Array(keys.snapshot.utf8), Array(snapshot.stored(by: runtime.instanceID).utf8)]) { _ in }
+            // Fenced (and, behind Sentinel, on a replica before it counts): a plain SET queued
+            // while Redis was unreachable went out after the owner's lease had run out and
+            // overwrote the next owner's snapshot; every follower that had heard the new owner's
+            // token then refused the older one, and pages joining there were shown nothing.
+            if let lease = state.lease, lease.token == token {
+                store.setIfOwner(keys.snapshot, value: Array(snapshot.stored(by: runtime.instanceID).utf8), lease: lease) { _ in }
+            }
             perform(.publish(.snapshot(snapshot, instance: runtime.instanceID, announcesOwner: announcesOwner)))
         case .keepRolling(let lease):
             if let room { keepRolling(room.currentDraw, lease: lease) }
