@@ -337,7 +337,7 @@ package struct ClusterNodeState {
         case .redis(let up):
             redisUp = up
         case .redisReconnected:
-            // The owner's snapshot (`{d:CODE}:snap`) is its one write that is not WAITed: a
+            // The owner's snapshot (`{d:CODE}:snap`) is written without waiting for its WAIT: a
             // failover may have lost the last one (the reveal, say), and pages joining other
             // instances would be shown the phase before it. Stored and published again.
             if roomOpen, lease != nil { publishSnapshot(announcesOwner: false, &actions) }
