@@ -39,7 +39,10 @@ TOMBOLA_BUILD_PACKAGES=(pkg-config zlib1g-dev libsqlite3-dev libssl-dev libgmp-d
 # the Autobahn|Testsuite's Python 3 port (scripts/autobahn); the deployment tests' package tools
 # (dpkg-dev, lintian, systemd-analyze) and reverse proxies (openssl makes the HTTPS test certificate);
 # redis-server and haproxy for the cluster tests.
-TOMBOLA_TEST_PACKAGES=(python3 python3-venv strace chromium chromium-driver fonts-wqy-microhei sqlite3 patch
+# Fonts the pages are drawn with in every screenshot and browser test, whatever the machine had
+# before: a CJK font (Chinese pages, names) and a colour-emoji font (emoji in names on the wheel
+# and the projector).
+TOMBOLA_TEST_PACKAGES=(python3 python3-venv strace chromium chromium-driver fonts-wqy-microhei fonts-noto-color-emoji sqlite3 patch
                        dpkg-dev binutils lintian systemd nginx-light caddy redis-server openssl haproxy)
 # Benchmark peers (not needed by the tests): the Go hub (bench/gohub/build.sh: Go in GOPATH mode
 # with Debian's gorilla/websocket), wrk and nginx for `tombola-bench static`.

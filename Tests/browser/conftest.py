@@ -5,6 +5,8 @@ that collect console errors.
 Environment:
   TOMBOLA_BIN        server binary (default .build/release/tombola, then .build/debug/tombola)
   CHROMIUM, CHROMEDRIVER   defaults /usr/bin/chromium, /usr/bin/chromedriver
+  TOMBOLA_PUBLIC     a Public/ directory to serve instead of the pages built into the binary
+                     (`--public`): page edits show without a rebuild; CI leaves it unset
 """
 
 import contextlib
@@ -46,7 +48,8 @@ def server_command(port, data_dir):
                   os.path.join(ROOT, ".build", "debug", "tombola")]
     for path in candidates:
         if path and os.path.isfile(path) and os.access(path, os.X_OK):
-            return [path] + flags
+            public = os.environ.get("TOMBOLA_PUBLIC")
+            return [path] + flags + (["--public", public] if public else [])
     pytest.fail("no server binary: build it (swift build -c release --product tombola), "
                 "or set TOMBOLA_BIN")
 

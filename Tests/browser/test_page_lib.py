@@ -299,21 +299,53 @@ def test_name_masking_keeps_first_characters_and_phone_ends(browser, static_site
 
 
 def test_wheel_labels_are_cut_to_their_span(browser, static_site):
-    """lib/mode-wheel.js `fitted`: a label that fits stays whole; a longer one is cut at a
-    character (never inside a surrogate pair) with an ellipsis, and never exceeds the width."""
+    """lib/mode-wheel.js `fitted`: a label that fits stays whole; a longer one is cut between
+    graphemes (never inside a surrogate pair, a flag, a family emoji or a letter with its accents)
+    and ends with an ellipsis; the result never exceeds the width. Whatever fonts the machine has
+    (issue #48: an emoji's width depends on whether a colour-emoji font is installed), the
+    invariant is checked on every label, and the cut itself on text every font draws with a width:
+    Latin letters with combining accents, measured in the page to pick a width that must cut."""
     b = page(browser, static_site)
     got = result_of(run_module(b, "/js/lib/mode-wheel.js", """
         const g = document.createElement('canvas').getContext('2d');
         g.font = '700 20px sans-serif';
-        return args[0].map(([text, width]) => {
+        const seg = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+        const accented = 'e\u0301'.repeat(12);
+        // Wide enough for the ellipsis and three accented letters, too narrow for all twelve.
+        const cutWidth = g.measureText('\u00e9\u00e9\u00e9\u2026').width + 1;
+        const cases = [...args[0], [accented, cutWidth]];
+        return cases.map(([text, width]) => {
           const out = m.fitted(g, text, width);
-          return [out, g.measureText(out).width <= width || out === '…'];
-        });""", [["Ann", 200], ["Bartholomew Fitzgerald-Smythe", 120], ["王伟王伟王伟王伟王伟", 60], ["🎉🎉🎉🎉🎉🎉", 50], ["Ann", 1]]))
-    assert got[0] == ["Ann", True]
-    assert got[1][0].startswith("Barth") and got[1][0].endswith("…") and got[1][1]
-    assert got[2][0].startswith("王") and got[2][0].endswith("…") and got[2][1]
-    assert got[3][0].endswith("…") and "\ufffd" not in got[3][0] and all(ord(c) < 0xD800 or ord(c) > 0xDFFF for c in got[3][0]) and got[3][1]
-    assert got[4] == ["…", True]
+          const body = out.endsWith('\u2026') ? out.slice(0, -1) : out;
+          const parts = Array.from(seg.segment(body), (s) => s.segment);
+          const whole = Array.from(seg.segment(text), (s) => s.segment);
+          return {
+            out,
+            fits: g.measureText(out).width <= width || out === '\u2026',
+            // a prefix of the text's own graphemes: no grapheme split, none changed
+            prefix: parts.every((p, i) => p === whole[i]),
+            cut: out !== text,
+            wholeWidth: g.measureText(text).width,
+            width,
+          };
+        });""", [["Ann", 200], ["Bartholomew Fitzgerald-Smythe", 120], ["王伟王伟王伟王伟王伟", 60],
+                 ["🎉🎉🎉🎉🎉🎉", 50], ["👨‍👩‍👧👨‍👩‍👧🇨🇳🇨🇳🇫🇷", 40], ["Ann", 1]]))
+    for case in got:
+        assert case["fits"], case
+        assert case["prefix"], case
+        assert "\ufffd" not in case["out"] and not any(0xD800 <= ord(c) <= 0xDFFF for c in case["out"]), case
+        # a label is cut exactly when it does not fit, and a cut one ends with the ellipsis
+        assert case["cut"] == (case["wholeWidth"] > case["width"]), case
+        assert (not case["cut"]) or case["out"].endswith("…"), case
+    assert got[0]["out"] == "Ann"
+    assert got[1]["out"].startswith("Barth") and got[1]["out"].endswith("…")
+    assert got[2]["out"].startswith("王") and got[2]["out"].endswith("…")
+    assert got[5]["out"] == "…"
+    accented = got[6]
+    assert accented["cut"] and accented["out"].endswith("…"), accented
+    # the cut kept whole accented letters only: every base letter still carries its accent
+    body = accented["out"][:-1]
+    assert body and body == "e\u0301" * (len(body) // 2), accented
 
 
 def test_page_recheck_of_old_and_new_exports_notes_what_v1_cannot_prove(browser, static_site):

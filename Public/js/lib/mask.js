@@ -16,7 +16,8 @@ const PHONE = /^\+?[\d][\d\s().-]*$/;
 const LETTER = /\p{L}/u;
 const segmenter = typeof Intl !== 'undefined' && Intl.Segmenter ? new Intl.Segmenter(undefined, { granularity: 'grapheme' }) : null;
 
-function graphemes(text) {
+/** `text`'s user-perceived characters (a flag, a family emoji, a letter with its accents: one each). */
+export function graphemes(text) {
   return segmenter ? Array.from(segmenter.segment(text), (s) => s.segment) : Array.from(text);
 }
 

@@ -6,7 +6,7 @@
 
 import { el } from './dom.js';
 import { winnerText } from './room.js';
-import { maskName } from './mask.js';
+import { graphemes, maskName } from './mask.js';
 
 export const WHEEL_SLICES = 200;
 /** Milliseconds each further winner of a round takes to land after the first. */
@@ -19,10 +19,13 @@ const POINTER = -Math.PI / 2;
 const LABEL_OUTER = 0.93;
 const LABEL_INNER = 0.4;
 
-/** `text`, cut with an ellipsis to at most `width` pixels in the context's font. */
+/**
+ * `text`, cut with an ellipsis to at most `width` pixels in the context's font; the cut falls
+ * between graphemes, never inside one (nor inside a surrogate pair).
+ */
 export function fitted(g, text, width) {
   if (g.measureText(text).width <= width) return text;
-  const chars = Array.from(text);
+  const chars = graphemes(text);
   let lo = 0;
   let hi = chars.length;
   while (lo < hi) {
