@@ -7,6 +7,7 @@ import { locale, t } from './i18n.js';
 import { winnerText } from './room.js';
 import { maskName } from './mask.js';
 import { nameSize, showName, widestNames } from './fitname.js';
+import { reasonText } from './claims.js';
 
 /** A draw value for display: numbers grouped by locale, names as they are (masked as the draw says). */
 export function valueText(value) {
@@ -14,12 +15,31 @@ export function valueText(value) {
   return maskName(winnerText(value));
 }
 
+/**
+ * Who holds each prize of `round` (the newest round on the board by default) after claims, passes
+ * and voids, as the record says: the round's current winners (an alternate in a no-show's place,
+ * a void's replacement), then `null` for each prize a pass left with no alternate ("nobody
+ * claimed"). The stage and its modes' winner cards show these, never the first drawn winner.
+ */
+export function holders(room, round = room.currentRound()?.round) {
+  const entry = room.rounds.find((e) => e.round === round);
+  if (!entry) return [];
+  const claims = room.claims?.round === round ? room.claims.items : [];
+  const unawarded = claims.filter((item) => item.status === 'passed' && !item.to).length;
+  return [...entry.winners, ...Array(unawarded).fill(null)];
+}
+
+/** A holder for display: its name or number, or "Nobody claimed" for a prize nobody holds. */
+export function holderText(value) {
+  return value === null ? t('claim.nobody') : valueText(value);
+}
+
 /** One winner as a list item; `onVoid(entry)` adds a Void button (host only). */
 export function winnerItem(entry, { onVoid = null, className = 'winner' } = {}) {
   const classes = [className];
   if (entry.voided) classes.push('is-voided');
   if (entry.replaces !== undefined && !entry.voided) classes.push('is-replacement');
-  const note = entry.voided ? (entry.reason ? t('draw.voided.reason', { reason: entry.reason }) : t('draw.voided'))
+  const note = entry.voided ? (entry.reason ? t('draw.voided.reason', { reason: reasonText(entry.reason) }) : t('draw.voided'))
     : entry.replaces !== undefined ? t('draw.replaces', { value: valueText(entry.replaces) }) : '';
   const item = el('li', { class: classes.join(' '), data: { winner: winnerText(entry.value) } },
     el('span', { class: 'winner-value', text: valueText(entry.value) }),
@@ -176,8 +196,9 @@ export class Stage {
   valueText(room) {
     if ((room.phase === 'rolling' || room.phase === 'stopping') && room.tick) return { text: valueText(room.tick.value), waiting: false };
     if (room.phase === 'revealed') {
-      const first = room.lastReveal?.winners?.[0] ?? room.currentRound()?.winners[0]?.value;
-      if (first !== undefined && first !== null) return { text: valueText(first), waiting: false };
+      // Who holds the prize now (an alternate after a pass, "nobody claimed"), not who was drawn first.
+      const held = holders(room);
+      if (held.length) return { text: holderText(held[0]), waiting: false };
     }
     if (!room.snapshotReceived) return { text: '…', waiting: true };
     // The host is not waiting for anyone: tell them what to do instead.
@@ -268,10 +289,10 @@ export class Stage {
     const { many, more, box } = this.nodes;
     if (!many) return false;
     const current = room.phase === 'revealed' ? room.currentRound() : null;
-    const active = current ? current.winners.filter((w) => !w.voided) : [];
+    const active = current ? holders(room, current.round) : [];
     const on = active.length > 1;
     const shown = active.slice(0, STAGE_WINNERS);
-    const signature = on ? `${current.round}|${shown.map((w) => winnerText(w.value)).join('\u0000')}|${box?.clientWidth}x${box?.clientHeight}` : '';
+    const signature = on ? `${current.round}|${shown.map(holderText).join('\u0000')}|${box?.clientWidth}x${box?.clientHeight}` : '';
     show(many, on);
     if (more) {
       // A long round's count is the server's: the page may hold only its first winners.
@@ -282,7 +303,7 @@ export class Stage {
     if (signature === this.manyShown) return on;
     this.manyShown = signature;
     if (!on) { replaceChildren(many); return false; }
-    replaceChildren(many, shown.map((w) => el('li', { class: 'stage-winner', data: { winner: winnerText(w.value) }, text: valueText(w.value) })));
+    replaceChildren(many, shown.map((w) => el('li', { class: w === null ? 'stage-winner is-unclaimed' : 'stage-winner', data: { winner: winnerText(w) }, text: holderText(w) })));
     // Measured alone in the box: the single value gives its room up first.
     show(this.nodes.value, false);
     fitList(many, box, { max: this.fit.max, min: this.fit.min });

