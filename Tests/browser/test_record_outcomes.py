@@ -17,6 +17,7 @@ from visible import english_words, largest, seen
 TIMEOUT = 30
 SECONDS = 10
 NAMES = ["欧阳娜娜", "刘洋", "陈静"]
+TITLE = "星光公司年会"
 SHOTS = os.environ.get("TOMBOLA_SCREENSHOTS") and os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "docs", "screenshots")
 
 
@@ -24,6 +25,7 @@ def zh_event(server, browser):
     """A check-in draw with claims (one alternate a round), three phones, screen and host, in Chinese."""
     config = {"pool": {"kind": "checkin"}, "claim": {"seconds": SECONDS, "alternates": 1}}
     code, key = create_draw(server, config)
+    api(server, "/api/draws/%s/branding" % code, key, {"title": TITLE}, method="PUT")
     api(server, "/api/draws/%s/entries/open" % code, key, {"publicNames": True})
     phones, names = {}, {}
     for name in NAMES:
@@ -79,7 +81,7 @@ def test_claims_passes_and_nobody_claimed_show_the_record_in_chinese(server, bro
     for page in (screen, host):
         assert any(zh_reason in p["text"] for p in seen(page)), page.driver.current_url
     phones[absent].wait_js("document.querySelector('[data-claim-missed]') !== null", TIMEOUT)
-    no_english(pages, NAMES)
+    no_english(pages, NAMES + list(names))  # a phone shows its own entry id (its ticket)
     if SHOTS:
         screen.save_screenshot(os.path.join(SHOTS, "claims-alternate-holds-1920x1080-zh.png"))
 
@@ -95,8 +97,59 @@ def test_claims_passes_and_nobody_claimed_show_the_record_in_chinese(server, bro
     assert largest(screen, names[no_show], "[data-stage]") < 64, stage_text(screen)
     for page in (host, phones[no_show]):
         page.wait_js("document.body.innerText.includes('无人领奖') || document.body.innerText.includes(%r)" % zh_reason, TIMEOUT)
-    no_english(pages, NAMES)
+    no_english(pages, NAMES + list(names))  # a phone shows its own entry id (its ticket)
     if SHOTS:
         screen.save_screenshot(os.path.join(SHOTS, "claims-nobody-claimed-1920x1080-zh.png"))
     for page in pages:
         assert page.errors(allow=("/claim - Failed to load resource",)) == []
+
+    # The certificates agree with the record (item 5), carry the event's title and the screen's
+    # origin in their QR code, and their PNG is the certificate, not half a blank page (item 11).
+    # Opened on localhost: the screen's links use the server's address (127.0.0.1 here).
+    cert = browser(794, 1123, "zh-CN")
+    exported = api(server, "/api/draws/%s/export.json" % code, key, method="GET")
+    ids = [e for e in names]
+    for n, held, passed, to in ((1, [names[alternate]], names[absent], names[alternate]), (2, ["无人领奖"], names[no_show], "已无候补")):
+        cert.get(server.url("/draw/%s/round/%d" % (code, n)).replace("127.0.0.1", "localhost"))
+        cert.wait_js("window.tombolaCertificate && window.tombolaCertificate.status === 'ready'"
+                     " && document.querySelector('[data-verify]').dataset.state === 'ok'"
+                     " && !document.querySelector('[data-qr]').hidden", TIMEOUT)
+        assert [p["text"] for p in seen(cert, "[data-winners]")] == held
+        title = " ".join(p["text"] for p in seen(cert, "[data-title]"))
+        assert TITLE in title and code not in title, title
+        pass_lines = " ".join(p["text"] for p in seen(cert, "[data-voided]"))
+        assert passed in pass_lines and zh_reason in pass_lines and to in pass_lines, pass_lines
+        text = cert.js("return document.body.innerText")
+        assert not any(i in text for i in ids), text
+        no_english([cert], NAMES + ["hmac"])  # the algorithm, tombola-hmac-sha256-v1
+        qr = cert.js("return decodeURIComponent(document.querySelector('[data-qr]').src)")
+        assert qr.split("text=", 1)[1].startswith(server.url("/draw/%s/round/%d" % (code, n))), qr
+        if SHOTS:
+            cert.save_screenshot(os.path.join(SHOTS, "certificate-claims-round-%d-zh.png" % n))
+    # The PNG: its ink reaches its bottom margin (a blank half is not the certificate).
+    cert.find_element("css selector", "[data-png]").click()
+    size = cert.driver.execute_async_script(PNG_INK)
+    assert size["height"] >= 600 and size["height"] - size["lastInk"] <= 160, size
+    assert cert.errors() == []
+
+
+PNG_INK = """
+  const done = arguments[arguments.length - 1];
+  const wait = () => window.tombolaCertificate.png ? read() : setTimeout(wait, 50);
+  const read = async () => {
+    const bitmap = await createImageBitmap(window.tombolaCertificate.png);
+    const canvas = new OffscreenCanvas(bitmap.width, bitmap.height);
+    const g = canvas.getContext('2d');
+    g.drawImage(bitmap, 0, 0);
+    const data = g.getImageData(0, 0, bitmap.width, bitmap.height).data;
+    let lastInk = 0;
+    for (let y = 0; y < bitmap.height; y++) {
+      for (let x = 0; x < bitmap.width; x += 2) {
+        const i = (y * bitmap.width + x) * 4;
+        if (data[i] < 200 || data[i + 1] < 200 || data[i + 2] < 200) { lastInk = y; break; }
+      }
+    }
+    done({ width: bitmap.width, height: bitmap.height, lastInk });
+  };
+  wait();
+"""

@@ -1,5 +1,5 @@
 // The certificate as a PNG (issue #26): the page's own texts and its QR code drawn on a canvas
-// of one A4 page at 150 dpi, no library. What it draws is what the page shows (masked as set).
+// as wide as an A4 page at 150 dpi and as tall as what it holds (at most one page), no library. What it draws is what the page shows (masked as set).
 
 import { $, $$ } from '../lib/dom.js';
 
@@ -68,9 +68,14 @@ export async function certificatePNG(root = document) {
   y += rows * 48;
   if (winners.length > shown.length) { g.font = `400 28px ${FONT}`; g.fillText(`… +${winners.length - shown.length}`, MARGIN, y); y += 40; }
   const voided = $('[data-voided]', root);
-  if (voided && !voided.hidden) { g.font = `400 24px ${FONT}`; y = wrap(g, voided.textContent.trim(), MARGIN, y + 10, inner, 32); }
+  if (voided && !voided.hidden) {
+    g.font = `400 24px ${FONT}`;
+    y += 10;
+    for (const line of $$('.cert-change', voided)) y = wrap(g, line.textContent.trim(), MARGIN, y, inner, 32);
+  }
 
   y += 40;
+  const top = y;
   const qr = loadedQR($('[data-qr]', root));
   const qrSize = 300;
   const factsWidth = qr ? inner - qrSize - 40 : inner;
@@ -87,9 +92,15 @@ export async function certificatePNG(root = document) {
     y = wrap(g, dd?.textContent.trim() ?? '', MARGIN, y + 2, factsWidth, 30) + 18;
   }
   g.font = `600 26px ${FONT}`;
-  wrap(g, text('[data-verify]'), MARGIN, Math.max(y, qr ? y : 0) + 20, inner, 36);
+  y = wrap(g, text('[data-verify]'), MARGIN, Math.max(y, qr ? top + qrSize + 80 : 0) + 20, inner, 36);
 
+  // Cut to what was drawn: a short round's certificate is not half a blank A4 page.
+  const height = Math.min(HEIGHT, Math.ceil(y + MARGIN));
+  const out = document.createElement('canvas');
+  out.width = WIDTH;
+  out.height = height;
+  out.getContext('2d').drawImage(canvas, 0, 0);
   return new Promise((resolve, reject) => {
-    canvas.toBlob((blob) => (blob ? resolve(blob) : reject(new Error('the canvas gave no PNG'))), 'image/png');
+    out.toBlob((blob) => (blob ? resolve(blob) : reject(new Error('the canvas gave no PNG'))), 'image/png');
   });
 }

@@ -1,7 +1,10 @@
 // The certificate's store: one round of a draw, read from the public export (every record of
 // the round: the first draw and any no-show replacement), and its recheck.
 
+import { fetchBranding } from '../lib/branding.js';
+import { lanBase } from '../lib/info.js';
 import { setMask } from '../lib/mask.js';
+import { entrantNames } from '../lib/room.js';
 import { verifyRound } from '../lib/verify.js';
 
 /** `{ code, round }` from /draw/<code>/round/<n>. */
@@ -18,6 +21,10 @@ export class CertificateState extends EventTarget {
     this.status = 'loading';       // loading | ready | missing | error
     this.records = [];             // the round's `round` records, oldest first
     this.voids = [];               // its `void` records
+    this.passes = [];              // its `pass` records (an unclaimed win passed on, #26)
+    this.changes = [];             // its `void` and `pass` records, oldest first
+    this.title = '';               // the event's title (the draw's branding), or ''
+    this.base = null;              // the origin the screen's QR codes use (the LAN address)
     this.verification = { state: 'pending' };
   }
 
@@ -26,10 +33,20 @@ export class CertificateState extends EventTarget {
   /** The latest record of the round: the one whose winners stand (a replacement's). */
   get record() { return this.records.at(-1) ?? null; }
 
-  /** The round's standing winners: every record's, minus the voided ones. */
+  /**
+   * Who holds the round's prizes, as the record says after voids and passes: the drawn winners
+   * less the voided ones, then each void's replacement; a pass puts its alternate in the
+   * winner's place, or leaves `null` (nobody claimed) when no alternate was left.
+   */
   get winners() {
-    const voided = new Set(this.voids.map((v) => JSON.stringify(v.winner)));
-    return this.records.flatMap((r) => r.winners).filter((w) => !voided.has(JSON.stringify(w)));
+    const key = (w) => JSON.stringify(w);
+    const gone = new Set([...this.voids.map((v) => key(v.winner))]);
+    const held = this.records.flatMap((r) => r.winners).filter((w) => !gone.has(key(w)));
+    for (const pass of this.passes) {
+      const i = held.findIndex((w) => w !== null && key(w) === key(pass.winner));
+      if (i >= 0) held[i] = pass.alternate ?? null;
+    }
+    return held;
   }
 
   async load() {
@@ -43,6 +60,10 @@ export class CertificateState extends EventTarget {
       const all = exported.records ?? [];
       this.records = all.filter((r) => r.kind === 'round' && r.round === this.round);
       this.voids = all.filter((r) => r.kind === 'void' && r.round === this.round);
+      this.passes = all.filter((r) => r.kind === 'pass' && r.round === this.round);
+      this.changes = all.filter((r) => (r.kind === 'void' || r.kind === 'pass') && r.round === this.round);
+      // Names, title and the screen's origin before the first render of the winners.
+      await Promise.all([this.loadNames(), this.loadBranding()]);
       this.status = this.records.length ? 'ready' : 'missing';
       this.changed('load');
       if (this.records.length) this.verify(all);
@@ -50,6 +71,23 @@ export class CertificateState extends EventTarget {
       this.status = 'error';
       this.changed('load');
     }
+  }
+
+  /** A check-in round's winners are public ids: their names, where the host shows names (as the screen does). */
+  async loadNames() {
+    try {
+      const response = await fetch(`/api/draws/${encodeURIComponent(this.code)}/rounds/${this.round}/winners?limit=200`, { cache: 'no-store' });
+      const page = response.ok ? await response.json() : null;
+      for (const [id, name] of Object.entries(page?.names ?? {})) if (typeof name === 'string') entrantNames.set(id, name);
+    } catch {
+      // No names: the ids the record holds are shown.
+    }
+  }
+
+  async loadBranding() {
+    const [branding, base] = await Promise.all([fetchBranding(this.code), lanBase()]);
+    this.title = typeof branding?.title === 'string' ? branding.title.trim() : '';
+    this.base = base;
   }
 
   async loadMask() {

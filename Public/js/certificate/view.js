@@ -2,7 +2,8 @@
 
 import { $, el, replaceChildren, setText, show } from '../lib/dom.js';
 import { locale, t } from '../lib/i18n.js';
-import { valueText } from '../lib/board.js';
+import { holderText, valueText } from '../lib/board.js';
+import { reasonText } from '../lib/claims.js';
 
 export class CertificateView {
   constructor(root = document) {
@@ -30,17 +31,24 @@ export class CertificateView {
 
   render(state) {
     const n = this.n;
-    document.title = t('cert.page', { code: state.code, n: state.round });
+    // The event's title when the host gave one (the screen's branding), else the draw's code.
+    const title = state.title ? t('cert.title.event', { title: state.title, n: state.round }) : t('cert.title', { code: state.code, n: state.round });
+    document.title = state.title ? `${title} · Tombola` : t('cert.page', { code: state.code, n: state.round });
     n.back.href = `/draw/${encodeURIComponent(state.code)}`;
-    setText(n.title, t('cert.title', { code: state.code, n: state.round }));
+    setText(n.title, title);
     show(n.missing, state.status === 'missing' || state.status === 'error');
     setText(n.missing, state.status === 'missing' ? t('cert.missing') : state.status === 'error' ? t('cert.error') : '');
     const record = state.record;
     setText(n.prize, record?.prize ?? '');
-    replaceChildren(n.winners, state.winners.map((w) => el('li', { text: valueText(w) })));
-    const voided = state.voids.map((v) => `${valueText(v.winner)} (${v.reason})`);
-    setText(n.voided, voided.length ? t('screen.voided', { list: voided.join(', ') }) : '');
-    show(n.voided, voided.length > 0);
+    replaceChildren(n.winners, state.winners.map((w) => el('li', { class: w === null ? 'is-unclaimed' : null, text: holderText(w) })));
+    // One line per void and pass, in the record's order: who lost the prize, why, and to whom.
+    const lines = state.changes.map((r) => {
+      const args = { value: valueText(r.winner), reason: reasonText(r.reason) };
+      if (r.kind === 'void') return t('cert.voided', args);
+      return r.alternate != null ? t('cert.passed', { ...args, to: valueText(r.alternate) }) : t('cert.passed.none', args);
+    });
+    replaceChildren(n.voided, lines.map((line) => el('span', { class: 'cert-change', text: line })));
+    show(n.voided, lines.length > 0);
     const at = record ? new Date(record.at) : null;
     setText(n.time, at ? at.toLocaleString(locale(), { dateStyle: 'long', timeStyle: 'medium' }) : '');
     setText(n.commitment, record?.commitment ?? '');
@@ -50,7 +58,8 @@ export class CertificateView {
     setText(n.algorithm, record?.algorithm ?? '');
     if (record && !n.qr.dataset.for) {
       // The QR code opens this page, which rechecks the round itself.
-      const url = `${location.origin}${location.pathname}#verify`;
+      // On the origin the screen's QR codes use (the LAN address), not this page's (127.0.0.1).
+      const url = `${state.base ?? location.origin}${location.pathname}#verify`;
       n.qr.dataset.for = url;
       n.qr.alt = t('cert.qr');
       n.qr.src = `/api/qr?text=${encodeURIComponent(url)}`;
