@@ -25,5 +25,10 @@ import Testing
         #expect(rows[1][3] == round.winners[0].description && rows[1][4] == "yes" && rows[1][5] == "not claimed in 30 s")
         #expect(rows[2][3] == alternate.description && rows[2][4] == "no" && rows[2][6] == round.winners[0].description)
         #expect(rows[2][8] == String(pass.index) && rows[2][11] == pass.hash)
+        // In Chinese the reason is said in Chinese; the names column names check-in winners.
+        let named = DrawExportCSV.text(records: records, names: [alternate.description: "黄丽"], language: "zh")
+            .split(separator: "\r\n").map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
+        #expect(named[0].first == "\u{FEFF}session" && named[0].last == "name")
+        #expect(named[1][5] == "30 秒内未领取" && named[2][12] == "黄丽" && named[1][12] == "")
     }
 }

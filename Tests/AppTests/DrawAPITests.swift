@@ -98,7 +98,8 @@ struct DrawAPITests {
         #expect(csv.status == 200)
         #expect(csv.headers["Content-Type"]?.hasPrefix("text/csv") == true)
         let lines = csv.text.split(separator: "\r\n")
-        #expect(lines.first == "session,round,prize,winner,voided,reason,replaces,at,record,commitment,seed,hash")
+        // A byte order mark first: Excel reads UTF-8 (Chinese names) only then.
+        #expect(lines.first == "\u{FEFF}session,round,prize,winner,voided,reason,replaces,at,record,commitment,seed,hash,name")
         #expect(lines.count == 2)
         #expect(lines.last?.hasPrefix("1,1,,\(winner),no,,,") == true)
     }

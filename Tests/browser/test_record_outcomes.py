@@ -7,7 +7,14 @@ reason in Chinese. The certificates of both rounds name who holds the prize and 
 The CSV downloads are read as bytes: a BOM first, the host's column names, names beside ids, local
 times."""
 
+import csv
+import datetime
+import io
+import json
 import os
+import re
+import urllib.parse
+import urllib.request
 
 from test_claim import claim_from, join
 from test_draw import create_draw, open_page
@@ -100,6 +107,14 @@ def test_claims_passes_and_nobody_claimed_show_the_record_in_chinese(server, bro
     no_english(pages, NAMES + list(names))  # a phone shows its own entry id (its ticket)
     if SHOTS:
         screen.save_screenshot(os.path.join(SHOTS, "claims-nobody-claimed-1920x1080-zh.png"))
+    # The host's CSV link is the page's language; the download says the pass reasons in it, with names.
+    href = host.js("return document.querySelector('[data-export=\"csv\"]').href")
+    assert href.endswith("/api/draws/%s/export.csv?lang=zh" % code), href
+    link = urllib.parse.urlsplit(href)
+    table = list(csv.reader(io.StringIO(get_bytes(server, "%s?%s" % (link.path, link.query), key).decode("utf-8-sig"))))
+    rows = [dict(zip(table[0], row)) for row in table[1:]]
+    assert sorted((r["name"], r["reason"]) for r in rows if r["voided"] == "yes") == sorted([(names[absent], zh_reason), (names[no_show], zh_reason)])
+    assert {r["name"] for r in rows} == set(NAMES)
     for page in pages:
         assert page.errors(allow=("/claim - Failed to load resource",)) == []
 
@@ -153,3 +168,52 @@ PNG_INK = """
   };
   wait();
 """
+
+
+BOM = b"\xef\xbb\xbf"
+ISO_LOCAL = r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$"
+
+
+def get_bytes(server, path, key=None):
+    headers = {"Authorization": "Bearer " + key} if key else {}
+    with urllib.request.urlopen(urllib.request.Request(server.url(path), headers=headers), timeout=30) as r:
+        return r.read()
+
+
+def test_csv_downloads_open_in_chinese_excel_with_the_hosts_columns_names_and_local_times(server):
+    """Item 8: the bytes a host downloads. Both CSVs start with a UTF-8 BOM; the entrants CSV is
+    headed with the host's column name (工号) and gives join times as ISO 8601 with an offset; the
+    winners CSV names a check-in winner beside the public id (with the host key; not in the public
+    download of a draw that does not show names)."""
+    code, key = create_draw(server, {"pool": {"kind": "checkin"}})
+    fields = [{"key": "field1", "label": "工号", "required": True, "unique": True, "maxLength": 16}]
+    api(server, "/api/draws/%s/entries/open" % code, key, {"fields": fields})
+    for name, staff in (("黄丽", "A-001"), ("张伟", "A-002")):
+        body = json.dumps({"name": name, "fields": {"field1": staff}}).encode()
+        req = urllib.request.Request(server.url("/api/draws/%s/join" % code), data=body, method="POST",
+                                     headers={"Content-Type": "application/json"})
+        urllib.request.urlopen(req, timeout=30).read()
+    api(server, "/api/draws/%s/entries/close" % code, key)
+    api(server, "/api/draws/%s/start" % code, key)
+    winner = api(server, "/api/draws/%s/stop" % code, key)["result"]["winners"][0]
+    entrants = {e["id"]: e for e in api(server, "/api/draws/%s/entrants?limit=200" % code, key, method="GET")["items"]}
+
+    raw = get_bytes(server, "/api/draws/%s/entrants.csv" % code, key)
+    assert raw.startswith(BOM), raw[:20]
+    rows = list(csv.reader(io.StringIO(raw[len(BOM):].decode("utf-8"))))
+    assert rows[0] == ["seq", "id", "name", "工号", "joined_at", "removed"]
+    for row in rows[1:]:
+        entry = entrants[row[1]]
+        assert row[2] == entry["name"] and row[3] == entry["fields"]["field1"]
+        assert re.match(ISO_LOCAL, row[4]), row[4]
+        at = datetime.datetime.fromisoformat(row[4].replace("Z", "+00:00"))
+        assert abs(at.timestamp() * 1000 - entry["joinedAt"]) < 1000, (row[4], entry["joinedAt"])
+
+    for key_given, want in ((key, entrants[winner]["name"]), (None, "")):
+        raw = get_bytes(server, "/api/draws/%s/export.csv?lang=zh" % code, key_given)
+        assert raw.startswith(BOM), raw[:20]
+        rows = list(csv.reader(io.StringIO(raw[len(BOM):].decode("utf-8"))))
+        header = rows[0]
+        row = dict(zip(header, rows[1]))
+        assert row["winner"] == winner and row["name"] == want, row
+        assert re.match(ISO_LOCAL, row["at"]), row["at"]

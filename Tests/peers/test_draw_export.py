@@ -154,7 +154,8 @@ def test_every_kind_of_record_from_the_server_passes_the_fairness_script(script,
     first_round["winners"][0] = 49 if first_round["winners"][0] != 49 else 48
     assert verify_with_script(script, tampered, tmp_path).returncode == 1
     # The CSV names every winner; a name a spreadsheet would run as a formula is defused.
-    text = csv.decode()
+    assert csv.startswith(b"\xef\xbb\xbf")  # UTF-8 with a BOM, for Excel
+    text = csv.decode("utf-8-sig")
     assert text.startswith("session,round,prize,winner,voided,reason,")
     assert ",yes,no-show," in text
     assert ",=cmd()," not in text

@@ -1,8 +1,8 @@
 // Owns the host/viewer page's DOM.
 
 import { modeSelect } from './modes.js';
-import { $, $$, copyText, el, isTyping, replaceChildren, setText, show } from '../lib/dom.js';
-import { errorText, t } from '../lib/i18n.js';
+import { $, $$, copyText, downloadBlob, el, isTyping, replaceChildren, setText, show } from '../lib/dom.js';
+import { errorText, lang, t } from '../lib/i18n.js';
 import { Stage, boardSignature, renderHistory, renderWinners, valueText } from '../lib/board.js';
 import { countEntrants, groupList, parseList } from './entrants.js';
 
@@ -346,7 +346,13 @@ export class DrawView {
           attrs: { type: 'button', 'aria-label': `${t('host.copy')}: ${row.label}` },
           on: { click: async () => { if (await copyText(row.url)) this.toast(t('host.copied')); } },
         })))));
-    for (const a of $$('[data-export]', this.root)) a.href = `/api/draws/${code}/export.${a.dataset.export}`;
+    for (const a of $$('[data-export]', this.root)) {
+      const csv = a.dataset.export === 'csv';
+      // The CSV in the page's language (a claim pass's reason); fetched with the host key, it
+      // names a check-in pool's winners beside their ids (personal data: never in a plain link).
+      a.href = `/api/draws/${code}/export.${a.dataset.export}${csv ? `?lang=${encodeURIComponent(lang())}` : ''}`;
+      if (csv) a.onclick = hostKey ? (event) => { event.preventDefault(); downloadExport(a.href, hostKey, `tombola-${state.code}.csv`, this); } : null;
+    }
   }
 
   // --- feedback ---
@@ -451,4 +457,15 @@ export class DrawView {
 function emptyPool(state) {
   const pool = state.config?.pool;
   return state.checkin ? (state.checkin.count ?? 0) === 0 : pool?.kind === 'list' && pool.count === 0;
+}
+
+/** Downloads an export read with the host key (the plain link's file, with what only the host may read). */
+async function downloadExport(url, key, name, view) {
+  try {
+    const response = await fetch(url, { headers: { Authorization: `Bearer ${key}` }, cache: 'no-store' });
+    if (!response.ok) throw new Error('export');
+    downloadBlob(await response.blob(), name);
+  } catch {
+    view.toast(errorText('network'));
+  }
 }

@@ -67,9 +67,10 @@ enum DrawAPI {
             room.currentState { responder.respond($0.map { APIError.json(text: $0) } ?? APIError.response(unavailable)) }
         case (2, "export.json"), (2, "export.csv"):
             guard method == "GET" else { return responder.respond(APIError.methodNotAllowed(allow: ["GET", "HEAD"])) }
-            // With the host key, the JSON export carries the check-in entrants too (personal data: never public).
+            // With the host key, the JSON export carries the check-in entrants too (personal data: never
+            // public), and the CSV the winners' names even where the host does not show names.
             var withEntrants = false
-            if rest[1] == "export.json", request.head.headers["Authorization"] != nil {
+            if request.head.headers["Authorization"] != nil {
                 guard DrawAPI.admits(request, responder: responder, service: service, check: room.isHostKey) else { return }
                 withEntrants = true
             }
@@ -77,7 +78,11 @@ enum DrawAPI {
             guard let from = BoardAPI.parameter("from", in: request.head.query, default: 0, range: 0...Int(Int32.max)) else {
                 return responder.respond(APIError.response("bad_page"))
             }
-            export(room, csv: rest[1] == "export.csv", withEntrants: withEntrants, from: from, responder: responder)
+            if rest[1] == "export.csv" {
+                let language = QueryString.value(of: "lang", in: request.head.query) ?? "en"
+                return exportCSV(room, host: withEntrants, language: language, responder: responder)
+            }
+            export(room, csv: false, withEntrants: withEntrants, from: from, responder: responder)
         case (2, "config"):
             if method == "GET" {
                 // The full settings (the names the `state` summary leaves out), cached and validated by ETag.
@@ -226,6 +231,35 @@ enum DrawAPI {
             case .failure(let error):
                 responder.respond(APIError.response(DrawPersistence.errorCode(error)))
             }
+        }
+    }
+
+    /// The CSV export; a check-in pool's winners get their names (the host's download, or anyone's
+    /// where the host shows names on the screen), read from the book.
+    private static func exportCSV(_ room: any DrawChannel, host: Bool, language: String, responder: Responder) {
+        let code = room.code
+        let respond: @Sendable ([String: String]) -> Void = { names in
+            room.export { result in
+                switch result {
+                case .success(let records):
+                    let text = DrawExportCSV.text(records: records, names: names, language: language)
+                    var response = HTTPResponse(status: .ok, headers: ["Content-Type": "text/csv; charset=utf-8"], body: Array(text.utf8))
+                    response.headers.add(name: "Content-Disposition", value: "attachment; filename=\"tombola-\(code).csv\"")
+                    response.headers.add(name: "Cache-Control", value: "no-store")
+                    responder.respond(response)
+                case .failure(let error):
+                    responder.respond(APIError.response(DrawPersistence.errorCode(error)))
+                }
+            }
+        }
+        guard let checkin = room as? any CheckinChannel else { return respond([:]) }
+        checkin.checkinRead(.export) { outcome in
+            guard case .success(let book) = outcome, host || book["settings"]?["publicNames"]?.boolValue == true else { return respond([:]) }
+            var names: [String: String] = [:]
+            for entry in book["entrants"]?.arrayValue ?? [] {
+                if let id = entry["id"]?.stringValue, let name = entry["name"]?.stringValue { names[id] = name }
+            }
+            respond(names)
         }
     }
 

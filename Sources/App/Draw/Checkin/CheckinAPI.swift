@@ -181,29 +181,6 @@ enum CheckinAPI {
     }
 }
 
-/// The entrants as CSV for the host (personal data: never public).
-enum CheckinCSV {
-    static func text(_ entries: [CheckinEntry], fields: [CheckinField]) -> String {
-        var lines = [(["seq", "id", "name"] + fields.map(\.key) + ["joined_at", "removed"]).map(cell).joined(separator: ",")]
-        for entry in entries {
-            let row = [String(entry.seq), entry.id, entry.name ?? ""] + fields.map { entry.fields[$0.key] ?? "" }
-                + [String(entry.joinedAt), entry.removedReason ?? ""]
-            lines.append(row.map(cell).joined(separator: ","))
-        }
-        return lines.joined(separator: "\r\n") + "\r\n"
-    }
-
-    /// RFC 4180 quoting, and a leading `'` before `= + - @` so a spreadsheet never runs a name as a formula.
-    static func cell(_ text: String) -> String {
-        var value = text
-        if let first = value.unicodeScalars.first, "=+-@\t\r".unicodeScalars.contains(first) { value = "'" + value }
-        if value.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) {
-            return "\"" + value.replacingOccurrences(of: "\"", with: "\"\"") + "\""
-        }
-        return value
-    }
-}
-
 /// Per-room limits on check-in attempts: every join spends a token per address (a flood is
 /// slowed, a hall behind one NAT address still fits: 1,000, then 500 a second), and wrong
 /// presence codes spend one per address and per device.
