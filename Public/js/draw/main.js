@@ -45,6 +45,8 @@ view.bindStartStop(() => {
     state.expect('stop');
     command('stop');
   } else if (state.phase !== 'stopping' && state.awaiting !== 'stop') {
+    // Unsaved settings would be silently ignored: Start draws from the saved pool (issue 39, item 3).
+    if (view.formDirty) { view.toast(t('host.unsaved')); return; }
     const audience = view.readAudience();
     state.expect('start');
     command('start', audience ? { audience } : {});
@@ -97,10 +99,11 @@ view.bindSettings(async (config) => {
       method: 'PUT', body, headers: { Authorization: `Bearer ${hostKey ?? ''}`, 'Content-Type': 'application/json' },
     });
     const json = await response.json().catch(() => null);
-    if (!response.ok) { view.toast(errorText(json?.error?.code ?? (response.status === 413 ? 'import_too_large' : 'network'))); return; }
+    if (!response.ok) { view.formDirty = true; view.toast(errorText(json?.error?.code ?? (response.status === 413 ? 'import_too_large' : 'network'))); return; }
     const duplicates = Array.isArray(json?.duplicates) ? json.duplicates : [];
-    view.toast(duplicates.length ? t('host.duplicates', { n: duplicates.length, names: duplicates.slice(0, 5).join(', ') }) : t('host.saved'));
+    view.toast(duplicates.length ? t('host.duplicates', { n: duplicates.length, names: duplicates.slice(0, 5).join(', ') }) : view.takeSavedText());
   } catch {
+    view.formDirty = true;
     view.toast(errorText('network'));
   }
 });
@@ -111,6 +114,7 @@ state.addEventListener('change', ({ detail }) => {
   if ((detail === 'state' || detail === 'config' || detail === 'role') && state.isHost && !state.fullSettings()) state.loadSettings();
   if (detail === 'error' && state.lastError) {
     if (state.lastError.code !== 'bad_key') view.toast(errorText(state.lastError.code));
+    if (configureSeq !== null) view.formDirty = true; // not saved: the form still differs from the pool
     configureSeq = null;
   }
   if (detail === 'warning' && state.warning) view.toast(state.warning.message ?? state.warning.code);
@@ -125,7 +129,7 @@ socket.addEventListener('message', ({ detail }) => {
   if (detail.type === 'ack' && configureSeq !== null && detail.seq === configureSeq) {
     configureSeq = null;
     const duplicates = Array.isArray(detail.duplicates) ? detail.duplicates : [];
-    view.toast(duplicates.length ? t('host.duplicates', { n: duplicates.length, names: duplicates.slice(0, 5).join(', ') }) : t('host.saved'));
+    view.toast(duplicates.length ? t('host.duplicates', { n: duplicates.length, names: duplicates.slice(0, 5).join(', ') }) : view.takeSavedText());
   }
 });
 

@@ -188,7 +188,22 @@ export class DrawView {
     this.importResult = null;
     this.formDirty = true;
     this.updateFormShape();
-    if (result.fileName) this.toast(t('host.pool.csv.loaded', { n: entrants.length, file: result.fileName }));
+    const loaded = result.fileName ? t('host.pool.csv.loaded', { n: entrants.length, file: result.fileName }) : '';
+    // Using the list saves it (issue 39, item 3): the pool the bar announces is the one Start
+    // draws from, with no "Save settings" to forget. While a round rolls the form is locked:
+    // the list waits in the form and Start asks for Save first (main.js).
+    if (!$('[data-save]', this.form).disabled) {
+      this.savedText = loaded ? t('host.pool.saved', { loaded }) : null;
+      this.form.requestSubmit();
+    }
+    if (loaded) this.toast(loaded);
+  }
+
+  /** The message for the server's "saved": the loaded list's, once, else "Settings saved". */
+  takeSavedText() {
+    const text = this.savedText ?? t('host.saved');
+    this.savedText = null;
+    return text;
   }
 
   setDetailed(entrants) {
@@ -246,8 +261,12 @@ export class DrawView {
   }
 
   /** Fills the form from the server's config unless the host is editing it. */
-  fillForm(config) {
+  fillForm(config, hash) {
     if (!config || this.formDirty) return;
+    // Once per settings (their hash): a render between Save and the server's answer must not
+    // put the old settings back into the form the host just saved.
+    if (hash !== undefined && hash === this.filledHash) return;
+    this.filledHash = hash;
     const pool = config.pool ?? {};
     for (const r of $$('[data-pool-kind]', this.form)) r.checked = r.value === (['list', 'checkin'].includes(pool.kind) ? pool.kind : 'range');
     if (pool.kind === 'range') {
@@ -449,7 +468,7 @@ export class DrawView {
     show($('[data-settings-locked]', this.form), locked);
     $('[data-save]', this.form).disabled = locked;
     // The form needs the full settings (the summary has no names): loaded by main.js.
-    this.fillForm(state.fullSettings());
+    this.fillForm(state.fullSettings(), state.config?.hash);
   }
 }
 
