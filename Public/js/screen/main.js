@@ -5,7 +5,7 @@
 import { StageModes } from '../lib/stage-modes.js';
 import { attachConnectionUI } from '../lib/socket.js';
 import { showWitness } from '../lib/witness-view.js';
-import { i18nEvents, initLanguageSwitch } from '../lib/i18n.js';
+import { errorText, i18nEvents, initLanguageSwitch } from '../lib/i18n.js';
 import { codeFromLocation, connectRoom, forgetHostKey, takeHostKey } from '../lib/room-link.js';
 import { lanBase } from '../lib/info.js';
 import { ScreenState } from './state.js';
@@ -89,6 +89,10 @@ state.addEventListener('change', ({ detail }) => {
     view.renderTick(state);
     return;
   }
+  // A refused Start or Stop from this screen's keys (entries still open, all prizes drawn…): the
+  // presenter with a clicker reads why on the projector (issue 39, item 10).
+  if (detail === 'error' && state.lastError && state.hasKey) view.notice(errorText(state.lastError.code));
+  if (detail === 'phase' || detail === 'result') view.notice('');
   view.render(state);
   checkin.render(state);
 });

@@ -55,6 +55,15 @@ export class ScreenView {
     });
   }
 
+  /** A message over the stage for a few seconds ('' hides it). */
+  notice(text) {
+    const node = $('[data-screen-notice]', this.root);
+    clearTimeout(this.noticeTimer);
+    setText(node, text);
+    show(node, Boolean(text));
+    if (text) this.noticeTimer = setTimeout(() => show(node, false), 6000);
+  }
+
   bindFullscreen(handler) { this.fullscreenButton.addEventListener('click', handler); }
   bindTheme(handler) { this.themeButton.addEventListener('click', handler); }
   bindSound(handler) { this.soundButton.addEventListener('click', handler); }
