@@ -72,7 +72,12 @@ extension DrawConfig {
                     seconds: Int(try reader.optional(claim, "seconds") { (v, r) throws(DrawConfigDecodingError) in try r.integer(v) } ?? 30),
                     alternates: Int(try reader.optional(claim, "alternates") { (v, r) throws(DrawConfigDecodingError) in try r.integer(v) } ?? 3))
             } ?? nil,
-            beacon: try reader.optional(members, "beacon") { (value, reader) throws(DrawConfigDecodingError) in try reader.bool(value) } ?? false)
+            beacon: try reader.optional(members, "beacon") { (value, reader) throws(DrawConfigDecodingError) in try reader.bool(value) } ?? false,
+            slowDown: try reader.optional(members, "slowDown") { (value, reader) throws(DrawConfigDecodingError) in
+                // Milliseconds, a whole number (its range is checked with the other settings: bad_slow_down).
+                guard let ms = Int(exactly: try reader.integer(value)) else { throw reader.failure() }
+                return ms
+            })
     }
 
     /// The settings with every key, as stored and as `state.config` carries them (canonical
@@ -116,6 +121,7 @@ extension DrawConfig {
         if mask != .none { members["mask"] = .string(mask.rawValue) }
         if let claim { members["claim"] = .object(["seconds": .int(Int64(claim.seconds)), "alternates": .int(Int64(claim.alternates))]) }
         if beacon { members["beacon"] = .bool(true) }
+        if let slowDown { members["slowDown"] = .int(Int64(slowDown)) }
         return .object(members)
     }
 }

@@ -113,10 +113,17 @@ public struct DrawConfig: Sendable, Equatable {
     public var claim: ClaimSetting?
     /// Beacon-sealed rounds (docs/FAIRNESS.md §13): Stop binds each round to a future drand round.
     public var beacon: Bool
+    /// How long Stop's slow-down lasts, in milliseconds (`slowDownRange`); nil: the server's
+    /// (1.5 s). Display only: the ticks spread over it, the winners are drawn at Stop all the same.
+    public var slowDown: Int?
+
+    /// 1.5 to 6 seconds: shorter reads as a jump, longer keeps the room waiting.
+    public static let slowDownRange = 1500...6000
 
     public init(pool: PoolConfig = .range(from: 1, to: 500), exclude: [DrawValue] = [], perStop: PerStop = .count(1),
                 repeats: Bool = false, prizes: [Prize] = [], prize: Int = 0, excludeWinnersOf: [PastDraw] = [],
-                mode: DisplayMode = .number, mask: NameMask = .none, claim: ClaimSetting? = nil, beacon: Bool = false) {
+                mode: DisplayMode = .number, mask: NameMask = .none, claim: ClaimSetting? = nil, beacon: Bool = false,
+                slowDown: Int? = nil) {
         self.pool = pool
         self.exclude = exclude
         self.perStop = perStop
@@ -128,6 +135,7 @@ public struct DrawConfig: Sendable, Equatable {
         self.mask = mask
         self.claim = claim
         self.beacon = beacon
+        self.slowDown = slowDown
     }
 
     /// 1…500, one winner per Stop, no repeats, no prizes.

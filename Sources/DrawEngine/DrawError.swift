@@ -56,6 +56,8 @@ public enum DrawError: Error, Equatable, Sendable, CaseIterable {
     case pastDrawKey
     /// `claim`: seconds outside 10…600, alternates outside 1…20, or a pool other than check-in.
     case badClaim
+    /// `slowDown`: not a whole number of milliseconds in 1500…6000.
+    case badSlowDown
 
     public var code: String {
         switch self {
@@ -85,6 +87,7 @@ public enum DrawError: Error, Equatable, Sendable, CaseIterable {
         case .badPastDraw: "bad_past_draw"
         case .pastDrawKey: "past_draw_key"
         case .badClaim: "bad_claim"
+        case .badSlowDown: "bad_slow_down"
         }
     }
 }

@@ -123,6 +123,7 @@ struct ValidatedConfig: Sendable {
             guard case .checkin = input.pool, ClaimSetting.secondsRange.contains(claim.seconds),
                   ClaimSetting.alternatesRange.contains(claim.alternates) else { throw .badClaim }
         }
+        if let slowDown = input.slowDown, !DrawConfig.slowDownRange.contains(slowDown) { throw .badSlowDown }
 
         self.config = config
         self.duplicates = duplicates

@@ -112,6 +112,9 @@ public enum DrawMessageParser {
             if error.path == "mode" || error.path.hasSuffix(".mode") {
                 throw MessageError(code: "bad_mode", detail: "config.\(error.path) must be number, reels, wheel or names")
             }
+            if error.path == "slowDown" {
+                throw MessageError(code: "bad_slow_down", detail: "config.slowDown must be a whole number of milliseconds, 1500 to 6000")
+            }
             if error.path == "mask" {
                 throw MessageError(code: "bad_mask", detail: "config.mask must be none, phones or names")
             }

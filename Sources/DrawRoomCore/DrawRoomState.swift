@@ -868,7 +868,7 @@ public struct DrawRoomState {
         return delays.map { .microseconds(Int64($0 * 1000)) }
     }
 
-    /// The slow-down ends `settings.slowDown` after the stop ran (`since`): the time its result
+    /// The slow-down ends the draw's `slowDown` (else `settings.slowDown`) after the stop ran (`since`): the time its result
     /// took to be stored (an fsync) comes out of the slow-down, not on top of it.
     private mutating func slowDown(at time: Time, since ranAt: ContinuousClock.Instant,
                                    using random: inout some RandomNumberGenerator, _ actions: inout [Action]) {
@@ -876,7 +876,9 @@ public struct DrawRoomState {
             reveal(at: time, &actions)
             return
         }
-        let left = settings.slowDown - (time.instant - ranAt)
+        // The draw's own length (a display setting), else the server's.
+        let total = draw.config.slowDown.map { Duration.milliseconds($0) } ?? settings.slowDown
+        let left = total - (time.instant - ranAt)
         var delays = Self.slowDownDelays(tickHz: settings.tickHz, total: max(.zero, left))[...]
         guard let delay = delays.popFirst() else {
             // No time left (a slow store, or a new owner taking over late): it lands at once.

@@ -138,6 +138,42 @@ import Testing
         }
     }
 
+    /// The draw's `slowDown` (issue 39, "a show": 1.5–6 s) replaces the server's: the slow-down
+    /// ticks spread over it and the reveal comes that long after the stop; more ticks for longer.
+    @Test func theDrawsSlowDownSetsHowLongTheTicksSlowDown() throws {
+        var ticks: [Int: Int] = [:]
+        for ms in [1500, 4000] {
+            var room = try RoomHarness(config: DrawConfig(slowDown: ms), slowDown: .milliseconds(300))
+            room.host()
+            _ = room.start()
+            _ = room.command(.stop)
+            let ranAt = room.time.instant
+            let stored = room.handle(.stored(.success(())))
+            var revealedAt: ContinuousClock.Instant?
+            var due = stored.motionDue
+            var count = 0
+            while let next = due, count < 200 {
+                room.time.instant = next
+                let actions = room.handle(.timerDue(.motion))
+                if actions.broadcastTypes.contains("result") { revealedAt = next }
+                ticks[ms, default: 0] += actions.broadcastTypes.filter { $0 == "tick" }.count
+                due = actions.motionDue
+                count += 1
+            }
+            let revealed = try #require(revealedAt)
+            #expect(abs((revealed - (ranAt + .milliseconds(ms))) / .microseconds(1)) <= 50, "\(ms) ms: revealed \(revealed - ranAt) after the stop")
+        }
+        #expect(ticks[4000, default: 0] > ticks[1500, default: 0])
+        // Outside 1.5–6 s, or not a whole number of milliseconds: bad_slow_down, with the reason.
+        for bad in ["1499", "6001", "2500.5", "\"3s\""] {
+            let json = try JSONValue.parse(Array("{\"slowDown\":\(bad)}".utf8))
+            var code: String?
+            do { _ = try Draw(config: try DrawMessageParser.drawConfig(json)) } catch let error as MessageError { code = error.code } catch let error as DrawError { code = error.code }
+            #expect(code == "bad_slow_down", "slowDown \(bad)")
+        }
+        #expect(DrawErrorText.message(for: "bad_slow_down").contains("1.5 to 6 seconds"))
+    }
+
     /// Start stores the round's lock (docs/FAIRNESS.md §1, step 3) before it rolls: nothing is
     /// announced or answered until the store has it, and a Start whose write fails leaves the
     /// room idle, with nothing frozen.

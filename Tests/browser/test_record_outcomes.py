@@ -13,6 +13,7 @@ import io
 import json
 import os
 import re
+import time
 import urllib.parse
 import urllib.request
 
@@ -217,3 +218,31 @@ def test_csv_downloads_open_in_chinese_excel_with_the_hosts_columns_names_and_lo
         row = dict(zip(header, rows[1]))
         assert row["winner"] == winner and row["name"] == want, row
         assert re.match(ISO_LOCAL, row["at"]), row["at"]
+
+
+def test_the_slow_down_length_is_a_draw_setting_on_the_host_page(server, browser):
+    """The host sets how long Stop's slow-down lasts (1.5–6 s) beside the display mode; the server
+    spreads the slow-down over it (Stop answers after the reveal, not before), and refuses a value
+    out of range with the reason, shown under the form."""
+    code, key = create_draw(server, {"pool": {"kind": "range", "from": 1, "to": 99}})
+    host = open_page(browser(1280, 800), server.url("/draw/%s#key=%s" % (code, key)))
+    host.wait_js("window.tombola.state.role === 'host'", TIMEOUT)
+    host.js("document.querySelector('[data-settings]').closest('details')?.setAttribute('open', '')")
+    field = host.find_element("css selector", "[data-slow-down]")
+    host.js("arguments[0].scrollIntoView({block: 'center'})", field)
+    assert any("Slow-down after Stop" in p["text"] for p in seen(host)), [p["text"] for p in seen(host)][:40]
+    for value, want in (("3", 3000), ("9", None)):
+        field.clear()
+        field.send_keys(value)
+        host.find_element("css selector", "[data-save]").click()
+        if want:
+            host.wait_js("window.tombola.state.config && window.tombola.state.config.slowDown === %d" % want, TIMEOUT)
+        else:
+            # The server's refusal (bad_slow_down), said in the host's bar.
+            host.wait_js("document.body.innerText.includes('slow-down lasts 1.5 to 6 seconds')", TIMEOUT)
+            assert any("1.5 to 6 seconds" in p["text"] for p in seen(host)), [p["text"] for p in seen(host)]
+    assert api(server, "/api/draws/%s" % code, key, method="GET")["config"]["slowDown"] == 3000
+    api(server, "/api/draws/%s/start" % code, key)
+    began = time.monotonic()
+    api(server, "/api/draws/%s/stop" % code, key)
+    assert time.monotonic() - began >= 2.9

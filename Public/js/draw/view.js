@@ -1,6 +1,6 @@
 // Owns the host/viewer page's DOM.
 
-import { modeSelect } from './modes.js';
+import { modeSelect, mountSlowDown, readSlowDown, showSlowDown } from './modes.js';
 import { $, $$, copyText, downloadBlob, el, isTyping, replaceChildren, setText, show } from '../lib/dom.js';
 import { errorText, lang, t } from '../lib/i18n.js';
 import { Stage, boardSignature, renderHistory, renderWinners, valueText } from '../lib/board.js';
@@ -29,6 +29,7 @@ export class DrawView {
     this.prizeRows = $('[data-prize-rows]', root);
     this.prizeCurrent = $('[data-prize-current]', root);
     this.settingsError = $('[data-settings-error]', root);
+    mountSlowDown(this.form);
     this.clearDialog = $('[data-clear-dialog]', root);
     this.voidDialog = $('[data-void-dialog]', root);
     this.links = $('[data-links]', root);
@@ -282,6 +283,7 @@ export class DrawView {
     $('[data-repeats]', this.form).checked = Boolean(config.repeats);
     $('[data-mode]', this.form).value = config.mode ?? 'number';
     $('[data-mask]', this.form).value = config.mask ?? 'none';
+    showSlowDown(this.form, config);
     $('[data-claim-on]', this.form).checked = Boolean(config.claim);
     $('[data-claim-seconds]', this.form).value = config.claim?.seconds ?? 30;
     $('[data-claim-alternates]', this.form).value = config.claim?.alternates ?? 3;
@@ -336,7 +338,7 @@ export class DrawView {
       : null;
     return {
       config: { pool, exclude, perStop, repeats: $('[data-repeats]', this.form).checked, prizes, prize, mode: $('[data-mode]', this.form).value,
-        mask: $('[data-mask]', this.form).value, claim },
+        mask: $('[data-mask]', this.form).value, claim, slowDown: readSlowDown(this.form) },
     };
   }
 
