@@ -67,3 +67,102 @@ def test_an_uploaded_list_is_the_pool_the_moment_the_host_uses_it(server, browse
     assert winner in GUESTS, record
     host.wait(lambda: shows(host, winner, "[data-stage]", at_least=40), TIMEOUT, "the winner is not on the host's stage")
     assert host.errors() == []
+
+
+SIDE_SPILLS = """
+  const side = document.querySelector('.side').getBoundingClientRect();
+  const out = [];
+  for (const e of document.querySelectorAll('.side *')) {
+    const cs = getComputedStyle(e);
+    if (e.closest('[hidden]') || cs.display === 'none' || cs.visibility === 'hidden') continue;
+    const r = e.getBoundingClientRect();
+    if (r.width < 1 || r.height < 1) continue;
+    if (r.left < side.left - 1 || r.right > side.right + 1 || r.top < side.top - 1 || r.bottom > side.bottom + 1
+        || r.bottom > innerHeight + 1 || r.right > innerWidth + 1)
+      out.push((e.className || e.tagName) + ' ' + (e.textContent || '').trim().slice(0, 30));
+  }
+  return out;
+"""
+
+
+def join_rest(server, code, name):
+    """A guest who entered from another phone (a fresh device: no cookie)."""
+    import json
+    import urllib.request
+    req = urllib.request.Request(server.url("/api/draws/%s/join" % code), data=json.dumps({"name": name}).encode(),
+                                 method="POST", headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(req, timeout=10) as r:
+        return json.load(r)["entry"]["id"]
+
+
+def resize(page, width, height):
+    page.set_window_size(width, height)
+    page.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {"width": width, "height": height, "deviceScaleFactor": 1,
+                                                                 "mobile": False})
+    page.wait_js("innerWidth === %d && innerHeight === %d" % (width, height))
+
+
+def test_a_winner_sees_tap_to_claim_wherever_they_scrolled_and_the_screen_holds_its_panel(server, browser):
+    """Items 6 and 17 on the phone, 9 and 10 on the projector, the event's title on the phone (11)."""
+    code, key = create_draw(server, {"pool": {"kind": "checkin"}, "perStop": 3, "claim": {"seconds": 30, "alternates": 1}})
+    title = "Star Tech 2026 Gala"
+    api(server, "/api/draws/%s/branding" % code, key, {"title": title}, method="PUT")
+    api(server, "/api/draws/%s/entries/open" % code, key, {"publicNames": True})
+    screen = open_page(browser(1920, 1080), server.url("/screen/%s#key=%s" % (code, key)))
+    screen.wait_js("window.tombola.state.role === 'host'", TIMEOUT)
+    # Item 10: the clicker's Start while entries are open says why nothing happens, on the projector.
+    refused = screen.js("return import('/js/lib/i18n.js').then((m) => m.errorText('entries_open'))")
+    ActionChains(screen.driver).send_keys(" ").perform()
+    screen.wait(lambda: shows(screen, refused, at_least=20), TIMEOUT, "the screen does not say why Start was refused")
+
+    phone = open_page(browser(390, 844), server.url("/watch/%s" % code))
+    # Item 11: the phone's header names the event (its title), not only the code.
+    phone.wait(lambda: shows(phone, title, ".topbar"), TIMEOUT, "the phone's header does not show the event's title")
+    phone.wait_js("!document.querySelector('[data-join-form]').hidden", TIMEOUT)
+    phone.find_element(By.CSS_SELECTOR, "[data-join-name]").send_keys("Ann Lee")
+    phone.find_element(By.CSS_SELECTOR, "[data-join-submit]").click()
+    phone.wait_js("window.tombola.state.me && window.tombola.state.me.id", TIMEOUT)
+    for name in ("Bo Chen", "Cai Wen"):
+        join_rest(server, code, name)
+    api(server, "/api/draws/%s/entries/close" % code, key)
+    # The guest comes back to the page later (no tap on it since) and scrolls down to watch.
+    phone.refresh()
+    open_page(phone, phone.current_url)
+    phone.wait_js("window.tombola.state.me && window.tombola.state.me.id", TIMEOUT)
+    phone.js("window.scrollTo(0, document.documentElement.scrollHeight)")
+    phone.collect()
+    api(server, "/api/draws/%s/start" % code, key)
+    api(server, "/api/draws/%s/stop" % code, key)
+    phone.wait_js("document.querySelector('[data-claim-button]')", TIMEOUT)
+    tap = lambda: phone.js("return document.querySelector('[data-claim-button]')?.textContent ?? ''")
+    won = phone.js("return document.querySelector('[data-you-won] .you-won-title').textContent")
+    phone.wait(lambda: shows(phone, tap(), "[data-claims]", at_least=20) and shows(phone, won, at_least=20), TIMEOUT,
+               "'Tap to claim' and 'You won!' are not both in view")
+    # Scrolled down again while the window is open: the button stays in view.
+    phone.js("window.scrollTo(0, document.documentElement.scrollHeight)")
+    phone.wait(lambda: shows(phone, tap(), "[data-claims]", at_least=20), TIMEOUT, "'Tap to claim' left the view")
+    # Item 17: no vibration before the guest touched the page (Chromium blocks it and says so).
+    assert [e["message"] for e in phone.collect() if "vibrate" in e["message"]] == []
+
+    # Item 9: while claims run, every line of the projector's side panel lies inside the panel.
+    screen.wait_js("document.querySelector('[data-claims]') && !document.querySelector('[data-claims]').hidden", TIMEOUT)
+    screen.wait_js("document.querySelector('[data-verified]').dataset.verify === 'ok'", TIMEOUT)
+    for width, height in ((1920, 1080), (1280, 720)):
+        resize(screen, width, height)
+        if os.environ.get("TOMBOLA_SHOTS_DIR"):
+            screen.save_screenshot(os.path.join(os.environ["TOMBOLA_SHOTS_DIR"], "claims-side-%dx%d.png" % (width, height)))
+            phone.save_screenshot(os.path.join(os.environ["TOMBOLA_SHOTS_DIR"], "claims-phone.png"))
+        assert screen.js(SIDE_SPILLS) == [], "side panel at %dx%d" % (width, height)
+        # The full-screen button (shown while the other controls hide) sits at the panel's foot.
+        gap = screen.js("const s = document.querySelector('.side').getBoundingClientRect();"
+                        "const b = document.querySelector('[data-fullscreen]').getBoundingClientRect();"
+                        "return b.height > 0 ? s.bottom - b.bottom : 0")
+        assert gap < 0.04 * height, "the full-screen button floats %d px above the panel's foot" % gap
+
+    # The guest taps the button where it shows.
+    box = phone.js("const r = document.querySelector('[data-claim-button]').getBoundingClientRect();"
+                   "return [r.left + r.width / 2, r.top + r.height / 2]")
+    phone.js("document.elementFromPoint(arguments[0], arguments[1]).click()", *box)
+    phone.wait_js("document.querySelector('[data-claim-done]') !== null", TIMEOUT)
+    assert phone.errors() == []
+    assert screen.errors() == []

@@ -98,7 +98,8 @@ export class ClaimPanel {
     if (mine.status === 'open') {
       if (!this.vibrated.has(key)) {
         this.vibrated.add(key);
-        if (navigator.vibrate) navigator.vibrate([400, 120, 400, 120, 800]);
+        // Only after a tap on the page: before one, Chromium blocks it and logs an error (issue 39, item 17).
+        if (navigator.vibrate && navigator.userActivation?.hasBeenActive) navigator.vibrate([400, 120, 400, 120, 800]);
       }
       // One button kept while the window is open (the countdown changes its text only).
       if (!this.button || !this.root.contains(this.button)) {

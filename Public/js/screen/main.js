@@ -37,7 +37,9 @@ const view = new ScreenView();
 const stage = new StageModes(state); // reels, wheel or names when the draw or its prize tier asks (issue #26)
 wirePrizePicture(state); // the prize tier's picture while rolling and at the reveal
 const sound = new Sound();
-new ClaimPanel(state, { role: 'screen' }); // claim countdowns (issue #26)
+// Claim countdowns (issue #26) under the winners, inside the stage: as a third item of the page's
+// grid they took a row of their own and squeezed the side panel until its lines spilled (issue 39, item 9).
+new ClaimPanel(state, { role: 'screen', parent: document.querySelector('[data-stage]') });
 
 const { socket, command, link } = connectRoom(state, {
   hostKey,

@@ -23,7 +23,11 @@ attachConnectionUI(socket);
 showWitness(state, link, { withRecord: true }); // the record this page witnessed (FAIRNESS §14)
 const panel = new JoinPanel();
 const proof = new EntryProofLine();
-new ClaimPanel(state, { role: 'phone' }); // the winner's "Tap to claim" (issue #26)
+// The winner's "Tap to claim" (issue #26), right under "You won!"; a tap on "You won!" claims too.
+new ClaimPanel(state, { role: 'phone', parent: document.querySelector('[data-claim-slot]') });
+document.querySelector('[data-you-won]').addEventListener('click', () => {
+  if (document.body.classList.contains('claim-open')) document.querySelector('[data-claim-button]')?.click();
+});
 
 panel.bindJoin(async (body) => {
   panel.setBusy(true);
@@ -55,18 +59,30 @@ state.addEventListener('change', ({ detail }) => {
   panel.render(state);
   proof.update(state);
   const win = state.myWin();
-  if (win && detail === 'result' && wonShown !== win.round) {
-    wonShown = win.round;
-    document.querySelector('[data-you-won]')?.scrollIntoView({ block: 'start' });
+  const claimOpen = state.myClaim()?.status === 'open';
+  document.body.classList.toggle('claim-open', claimOpen);
+  // The win (and its claim button) comes into view once per round, whatever message brought it.
+  const round = win?.round ?? (claimOpen ? state.claims?.round : null);
+  if (round != null && wonShown !== round) {
+    wonShown = round;
+    document.querySelector('[data-won-box]')?.scrollIntoView({ block: 'start' });
   }
 });
 
 i18nEvents.addEventListener('change', () => { view.render(state); panel.render(state); proof.render(); });
 view.render(state);
 panel.render(state);
-// The event's branding (title, logo, accent) on the phones too, as on the projector.
-socket.addEventListener('message', ({ detail }) => { if (detail?.type === 'branding') applyBranding(detail); });
-fetchBranding(state.code).then((branding) => { if (branding) applyBranding(branding); });
+// The event's branding (title, logo, accent) on the phones too, as on the projector; the title
+// heads the page (issue 39, item 11: the header showed only the code), the logo stays below it.
+const brand = (branding) => {
+  applyBranding(branding);
+  view.setTitle(branding.title);
+  const logo = document.querySelector('[data-brand-logo]');
+  document.querySelector('[data-brand]').hidden = !logo || logo.hidden;
+  view.render(state);
+};
+socket.addEventListener('message', ({ detail }) => { if (detail?.type === 'branding') brand(detail); });
+fetchBranding(state.code).then((branding) => { if (branding) brand(branding); });
 socket.start();
 
 window.tombola = { state, socket };

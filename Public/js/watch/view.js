@@ -1,6 +1,6 @@
 // Owns the viewer page's DOM.
 
-import { $, setText, show } from '../lib/dom.js';
+import { $, el, replaceChildren, setText, show } from '../lib/dom.js';
 import { t } from '../lib/i18n.js';
 import { Stage, boardSignature, renderHistory, renderWinners } from '../lib/board.js';
 
@@ -14,6 +14,26 @@ export class WatchView {
     this.winnersHeading = $('[data-winners-heading]', root);
     this.history = $('[data-history]', root);
     this.historyEmpty = $('[data-history-empty]', root);
+    this.title = ''; // the event's title (branding), shown in the header
+  }
+
+  /** The event's title from its branding ('' when the host set none). */
+  setTitle(title) {
+    this.title = typeof title === 'string' ? title.trim() : '';
+  }
+
+  /** The header names the event (its title, the code small beside it), else "Draw CODE". */
+  renderHeading(state) {
+    const key = `${this.title}|${state.code}|${t('draw.heading', { code: state.code })}`;
+    if (key === this.headingShown) return;
+    this.headingShown = key;
+    if (this.title) {
+      replaceChildren(this.heading, el('span', { class: 'topbar-event', text: this.title }),
+        el('small', { class: 'topbar-code mono', text: state.code }));
+    } else {
+      setText(this.heading, t('draw.heading', { code: state.code }));
+    }
+    document.title = t('watch.title', { code: this.title ? `${this.title} · ${state.code}` : state.code });
   }
 
   renderTick(state) {
@@ -21,8 +41,7 @@ export class WatchView {
   }
 
   render(state) {
-    setText(this.heading, t('draw.heading', { code: state.code }));
-    document.title = t('watch.title', { code: state.code });
+    this.renderHeading(state);
     this.stage.render(state);
     const signature = boardSignature(state, '');
     if (signature === this.boardShown) return;
