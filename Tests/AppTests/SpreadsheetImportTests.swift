@@ -69,16 +69,30 @@ import Testing
         let preview = try EntrantImport.preview(of: Array(input.utf8))
         #expect(preview.separator == "semicolon" && preview.header)
         #expect(preview.columns == ["id": 0, "name": 1, "tickets": 2, "group": 3])
-        #expect(preview.entrants == [Entrant(name: "Ann", id: "E1", tickets: 3, group: "Sales"),
+        // Two Anns with their own ids (E1, E5) are two people, each named with the id (issue 39, item 11).
+        #expect(preview.entrants == [Entrant(name: "Ann (E1)", id: "E1", tickets: 3, group: "Sales"),
                                      Entrant(name: "Bob", id: "E2", tickets: 1, group: "IT"),
+                                     Entrant(name: "Ann (E5)", id: "E5", tickets: 1, group: "Sales"),
                                      Entrant(name: "Gus", id: "E9", tickets: 1, group: "Board")])
         #expect(preview.rejected == [
-            .init(line: 4, reason: "empty_name"), .init(line: 5, reason: "bad_tickets"), .init(line: 6, reason: "duplicate_name"),
+            .init(line: 4, reason: "empty_name"), .init(line: 5, reason: "bad_tickets"),
             .init(line: 7, reason: "duplicate_id"), .init(line: 8, reason: "bad_group"), .init(line: 9, reason: "bad_tickets"),
         ])
-        #expect(preview.rejectedCount == 6 && preview.tickets == 5)
-        #expect(preview.duplicates == [.init(name: "Ann", lines: [6, 7])])
+        #expect(preview.rejectedCount == 5 && preview.tickets == 6)
+        #expect(preview.duplicates == [.init(name: "Ann (E1)", lines: [7])])
         // What the preview accepts, the engine accepts.
+        #expect(throws: Never.self) { try Draw(config: DrawConfig(pool: .entries(preview.entrants))) }
+    }
+
+    /// Issue 39, item 11: two people of one name told apart by the staff-number column (工号)
+    /// both enter, each named with it; the same name without an id, or with the same id, is
+    /// still a repeated row.
+    @Test func oneNameWithTwoStaffNumbersIsTwoEntrants() throws {
+        let input = "姓名,工号\n张伟,A-001\n李娜,A-002\n张伟,A-003\n张伟,A-003\n李娜,\n"
+        let preview = try EntrantImport.preview(of: Array(input.utf8))
+        #expect(preview.entrants.map(\.name) == ["张伟（A-001）", "李娜", "张伟（A-003）"])
+        #expect(preview.entrants.map(\.id) == ["A-001", "A-002", "A-003"])
+        #expect(preview.rejected == [.init(line: 5, reason: "duplicate_id"), .init(line: 6, reason: "duplicate_name")])
         #expect(throws: Never.self) { try Draw(config: DrawConfig(pool: .entries(preview.entrants))) }
     }
 

@@ -246,3 +246,25 @@ def test_the_slow_down_length_is_a_draw_setting_on_the_host_page(server, browser
     began = time.monotonic()
     api(server, "/api/draws/%s/stop" % code, key)
     assert time.monotonic() - began >= 2.9
+
+
+def test_two_people_of_one_name_enter_from_an_uploaded_list_told_apart_by_their_staff_number(server, browser, tmp_path):
+    """Item 11: a GB18030 spreadsheet of 姓名 and 工号 where two 张伟 have their own staff numbers:
+    the preview lists both, each with the number, asks for nothing, and the saved pool holds both."""
+    code, key = create_draw(server, {"pool": {"kind": "range", "from": 1, "to": 9}})
+    sheet = tmp_path / "guests.csv"
+    sheet.write_bytes("姓名,工号\r\n张伟,A-001\r\n李娜,A-002\r\n张伟,A-003\r\n".encode("gb18030"))
+    host = open_page(browser(1280, 800, "zh-CN"), server.url("/draw/%s#key=%s" % (code, key)))
+    host.wait_js("window.tombola.state.role === 'host'", TIMEOUT)
+    host.js("document.querySelector('[data-settings-panel]').open = true")
+    host.find_element("css selector", "[data-pool-kind][value=list]").click()
+    host.find_element("css selector", "[data-csv]").send_keys(str(sheet))
+    host.wait_js("!document.querySelector('[data-import-preview]').hidden", TIMEOUT)
+    host.js("document.querySelector('[data-import-preview]').scrollIntoView({block: 'start'})")
+    shown = [p["text"] for p in seen(host, "[data-import-preview]")]
+    assert "张伟（A-001）" in shown and "张伟（A-003）" in shown, shown
+    assert not any("同名" in text for text in shown), shown
+    host.find_element("css selector", "[data-import-use]").click()  # using the list saves it (item 3)
+    host.wait_js("window.tombola.state.config.pool.kind === 'list' && window.tombola.state.config.pool.count === 3", TIMEOUT)
+    entrants = api(server, "/api/draws/%s/config" % code, key, method="GET")["pool"]["entrants"]
+    assert sorted(e if isinstance(e, str) else e["name"] for e in entrants) == ["张伟（A-001）", "张伟（A-003）", "李娜"]

@@ -139,6 +139,12 @@ struct EntrantImport: Sendable {
         return mapped
     }
 
+    /// A name told apart by its id: full-width brackets after a Chinese name, "Anna Li (A-001)" otherwise.
+    static func withID(_ name: String, _ id: String) -> String {
+        let cjk = name.unicodeScalars.contains { (0x3400...0x9FFF).contains($0.value) || (0xF900...0xFAFF).contains($0.value) }
+        return cjk ? "\(name)（\(id)）" : "\(name) (\(id))"
+    }
+
     private mutating func reject(_ line: Int, _ reason: String) {
         rejectedCount += 1
         if rejected.count < Self.maxListed { rejected.append(Rejected(line: line, reason: reason)) }
@@ -170,6 +176,26 @@ struct EntrantImport: Sendable {
         let id = cell("id") ?? ""
         guard id.utf8.count <= DrawLimits.maxIdBytes, !EntrantList.hasControlCharacter(id) else { return reject(line, "bad_id") }
 
+        // Two people of one name whose id column differs (张伟, 工号) are two
+        // entrants: each is named with its id, "张伟（A-001）", so the names differ as the pool
+        // needs and the room can tell which one won.
+        if let first = byName[.name(name)], !id.isEmpty, let earlierID = entrants[first].id, earlierID != id {
+            if entrants[first].name == name {
+                let apart = Self.withID(name, earlierID)
+                guard byName[.name(apart)] == nil else { noteDuplicate(name, line: line); return reject(line, "duplicate_name") }
+                entrants[first].name = apart
+                byName[.name(apart)] = first
+            }
+            let own = Self.withID(name, id)
+            guard own.utf8.count <= DrawLimits.maxEntrantBytes, entrants[first].name.utf8.count <= DrawLimits.maxEntrantBytes else {
+                return reject(line, "bad_name")
+            }
+            guard byName[.name(own)] == nil, byID[.name(id)] == nil else { noteDuplicate(name, line: line); return reject(line, "duplicate_id") }
+            byName[.name(own)] = entrants.count
+            byID[.name(id)] = entrants.count
+            entrants.append(Entrant(name: own, id: id, tickets: tickets, group: group.isEmpty ? nil : group))
+            return
+        }
         if let first = byName[.name(name)] {
             noteDuplicate(name, line: line)
             let earlier = entrants[first]
