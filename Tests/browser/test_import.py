@@ -15,7 +15,7 @@ SHEET = ("Name\tTickets\tDepartment\tEmployee ID\n"
          "Ann\t3\tIT\tE1\n"
          "Bob\t1\tSales\tE2\n"
          "\"Zoë, Jr.\"\t5\tIT\tE3\n"
-         "Ann\t2\tIT\tE4\n"
+         "Ann\t2\tIT\tE1\n"  # the same Ann again (two Anns with their own ids would be two people)
          "李雷\tmany\t研发\tE5\n"
          "韩梅梅\t2\t研发\tE6\n")
 
@@ -47,8 +47,8 @@ def test_a_pasted_spreadsheet_is_previewed_used_and_drawn_by_its_tickets(server,
     problems = host.js("return Array.from(document.querySelectorAll('[data-import-problems] li')).map((l) => l.textContent)")
     # A repeated name is listed once (issue 34), with how to keep two people of one name apart.
     assert problems == ["Line 6: tickets must be 1 to 1,000,000", "“Ann” again on line 5",
-                        "Two different people with the same name? Names must differ: write them apart"
-                        " (“Anna Li (Sales)”, “Anna Li (IT)”) and keep their staff numbers in an id column."]
+                        "Two different people with the same name? Give each their staff number in an id column"
+                        " (id, 工号): they then enter as “Anna Li (A-001)” and “Anna Li (A-002)”. Or write the names apart."]
     # Before the preview the count left out the sheet's header row.
     assert host.js("return document.querySelector('[data-entrant-count]').textContent") == "6 entrants"
 
