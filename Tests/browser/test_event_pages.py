@@ -166,3 +166,48 @@ def test_a_winner_sees_tap_to_claim_wherever_they_scrolled_and_the_screen_holds_
     phone.wait_js("document.querySelector('[data-claim-done]') !== null", TIMEOUT)
     assert phone.errors() == []
     assert screen.errors() == []
+
+
+ROSTER = GUESTS + ["Maximilian Oberhauser", "Nguyễn Thị Minh Khai", "欧阳娜娜", "黄丽", "Olu Adeyemi", "Priya Raman",
+                   "Quentin Marchand", "Rosa Delgado", "Sven Lindqvist", "Tomás Ó Briain", "Ulla Berg", "Vikram Nair",
+                   "王建国", "Xu Ming", "Yara Haddad", "Zoltan Kiss", "司马相如", "Amelia Featherstonehaugh"]
+
+# The grid's cells in reading order (a grid places its cells row by row, in the list's order).
+READING_ORDER = "return Array.from(document.querySelectorAll('[data-winners] .winner-value')).map((v) => v.textContent);"
+
+
+def on_screen_at_once(screen, names, at_least):
+    """Every name is visible (visible.py) at >= `at_least` px on the projector at the same moment."""
+    pieces = seen(screen, "[data-round-winners]")
+    return all(any(p["text"] == n and p["size"] >= at_least for p in pieces) for n in names)
+
+
+def test_ten_winners_fill_one_projector_page_and_a_void_is_replaced_in_place(server, browser):
+    """Item 7: ten winners at 1920x1080 are all on one page, legible; a void's replacement takes the
+    voided winner's cell. Item 11: once every prize is drawn Start is off and says so once; an
+    archived draw says so when the host page opens."""
+    code, key = create_draw(server, {"pool": {"kind": "list", "entrants": ROSTER}, "perStop": 10,
+                                     "prizes": [{"name": "Mug", "count": 10}]})
+    screen = open_page(browser(1920, 1080), server.url("/screen/%s" % code))
+    host = open_page(browser(1280, 800), server.url("/draw/%s#key=%s" % (code, key)))
+    host.wait_js("window.tombola.state.role === 'host'", TIMEOUT)
+    api(server, "/api/draws/%s/start" % code, key)
+    result = api(server, "/api/draws/%s/stop" % code, key)["result"]
+    winners = [str(w) for w in result["winners"]]
+    assert len(winners) == 10
+    screen.wait(lambda: on_screen_at_once(screen, winners, 40), TIMEOUT,
+                "not all ten winners are visible at once at >= 40 px")
+    assert screen.js("return document.querySelector('[data-pager]').textContent") == ""
+
+    # A void: the replacement rolls in where the voided winner was; the other nine stay put.
+    before = screen.js(READING_ORDER)
+    gone = winners[2]
+    replaced = api(server, "/api/draws/%s/void" % code, key, {"round": result["round"], "winner": gone, "reason": "left early"})
+    new = str(replaced["result"]["winners"][0])
+    expected = [new if w == gone else w for w in before]
+    screen.wait(lambda: on_screen_at_once(screen, expected, 40), TIMEOUT, "the replacement is not shown with the nine")
+    screen.wait(lambda: screen.js(READING_ORDER) == expected,
+                TIMEOUT, "the replacement is not in the voided winner's place")
+    if os.environ.get("TOMBOLA_SHOTS_DIR"):
+        screen.save_screenshot(os.path.join(os.environ["TOMBOLA_SHOTS_DIR"], "ten-winners-1920x1080.png"))
+    assert screen.errors() == []

@@ -8,16 +8,50 @@ import { winnerText } from '../lib/room.js';
 import { reasonText } from '../lib/claims.js';
 
 const PER_PAGE_NUMBERS = 12;
-const PER_PAGE_NAMES = 8;
+/** Up to 12 names on one page: at 1920x1080 each stays at 40 px or more (issue 39, item 7). */
+const PER_PAGE_NAMES = 12;
 const HISTORY_ROUNDS = 8;
 /** A round with more winners than this is long: denser pages, read from the server as they come. */
 const LONG_ROUND = 60;
 const PER_PAGE_NUMBERS_LONG = 48;
 const PER_PAGE_NAMES_LONG = 30;
 
-/** Columns for n winners on one page: one per row up to 3, then 2, then 3. */
+/** Columns for n winners on one page: one per row up to 3, then 2 (up to five rows), then 3. */
 function columnsFor(n) {
-  return n <= 3 ? 1 : n <= 8 ? 2 : 3;
+  return n <= 3 ? 1 : n <= 10 ? 2 : 3;
+}
+
+/** Pages of even size: 14 names at 12 a page are 7 + 7, not 12 + 2 (two giant cells on their own). */
+function balanced(total, most) {
+  return Math.ceil(total / Math.ceil(total / most));
+}
+
+/**
+ * The round's current winners in the places this screen showed them: a void's replacement (or
+ * the replacement's own replacement) takes the cell of the winner it replaces. The board lists a
+ * replacement after the others, so the order is the one this page remembers for the round (a
+ * page opened after the void shows the board's order). Returns the list and the order to keep.
+ */
+export function inPlace(winners, remembered) {
+  const active = winners.filter((w) => !w.voided);
+  const byValue = new Map(active.map((w) => [winnerText(w.value), w]));
+  const byReplaced = new Map();
+  for (const w of winners) if (w.replaces !== undefined) byReplaced.set(winnerText(w.replaces), w);
+  const out = [];
+  const placed = new Set();
+  for (const value of remembered ?? []) {
+    let holder = byValue.get(value);
+    let key = value;
+    for (let hops = 0; !holder && hops <= winners.length; hops++) {
+      const next = byReplaced.get(key);
+      if (!next) break;
+      key = winnerText(next.value);
+      holder = byValue.get(key);
+    }
+    if (holder && !placed.has(holder)) { placed.add(holder); out.push(holder); }
+  }
+  for (const w of active) if (!placed.has(w)) out.push(w);
+  return { list: out, order: out.map((w) => winnerText(w.value)) };
 }
 
 export class ScreenView {
@@ -77,7 +111,7 @@ export class ScreenView {
     const numeric = current.winners.every((w) => typeof w.value === 'number');
     const total = Math.max(current.total ?? 0, current.winners.length);
     const long = total > LONG_ROUND;
-    const perPage = long ? (numeric ? PER_PAGE_NUMBERS_LONG : PER_PAGE_NAMES_LONG) : numeric ? PER_PAGE_NUMBERS : PER_PAGE_NAMES;
+    const perPage = long ? (numeric ? PER_PAGE_NUMBERS_LONG : PER_PAGE_NAMES_LONG) : balanced(total, numeric ? PER_PAGE_NUMBERS : PER_PAGE_NAMES);
     this.pages = Math.ceil(total / perPage);
     const page = Math.min(requestedPage, this.pages - 1);
     const end = Math.min(total, (page + 1) * perPage);
@@ -94,7 +128,7 @@ export class ScreenView {
     this.winners.dataset.long = String(long);
     replaceChildren(this.winners, shown.map((w) => {
       const note = w.replaces !== undefined ? t('draw.replaces', { value: valueText(w.replaces) }) : '';
-      return el('li', { class: 'winner-cell', data: { winner: winnerText(w.value) } },
+      return el('li', { class: w.replaces !== undefined ? 'winner-cell is-replacement' : 'winner-cell', data: { winner: winnerText(w.value) } },
         el('div', { class: 'winner-box' }, el('span', { class: 'winner-value', text: valueText(w.value) })),
         note ? el('span', { class: 'winner-note', text: note }) : null);
     }));
@@ -135,7 +169,14 @@ export class ScreenView {
 
     const board = state.board();
     const current = state.phase === 'revealed' || state.phase === 'idle' ? board[0] ?? null : null;
-    const active = current ? current.winners.filter((w) => !w.voided) : [];
+    let active = [];
+    if (current) {
+      // Only rounds whose winners arrived in full keep their places (a long round pages from the server).
+      const kept = this.placed?.round === current.round ? this.placed.order : null;
+      const { list, order } = inPlace(current.winners, kept);
+      this.placed = { round: current.round, order };
+      active = list;
+    }
     const voided = current ? current.winners.filter((w) => w.voided) : [];
     const many = active.length > 1 || (current?.total ?? 0) > 1;
     // Several winners at once: they take the whole stage, each as large as its cell allows.
