@@ -2,13 +2,19 @@
 // are not shown; a range's numbers) laid out over the stage, up to FIELD_NAMES of them (a
 // window of a larger pool). Each tick lights the tick's value, the slow-down's last tick the
 // first winner, and the reveal every winner of the round (one after another). The field is
-// painted once per pool and size; a frame only adds the lit names. Canvas 2D, no WebGL.
+// painted once per pool and size; a frame only adds the glowing names. Canvas 2D, no WebGL; the
+// lit winners are DOM chips over it, kept inside the field (a top or bottom row's is not cut).
+// Spots are found by the value itself (a check-in id), never by its shown text, which changes
+// when a name becomes known.
 
 import { el } from './dom.js';
 import { winnerText } from './room.js';
 import { maskName } from './mask.js';
 
 export const FIELD_NAMES = 5000;
+/** A value's key in the field: the value itself (a check-in id), not the name it shows as. */
+const keyOf = (value) => (value !== null && typeof value === 'object' ? winnerText(value) : String(value));
+const labelOf = (value) => maskName(winnerText(value));
 const GLOW_MS = 700;
 const LIGHT_EACH_MS = 250;
 
@@ -20,7 +26,8 @@ export class NamesMode {
     // (`canvas`, above it) and moves the field with a CSS transform.
     this.field = el('canvas', { class: 'names-canvas names-field' });
     this.canvas = el('canvas', { class: 'names-canvas' });
-    layer.append(this.field, this.canvas);
+    this.lit = el('div', { class: 'names-lit' });
+    layer.append(this.field, this.canvas, this.lit);
     this.items = [];
     this.range = null;
     this.start = 0;
@@ -56,14 +63,14 @@ export class NamesMode {
 
   /** The spot of `value`, moving the window there when the pool is larger than the field. */
   spotOf(value) {
-    const key = winnerText(value);
+    const key = keyOf(value);
     if (!this.spots.length && this.shown?.length) this.layout();
     if (this.index.has(key)) return this.index.get(key);
     if (this.range) {
       const n = Number(value) - this.range.from;
       if (n >= 0 && n < this.count) { this.setWindow(n); this.layout(); }
     } else if (this.items.length > FIELD_NAMES) {
-      const n = this.items.findIndex((i) => winnerText(i.value) === key);
+      const n = this.items.findIndex((i) => keyOf(i.value) === key);
       if (n >= 0) { this.setWindow(n); this.layout(); }
     }
     return this.index.get(key) ?? -1;
@@ -100,7 +107,7 @@ export class NamesMode {
         const left = (width - r.used) / 2;
         for (const p of r.row) {
           const s = this.shown[p.i];
-          this.index.set(winnerText(s.value), this.spots.length);
+          this.index.set(keyOf(s.value), this.spots.length);
           this.spots.push({ x: left + p.x, y: top + r.y, w: p.w, label: maskName(winnerText(s.value)), value: s.value });
         }
       }
@@ -133,7 +140,7 @@ export class NamesMode {
     const now = performance.now();
     if (this.reduced && !tick.landing && now - this.lastTickAt < 250) return;
     this.lastTickAt = now;
-    this.winners = [];
+    this.clearLit();
     const spot = this.spotOf(tick.value);
     if (spot >= 0) this.glows.push({ spot, at: now });
     if (this.glows.length > 40) this.glows.splice(0, this.glows.length - 40);
@@ -149,7 +156,7 @@ export class NamesMode {
   reveal(winners, { live }) {
     const now = performance.now();
     this.glows = [];
-    this.winners = [];
+    this.clearLit();
     const each = live && !this.reduced ? LIGHT_EACH_MS : 0;
     winners.forEach((w, i) => {
       const spot = this.spotOf(w);
@@ -161,11 +168,41 @@ export class NamesMode {
 
   idle() {
     this.glows = [];
-    this.winners = [];
+    this.clearLit();
     this.layer.dataset.landed = '';
   }
 
-  resize() { this.spots = []; this.dirty = true; this.box = null; }
+  clearLit() {
+    this.winners = [];
+    this.lit.replaceChildren();
+  }
+
+  resize() {
+    this.spots = [];
+    this.dirty = true;
+    this.box = null;
+    // Chips are placed again on the new layout.
+    this.lit.replaceChildren();
+    for (const win of this.winners) win.node = null;
+  }
+
+  /** A lit winner: a chip over its spot, grown, kept whole inside the field. */
+  chip(win, box) {
+    const s = this.spots[win.spot];
+    if (!s) return;
+    const size = Math.max(this.size * 1.8, Math.min(32, box.height / 10));
+    const node = el('span', { class: 'names-chip', text: labelOf(s.value) });
+    node.style.fontSize = `${size.toFixed(1)}px`;
+    this.lit.append(node);
+    const w = node.offsetWidth;
+    const h = node.offsetHeight;
+    const x = Math.max(2, Math.min(box.width - w - 2, s.x + s.w / 2 - w / 2));
+    const y = Math.max(2, Math.min(box.height - h - 2, s.y - h / 2));
+    node.style.left = `${x.toFixed(1)}px`;
+    node.style.top = `${y.toFixed(1)}px`;
+    if (w > box.width - 4) { node.style.left = '2px'; node.style.right = '2px'; node.style.whiteSpace = 'normal'; }
+    win.node = node;
+  }
 
   draw(now) {
     // Layout and colours are read once per size, not every frame.
@@ -214,24 +251,12 @@ export class NamesMode {
       g.globalAlpha = 1;
     } else {
       for (const win of this.winners) {
-        const s = this.spots[win.spot];
-        if (!s || now < win.at) { animating = true; continue; }
-        const grow = this.reduced ? 1 : Math.min(1, (now - win.at) / 300);
-        if (grow < 1) animating = true;
-        const size = this.size * (1 + 0.8 * grow);
-        g.font = `800 ${size}px ${this.family}`;
-        const tw = g.measureText(s.label).width;
-        const x = Math.max(4, Math.min(box.width - tw - 4, s.x + s.w / 2 - tw / 2));
-        g.fillStyle = accent;
-        g.globalAlpha = 0.25 + 0.75 * grow;
-        g.fillRect(x - size * 0.3, s.y - size * 0.7, tw + size * 0.6, size * 1.4);
-        g.globalAlpha = 1;
-        g.fillStyle = box.accentText;
-        g.fillText(s.label, x, s.y);
+        if (now < win.at) { animating = true; continue; }
+        if (!win.node) this.chip(win, box);
       }
     }
     return animating;
   }
 
-  destroy() { this.field.remove(); this.canvas.remove(); }
+  destroy() { this.field.remove(); this.canvas.remove(); this.lit.remove(); }
 }

@@ -1,0 +1,76 @@
+// The winner card (issue 39, docs/STAGE.md): every display mode ends on a card that fills the
+// stage box: the tier (else the round), the tier's prize picture, and who holds the prize after
+// claims and voids (board.js `holders`: an alternate in a no-show's place, "Nobody claimed"),
+// up to CARD_AT_MOST of them, each as large as the box allows. It stays until the next Start.
+
+import { el, replaceChildren } from './dom.js';
+import { t } from './i18n.js';
+import { holderText } from './board.js';
+import { mediaUrl } from './prize-media.js';
+import { nameSize, showName } from './fitname.js';
+import { winnerText } from './room.js';
+
+/** Rounds of up to this many holders end on the card; a larger one hands over to the winners' list. */
+export const CARD_AT_MOST = 3;
+
+export class WinnerCard {
+  constructor(box) {
+    this.box = box;
+    this.tier = el('p', { class: 'card-tier' });
+    this.img = el('img', { class: 'card-picture', attrs: { alt: '' } });
+    this.names = el('ol', { class: 'card-names' });
+    this.node = el('div', { class: 'winner-card', data: { winnerCard: '' } }, this.tier, this.img, this.names);
+    this.node.hidden = true;
+    box.append(this.node);
+    this.signature = '';
+    this.fitted = '';
+  }
+
+  /**
+   * Shows `held` (values, `null` for "nobody claimed") of `result` (a round's record: its round,
+   * prize and tier position), or hides the card when `held` is null.
+   */
+  show(result, held) {
+    if (!held) {
+      this.node.hidden = true;
+      this.signature = '';
+      return;
+    }
+    const picture = mediaUrl(result.prizeIndex, 'picture');
+    const title = result.prize || t('draw.round', { n: result.round });
+    const texts = held.map(holderText);
+    const signature = `${title}\u0000${picture}\u0000${texts.join('\u0000')}`;
+    this.node.hidden = false;
+    if (signature !== this.signature) {
+      this.signature = signature;
+      this.fitted = '';
+      this.tier.textContent = title;
+      if (picture) { if (this.img.getAttribute('src') !== picture) this.img.src = picture; this.img.hidden = false; } else { this.img.hidden = true; this.img.removeAttribute('src'); }
+      replaceChildren(this.names, held.map((value, i) => el('li', {
+        class: value === null ? 'card-name is-unclaimed' : 'card-name', data: { winner: winnerText(value) }, text: texts[i],
+      })));
+      this.node.dataset.count = String(held.length);
+    }
+    this.fit();
+  }
+
+  /** Sizes the names to the room the card leaves them (once per content and box size). */
+  fit() {
+    if (this.node.hidden) return;
+    const room = this.names;
+    const key = `${this.signature}|${room.clientWidth}x${room.clientHeight}`;
+    if (key === this.fitted) return;
+    this.fitted = key;
+    const items = Array.from(room.children);
+    if (!room.clientWidth || !room.clientHeight) return;
+    // The largest size at which every name fits its share of the height, on at most two lines.
+    const share = { clientWidth: room.clientWidth, clientHeight: Math.floor(room.clientHeight / items.length) };
+    // At most about a quarter of the card's height: a name on one line reads better than a
+    // giant one broken in two.
+    const max = Math.floor(Math.min(share.clientHeight / 1.15, this.node.clientHeight * 0.26));
+    const size = Math.min(...items.map((item) => nameSize(item, share, item.textContent, { max, min: 12 })));
+    for (const item of items) showName(item, share, item.textContent, size);
+  }
+
+  destroy() { this.node.remove(); }
+}
