@@ -9,6 +9,7 @@ import pytest
 from selenium.webdriver.common.by import By
 
 from test_axe import audit
+from visible import shows
 
 
 def call(server, method, path, body=None):
@@ -54,7 +55,15 @@ def test_the_admin_lists_archives_and_deletes_draws(server, browser):
     assert items.index(quiz) < items.index(party)  # newest first
     assert "Summer party" in b.find_element(By.CSS_SELECTOR, '[data-draw="%s"]' % party).text
 
+    # Archiving asks first (issue 39, item 11), in words the admin sees; Cancel leaves the draw live.
     button(b, "archive", party).click()
+    b.wait_js("!!document.querySelector('[data-action=\"confirm\"][data-code=\"%s\"]')" % party)
+    asked = b.js("return import('/js/lib/i18n.js').then((m) => m.t('home.admin.archive.confirm', { code: arguments[0] }))", party)
+    assert shows(b, asked, '[data-draw="%s"]' % party)
+    button(b, "cancel", party).click()
+    assert [d["archived"] for d in call(server, "GET", "/api/draws?limit=200")[1]["draws"] if d["code"] == party] == [False]
+    button(b, "archive", party).click()
+    button(b, "confirm", party).click()
     b.wait_js("!!document.querySelector('[data-admin-list] [data-action=\"delete\"][data-code=\"%s\"]')" % party)
     assert call(server, "POST", "/api/draws/%s/clear" % party)[1]["error"]["code"] in ("bad_key", "draw_archived")
     assert "Archived" in b.find_element(By.CSS_SELECTOR, '[data-draw="%s"]' % party).text
@@ -71,6 +80,7 @@ def test_the_admin_lists_archives_and_deletes_draws(server, browser):
     assert call(server, "GET", "/api/draws/" + party)[0] == 404
 
     button(b, "archive", quiz).click()
+    button(b, "confirm", quiz).click()
     b.wait_js("!!document.querySelector('[data-admin-list] [data-action=\"unarchive\"][data-code=\"%s\"]')" % quiz)
     button(b, "unarchive", quiz).click()
     b.wait_js("!!document.querySelector('[data-admin-list] [data-action=\"archive\"][data-code=\"%s\"]')" % quiz)

@@ -211,3 +211,23 @@ def test_ten_winners_fill_one_projector_page_and_a_void_is_replaced_in_place(ser
     if os.environ.get("TOMBOLA_SHOTS_DIR"):
         screen.save_screenshot(os.path.join(os.environ["TOMBOLA_SHOTS_DIR"], "ten-winners-1920x1080.png"))
     assert screen.errors() == []
+
+    # Item 11: every prize is drawn. Start is off and the bar says so, once, also after Space.
+    done = host.js("return import('/js/lib/i18n.js').then((m) => m.t('host.prizesdone'))")
+    bar = lambda: " ".join(visible_texts(host, "[data-bar-status]"))
+    host.wait(lambda: bar() == done, TIMEOUT, "the bar does not say that all prizes are drawn")
+    assert host.js("return document.querySelector('[data-startstop]').disabled")
+    host.find_element(By.TAG_NAME, "body").click()
+    ActionChains(host.driver).send_keys(" ").perform()
+    assert host.js("return window.tombola.state.awaiting") is None  # nothing was sent
+    assert bar() == done
+
+    # Archived: the host page says so as it opens, and Start is off.
+    status = api(server, "/api/draws/%s/archive" % code, server.admin_key)
+    assert status["archived"] is True
+    host.refresh()
+    open_page(host, host.current_url)
+    archived = host.js("return import('/js/lib/i18n.js').then((m) => m.errorText('draw_archived'))")
+    host.wait(lambda: bar() == archived, TIMEOUT, "the host page does not say the draw is archived")
+    assert host.js("return document.querySelector('[data-startstop]').disabled")
+    assert host.errors(allow=("/import - Failed to load resource",)) == []

@@ -55,7 +55,7 @@ export class DrawView {
       if (isTyping(target) || document.querySelector('dialog[open]')) return;
       // A focused control keeps its own Space/Enter; the shortcut is for the page itself (presenter clickers).
       if (target instanceof Element && target.closest('button, a, summary, select, input, textarea')) return;
-      if (this.startStop.closest('[hidden]')) return;
+      if (this.startStop.closest('[hidden]') || this.startStop.disabled) return;
       event.preventDefault();
       handler();
     });
@@ -400,7 +400,9 @@ export class DrawView {
   }
 
   renderBarStatus() {
-    const text = this.barToast ? (this.planText ? `${this.barToast} · ${this.planText}` : this.barToast) : this.planText;
+    // A refusal in the toast and the same reason in the plan would say it twice: the toast alone.
+    const plan = this.planIsNotice && this.barToast ? '' : this.planText;
+    const text = this.barToast ? (plan ? `${this.barToast} · ${plan}` : this.barToast) : plan;
     setText(this.barStatus, text);
     this.barStatus.dataset.flash = this.barToast ? 'true' : 'false';
   }
@@ -456,14 +458,18 @@ export class DrawView {
     if (phase === 'stopping' || state.awaiting === 'stop') { label = t('host.stopping'); mode = 'stopping'; }
     setText(this.startStop, label);
     this.startStop.dataset.state = mode;
-    this.startStop.disabled = mode === 'stopping' || (!state.snapshotReceived && state.connection !== 'offline');
+    // Nothing left to start (every prize drawn, an archived draw): Start is off and the bar says
+    // why, once (pressed, it used to add the server's refusal to the same words; issue 39, item 11).
+    const cannotStart = mode === 'start' && (state.prizesDone || state.archived);
+    this.startStop.disabled = mode === 'stopping' || cannotStart || (!state.snapshotReceived && state.connection !== 'offline');
 
-    const notice = state.checkin?.open ? t('host.checkin.status.open', { n: state.checkin.count ?? 0 })
+    const notice = state.archived ? errorText('draw_archived') : state.checkin?.open ? t('host.checkin.status.open', { n: state.checkin.count ?? 0 })
       : state.exhausted && emptyPool(state) ? t(state.checkin ? 'host.checkin.nobody' : 'host.pool.empty')
         : state.exhausted ? t('host.exhausted') : state.prizesDone ? t('host.prizesdone') : '';
     setText($('[data-start-notice]', this.root), notice);
     // While rolling the plan is the round being drawn: the stage says so; the bar keeps quiet.
     this.planText = rolling || phase === 'stopping' ? '' : notice || DrawView.planText(state);
+    this.planIsNotice = Boolean(notice);
     this.renderBarStatus();
 
     const locked = rolling || phase === 'stopping';

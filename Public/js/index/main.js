@@ -54,16 +54,21 @@ view.bindShowDraws(showDraws);
 
 view.bindAdminAction(async (action, code) => {
   const key = view.adminKey();
-  if (action === 'delete') return state.updateAdmin({ confirming: code, deleted: null });
+  // Deleting and archiving both ask first (archiving stops a draw mid-event: issue 39, item 11).
+  if (action === 'delete' || action === 'archive') return state.updateAdmin({ confirming: code, confirmAction: action, deleted: null });
   if (action === 'cancel') return state.updateAdmin({ confirming: null });
   state.updateAdmin({ busy: code, error: null, deleted: null });
+  if (action === 'confirm' && state.admin.confirmAction === 'archive') {
+    state.updateAdmin({ confirming: null });
+    action = 'archive-now';
+  }
   if (action === 'confirm') {
     const answer = await deleteDraw(key, code);
     if (!answer.ok) return state.updateAdmin({ busy: null, confirming: null, error: answer.code });
     state.updateAdmin({ busy: null, confirming: null, deleted: code, draws: state.admin.draws.filter((d) => d.code !== code) });
     return;
   }
-  const archived = action === 'archive';
+  const archived = action === 'archive-now';
   const answer = await setArchived(key, code, archived);
   if (!answer.ok) return state.updateAdmin({ busy: null, error: answer.code });
   state.updateAdmin({ busy: null, draws: state.admin.draws.map((d) => (d.code === code ? { ...d, archived } : d)) });

@@ -16,7 +16,8 @@ export class HomeState extends EventTarget {
       draws: [],               // [{ code, title, created, rounds, lastActivity, archived }]
       next: null,              // cursor of the next page, or null
       busy: null,              // code of the draw being changed
-      confirming: null,        // code whose deletion waits for confirmation
+      confirming: null,        // code whose deletion or archiving waits for confirmation
+      confirmAction: null,     // 'delete' | 'archive': what the confirmation is for
       deleted: null,           // code just deleted (the notice)
     };
   }

@@ -113,7 +113,11 @@ export class HomeView {
       data: { action, code: draw.code },
     });
     const actions = [];
-    if (admin.confirming === draw.code) {
+    if (admin.confirming === draw.code && admin.confirmAction === 'archive') {
+      actions.push(el('p', { class: 'admin-confirm', text: t('home.admin.archive.confirm', { code: draw.code }) }));
+      actions.push(el('div', { class: 'home-actions' },
+        button('confirm', 'home.admin.archive.yes', 'btn-primary'), button('cancel', 'home.admin.archive.no')));
+    } else if (admin.confirming === draw.code) {
       actions.push(el('p', { class: 'admin-confirm', text: t('home.admin.confirm', { code: draw.code }) }));
       actions.push(el('div', { class: 'home-actions' },
         button('confirm', 'home.admin.confirm.yes', 'btn-danger'), button('cancel', 'home.admin.confirm.no')));
