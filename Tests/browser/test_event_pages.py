@@ -159,6 +159,13 @@ def test_a_winner_sees_tap_to_claim_wherever_they_scrolled_and_the_screen_holds_
                         "return b.height > 0 ? s.bottom - b.bottom : 0")
         assert gap < 0.04 * height, "the full-screen button floats %d px above the panel's foot" % gap
 
+    # Item 11: "Local proof" beside "verified" explains itself (a tooltip in the page's language).
+    phone.wait_js("document.querySelector('[data-proof]')", TIMEOUT)
+    phone.js("document.querySelector('[data-proof]').scrollIntoView({ block: 'end' })")
+    label, tip = phone.js("const n = document.querySelector('[data-proof]'); return [n.textContent, n.title]")
+    explained = phone.js("return import('/js/lib/i18n.js').then((m) => m.t('draw.proof.local.desc'))")
+    assert shows(phone, label, "[data-stage]") and tip == explained
+
     # The guest taps the button where it shows.
     box = phone.js("const r = document.querySelector('[data-claim-button]').getBoundingClientRect();"
                    "return [r.left + r.width / 2, r.top + r.height / 2]")

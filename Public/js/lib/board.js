@@ -391,6 +391,8 @@ function renderProof(node, room, result) {
   const sealedBy = room.sealedBy?.get(result.round) ?? (b && b.status === 'sealed' && b.round === result.round ? b.beaconRound : null);
   node.dataset.proof = sealedBy ? 'beacon' : 'local';
   setText(node, sealedBy ? t('draw.proof.beacon', { r: sealedBy }) : t('draw.proof.local'));
+  // What the label means, on hover and for screen readers (issue 39, item 11: "local proof" was unexplained).
+  node.title = sealedBy ? t('draw.proof.beacon.desc', { r: sealedBy }) : t('draw.proof.local.desc');
 }
 
 /**
