@@ -9,20 +9,21 @@ export const CHUNK = 100;
 /**
  * The text for a display `width` characters wide whose right edge is digit `end` after the
  * point: the whole number when it fits; else `…` and the last digits, with the point when
- * it is still in view; when the point has left the view, an exponent says where the last
- * digit is (`…93238462643e-24`: the last digit shown is the 24th after the point), as
- * Android's calculator does.
+ * it is still in view. When the point has left the view, `text` is the run of digits alone and
+ * `from`/`to` say which digits after the point they are (the page writes "digits 15–25:"
+ * before them). An exponent (`…93238462643e-24`, Android's way) read as 10⁻²⁴ (issue 39, item 11).
  */
 export function digitWindow({ negative, integer, fraction }, end, width) {
   const shown = fraction.slice(0, end);
   const full = `${negative ? '-' : ''}${integer}.${shown}`;
-  if (full.length <= width) return { text: full, exponent: null };
+  if (full.length <= width) return { text: full, from: null, to: null };
   const point = full.length - shown.length - 1;
   const start = full.length - (width - 1);
-  if (start <= point) return { text: `…${full.slice(start)}`, exponent: null };
-  const exponent = `e-${end}`;
-  const keep = Math.max(1, width - 1 - exponent.length);
-  return { text: `…${shown.slice(-keep)}${exponent}`, exponent: end };
+  if (start <= point) return { text: `…${full.slice(start)}`, from: null, to: null };
+  // Room for the position label, set smaller than the digits (about half their width a character).
+  const label = Math.ceil((`${end}`.length * 2 + 9) / 2);
+  const keep = Math.max(1, width - label);
+  return { text: shown.slice(-keep), from: end - Math.min(keep, shown.length) + 1, to: end };
 }
 
 /** `0.(142857)` for a repeating expansion whose period is known and short, else null. */

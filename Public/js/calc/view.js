@@ -24,6 +24,12 @@ export function prettyExpression(expression, loc) {
     .join(' ');
 }
 
+/** The display's text, or a window of far digits: "digits 15–25:" (small) and the digits. */
+function paint(node, value) {
+  if (typeof value === 'string') { setText(node, value); return; }
+  replaceChildren(node, el('span', { class: 'digits-at', text: value.label }), el('span', { class: 'digits-run', text: value.digits }));
+}
+
 export class CalcView {
   constructor(root = document) {
     this.root = root;
@@ -145,7 +151,7 @@ export class CalcView {
     const loc = locale();
     const digits = this.digitsText(state);
     const text = state.error ? errorText(state.error) : digits ? digits(this.digitsWidth) : groupDisplay(state.display, loc);
-    setText(this.displayNode, text);
+    paint(this.displayNode, text);
     this.screen.classList.toggle('is-digits', Boolean(digits));
     if (digits && !state.error) this.fitDigits(digits);
     this.displayNode.dataset.raw = state.error ? '' : state.display;
@@ -182,7 +188,7 @@ export class CalcView {
     const room = this.displayBox.clientWidth;
     while (this.displayNode.scrollWidth > room && this.digitsWidth > 8) {
       this.digitsWidth -= 1;
-      setText(this.displayNode, textFor(this.digitsWidth));
+      paint(this.displayNode, textFor(this.digitsWidth));
     }
     this.lastFitText = `${this.displayNode.textContent}|${room}`;
   }
@@ -199,7 +205,10 @@ export class CalcView {
     } else if (d && state.digitsEnd > 0) {
       const end = Math.min(state.digitsEnd, d.fraction.length);
       if (d.status && end > 0) {
-        text = (width) => digitWindow(d, end, width).text;
+        text = (width) => {
+          const w = digitWindow(d, end, width);
+          return w.from === null ? w.text : { label: t('calc.digits.window', { from: w.from, to: w.to }), digits: w.text };
+        };
         const parts = [t('calc.digits.position', { n: end })];
         if (d.status === 'zero') parts.push(t('calc.digits.zero'));
         else parts.push(t(d.exact ? 'calc.digits.exact' : 'calc.digits.proven'));
