@@ -205,8 +205,11 @@ def test_slot_reels_land_on_the_winner_and_end_on_a_card_that_stays(server, brow
 
 def test_digit_reels_land_from_the_left_on_the_rest_result_and_a_late_page_shows_it(server, browser):
     """A range's digit reels land from the left over the slow-down's steps, on the REST winner;
-    a page opened after the reveal shows the winner's digits, not 000 (item 13)."""
-    code, key = create_draw(server, {"pool": {"kind": "range", "from": 1, "to": 5000}, "mode": "reels"})
+    a page opened after the reveal shows the winner's digits, not 000 (item 13). A restart that
+    cuts the next round short leaves every page on that round's tier, ready, not on the previous
+    round's winner (item 11)."""
+    code, key = create_draw(server, {"pool": {"kind": "range", "from": 1, "to": 5000}, "mode": "reels",
+                                     "prizes": [{"name": "Third prize", "count": 1}, {"name": "Grand prize", "count": 1}]})
     pages = open_all(browser, server, code, key, host=False)
     screen = pages["screen"]
     # The digits the landed reels show at each tick (they follow a tick at once, in the listener
@@ -235,6 +238,15 @@ def test_digit_reels_land_from_the_left_on_the_rest_result_and_a_late_page_shows
     late.js("document.querySelector('[data-winner-card]').style.visibility = 'hidden'")
     late.wait(lambda: "".join(p["text"] for p in seen(late, ".reels")) == padded, TIMEOUT)
     pages["phone"].wait(lambda: [digits(p["text"]) for p in seen(pages["phone"], "[data-winner-card] .card-names")] == [winner], TIMEOUT)
+
+    api(server, "/api/draws/%s/start" % code, key)
+    screen.wait_js("window.tombola.state.phase === 'rolling'", TIMEOUT)
+    server.restart()
+    for page in (screen, late, pages["phone"]):
+        page.wait_js("window.tombola.state.connection === 'online' && window.tombola.state.interrupted === 2", TIMEOUT)
+        page.wait(lambda: any("Grand prize · Ready" in p["text"] for p in seen(page, "[data-stage]")), TIMEOUT)
+        texts = [digits(p["text"]) for p in seen(page, "[data-stage]")]
+        assert winner not in texts and padded not in texts and not seen(page, "[data-winner-card]"), texts
 
 
 def test_each_tiers_mode_ends_on_a_card_of_the_rest_winners(server, browser):

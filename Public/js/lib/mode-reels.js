@@ -58,7 +58,9 @@ export class ReelsMode {
     this.widths = new Map();
   }
 
-  setPool(pool) {
+  setPool(pool, taken = new Set()) {
+    // At rest the strip shows names still in the pool, never an earlier winner.
+    this.resting = pool.kind === 'range' ? [] : pool.items.filter((item) => !taken.has(String(item.value))).slice(0, 2);
     const same = this.pool && pool.kind === this.pool.kind
       && (pool.kind === 'range' ? pool.from === this.pool.from && pool.to === this.pool.to : true);
     this.pool = pool;
@@ -244,9 +246,9 @@ export class ReelsMode {
     this.ready.textContent = ready ?? '';
     this.ready.hidden = !ready;
     if (this.pool?.kind === 'range') this.showDigits('0', 0, false);
-    else if (this.strip && this.items?.length) {
-      this.rest(this.items[1 % this.items.length].value);
-      this.push(this.items[0].value, 0);
+    else if (this.strip && this.resting.length) {
+      this.rest(this.resting.at(-1).value);
+      if (this.resting.length > 1) this.push(this.resting[0].value, 0);
       this.mark(false, true);
     }
   }

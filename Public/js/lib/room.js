@@ -195,6 +195,10 @@ export class DrawRoom extends EventTarget {
     this.role = s.role === 'host' ? 'host' : this.role === 'host' ? 'host' : 'viewer';
     this.phase = s.phase ?? null;
     this.interrupted = Number.isInteger(s.interrupted?.round) ? s.interrupted.round : null;
+    // A restart cut a newer round short: the server is back at the last reveal, but the stage is
+    // about the interrupted round now, ready to draw again, not the previous round's winners
+    // (issue 39 item 11).
+    if (this.phase === 'revealed' && this.interrupted !== null && this.interrupted > (s.result?.round ?? 0)) this.phase = 'idle';
     this.beacon = beaconOf(s.beacon);
     this.config = s.config ?? null;
     this.remaining = s.remaining ?? null;
