@@ -69,6 +69,16 @@ export class WinnerCard {
     // giant one broken in two.
     const max = Math.floor(Math.min(share.clientHeight / 1.15, this.node.clientHeight * 0.26));
     const size = Math.min(...items.map((item) => nameSize(item, share, item.textContent, { max, min: 12 })));
+    // One line when that is nearly as large: "Guest 18" on two lines reads worse than smaller on one.
+    const oneLine = Math.min(max, ...items.map((item) => {
+      item.style.whiteSpace = 'nowrap';
+      item.style.fontSize = '100px';
+      return Math.floor((share.clientWidth * 0.97 * 100) / Math.max(1, item.scrollWidth));
+    }));
+    if (oneLine >= size * 0.75) {
+      for (const item of items) { item.style.whiteSpace = 'nowrap'; item.style.overflowWrap = ''; item.style.fontSize = `${oneLine}px`; }
+      return;
+    }
     for (const item of items) showName(item, share, item.textContent, size);
   }
 
