@@ -166,8 +166,9 @@ def test_a_winner_sees_tap_to_claim_wherever_they_scrolled_and_the_screen_holds_
     explained = phone.js("return import('/js/lib/i18n.js').then((m) => m.t('draw.proof.local.desc'))")
     assert shows(phone, label, "[data-stage]") and tip == explained
 
-    # The guest taps the button where it shows.
-    box = phone.js("const r = document.querySelector('[data-claim-button]').getBoundingClientRect();"
+    # The guest taps "You won!" where it shows: it claims as the button does.
+    phone.js("window.scrollTo(0, document.documentElement.scrollHeight)")
+    box = phone.js("const r = document.querySelector('[data-you-won] .you-won-title').getBoundingClientRect();"
                    "return [r.left + r.width / 2, r.top + r.height / 2]")
     phone.js("document.elementFromPoint(arguments[0], arguments[1]).click()", *box)
     phone.wait_js("document.querySelector('[data-claim-done]') !== null", TIMEOUT)

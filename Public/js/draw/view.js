@@ -264,8 +264,8 @@ export class DrawView {
   /** Fills the form from the server's config unless the host is editing it. */
   fillForm(config, hash) {
     if (!config || this.formDirty) return;
-    // Once per settings (their hash): a render between Save and the server's answer must not
-    // put the old settings back into the form the host just saved.
+    // Once per settings (their hash) and language: a render between Save and the server's answer
+    // must not put the old settings back into the form the host just saved.
     if (hash !== undefined && hash === this.filledHash) return;
     this.filledHash = hash;
     const pool = config.pool ?? {};
@@ -476,7 +476,7 @@ export class DrawView {
     show($('[data-settings-locked]', this.form), locked);
     $('[data-save]', this.form).disabled = locked;
     // The form needs the full settings (the summary has no names): loaded by main.js.
-    this.fillForm(state.fullSettings(), state.config?.hash);
+    this.fillForm(state.fullSettings(), state.config?.hash === undefined ? undefined : `${state.config.hash}|${lang()}`);
   }
 }
 
