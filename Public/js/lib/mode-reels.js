@@ -231,7 +231,8 @@ export class ReelsMode {
     this.ready.hidden = true;
     this.queue = [];
     if (this.pool.kind === 'range') this.showDigits(String(winners[0]), this.width, false);
-    else if (this.text() !== label(winners[0]) || !live) this.rest(winners[0]);
+    else if (!live) this.rest(winners[0]);
+    else if (this.text() !== label(winners[0])) this.push(winners[0], 700, settle); // a void's replacement rolls in
     if (this.strip) this.mark(true);
     const now = performance.now();
     if (live && winners.length > 1) this.queue = winners.slice(1).map((value, i) => ({ value, at: now + (i + 1) * NEXT_WINNER_MS }));
