@@ -4,7 +4,7 @@ page's links with "Screen with controls" (390x844), and each display mode on the
 (rolling, revealed) and a phone (revealed), a round's certificate (A4, phone), and a prize
 tier's picture (projector and phone rolling, the host's panel), in English and Simplified Chinese.
 
-    TOMBOLA_SHOTS_LOOPBACK=1 TOMBOLA_BIN=.build/debug/tombola python3 Tests/browser/screenshots_stage.py [control] [modes] [certificate] [media]
+    TOMBOLA_SHOTS_LOOPBACK=1 TOMBOLA_BIN=.build/debug/tombola python3 Tests/browser/screenshots_stage.py [control] [modes] [certificate] [media] [card]
 """
 
 import contextlib
@@ -133,7 +133,40 @@ def media(server, opened):
         api(server, "/api/draws/%s/clear" % code, key)
 
 
-SECTIONS = {"control": control, "modes": modes, "certificate": certificate, "media": media}
+def card(server, opened):
+    """The name reel's strip rolling and the winner card it ends on (issue 39): one winner with
+    the tier's picture, then three, on the projector and a phone, en and zh."""
+    from test_branding import png
+    prizes = [{"name": "Weekend for two", "count": 1, "mode": "reels"}, {"name": "Dinner for two", "count": 3, "mode": "names"}]
+    for lang, suffix in LANGS:
+        made = json.loads(urllib.request.urlopen(urllib.request.Request(
+            server.url("/api/draws"), data=json.dumps({"config": {"pool": {"kind": "list", "entrants": NAMES},
+                                                                   "perStop": 3, "prizes": prizes}}).encode(),
+            method="POST", headers={"Authorization": "Bearer " + server.admin_key, "Content-Type": "application/json"}), timeout=10).read())
+        code, key = made["code"], made["hostKey"]
+        req = urllib.request.Request(server.url("/api/draws/%s/prizes/0/picture" % code), data=png(480, 320, prize_picture), method="PUT",
+                                     headers={"Authorization": "Bearer " + key, "Content-Type": "image/png"})
+        urllib.request.urlopen(req, timeout=10).read()
+        screen = Browser(1920, 1080, lang); opened.append(screen)
+        phone = Browser(390, 844, lang); opened.append(phone)
+        for b, path in ((screen, "/screen/"), (phone, "/watch/")):
+            b.get(server.url(path + code)); wait_room(b)
+        for n, (count, name) in enumerate(((1, "one"), (3, "three"))):
+            if n == 0:
+                shot(screen, "stage-reels-ready-1920x1080-" + suffix, settle=0.5)
+            api(server, "/api/draws/%s/start" % code, key)
+            screen.wait_js("document.querySelector('[data-stage]').classList.contains('mode-on')")
+            if n == 0:
+                shot(screen, "stage-reels-strip-1920x1080-" + suffix, settle=0.8)
+            api(server, "/api/draws/%s/stop" % code, key)
+            for b in (screen, phone):
+                b.wait_js("document.querySelectorAll('[data-winner-card] .card-name').length === %d"
+                          " && document.querySelector('[data-stage]').classList.contains('has-card')" % count, 20)
+            shot(screen, "stage-card-%s-1920x1080-%s" % (name, suffix), settle=0.8)
+            shot(phone, "stage-card-%s-390x844-%s" % (name, suffix), settle=0.3)
+
+
+SECTIONS = {"control": control, "modes": modes, "certificate": certificate, "media": media, "card": card}
 
 
 def main():
