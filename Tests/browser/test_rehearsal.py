@@ -128,6 +128,21 @@ def expected_view(server):
         elif r["kind"] == "void":
             board[r["round"]].remove(r["winner"])
     assert {r["round"]: r["winners"] for r in rounds} == board
+    # The projector keeps each winner's cell: a void's replacement takes the voided winner's place
+    # (issue 39, item 7), where the board lists it after the others.
+    placed = {}
+    for r in records:
+        if r["index"] <= cleared or r["kind"] != "round":
+            continue
+        spot = placed.setdefault(r["round"], [])
+        gone = (r.get("replaces") or {}).get("winner")
+        if gone is not None and gone in spot:
+            spot[spot.index(gone)] = r["winners"][0]
+        else:
+            spot += r["winners"]
+    if revealed:
+        current = view["round"]
+        view.update(placed=[text_of(w) for w in placed.get(current, []) if w in board.get(current, [])])
     return state, view
 
 
@@ -151,9 +166,10 @@ def check_page(b, kind, view, state):
         expect("verified", seen["verify"], "ok")
         if kind == "screen":
             if len(winners) > 1:
-                per_page = 12 if all(w.lstrip("-").isdigit() for w in winners) else 8
+                # Up to 12 a page, pages of even size (issue 39, item 7).
+                per_page = -(-len(winners) // -(-len(winners) // 12))
                 first = seen["page"] * per_page
-                expect("grid", seen["grid"], winners[first:first + per_page])
+                expect("grid", seen["grid"], view["placed"][first:first + per_page])
             else:
                 expect("value", seen["value"], winners[0])
             # Earlier rounds: the board's other rounds, newest first (up to 8).

@@ -112,8 +112,9 @@ export class DrawView {
   // --- settings form ---
 
   wireForm() {
-    this.form.addEventListener('input', () => { this.formDirty = true; this.updateFormShape(); });
-    this.form.addEventListener('change', () => { this.formDirty = true; this.updateFormShape(); });
+    // A field's own "change" as the form is refilled (its blur) is no edit of the host's.
+    this.form.addEventListener('input', () => { if (!this.filling) { this.formDirty = true; this.updateFormShape(); } });
+    this.form.addEventListener('change', () => { if (!this.filling) { this.formDirty = true; this.updateFormShape(); } });
     $('[data-add-prize]', this.form).addEventListener('click', () => {
       this.addPrizeRow({ name: '', count: 1 });
       this.formDirty = true;
@@ -268,6 +269,17 @@ export class DrawView {
     // must not put the old settings back into the form the host just saved.
     if (hash !== undefined && hash === this.filledHash) return;
     this.filledHash = hash;
+    this.filling = true;
+    try {
+      // A focused field that is about to be replaced fires "change" as it goes: let it go now.
+      if (this.form.contains(document.activeElement)) document.activeElement.blur();
+      this.fillFields(config);
+    } finally {
+      this.filling = false;
+    }
+  }
+
+  fillFields(config) {
     const pool = config.pool ?? {};
     for (const r of $$('[data-pool-kind]', this.form)) r.checked = r.value === (['list', 'checkin'].includes(pool.kind) ? pool.kind : 'range');
     if (pool.kind === 'range') {
