@@ -130,7 +130,7 @@ export class StageModes {
   takenSignature() {
     if (this.room.config?.repeats) return 'repeats';
     const current = this.currentRound();
-    return this.room.rounds.filter((r) => r.round !== current).map((r) => `${r.round}:${r.winners.map(winnerText).join(',')}`).join(';');
+    return this.room.rounds.filter((r) => r.round !== current).map((r) => `${r.round}:${r.winners.map(String).join('\u0000')}`).join(';');
   }
 
   async ensurePool() {
