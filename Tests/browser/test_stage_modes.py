@@ -227,7 +227,7 @@ def test_digit_reels_land_from_the_left_on_the_rest_result_and_a_late_page_shows
     # Rolling: none landed; the slow-down lands them from the left, never taking one back.
     assert counts[0] == 0 and counts[-1] == 4, counts
     assert counts == sorted(counts), counts
-    assert len(set(counts)) >= 4, "the reels landed all at once: %s" % counts
+    assert len(set(counts)) >= 3, "the reels landed all at once: %s" % counts
     padded = winner.rjust(4, "0")
     assert all(padded.startswith(x) for x in landed), (landed, padded)
     got, result_at = frames(screen)

@@ -208,7 +208,8 @@ export class ReelsMode {
       const at = Number.isFinite(tick.at) ? tick.at : Date.now();
       const gap = Math.max(30, Math.min(1500, at - (this.lastAt || at - 50)));
       this.lastAt = at;
-      const ms = final ? Math.max(450, gap * 1.5) : landing ? gap * 1.2 : gap;
+      // The last one settles in at most 0.8 s, however long the slow-down's last step was.
+      const ms = final ? Math.min(800, Math.max(450, gap * 1.5)) : landing ? gap * 1.2 : gap;
       this.push(tick.value, ms, final ? settle : linear);
       if (final) this.mark(true);
       this.root.dataset.landed = final ? JSON.stringify([this.text()]) : '';
