@@ -15,7 +15,7 @@ from selenium.webdriver.common.action_chains import ActionChains
 
 from test_draw import create_draw, open_page
 from test_stage_modes import api
-from visible import seen, shows
+from visible import english_words, seen, shows
 
 TIMEOUT = 20
 GUESTS = ["Ann Lee", "Bo Chen", "Cai Wen", "Dara Okafor", "Emil Novak", "Fatima Zahra", "Gao Yan", "Hugo Silva",
@@ -103,19 +103,20 @@ def resize(page, width, height):
 
 
 def test_a_winner_sees_tap_to_claim_wherever_they_scrolled_and_the_screen_holds_its_panel(server, browser):
-    """Items 6 and 17 on the phone, 9 and 10 on the projector, the event's title on the phone (11)."""
+    """Items 6 and 17 on the phone, 9 and 10 on the projector, the event's title on the phone (11);
+    in Chinese, where no English word may show."""
     code, key = create_draw(server, {"pool": {"kind": "checkin"}, "perStop": 3, "claim": {"seconds": 30, "alternates": 1}})
     title = "Star Tech 2026 Gala"
     api(server, "/api/draws/%s/branding" % code, key, {"title": title}, method="PUT")
     api(server, "/api/draws/%s/entries/open" % code, key, {"publicNames": True})
-    screen = open_page(browser(1920, 1080), server.url("/screen/%s#key=%s" % (code, key)))
+    screen = open_page(browser(1920, 1080, "zh-CN"), server.url("/screen/%s#key=%s" % (code, key)))
     screen.wait_js("window.tombola.state.role === 'host'", TIMEOUT)
     # Item 10: the clicker's Start while entries are open says why nothing happens, on the projector.
     refused = screen.js("return import('/js/lib/i18n.js').then((m) => m.errorText('entries_open'))")
     ActionChains(screen.driver).send_keys(" ").perform()
     screen.wait(lambda: shows(screen, refused, at_least=20), TIMEOUT, "the screen does not say why Start was refused")
 
-    phone = open_page(browser(390, 844), server.url("/watch/%s" % code))
+    phone = open_page(browser(390, 844, "zh-CN"), server.url("/watch/%s" % code))
     # Item 11: the phone's header names the event (its title), not only the code.
     phone.wait(lambda: shows(phone, title, ".topbar"), TIMEOUT, "the phone's header does not show the event's title")
     phone.wait_js("!document.querySelector('[data-join-form]').hidden", TIMEOUT)
@@ -141,6 +142,8 @@ def test_a_winner_sees_tap_to_claim_wherever_they_scrolled_and_the_screen_holds_
     # Scrolled down again while the window is open: the button stays in view.
     phone.js("window.scrollTo(0, document.documentElement.scrollHeight)")
     phone.wait(lambda: shows(phone, tap(), "[data-claims]", at_least=20), TIMEOUT, "'Tap to claim' left the view")
+    ours = title.split() + "Ann Lee Bo Chen Cai Wen".split()
+    assert english_words(phone, ours) == [] and english_words(screen, ours) == []
     # Item 17: no vibration before the guest touched the page (Chromium blocks it and says so).
     assert [e["message"] for e in phone.collect() if "vibrate" in e["message"]] == []
 
