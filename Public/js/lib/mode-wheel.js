@@ -1,17 +1,21 @@
 // The wheel (docs/STAGE.md): a list's entrants as slices sized by their tickets, up to
-// WHEEL_SLICES of them (a larger pool shows a window of its wheel around the value on show).
-// Each tick turns the wheel forward until the tick's value is under the pointer, easing out
-// over the time to the next tick, so the server's slow-down slows the wheel and its last tick
-// (the first winner) stops it. Several winners land one after another. Canvas 2D.
+// WHEEL_SLICES of them so every label stays readable (a larger pool shows a window of its wheel
+// around the value it lands on). It spins steadily while rolling; the slow-down's first tick
+// names the winner and, with the tick's step, when the last one comes: the wheel brakes from its
+// speed onto the winner by then (wheel-motion.js: no jump, always forward). Several winners land
+// one after another, each turned to from rest. Each slice edge passing the pointer is a peg: the
+// layer fires `wheel-peg` (the screen ticks). Canvas 2D, painted once per window and size; a
+// frame only turns it (a CSS transform).
 
 import { el } from './dom.js';
 import { winnerText } from './room.js';
 import { graphemes, maskName } from './mask.js';
+import { MIN_LAND_MS, Path, TAU } from './wheel-motion.js';
 
-export const WHEEL_SLICES = 200;
-/** Milliseconds each further winner of a round takes to land after the first. */
-export const LAND_EACH_MS = 1100;
-const TAU = Math.PI * 2;
+/** At most this many slices: labels of 14 px or more on a 1080p projector. */
+export const WHEEL_SLICES = 48;
+/** How long the wheel rests on a winner before it turns to the next of the round. */
+export const PAUSE_MS = 400;
 /** The pointer sits at the top. */
 const POINTER = -Math.PI / 2;
 
@@ -35,9 +39,8 @@ export function fitted(g, text, width) {
   return `${chars.slice(0, lo).join('')}…`;
 }
 
-/** Index of the slice under the pointer for a wheel turned by `rotation` (slice bounds in turns). */
-export function sliceAt(bounds, rotation) {
-  const at = ((((POINTER - rotation) / TAU) % 1) + 1) % 1;
+/** Index of the slice at `at` (turns from the canvas's 0 angle, clockwise; 0 < at ≤ 1 too). */
+function sliceOf(bounds, at) {
   let lo = 0;
   let hi = bounds.length - 2;
   while (lo < hi) {
@@ -47,30 +50,40 @@ export function sliceAt(bounds, rotation) {
   return lo;
 }
 
+/** Index of the slice under the pointer for a wheel turned by `rotation` (slice bounds in turns). */
+export function sliceAt(bounds, rotation) {
+  return sliceOf(bounds, ((((POINTER - rotation) / TAU) % 1) + 1) % 1);
+}
+
 export class WheelMode {
   constructor(layer, { reduced }) {
     this.layer = layer;
     this.reduced = reduced;
-    // The wheel is painted once per window and size; a frame only turns it (a CSS transform).
     this.canvas = el('canvas', { class: 'wheel-canvas' });
     this.wheel = el('div', { class: 'wheel' }, this.canvas, el('span', { class: 'wheel-pointer' }));
     this.landedList = el('ol', { class: 'wheel-landed' });
-    this.caption = el('p', { class: 'wheel-caption' });
-    layer.append(this.wheel, this.landedList, this.caption);
+    layer.append(this.wheel, this.landedList);
     this.items = [];
     this.range = null;
-    this.start = 0;          // first pool index of the window
-    this.slices = [];        // [{ value, label, weight }]
-    this.bounds = [0, 1];    // slice i spans bounds[i]..bounds[i+1] (turns)
+    this.lookup = new Map();
+    this.view = { start: 0, slices: [], bounds: [0, 1] };
+    this.painted = [];       // what paint() drew, slice by slice: { value, text, color, a0, a1, font } (turns, CSS px)
+    this.path = new Path(0);
     this.rotation = 0;
-    this.from = 0;
-    this.to = 0;
-    this.t0 = 0;
-    this.t1 = 0;
+    this.drawnAt = 0;
+    this.events = [];        // [{ at, run }], due in draw(): a window swapped mid-turn, a winner landed
+    this.aim = null;         // the landing planned: { value, end }
+    this.rollAt = [];        // the server times (`at`) of the last rolling ticks: its tick interval
+    this.lastJump = 0;
+    this.pegs = null;        // pegs passed the pointer, at the last frame
     this.dirty = true;
-    this.lastTickAt = 0;
-    this.generation = 0;
   }
+
+  get slices() { return this.view.slices; }
+
+  get bounds() { return this.view.bounds; }
+
+  get start() { return this.view.start; }
 
   get count() { return this.range ? this.range.to - this.range.from + 1 : this.items.length; }
 
@@ -80,11 +93,13 @@ export class WheelMode {
   }
 
   indexOf(value) {
-    if (this.range) { const n = Number(value) - this.range.from; return n >= 0 && n < this.count ? n : -1; }
+    if (this.range) { const n = Number(value) - this.range.from; return Number.isInteger(n) && n >= 0 && n < this.count ? n : -1; }
     return this.lookup.get(String(value)) ?? -1;
   }
 
   setPool(pool, taken) {
+    const now = performance.now();
+    const under = this.slices[sliceAt(this.bounds, this.path.state(now).r)]?.value;
     if (pool.kind === 'range') { this.range = pool; this.items = []; }
     else {
       this.range = null;
@@ -92,123 +107,180 @@ export class WheelMode {
       this.lookup = new Map(this.items.map((item, i) => [String(item.value), i]));
     }
     this.taken = taken;
-    this.setWindow(0);
+    this.view = this.layout(this.windowAround(Math.max(0, under === undefined ? 0 : this.indexOf(under))));
+    this.dirty = true;
+    // A landing under way aims again, on this layout.
+    if (this.aim && !this.reduced && now < this.aim.end) {
+      const wanted = this.wantedFor(this.aim.value);
+      if (wanted !== null) this.aim.end = this.path.land(now, wanted, this.aim.end - now);
+    }
   }
 
-  /** The window of slices: the whole pool up to WHEEL_SLICES, else WHEEL_SLICES around `center`. */
-  setWindow(center) {
+  /** First pool index of the window of WHEEL_SLICES around `center` (0 when the pool fits). */
+  windowAround(center) {
     const n = this.count;
-    const size = Math.min(n, WHEEL_SLICES);
-    this.start = n <= WHEEL_SLICES ? 0 : Math.max(0, Math.min(n - size, center - (size >> 1)));
-    this.slices = [];
-    for (let i = 0; i < size; i++) this.slices.push(this.item(this.start + i));
-    const total = this.slices.reduce((a, s) => a + s.weight, 0) || 1;
-    this.bounds = [0];
+    return n <= WHEEL_SLICES ? 0 : Math.max(0, Math.min(n - WHEEL_SLICES, center - (WHEEL_SLICES >> 1)));
+  }
+
+  /** The slices from pool index `start` and their bounds: slice i spans bounds[i]..bounds[i+1] (turns). */
+  layout(start) {
+    const slices = [];
+    for (let i = start; i < Math.min(this.count, start + WHEEL_SLICES); i++) slices.push(this.item(i));
+    const total = slices.reduce((a, s) => a + s.weight, 0) || 1;
+    const bounds = [0];
     let sum = 0;
-    for (const s of this.slices) { sum += s.weight; this.bounds.push(sum / total); }
+    for (const s of slices) { sum += s.weight; bounds.push(sum / total); }
+    return { start, slices, bounds };
+  }
+
+  /** Shows `view` from now on: painted at the next frame. */
+  show(view) {
+    this.view = view;
     this.dirty = true;
+    this.pegs = null;
+  }
+
+  /** The rotation (mod a turn) that puts slice `index` of `view` mid-pointer, or null. */
+  static angle(view, index) {
+    const i = index - view.start;
+    if (i < 0 || i >= view.slices.length) return null;
+    return POINTER - ((view.bounds[i] + view.bounds[i + 1]) / 2) * TAU;
+  }
+
+  /** The rotation (mod a turn) that shows `value` under the pointer, moving the window to it if it is outside; null if not in the pool. */
+  wantedFor(value) {
+    const index = this.indexOf(value);
+    if (index < 0) return null;
+    if (WheelMode.angle(this.view, index) === null) this.show(this.layout(this.windowAround(index)));
+    return WheelMode.angle(this.view, index);
+  }
+
+  /** The server's tick interval (ms), from the rolling ticks' own times; 50 ms (20 Hz) until known. */
+  interval() {
+    const gaps = [];
+    for (let i = 1; i < this.rollAt.length; i++) gaps.push(this.rollAt[i] - this.rollAt[i - 1]);
+    gaps.sort((a, b) => a - b);
+    const gap = gaps.length ? gaps[gaps.length >> 1] : 50;
+    return Math.min(1000, Math.max(10, gap));
   }
 
   /**
-   * The rotation (ahead of the current one, plus `turns` whole turns) that puts `value` under the
-   * pointer. A value outside the window of a large pool moves the window there when `follow`
-   * (landing); while rolling it turns to the slice at the same place of the window instead (a
-   * repaint per tick would cost more than a frame), and the caption names the value.
+   * Time from slow-down tick `step` of `steps` to the last (the server's: the gaps start at one
+   * tick interval and grow by a fifth; the last gap is what is left of the slow-down, taken as
+   * half a full one).
    */
-  target(value, turns, follow) {
-    let index = this.indexOf(value);
-    if (index < 0) {
-      // Not in the pool as this page knows it (a late change): add nothing, keep spinning.
-      return this.rotation + TAU / 3;
-    }
-    if (index < this.start || index >= this.start + this.slices.length) {
-      if (follow) this.setWindow(index);
-      else index = this.start + (index % this.slices.length);
-    }
-    index -= this.start;
-    const middle = ((this.bounds[index] + this.bounds[index + 1]) / 2) * TAU;
-    const wanted = POINTER - middle;
-    const ahead = (((wanted - this.rotation) % TAU) + TAU) % TAU;
-    return this.rotation + ahead + turns * TAU;
-  }
-
-  spinTo(value, duration, turns = 0, follow = true) {
-    const now = performance.now();
-    this.rotation = this.current(now);
-    this.from = this.rotation;
-    this.to = this.target(value, turns, follow);
-    this.caption.textContent = this.count > WHEEL_SLICES ? maskName(winnerText(value)) : '';
-    this.t0 = now;
-    this.t1 = now + (this.reduced ? 0 : duration);
-  }
-
-  current(now) {
-    if (now >= this.t1) return this.to;
-    const p = (now - this.t0) / (this.t1 - this.t0);
-    const eased = 1 - (1 - p) ** 3;
-    return this.from + (this.to - this.from) * eased;
+  remaining({ step, steps }) {
+    if (!(step < steps)) return 0;
+    const gap = this.interval();
+    const at = (k) => (gap * (1.2 ** k - 1)) / 0.2;
+    return at(steps - 1) + 0.5 * gap * 1.2 ** (steps - 1) - at(step);
   }
 
   tick(tick) {
     if (!this.slices.length) return;
-    this.generation += 1;
-    this.landedList.replaceChildren();
     const now = performance.now();
     const landing = tick.landing;
-    // Reduced motion: no spinning blur, a calm step a quarter of a second at most.
-    if (this.reduced && !landing && now - this.lastTickAt < 250) return;
-    const interval = this.lastTickAt ? Math.min(600, Math.max(40, now - this.lastTickAt)) : 50;
-    this.lastTickAt = now;
-    // The slow-down's ticks come further apart: the wheel eases out over each of them.
-    this.spinTo(tick.value, landing ? interval * 1.2 : interval, 0, Boolean(landing));
-    if (landing && landing.step >= landing.steps) this.settle(false);
+    if (!landing) {
+      if (this.aim || this.events.length) this.clear(); // a new round
+      if (Number.isFinite(tick.at)) this.rollAt = [...this.rollAt.slice(-8), tick.at];
+      if (this.reduced) {
+        // No spinning: a calm jump a quarter of a second at most, to the tick's value when it is in view.
+        if (now - this.lastJump < 250) return;
+        this.lastJump = now;
+        const index = this.indexOf(tick.value);
+        const wanted = WheelMode.angle(this.view, index) ?? WheelMode.angle(this.view, this.start + (Math.max(0, index) % this.slices.length));
+        this.path.jump(now, wanted);
+      } else if (this.path.end !== Infinity) this.path.spin(now);
+      return;
+    }
+    const key = String(landing.value);
+    if (this.aim?.value !== key) {
+      const wanted = this.wantedFor(landing.value);
+      this.events = [];
+      if (wanted === null) this.aim = { value: key, end: this.path.stop(now) };
+      else if (this.reduced) this.aim = { value: key, end: now };
+      else this.aim = { value: key, end: this.path.land(now, wanted, this.remaining(landing)) };
+    }
+    if (landing.step >= landing.steps) {
+      if (this.reduced) { const wanted = this.wantedFor(landing.value); if (wanted !== null) this.path.jump(now, wanted); }
+      this.at(this.aim.end, () => this.landed(null, false));
+    }
   }
 
-  /** Once the wheel stops: what the pointer shows (read from the wheel's own geometry), as the
-   * only landed value or added to them. */
-  settle(append) {
-    const slice = this.slices[sliceAt(this.bounds, this.to)];
+  /** Runs `run` once the frame at `at` has drawn. */
+  at(at, run) {
+    this.events.push({ at, run });
+    this.events.sort((a, b) => a.at - b.at);
+  }
+
+  /**
+   * The wheel rests on a winner: `data-landed` gets what the pointer shows, read from the wheel's
+   * own drawing (the only value, or added to those before it); the list beside it names `winner`.
+   */
+  landed(winner, append) {
+    const slice = this.slices[sliceAt(this.bounds, this.rotation)];
     const shown = slice ? winnerText(slice.value) : '';
-    setTimeout(() => {
-      const landed = append && this.layer.dataset.landed ? JSON.parse(this.layer.dataset.landed) : [];
-      this.layer.dataset.landed = JSON.stringify([...landed, shown]);
-    }, Math.max(0, this.t1 - performance.now()));
+    const before = append && this.layer.dataset.landed ? JSON.parse(this.layer.dataset.landed) : [];
+    this.layer.dataset.landed = JSON.stringify([...before, shown]);
+    if (winner !== null) this.landedList.append(el('li', { text: maskName(winnerText(winner)) }));
+  }
+
+  clear() {
+    this.aim = null;
+    this.events = [];
+    this.layer.dataset.landed = '';
+    this.landedList.replaceChildren();
   }
 
   reveal(winners, { live }) {
     if (!this.slices.length || !winners.length) return 0;
+    this.events = [];
     this.layer.dataset.landed = '';
     this.landedList.replaceChildren();
-    this.lastTickAt = 0;
-    const each = this.reduced ? 400 : LAND_EACH_MS;
+    const now = performance.now();
     if (!live) {
-      this.spinTo(winners.at(-1), 0);
+      // A page that opens after the reveal: the wheel rests on the last winner, all of them listed.
+      const wanted = this.wantedFor(winners.at(-1));
+      if (wanted !== null) this.path.jump(now, wanted);
+      this.aim = { value: String(winners.at(-1)), end: now };
       this.layer.dataset.landed = JSON.stringify(winners.map(winnerText));
       this.landedList.replaceChildren(...winners.map((w) => el('li', { text: maskName(winnerText(w)) })));
       return 0;
     }
-    // The first winner is under the pointer already (the last tick); the others follow.
-    const under = this.slices[sliceAt(this.bounds, this.to)];
-    if (!under || winnerText(under.value) !== winnerText(winners[0])) this.spinTo(winners[0], 300);
-    this.settle(false);
-    this.landedList.append(el('li', { text: maskName(winnerText(winners[0])) }));
-    const rest = winners.slice(1);
-    const generation = ++this.generation;
-    rest.forEach((w, i) => {
-      setTimeout(() => {
-        if (generation !== this.generation) return;
-        this.spinTo(w, each * 0.8, 1);
-        this.settle(true);
-        setTimeout(() => { if (generation === this.generation) this.landedList.append(el('li', { text: maskName(winnerText(w)) })); }, each * 0.8);
-      }, 300 + i * each);
-    });
-    return 300 + rest.length * each + 400;
+    // The first winner: the slow-down's landing aimed at it already (else it slows down onto it now).
+    const first = String(winners[0]);
+    let t = this.aim?.value === first ? this.aim.end : null;
+    if (t === null) {
+      const wanted = this.wantedFor(winners[0]);
+      t = wanted === null ? this.path.stop(now) : this.reduced ? this.path.jump(now, wanted) : this.path.land(now, wanted, MIN_LAND_MS);
+      this.aim = { value: first, end: t };
+    }
+    this.at(t, () => this.landed(winners[0], false));
+    // The others, one after another: a rest on each, then a turn to the next. A winner outside
+    // the window comes with its own window, swapped in halfway through the turn (at full speed).
+    let view = this.view;
+    for (const w of winners.slice(1)) {
+      const index = this.indexOf(w);
+      if (index < 0) continue;
+      const t0 = Math.max(t + (this.reduced ? 1000 : PAUSE_MS), now);
+      let wanted = WheelMode.angle(view, index);
+      if (wanted === null) {
+        view = this.layout(this.windowAround(index));
+        wanted = WheelMode.angle(view, index);
+        const next = view;
+        this.at(t0 + (this.reduced ? 0 : 400), () => this.show(next));
+      }
+      t = this.reduced ? this.path.jump(t0, wanted) : this.path.turn(t0, wanted);
+      this.at(t, () => this.landed(w, true));
+    }
+    return Math.max(0, t - now);
   }
 
   idle() {
-    this.generation += 1;
-    this.layer.dataset.landed = '';
-    this.landedList.replaceChildren();
+    this.clear();
+    const now = performance.now();
+    if (this.reduced) this.path.jump(now, this.path.state(now).r);
+    else this.path.stop(now);
   }
 
   resize() { this.dirty = true; this.box = null; }
@@ -225,7 +297,8 @@ export class WheelMode {
     const style = getComputedStyle(this.layer);
     const colors = [style.getPropertyValue('--wheel-a') || '#f59e0b', style.getPropertyValue('--wheel-b') || '#2563eb',
       style.getPropertyValue('--wheel-c') || '#16a34a', style.getPropertyValue('--wheel-d') || '#db2777'];
-    const n = this.slices.length;
+    const { slices, bounds } = this.view;
+    const n = slices.length;
     // A label runs from near the rim (OUTER) in to INNER: its height fits its slice where the
     // slice is narrowest (at INNER), and its length is cut to the span, so no two labels meet.
     const inner = r * LABEL_INNER;
@@ -234,27 +307,41 @@ export class WheelMode {
     const common = Math.min(r * 0.07, ((TAU * inner) / Math.max(n, 4)) * 0.8);
     g.textBaseline = 'middle';
     g.textAlign = 'right';
+    this.painted = [];
     for (let i = 0; i < n; i++) {
-      const a0 = this.bounds[i] * TAU;
-      const a1 = this.bounds[i + 1] * TAU;
+      const a0 = bounds[i] * TAU;
+      const a1 = bounds[i + 1] * TAU;
+      const color = colors[(i + (n % 4 === 1 && i === n - 1 ? 1 : 0)) % 4].trim();
       g.beginPath();
       g.moveTo(r, r);
       g.arc(r, r, r * 0.98, a0, a1);
       g.closePath();
-      g.fillStyle = colors[(i + (n % 4 === 1 && i === n - 1 ? 1 : 0)) % 4].trim();
+      g.fillStyle = color;
       g.fill();
       const fontPx = Math.min(common, (a1 - a0) * inner * 0.8);
+      let text = '';
       if (fontPx >= 8 * ratio) {
         g.font = `700 ${fontPx}px ${style.fontFamily}`;
+        // Masked as the host set (a phone number, a name): the wheel is a screen like any other.
+        text = fitted(g, maskName(slices[i].label), outer - inner);
         g.save();
         g.translate(r, r);
         g.rotate((a0 + a1) / 2);
         g.fillStyle = '#ffffff';
-        g.fillText(fitted(g, this.slices[i].label, outer - inner), outer, 0);
+        g.fillText(text, outer, 0);
         g.restore();
       }
+      this.painted.push({ value: slices[i].value, text, color, a0: bounds[i], a1: bounds[i + 1], font: fontPx / ratio });
     }
     this.dirty = false;
+  }
+
+  /** Pegs (slice edges) passed the pointer since rotation 0: one more per edge, turning forward. */
+  pegCount(rotation) {
+    const u = (rotation - POINTER) / TAU;
+    const whole = Math.floor(u);
+    const n = this.slices.length;
+    return whole * n + (n - 1 - sliceOf(this.bounds, 1 - (u - whole)));
   }
 
   draw(now) {
@@ -263,8 +350,7 @@ export class WheelMode {
     if (!this.box || this.box.listed !== listed) {
       const rect = this.layer.getBoundingClientRect();
       const listWidth = listed ? this.landedList.getBoundingClientRect().width : 0;
-      const caption = this.caption.textContent ? this.caption.getBoundingClientRect().height : 0;
-      this.box = { listed, size: Math.max(10, Math.floor(Math.min(rect.height - caption, rect.width - listWidth) * 0.96)) };
+      this.box = { listed, size: Math.max(10, Math.floor(Math.min(rect.height, rect.width - listWidth) * 0.96)) };
     }
     const size = this.box.size;
     if (this.canvas.width !== Math.round(size * (window.devicePixelRatio || 1))) {
@@ -274,10 +360,17 @@ export class WheelMode {
     }
     if (!this.slices.length) return false;
     if (this.dirty) this.paint(size);
-    this.rotation = this.current(now);
+    this.rotation = this.path.state(now).r;
+    this.drawnAt = now;
     this.canvas.style.transform = `rotate(${this.rotation}rad)`;
-    return now < this.t1;
+    const pegs = this.pegCount(this.rotation);
+    if (this.pegs !== null && pegs > this.pegs) {
+      this.layer.dispatchEvent(new CustomEvent('wheel-peg', { bubbles: true, detail: { pegs: pegs - this.pegs } }));
+    }
+    this.pegs = pegs;
+    while (this.events.length && this.events[0].at <= now) this.events.shift().run();
+    return now < this.path.end || this.events.length > 0;
   }
 
-  destroy() { this.wheel.remove(); this.landedList.remove(); this.caption.remove(); }
+  destroy() { this.wheel.remove(); this.landedList.remove(); }
 }

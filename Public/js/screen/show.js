@@ -149,6 +149,15 @@ export class ShowSound {
     osc.stop(t0 + 0.4);
   }
 
+  /** A peg of the wheel passing its pointer (mode-wheel.js `wheel-peg`): a short click, at most one each 30 ms. */
+  peg() {
+    const ctx = this.ctx;
+    if (!ctx || ctx.currentTime - (this.pegAt ?? -1) < 0.03) return;
+    this.pegAt = ctx.currentTime;
+    document.body.dataset.pegs = String(Number(document.body.dataset.pegs ?? 0) + 1);
+    this.sound.tone(2400, ctx.currentTime, 0.025, 0.05, 'square');
+  }
+
   /** The reveal: a brass-like arpeggio and chord. */
   fanfare() {
     if (!this.ctx) return;
@@ -183,6 +192,7 @@ export function wireShow(state, sound, enableSound) {
   };
   document.addEventListener('pointerdown', first, true);
   document.addEventListener('keydown', first, true);
+  document.addEventListener('wheel-peg', () => { if (state.sound) show.peg(); });
   state.addEventListener('change', ({ detail }) => {
     const rolling = state.sound && (state.phase === 'rolling' || state.phase === 'stopping');
     if (rolling) show.startRoll(mediaUrl(tierOnShow(state), 'music')); else show.stopRoll();
