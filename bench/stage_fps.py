@@ -3,7 +3,7 @@ mode (number, reels, wheel, names), the projector page at 1920x1080 rolling at t
 20 ticks a second, frames counted with requestAnimationFrame and long animation frames from the
 performance timeline (PerformanceObserver "long-animation-frame") over `--seconds` of rolling.
 
-    TOMBOLA_BIN=.build/release/tombola .venv/bin/python bench/stage_fps.py [--seconds 10] [--names 5000] [--gpu]
+    TOMBOLA_BIN=.build/release/tombola .venv/bin/python bench/stage_fps.py [--seconds 10] [--names 5000] [--gpu] [--modes number,wheel]
 
 Headless Chromium with the tests' flags (--disable-gpu) rasterizes and composites in software
 on the CPU; with --gpu it takes the GPU path (GPU raster, a composited layer turned by the
@@ -64,6 +64,7 @@ def main():
     parser.add_argument("--seconds", type=float, default=10)
     parser.add_argument("--names", type=int, default=5000)
     parser.add_argument("--gpu", action="store_true", help="GPU raster and compositing through SwiftShader")
+    parser.add_argument("--modes", default="number,reels,wheel,names", help="comma-separated modes to measure")
     args = parser.parse_args()
     if args.gpu:
         os.environ["TOMBOLA_CHROMIUM_GPU"] = "swiftshader"
@@ -74,7 +75,7 @@ def main():
     server = Server()
     rows = []
     try:
-        for mode in ("number", "reels", "wheel", "names"):
+        for mode in args.modes.split(","):
             made = json.loads(urllib.request.urlopen(urllib.request.Request(
                 server.url("/api/draws"), data=json.dumps({"config": {"pool": {"kind": "list", "entrants": names}, "mode": mode}}).encode(),
                 method="POST", headers={"Authorization": "Bearer " + server.admin_key, "Content-Type": "application/json"}), timeout=30).read())
