@@ -83,17 +83,13 @@ extension ClusterNodeState {
 
     /// A page's entropy (nil: it left) for the owner's next round, as it counts a page of its own.
     mutating func forwardEntropy(_ entropy: Contribution?, of id: UInt64, _ actions: inout [Action]) {
-        let message: JSONValue = .object(["kind": .string("entropy"), "from": .string(settings.instanceID), "page": .int(Int64(id)),
-                                          "entropy": entropy.map { .string($0.hex) } ?? .null])
-        actions.append(.publishCommand(Array(message.canonicalString.utf8), request: nil))
+        actions.append(.publishCommand(.entropy(from: settings.instanceID, page: Int64(id), entropy), request: nil))
     }
 
     /// Tells the owner that page `id` here belongs to `device` (nil: it left), so its room counts
     /// that phone as connected (the host's list and the winner's presence).
     mutating func forwardDevice(_ device: String?, of id: UInt64, _ actions: inout [Action]) {
-        let message: JSONValue = .object(["kind": .string("device"), "from": .string(settings.instanceID), "page": .int(Int64(id)),
-                                          "device": device.map { .string($0) } ?? .null])
-        actions.append(.publishCommand(Array(message.canonicalString.utf8), request: nil))
+        actions.append(.publishCommand(.device(from: settings.instanceID, page: Int64(id), device: device), request: nil))
     }
 
     /// The owner learns this instance's pages' entropy and devices afresh (it keys them by

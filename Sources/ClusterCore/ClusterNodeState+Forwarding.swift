@@ -12,7 +12,7 @@ extension ClusterNodeState {
     /// Request `id` (its message to the owner: `forward`): run here if this instance owns the
     /// draw, kept until the room opens while it takes over, forwarded otherwise. Redis
     /// unreachable: no durable log can be written, so nothing can be done (docs/CLUSTER.md).
-    mutating func submit(_ id: UInt64, forward message: [String: JSONValue], localFirst: Bool, at now: Moment,
+    mutating func submit(_ id: UInt64, forward message: ClusterRequest, localFirst: Bool, at now: Moment,
                          _ actions: inout [Action]) {
         if localFirst, roomOpen { return actions.append(.runOnRoom(id)) }
         guard redisUp else { return actions.append(.answer(id, .failure(CommandFailure(code: "cluster_unavailable")))) }
@@ -28,11 +28,8 @@ extension ClusterNodeState {
     /// Publishes `message` (with this instance and the request id) on the owner's command
     /// channel; the request gets the owner's answer (`replied`), or `cluster_unavailable` when a
     /// new owner takes over after it was delivered, Redis fails, or after `forwardTimeout`.
-    mutating func forward(_ id: UInt64, _ message: [String: JSONValue], at now: Moment, _ actions: inout [Action]) {
-        var members = message
-        members["from"] = .string(settings.instanceID)
-        members["id"] = .int(Int64(id))
-        forwarded[id] = Forwarded(message: Array(JSONValue.object(members).canonicalString.utf8), token: highestToken)
+    mutating func forward(_ id: UInt64, _ message: ClusterRequest, at now: Moment, _ actions: inout [Action]) {
+        forwarded[id] = Forwarded(message: .request(message, from: settings.instanceID, id: id), token: highestToken)
         actions.append(.schedule(.forwardTimeout(id), at: now.nanoseconds &+ UInt64(forwardWait(message).nanosecondCount)))
         publishForwarded(id, &actions)
     }
@@ -42,8 +39,8 @@ extension ClusterNodeState {
     /// drand round. Any other command, or with no snapshot here (no page of the draw on this
     /// instance), `forwardTimeout`: an owner that never answers (Redis failing over) is given up
     /// on as soon as before.
-    func forwardWait(_ message: [String: JSONValue]) -> Duration {
-        guard message["command"]?["type"]?.stringValue == "stop", let text = snapshot?.text,
+    func forwardWait(_ message: ClusterRequest) -> Duration {
+        guard message.isStop, let text = snapshot?.text,
               (try? JSONValue.parse(text))?["config"]?["beacon"]?.boolValue == true else { return settings.forwardTimeout }
         return settings.forwardTimeout + settings.sealedStopWait
     }
@@ -82,45 +79,42 @@ extension ClusterNodeState {
 
     /// An answer to a request this instance forwarded (from its reply channel); a second answer
     /// to the same request finds nothing waiting.
-    mutating func replied(_ json: JSONValue, _ actions: inout [Action]) {
-        guard let number = json["id"]?.intValue, number > 0, forwarded.removeValue(forKey: UInt64(number)) != nil else { return }
-        let id = UInt64(number)
-        actions.append(.cancel(.forwardTimeout(id)))
-        actions.append(.cancel(.resend(id)))
-        if json["ok"]?.boolValue == true, let ack = json["ack"] {
-            let result = json["result"].flatMap { $0.isNull ? nil : $0 }
-            actions.append(.answer(id, .success(CommandReply(ack: ack, result: result))))
-        } else {
-            actions.append(.answer(id, .failure(CommandFailure(code: json["code"]?.stringValue ?? "cluster_unavailable",
-                                                               detail: json["detail"].flatMap { $0.isNull ? nil : $0 }))))
-        }
+    mutating func replied(_ reply: ClusterReply, _ actions: inout [Action]) {
+        guard forwarded.removeValue(forKey: reply.id) != nil else { return }
+        actions.append(.cancel(.forwardTimeout(reply.id)))
+        actions.append(.cancel(.resend(reply.id)))
+        actions.append(.answer(reply.id, reply.outcome))
     }
 
     // MARK: The owner's command channel
 
-    /// Forwarded commands and asks, other instances' viewer counts, their pages' entropy and devices.
+    /// Forwarded commands and asks, other instances' viewer counts, their pages' entropy and
+    /// devices. A request that cannot be read is answered with why; other malformed messages
+    /// are dropped.
     mutating func inbound(_ payload: [UInt8], at now: Moment, _ actions: inout [Action]) {
-        guard roomOpen, let json = try? JSONValue.parse(payload), let from = json["from"]?.stringValue else { return }
-        switch json["kind"]?.stringValue {
-        case "viewers":
-            heardFrom(from, count: Int(json["count"]?.intValue ?? 0), at: now)
+        guard roomOpen else { return }
+        let message: ClusterCommandMessage
+        do throws(ClusterWireError) {
+            message = try ClusterCommandMessage.decode(payload)
+        } catch .unreadableRequest(let from, let id, let code) {
+            let reply = ClusterReply(draw: settings.code, id: id, outcome: .failure(CommandFailure(code: code)))
+            return actions.append(.publishReply(reply, to: from))
+        } catch {
+            return
+        }
+        switch message {
+        case .viewers(let from, let count):
+            heardFrom(from, count: Int(count), at: now)
             actions.append(.toRoom(.event(.remoteViewers(remoteViewerSum(at: now, &actions)))))
-        case "entropy":
-            guard let page = json["page"]?.intValue else { return }
-            let entropy = json["entropy"]?.stringValue.flatMap(Contribution.init(hex:))
+        case .entropy(let from, let page, let entropy):
             actions.append(.toRoom(.event(.remoteEntropy("\(from)/\(page)", entropy))))
-        case "device":
-            guard let page = json["page"]?.intValue else { return }
-            let device = json["device"]?.stringValue
-            if let device, !Self.isDeviceHash(device) { return }
+        case .device(let from, let page, let device):
             // A report is a sign of life: the instance stays in the counts (its count report follows
             // within a second), so `remoteViewerSum` does not prune the page just reported.
             heardFrom(from, count: nil, at: now)
             actions.append(.toRoom(.linkDevice("\(from)/\(page)", device: device)))
-        case "checkin", "command":
-            actions.append(.inbound(json, from: from))
-        default:
-            break
+        case .request(let request, let from, let id):
+            actions.append(.inbound(request, from: from, id: id))
         }
     }
 

@@ -135,13 +135,13 @@ package struct ClusterNodeState {
         case hostKeyChanged
 
         // Requests: host commands and check-in asks, run on the owner's room.
-        /// `forward`: the message's members as forwarded to the owner; `localFirst`: run on
-        /// the room here even while Redis is down (a check-in ask).
-        case submit(UInt64, forward: [String: JSONValue], localFirst: Bool)
+        /// `forward`: the request as forwarded to the owner; `localFirst`: run on the room here
+        /// even while Redis is down (a check-in ask).
+        case submit(UInt64, forward: ClusterRequest, localFirst: Bool)
         /// A forwarded request's PUBLISH: how many listened (nil: it failed).
         case forwardPublished(UInt64, listeners: Int64?)
         /// The owner's answer to a forwarded request (this instance's reply channel).
-        case replied(JSONValue)
+        case replied(ClusterReply)
 
         // Channels.
         case channel(ClusterChannelMessage)
@@ -199,7 +199,9 @@ package struct ClusterNodeState {
         /// A rolling round's frozen inputs beside the log, fenced.
         case keepRolling(OwnerLease)
         /// On the owner's command channel; with a request id, answer `.forwardPublished`.
-        case publishCommand([UInt8], request: UInt64?)
+        case publishCommand(ClusterCommandMessage, request: UInt64?)
+        /// Owner: on instance `to`'s reply channel.
+        case publishReply(ClusterReply, to: String)
         case readSnapshot(resend: Bool)
         case checkLog(ChainCursor)
         case subscribe(Channel)
@@ -226,8 +228,9 @@ package struct ClusterNodeState {
         case toRoom(RoomInput)
         /// Run request `id` on the room here.
         case runOnRoom(UInt64)
-        /// Owner: a forwarded command or check-in ask from instance `from`.
-        case inbound(JSONValue, from: String)
+        /// Owner: request `id` of instance `from` (a host command or a check-in ask); its answer
+        /// goes back as `publishReply`.
+        case inbound(ClusterRequest, from: String, id: UInt64)
 
         case answer(UInt64, Result<CommandReply, CommandFailure>)
         case schedule(Timer, at: UInt64)
@@ -238,7 +241,7 @@ package struct ClusterNodeState {
 
     /// A request forwarded to the owner, waiting for its answer.
     struct Forwarded {
-        let message: [UInt8]
+        let message: ClusterCommandMessage
         /// The newest owner's token known when it was (last) sent.
         var token: Int64
         /// Whether an owner heard it (a PUBLISH nobody hears is sent again).
@@ -280,7 +283,7 @@ package struct ClusterNodeState {
     var announcePending = false
     var commandsLive = false
     /// Requests that arrived between taking the lease and opening the room.
-    var waitingForRoom: [(id: UInt64, forward: [String: JSONValue], localFirst: Bool)] = []
+    var waitingForRoom: [(id: UInt64, forward: ClusterRequest, localFirst: Bool)] = []
 
     // Follower: the owner's view.
     package var subscribed = false
@@ -420,8 +423,8 @@ package struct ClusterNodeState {
             submit(id, forward: forward, localFirst: localFirst, at: now, &actions)
         case .forwardPublished(let id, let listeners):
             forwardPublished(id, listeners: listeners, at: now, &actions)
-        case .replied(let json):
-            replied(json, &actions)
+        case .replied(let reply):
+            replied(reply, &actions)
         case .channel(let message):
             fanout(message, &actions)
         case .commandChannel(let payload):
@@ -513,8 +516,7 @@ package struct ClusterNodeState {
     mutating func reportCount(_ actions: inout [Action]) {
         let count = members.count
         guard count > 0 || subscribed else { return }
-        let message: JSONValue = .object(["kind": .string("viewers"), "from": .string(settings.instanceID), "count": .int(Int64(count))])
-        actions.append(.publishCommand(Array(message.canonicalString.utf8), request: nil))
+        actions.append(.publishCommand(.viewers(from: settings.instanceID, count: Int64(count)), request: nil))
     }
 
     // MARK: Taking over

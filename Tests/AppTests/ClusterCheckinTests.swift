@@ -20,26 +20,6 @@ import JSON
         #expect(ClusterDrawNode.entry(stored: "not json") == nil)
     }
 
-    @Test func forwardedCheckinCommandsAndQueriesReadBackTheSame() throws {
-        var settings = CheckinSettings()
-        settings.presence = true
-        settings.fields = [CheckinField(key: "ticket", label: "Ticket", required: true, unique: true, maxLength: 20)]
-        let commands: [CheckinCommand] = [.open(nil), .open(settings), .close, .remove(id: "ABCD2345", reason: "left"), .erase]
-        for command in commands {
-            let json = ClusterDrawNode.encode(.checkin(command))
-            #expect(json["type"]?.stringValue == "checkin")
-            let back = try #require(CheckinCommand(json: JSONValue.parse(json.canonicalString)["checkin"] ?? .null))
-            #expect(back.json == command.json)
-        }
-        #expect(CheckinCommand(json: .object(["op": .string("open"), "settings": .string("x")])) == nil)
-        let queries: [CheckinQuery] = [.entry(device: "ab"), .pool, .presence, .export, .winnerPresence,
-                                       .pages([.init(device: "ab", host: false), .init(device: nil, host: true)]),
-                                       .list(search: "zoë", offset: 50, limit: 20, removed: true, csv: false)]
-        for query in queries { #expect(CheckinQuery(json: try JSONValue.parse(query.json.canonicalString)) == query) }
-        #expect(CheckinQuery(json: .object(["op": .string("list"), "q": .string(""), "offset": .int(-1), "limit": .int(5),
-                                            "removed": .bool(false), "csv": .bool(false)])) == nil)
-    }
-
     @Test func everyInstanceDerivesTheSamePresenceCodesPerDrawAndKey() {
         let key = Array(repeating: UInt8(7), count: 32)
         let now: Int64 = 1_733_000_000_000

@@ -5,8 +5,7 @@ import Testing
 import DrawEngine
 import JSON
 
-/// Cluster mode's options and the pieces of `ClusterDrawNode` that need no Redis: forwarded
-/// commands (the sealed seed is ClusterCoreTests'). The cluster itself runs in
+/// Cluster mode's options (the forwarded commands and the sealed seed are ClusterCoreTests'). The cluster itself runs in
 /// Tests/peers/test_cluster.py (real redis-server, real instances).
 @Suite struct ClusterOptionsTests {
     private func parse(_ arguments: [String], environment: [String: String] = [:]) throws -> AppConfiguration {
@@ -95,20 +94,5 @@ import JSON
         // The key's bytes never appear in a message.
         let secret = String(repeating: "5a", count: 31) + "zz"
         #expect(message(["--redis", "redis://127.0.0.1:6379"], ["TOMBOLA_CLUSTER_KEY": secret])?.contains(secret) == false)
-    }
-
-    @Test func forwardedCommandsReadBackAsTheSameCommand() throws {
-        let commands: [HostCommand] = [
-            .start(audience: "123"), .start(audience: nil), .stop, .clear,
-            .configure(try DrawConfig(json: JSONValue.parse(#"{"pool":{"kind":"list","entrants":["a","b","c"]},"perStop":2}"#))),
-            .void(round: 3, winner: .name("b"), reason: "no-show", audience: nil),
-            .void(round: 1, winner: .number(17), reason: "left", audience: "9"),
-        ]
-        for command in commands {
-            let json = ClusterDrawNode.encode(command)
-            let type = try #require(json["type"]?.stringValue)
-            let back = try DrawMessageParser.command(type, JSONValue.parse(json.canonicalString))
-            #expect(ClusterDrawNode.encode(back) == json)
-        }
     }
 }

@@ -219,7 +219,7 @@ struct ClusterSim {
                 return
             }
             let listeners = nodes.indices.filter { nodes[$0].commands && !nodes[$0].killed }
-            for listener in listeners { inbox.append((listener, .commandChannel(message))) }
+            for listener in listeners { inbox.append((listener, .commandChannel(message.encoded))) }
             if let request { inbox.append((index, .forwardPublished(request, listeners: Int64(listeners.count)))) }
         case .readSnapshot(let resend):
             inbox.append((index, .snapshotRead(redisUp ? snapshotKey : nil, resend: resend)))
@@ -238,16 +238,17 @@ struct ClusterSim {
         case .pageCommand(let command, let seq, let client, _):
             // The shell: a request with the command as forwarded.
             nodes[index].nextRequest += 1
-            let forward: [String: JSONValue] = ["kind": .string("command"), "seq": seq.map { .int($0) } ?? .null,
-                                                "client": client.map { .string($0) } ?? .null, "await": .bool(false),
-                                                "command": .object(["type": .string(command.name)])]
+            let forward = ClusterRequest.command(command, seq: seq, client: client, awaitReveal: false)
             send(index, .submit(nodes[index].nextRequest, forward: forward, localFirst: false))
-        case .inbound(let json, let from):
+        case .inbound(_, let from, let id):
             // The owner's room runs it and answers on the forwarder's reply channel.
-            guard let forwarder = nodes.indices.first(where: { nodes[$0].state.settings.instanceID == from }) else { return }
-            let reply: JSONValue = .object(["draw": .string("ROOM"), "id": json["id"] ?? .null, "ok": .bool(true),
-                                            "ack": .object(["type": .string("ack"), "by": .string(instance)]), "result": .null])
-            if redisUp { inbox.append((forwarder, .replied(reply))) }
+            let ack: JSONValue = .object(["type": .string("ack"), "by": .string(instance)])
+            perform(index, .publishReply(ClusterReply(draw: "ROOM", id: id, outcome: .success(CommandReply(ack: ack))), to: from))
+        case .publishReply(let reply, let to):
+            // Bytes on the reply channel, read back as the runtime reads them.
+            guard redisUp, let forwarder = nodes.indices.first(where: { nodes[$0].state.settings.instanceID == to }),
+                  let heard = try? ClusterReply.decode(reply.encoded) else { return }
+            inbox.append((forwarder, .replied(heard)))
         case .runOnRoom(let id):
             nodes[index].answers[id, default: []].append(.success(CommandReply(ack: .object(["by": .string(instance)]))))
         case .answer(let id, let outcome):
@@ -407,7 +408,7 @@ extension ClusterNodeState.Action {
             guard case .success = answers.first else { Issue.record("no reply"); return }
         }
         // A second copy of the answer (a resend heard twice) finds nothing waiting.
-        sim.send(1, .replied(.object(["id": .int(Int64(request)), "ok": .bool(true), "ack": .object([:])])))
+        sim.send(1, .replied(ClusterReply(draw: "ROOM", id: request, outcome: .success(CommandReply(ack: .object([:]))))))
         #expect(sim.nodes[1].answers[request]?.count == 1)
         #expect(sim.nodes[1].state.forwarded.isEmpty)
     }
@@ -619,8 +620,8 @@ extension ClusterNodeState.Action {
         var settings = ClusterSettings(endpoint: RedisEndpoint(host: "127.0.0.1"), key: Array(repeating: 9, count: 32))
         settings.sealedStopWait = BeaconSettings().longestWait
         var state = ClusterNodeState(settings: .init(code: "ROOM", instanceID: "i2", cluster: settings))
-        let stop: [String: JSONValue] = ["kind": .string("command"), "command": .object(["type": .string("stop")])]
-        let start: [String: JSONValue] = ["kind": .string("command"), "command": .object(["type": .string("start")])]
+        let stop = ClusterRequest.command(.stop, seq: nil, client: nil, awaitReveal: false)
+        let start = ClusterRequest.command(.start(audience: nil), seq: nil, client: nil, awaitReveal: false)
         #expect(state.forwardWait(stop) == .seconds(10), "no snapshot of the owner's state here")
         let sealed = try ClusterResumeTests.SealedOwner()
         state.snapshot = ClusterSnapshot(token: 1, seq: 1, epoch: "e", offset: "1-0", text: sealed.room.state.stateText(for: nil))

@@ -19,15 +19,13 @@ extension ClusterDrawNode: CheckinChannel {
 
     func checkinJoin(_ body: JSONValue, device: String, completion: @escaping @Sendable (Result<CommandReply, CommandFailure>) -> Void) {
         loop.execute { [self] in
-            let request: JSONValue = .object(["op": .string("join"), "body": body, "device": .string(device)])
-            askOwner(request, local: { $0.checkinJoin(body, device: device, completion: completion) }, completion: completion)
+            askOwner(.join(body: body, device: device), local: { $0.checkinJoin(body, device: device, completion: completion) }, completion: completion)
         }
     }
 
     func checkinClaim(device: String, completion: @escaping @Sendable (Result<CommandReply, CommandFailure>) -> Void) {
         loop.execute { [self] in
-            let request: JSONValue = .object(["op": .string("claim"), "device": .string(device)])
-            askOwner(request, local: { $0.claim(device: device, completion: completion) }, completion: completion)
+            askOwner(.claim(device: device), local: { $0.claim(device: device, completion: completion) }, completion: completion)
         }
     }
 
@@ -36,72 +34,27 @@ extension ClusterDrawNode: CheckinChannel {
             // The whole book (CSV, export) on a follower: read from Redis, where every acknowledged
             // entrant is (a join is answered after its write), not sent through Pub/Sub.
             if room == nil, state.lease == nil, query.isWholeBook { return readWholeBook(query, completion: completion) }
-            askOwner(query.json, local: { $0.checkinRead(query, completion: completion) }, completion: { completion($0.map(\.ack)) })
+            askOwner(.read(query), local: { $0.checkinRead(query, completion: completion) }, completion: { completion($0.map(\.ack)) })
         }
     }
 
-    /// Runs `local` on the owner's room here, or sends `request` to the owner and hands its answer
+    /// Runs `local` on the owner's room here, or sends `ask` to the owner and hands its answer
     /// back (`ClusterNodeState.submit`: `cluster_unavailable` when nobody answers). Loop only.
-    func askOwner(_ request: JSONValue, local: @escaping (DrawRoom) -> Void,
+    func askOwner(_ ask: ClusterRequest.CheckinAsk, local: @escaping (DrawRoom) -> Void,
                   completion: @escaping @Sendable (Result<CommandReply, CommandFailure>) -> Void) {
-        submit(.checkin(local: local, completion: completion), forward: ["kind": .string("checkin"), "request": request], localFirst: true)
+        submit(.checkin(local: local, completion: completion), forward: .checkin(ask), localFirst: true)
     }
 
     // MARK: The owner's side of the command channel
 
-    /// A join or a read forwarded by another instance: answered from the room as a local one is.
-    func inboundCheckin(_ json: JSONValue, from: String, room: DrawRoom) {
-        guard let id = json["id"]?.intValue, let request = json["request"] else { return }
-        let answer = replier(to: from, id: id)
-        let loop = self.loop
-        let relay: @Sendable (Result<CommandReply, CommandFailure>) -> Void = { outcome in loop.execute { answer(outcome) } }
-        if request["op"]?.stringValue == "join" {
-            guard let body = request["body"], let device = request["device"]?.stringValue, ClusterNodeState.isDeviceHash(device) else {
-                return answer(.failure(CommandFailure(code: "bad_message")))
-            }
-            return room.checkinJoin(body, device: device, completion: relay)
-        }
-        if request["op"]?.stringValue == "claim" {
-            guard let device = request["device"]?.stringValue, ClusterNodeState.isDeviceHash(device) else {
-                return answer(.failure(CommandFailure(code: "bad_message")))
-            }
-            return room.claim(device: device, completion: relay)
-        }
-        guard let query = CheckinQuery(json: request) else { return answer(.failure(CommandFailure(code: "bad_message"))) }
-        room.checkinRead(query) { outcome in relay(outcome.map { CommandReply(ack: $0) }) }
-    }
-
-    /// A host's check-in command forwarded by another instance (`encode` wrote it).
-    func inboundCheckinCommand(_ json: JSONValue, from: String) {
-        guard let id = json["id"]?.intValue else { return }
-        let answer = replier(to: from, id: id)
-        guard let command = json["command"]?["checkin"].flatMap(CheckinCommand.init(json:)) else {
-            return answer(.failure(CommandFailure(code: "bad_message")))
-        }
-        let loop = self.loop
-        performOnOwner(.checkin(command), seq: json["seq"]?.intValue, client: json["client"]?.stringValue, awaitReveal: false) { outcome in
-            loop.execute { answer(outcome) }
-        }
-    }
-
-    /// Publishes an answer on the forwarding instance's reply channel (read by `replied`).
-    private func replier(to instance: String, id: Int64) -> @Sendable (Result<CommandReply, CommandFailure>) -> Void {
-        let channel = RedisDrawKeys.replies(instance: instance)
-        let code = self.code
-        let store = self.store
-        return { outcome in
-            var members: [String: JSONValue] = ["draw": .string(code), "id": .int(id)]
-            switch outcome {
-            case .success(let reply):
-                members["ok"] = .bool(true)
-                members["ack"] = reply.ack
-                members["result"] = reply.result ?? .null
-            case .failure(let failure):
-                members["ok"] = .bool(false)
-                members["code"] = .string(failure.code)
-                members["detail"] = failure.detail ?? .null
-            }
-            store.client.send([Array("PUBLISH".utf8), Array(channel.utf8), Array(JSONValue.object(members).canonicalString.utf8)]) { _ in }
+    /// A join, claim or read forwarded by instance `from` as request `id`: answered from the
+    /// room as a local one is.
+    func inboundCheckin(_ ask: ClusterRequest.CheckinAsk, from: String, id: UInt64, room: DrawRoom) {
+        let answer = answerer(to: from, id: id)
+        switch ask {
+        case .join(let body, let device): room.checkinJoin(body, device: device, completion: answer)
+        case .claim(let device): room.claim(device: device, completion: answer)
+        case .read(let query): room.checkinRead(query) { outcome in answer(outcome.map { CommandReply(ack: $0) }) }
         }
     }
 

@@ -17,11 +17,8 @@ extension ClusterDrawNode {
     /// `ClusterNodeState.submit` decides). Loop only.
     func submit(_ command: HostCommand, seq: Int64?, client: String?, awaitReveal: Bool,
                 completion: @escaping @Sendable (Result<CommandReply, CommandFailure>) -> Void) {
-        let forward: [String: JSONValue] = ["kind": .string("command"), "seq": seq.map { .int($0) } ?? .null,
-                                            "client": client.map { .string($0) } ?? .null, "await": .bool(awaitReveal),
-                                            "command": forwardable(command)]
         submit(.command(command, seq: seq, client: client, awaitReveal: awaitReveal, completion: completion),
-               forward: forward, localFirst: false)
+               forward: .command(forwardable(command), seq: seq, client: client, awaitReveal: awaitReveal), localFirst: false)
     }
 
     /// Runs a command on this instance's room (it owns the draw). A command with a `seq` is
@@ -110,42 +107,18 @@ extension ClusterDrawNode {
         return CommandReply(ack: ack, result: json["result"].flatMap { $0.isNull ? nil : $0 })
     }
 
-    /// A host command forwarded by another instance (`ClusterNodeState.inbound`): run here, its
-    /// answer published on that instance's reply channel (read by `ClusterNodeState.replied`).
-    func inboundCommand(_ json: JSONValue, from: String) {
-        guard let id = json["id"]?.intValue, let body = json["command"], let type = body["type"]?.stringValue else { return }
-        if type == "checkin" { return inboundCheckinCommand(json, from: from) }
-        let replyChannel = RedisDrawKeys.replies(instance: from)
+    /// A host command forwarded by instance `from` as request `id` (`ClusterNodeState.inbound`):
+    /// run here, its answer published on that instance's reply channel (read by
+    /// `ClusterNodeState.replied` there).
+    func inboundCommand(_ command: HostCommand, seq: Int64?, client: String?, awaitReveal: Bool, from: String, id: UInt64) {
+        let reply = answerer(to: from, id: id)
+        performOnOwner(command, seq: seq, client: client, awaitReveal: awaitReveal, completion: reply)
+    }
+
+    /// Answers request `id` of instance `from` on its reply channel, from any thread.
+    func answerer(to from: String, id: UInt64) -> @Sendable (Result<CommandReply, CommandFailure>) -> Void {
         let code = self.code
-        let store = self.store
-        @Sendable func answer(_ members: [String: JSONValue]) {
-            var members = members
-            members["draw"] = .string(code)
-            members["id"] = .int(id)
-            let text = JSONValue.object(members).canonicalString
-            store.client.send([Array("PUBLISH".utf8), Array(replyChannel.utf8), Array(text.utf8)]) { _ in }
-        }
-        let command: HostCommand
-        do {
-            if type == "replacePool" {
-                command = .replacePool(try DrawMessageParser.drawConfig(body["config"] ?? .null).pool)
-            } else {
-                command = try DrawMessageParser.command(type, body)
-            }
-        } catch {
-            return answer(["ok": .bool(false), "code": .string(error.code)])
-        }
         let loop = self.loop
-        performOnOwner(command, seq: json["seq"]?.intValue, client: json["client"]?.stringValue,
-                       awaitReveal: json["await"]?.boolValue == true) { outcome in
-            loop.execute {
-                switch outcome {
-                case .success(let reply):
-                    answer(["ok": .bool(true), "ack": reply.ack, "result": reply.result ?? .null])
-                case .failure(let failure):
-                    answer(["ok": .bool(false), "code": .string(failure.code)])
-                }
-            }
-        }
+        return { [self] outcome in loop.execute { [self] in publishReply(ClusterReply(draw: code, id: id, outcome: outcome), to: from) } }
     }
 }

@@ -77,25 +77,21 @@ extension ClusterDrawNode {
     /// cluster key, which hosts do not hold), so no host key of another draw crosses Redis. A
     /// wrong key is dropped here (the owner then answers `past_draw_key` for a new link, as
     /// single-box), counted and rate-limited as single-box counts it.
-    func forwardable(_ command: HostCommand) -> JSONValue {
-        var json = Self.encode(command)
-        guard case .configure(let config) = command, !config.excludeWinnersOf.isEmpty, case .object(var members) = json,
-              case .object(var configJSON) = members["config"] else { return json }
-        configJSON["excludeWinnersOf"] = .array(config.excludeWinnersOf.map { link -> JSONValue in
+    func forwardable(_ command: HostCommand) -> HostCommand {
+        guard case .configure(var config) = command, !config.excludeWinnersOf.isEmpty else { return command }
+        config.excludeWinnersOf = config.excludeWinnersOf.map { link -> PastDraw in
             let linked = EntrantList.trim(link.code)
-            guard let key = link.key, let node = runtime.node(linked), node !== self else { return .string(link.code) }
+            guard let key = link.key, let node = runtime.node(linked), node !== self else { return PastDraw(code: link.code) }
             let bucket = "link:" + code
-            guard runtime.limiter.allows(bucket) else { return .string(link.code) }
+            guard runtime.limiter.allows(bucket) else { return PastDraw(code: link.code) }
             guard node.isHostKey(key) else {
                 runtime.limiter.recordFailure(bucket)
                 runtime.metrics.authFailures.increment()
-                return .string(link.code)
+                return PastDraw(code: link.code)
             }
-            return .object(["code": .string(link.code), "key": .string(Self.linkProof(key: settings.key, draw: code, linked: node.code))])
-        })
-        members["config"] = .object(configJSON)
-        json = .object(members)
-        return json
+            return PastDraw(code: link.code, key: Self.linkProof(key: settings.key, draw: code, linked: node.code))
+        }
+        return .configure(config)
     }
 
     /// Proof that an instance of this cluster checked the host key of draw `linked` for a

@@ -28,7 +28,7 @@ extension ClusterDrawNode {
 
     /// Starts request `request` (its message to the owner: `forward`); its completion is called
     /// once, by the room here or with the owner's answer.
-    func submit(_ request: Request, forward: [String: JSONValue], localFirst: Bool) {
+    func submit(_ request: Request, forward: ClusterRequest, localFirst: Bool) {
         nextRequest += 1
         requests[nextRequest] = request
         feed(.submit(nextRequest, forward: forward, localFirst: localFirst))
@@ -94,7 +94,7 @@ extension ClusterDrawNode {
         case .keepRolling(let lease):
             if let room { keepRolling(room.currentDraw, lease: lease) }
         case .publishCommand(let message, let request):
-            store.client.send([Array("PUBLISH".utf8), Array(keys.commands.utf8), message]) { [self] result in
+            store.client.send([Array("PUBLISH".utf8), Array(keys.commands.utf8), message.encoded]) { [self] result in
                 guard let request else { return }
                 switch result {
                 // A reply that is not a count is taken as heard (as `!= 0`).
@@ -102,6 +102,8 @@ extension ClusterDrawNode {
                 case .failure: feed(.forwardPublished(request, listeners: nil))
                 }
             }
+        case .publishReply(let reply, let instance):
+            publishReply(reply, to: instance)
         case .readSnapshot(let resend):
             store.client.send(["GET", keys.snapshot]) { [self] result in
                 var read: ClusterSnapshot?
@@ -178,10 +180,13 @@ extension ClusterDrawNode {
             case nil:
                 break
             }
-        case .inbound(let json, let from):
+        case .inbound(let request, let from, let id):
             guard let room else { return }
-            if json["kind"]?.stringValue == "checkin" { return inboundCheckin(json, from: from, room: room) }
-            inboundCommand(json, from: from)
+            switch request {
+            case .checkin(let ask): inboundCheckin(ask, from: from, id: id, room: room)
+            case .command(let command, let seq, let client, let awaitReveal):
+                inboundCommand(command, seq: seq, client: client, awaitReveal: awaitReveal, from: from, id: id)
+            }
 
         case .answer(let id, let outcome):
             requests.removeValue(forKey: id)?.completion(outcome)
@@ -217,8 +222,13 @@ extension ClusterDrawNode {
     }
 
     /// The owner's answer to a request this instance forwarded (its reply channel).
-    func replied(_ json: JSONValue) {
-        feed(.replied(json))
+    func replied(_ reply: ClusterReply) {
+        feed(.replied(reply))
+    }
+
+    /// Publishes an answer on instance `instance`'s reply channel (read by `replied` there). Loop only.
+    func publishReply(_ reply: ClusterReply, to instance: String) {
+        store.client.send([Array("PUBLISH".utf8), Array(RedisDrawKeys.replies(instance: instance).utf8), reply.encoded]) { _ in }
     }
 
     /// A message on the draw's channel, in publication order.

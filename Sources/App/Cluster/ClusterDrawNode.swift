@@ -226,31 +226,4 @@ final class ClusterDrawNode: DrawChannel, @unchecked Sendable {
     static func parseSnapshot(_ text: String) -> ClusterSnapshot? {
         ClusterSnapshot.parse(text[...])?.0
     }
-
-    /// A host command as the JSON `DrawMessageParser.command` reads back.
-    static func encode(_ command: HostCommand) -> JSONValue {
-        var members: [String: JSONValue] = ["type": .string(command.name)]
-        switch command {
-        case .start(let audience):
-            members["audience"] = audience.map { .string($0) } ?? .null
-        case .stop, .clear, .passUnclaimed:
-            break
-        case .configure(let config):
-            members["config"] = config.json
-        case .checkin(let command):
-            // Read back by `inbound` (REST only; ClusterDrawNode+Checkin).
-            members["type"] = .string("checkin")
-            members["checkin"] = command.json
-        case .replacePool(let pool):
-            // Read back by `inbound` (not a WebSocket command: `PUT …/pool` only).
-            members["type"] = .string("replacePool")
-            members["config"] = .object(["pool": DrawConfig(pool: pool).json["pool"] ?? .null])
-        case .void(let round, let winner, let reason, let audience):
-            members["round"] = .int(Int64(round))
-            members["winner"] = winner.json
-            members["reason"] = .string(reason)
-            members["audience"] = audience.map { .string($0) } ?? .null
-        }
-        return .object(members)
-    }
 }

@@ -155,8 +155,8 @@ final class ClusterRuntime: @unchecked Sendable {
         _ = await client.onLoop { [self] (done: @escaping (Bool) -> Void) in
             add(code: defaultCode, hostKeyHash: hash)
             subscriber.subscribe(RedisDrawKeys.replies(instance: instanceID)) { [self] payload in
-                guard let json = try? JSONValue.parse(payload), let draw = json["draw"]?.stringValue else { return }
-                node(draw)?.replied(json)
+                guard let reply = try? ClusterReply.decode(payload) else { return }
+                node(reply.draw)?.replied(reply)
             }
             subscriber.subscribe(Self.createdChannel) { [self] payload in
                 learn(String(decoding: payload, as: UTF8.self))
