@@ -19,8 +19,9 @@ export const PAUSE_MS = 400;
 /** The pointer sits at the top. */
 const POINTER = -Math.PI / 2;
 
-/** Where slice labels run, as fractions of the radius: from OUTER (their end, by the rim) in to INNER. */
-const LABEL_OUTER = 0.93;
+/** Where slice labels run, as fractions of the radius: from OUTER (their end, by the rim, clear
+ * of the pointer, which reaches down to 0.9) in to INNER. */
+const LABEL_OUTER = 0.885;
 const LABEL_INNER = 0.4;
 
 /**
@@ -62,7 +63,9 @@ export class WheelMode {
     this.canvas = el('canvas', { class: 'wheel-canvas' });
     this.wheel = el('div', { class: 'wheel' }, this.canvas, el('span', { class: 'wheel-pointer' }));
     this.landedList = el('ol', { class: 'wheel-landed' });
-    layer.append(this.wheel, this.landedList);
+    // The names landed so far sit beside the wheel, or under it in a tall stage (a phone).
+    this.root = el('div', { class: 'wheel-mode' }, this.wheel, this.landedList);
+    layer.append(this.root);
     this.items = [];
     this.range = null;
     this.lookup = new Map();
@@ -349,8 +352,13 @@ export class WheelMode {
     const listed = this.landedList.childElementCount;
     if (!this.box || this.box.listed !== listed) {
       const rect = this.layer.getBoundingClientRect();
-      const listWidth = listed ? this.landedList.getBoundingClientRect().width : 0;
-      this.box = { listed, size: Math.max(10, Math.floor(Math.min(rect.height, rect.width - listWidth) * 0.96)) };
+      const tall = rect.height > rect.width * 1.15;
+      this.root.classList.toggle('is-tall', tall);
+      // The list's own size (its names on one line each, cut at 40 % of the stage beside the wheel).
+      const list = listed ? this.landedList.getBoundingClientRect() : { width: 0, height: 0 };
+      const listWidth = Math.min(this.landedList.scrollWidth, rect.width * 0.4);
+      const side = tall ? Math.min(rect.width, rect.height - list.height) : Math.min(rect.height, rect.width - (listed ? listWidth : 0));
+      this.box = { listed, size: Math.max(10, Math.floor(side * 0.96)) };
     }
     const size = this.box.size;
     if (this.canvas.width !== Math.round(size * (window.devicePixelRatio || 1))) {
@@ -372,5 +380,5 @@ export class WheelMode {
     return now < this.path.end || this.events.length > 0;
   }
 
-  destroy() { this.wheel.remove(); this.landedList.remove(); }
+  destroy() { this.root.remove(); }
 }
