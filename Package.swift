@@ -59,7 +59,7 @@ let package = Package(
             "CLinux", "Crypto", "Locking", "Posix", "HTTPCore", "WebSocketCore", "Compression", "JSON", "CSystemd",
         ]),
         // A Redis client, driver and the cluster's stores (leases, round logs, Pub/Sub): knows Redis, not the room.
-        .target(name: "RedisStore", dependencies: ["CHiredis", "Posix", "Locking"]),
+        .target(name: "RedisStore", dependencies: ["CHiredis", "Posix"]),
         // One draw's cluster role on one instance as a state machine (`ClusterNodeState`: events in
         // with the time, actions out), the takeover's resume, the fan-out wire and the seed's seal:
         // no I/O, no clock, no locks (of RedisStore only its values: leases, cursors, endpoints; of
@@ -72,7 +72,7 @@ let package = Package(
         // Wiring and executables.
         .target(name: "App", dependencies: [
             "Server", "Locking", "Posix", "HTTPCore", "WebSocketCore", "Compression", "Storage", "JSON", "Crypto",
-            "CalculatorEngine", "DrawEngine", "DrawRoomCore", "ClusterCore", "CQREncode", "CLinux", "RedisStore", "Embedded", "Beacon",
+            "CalculatorEngine", "DrawEngine", "DrawRoomCore", "ClusterCore", "CQREncode", "RedisStore", "Embedded", "Beacon",
         ]),
         .executableTarget(name: "tombola", dependencies: [
             "App", "Server", "CalculatorEngine", "DrawEngine", "Storage", "JSON", "Embedded", "Beacon",
@@ -104,13 +104,13 @@ let package = Package(
         // The room core's test harness (events in with a manual clock, actions out), shared by
         // the room core's tests, the cluster core's (the cluster node drives the same room) and App's.
         .target(name: "RoomTestSupport", dependencies: ["DrawRoomCore", "DrawEngine", "JSON"], path: "Tests/RoomTestSupport"),
-        .testTarget(name: "DrawRoomCoreTests", dependencies: ["DrawRoomCore", "DrawEngine", "JSON", "Crypto", "RoomTestSupport"]),
+        .testTarget(name: "DrawRoomCoreTests", dependencies: ["DrawRoomCore", "DrawEngine", "JSON", "RoomTestSupport"]),
         .testTarget(name: "ClusterCoreTests", dependencies: [
             "ClusterCore", "DrawRoomCore", "RedisStore", "DrawEngine", "JSON", "WebSocketCore", "RoomTestSupport",
         ]),
         .testTarget(name: "AppTests", dependencies: [
             "App", "Server", "TestSupport", "RoomTestSupport", "WebSocketClient", "Posix", "HTTPCore", "WebSocketCore", "CalculatorEngine", "DrawEngine", "DrawRoomCore", "JSON",
-            "Storage", "Locking", "Crypto",
+            "Storage", "Locking",
         ]),
     ],
     swiftLanguageModes: [.v6]

@@ -42,9 +42,4 @@ public enum Signals {
             if errno != EINTR || left == 0 { return nil }
         }
     }
-
-    /// Sends `signal` to this process (for tests and self-shutdown).
-    public static func raise(_ signal: Int32) {
-        kill(getpid(), signal)
-    }
 }

@@ -7,7 +7,6 @@ import DrawEngine
 import JSON
 import Posix
 import Server
-import Storage
 
 /// Check-in (issue 14) in cluster mode (docs/CLUSTER.md, *Check-in*): the owner's room keeps
 /// the book, as single-box; its writes go to Redis (`CheckinStore`, fenced, with the settings
@@ -213,15 +212,6 @@ extension ClusterDrawNode: CheckinChannel {
     }
 
     // MARK: Rows
-
-    static func entry(from row: EntrantRow) -> CheckinEntry {
-        var fields = [String: String]()
-        if let text = row.fieldsJSON, case .object(let members)? = try? JSONValue.parse(text) {
-            for (key, value) in members { if let string = value.stringValue { fields[key] = string } }
-        }
-        return CheckinEntry(id: row.publicID, seq: row.seq, name: row.name, fields: fields, device: row.deviceHash,
-                            joinedAt: Int64((row.joinedAt * 1000).rounded()), removedReason: row.removedReason)
-    }
 
     /// An entry as `{d:CODE}:entrants` holds it (canonical JSON, the device hash included).
     static func storedRow(_ entry: CheckinEntry) -> String {

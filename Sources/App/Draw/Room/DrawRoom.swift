@@ -170,14 +170,6 @@ final class DrawRoom: @unchecked Sendable {
         }, otherwise: { completion(.failure(CommandFailure(code: "storage_failed"))) })
     }
 
-    /// Reads the room's state on its loop (check-in lists, the presence code).
-    /// `failing` answers `storage_failed` when the draw could not be read, so no request waits forever.
-    func inspect<T: Sendable>(failing responder: Responder, _ body: @escaping @Sendable (DrawRoomState, Int64) -> T,
-                              completion: @escaping @Sendable (T) -> Void) {
-        whenReady({ [self] in completion(body(state, Int64(WallClock.unixMilliseconds()))) },
-                  otherwise: { responder.respond(APIError.response("storage_failed")) })
-    }
-
     func leave(_ id: UInt64) {
         whenReady { [self] in
             apply(.left(id))

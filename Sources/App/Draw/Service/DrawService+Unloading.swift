@@ -44,8 +44,6 @@ struct DormantDraw: Sendable {
 }
 
 extension DrawService {
-    /// The default idle time before a draw leaves memory (`--unload-idle-after`): ten minutes.
-    static let defaultUnloadIdleSeconds = 600
     /// The shortest idle time accepted: a room's throttled `viewers`/`entrants` announcements
     /// (at most 2 s after the last change) must be over before its state goes.
     static let minimumUnloadIdleSeconds = 5
