@@ -310,8 +310,11 @@ public struct DrawRoomState {
         snapshots = [:]
     }
 
-    /// Archived by the admin (`POST /api/draws/<code>/archive`): read-only, every command is `draw_archived`.
-    public var archived = false
+    /// Archived by the admin (`POST /api/draws/<code>/archive`): read-only, every command is
+    /// `draw_archived`. The snapshot says so (`"archived":true`), so a page knows as it opens.
+    public var archived = false {
+        didSet { if archived != oldValue { snapshots = [:] } }
+    }
     /// Witness reports relayed to the host pages (WitnessRelay.swift).
     var witnesses = WitnessLedger()
 
@@ -1001,7 +1004,7 @@ public struct DrawRoomState {
             .object(["round": .int(Int64($0.round)), "commitment": .string($0.commitment), "poolHash": .string($0.poolHash)])
         } ?? .null
         let listed = BoardSummary.listed(visibleBoard)
-        let state: JSONValue = .object([
+        var state: JSONValue = .object([
             "type": .string("state"),
             "code": .string(code),
             "role": .string(variant.host ? "host" : "viewer"),
@@ -1027,6 +1030,11 @@ public struct DrawRoomState {
             "claims": claimsJSON(at: now),
             "beacon": beaconJSON,
         ])
+        // Only when set: a draw that was never archived keeps the snapshot it always had.
+        if archived, case .object(var members) = state {
+            members["archived"] = .bool(true)
+            state = .object(members)
+        }
         // The settings' summary is spliced in as text, encoded once per configure.
         var text = state.canonicalString
         text.removeFirst()

@@ -40,6 +40,19 @@ import Testing
         #expect(room.state.members[1]?.isHost == true)
     }
 
+    @Test func theSnapshotSaysADrawIsArchivedSoAPageKnowsAsItOpens() throws {
+        var room = try RoomHarness()
+        _ = room.handle(.joined(1, remote: "10.0.0.1"))
+        let before = room.state.snapshot(for: 1).text
+        #expect(try JSONValue.parse(before)["archived"] == nil)
+        room.state.archived = true
+        // The kept snapshot is dropped: the next join is told at once.
+        #expect(try JSONValue.parse(room.state.snapshot(for: 1).text)["archived"] == .bool(true))
+        #expect(try JSONValue.parse(room.state.stateText(for: nil))["archived"] == .bool(true))
+        room.state.archived = false
+        #expect(room.state.snapshot(for: 1).text == before)
+    }
+
     @Test func aBadMessageGetsAnErrorAndChangesNothing() throws {
         var room = try RoomHarness()
         _ = room.handle(.joined(1, remote: "10.0.0.1"))

@@ -145,23 +145,4 @@ if (hostKey !== null) {
   socket.addEventListener('message', ({ detail }) => { if (detail?.type === 'branding') media?.take(detail); });
 }
 socket.start();
-if (hostKey !== null) isArchived(code, hostKey).then((archived) => { if (archived) { state.archived = true; state.changed('archived'); } });
-
-/**
- * Whether the admin archived the draw, asked as the page opens (issue 39, item 11: the host read
- * "archived" only after pressing Start). The snapshot does not say; an archived draw refuses every
- * change over REST with `draw_archived`, so the page asks for an import preview of two names,
- * which saves nothing on a draw that is not archived.
- */
-async function isArchived(drawCode, key) {
-  try {
-    const response = await fetch(`/api/draws/${encodeURIComponent(drawCode)}/import`, {
-      method: 'POST', body: 'name\na\nb\n', headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'text/csv; charset=utf-8' },
-    });
-    return response.status === 409 && (await response.json().catch(() => null))?.error?.code === 'draw_archived';
-  } catch {
-    return false;
-  }
-}
-
 window.tombola = { state, socket };
