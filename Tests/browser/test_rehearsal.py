@@ -102,8 +102,11 @@ def expected_view(server):
     export = get(server, "/api/draws/%s/export.json" % server.code)
     records = export["records"]
     rounds = [dict(r, winners=round_winners(server, r)) for r in state["rounds"]]
-    revealed = state["phase"] == "revealed"
-    view = {"phase": state["phase"], "remaining": state["remaining"], "rounds": [r["round"] for r in rounds]}
+    # A round a restart cut short, newer than the last reveal: every page shows that round's tier,
+    # ready, not the previous round's winners (issue 39, item 11); the server still says `revealed`.
+    cut = state.get("interrupted") and state["phase"] == "revealed" and state["interrupted"]["round"] > state["result"]["round"]
+    revealed = state["phase"] == "revealed" and not cut
+    view = {"phase": "idle" if cut else state["phase"], "remaining": state["remaining"], "rounds": [r["round"] for r in rounds]}
     if revealed:
         result = state["result"]
         # The stored record is the one announced: same hash, winners and prize in the export.
@@ -447,7 +450,7 @@ def test_a_whole_event_shows_the_servers_truth_on_every_page_at_every_step(event
         return !(r.right <= banner.left || banner.right <= r.left || r.bottom <= banner.top || banner.bottom <= r.top); };
       return Array.from(document.querySelectorAll('.stage-head, .winner-cell, [data-pager]')).filter(overlaps).map((n) => n.className);""")
     assert screen.find_element(By.CSS_SELECTOR, "[data-offline-banner]").is_displayed() and covered == []
-    assert screen.js("return document.querySelectorAll('.winner-cell').length") == 8, "offline, the winners stay"
+    assert screen.js("return document.querySelectorAll('.winner-cell').length") == 10, "offline, the winners stay"
     server.start()
     for b in pages.values():
         b.wait_js("window.tombola.state.connection === 'online'", 30)

@@ -91,7 +91,7 @@ def largest(page, text, scope=None):
 ALLOWED_ON_ZH = {"Tombola", "QR", "CSV", "PNG", "JPEG", "WebP", "SVG", "JSON", "KiB", "MiB", "MP", "Ogg", "drand",
                  "quicknet", "OBS", "URL", "SHA", "Host", "host-link", "admin-link", "tombola", "verify", "Page", "Up",
                  "Down", "Esc", "Space", "Enter", "UTF", "GB", "IT", "https", "http", "px"}
-WORD = re.compile(r"[A-Za-z0-9]+")
+WORD = re.compile(r"\w+")
 
 
 def english_words(page, allow=()):
@@ -102,8 +102,9 @@ def english_words(page, allow=()):
     for piece in seen(page):
         text = re.sub(r"\S*/\S*", "", piece["text"])  # addresses and paths
         for word in WORD.findall(text):
-            # digits in it: a number, a draw's code (358GYW), a hash (c1415cd4); one letter: a unit or a mark
-            if word in allowed or not word.isalpha() or len(word) < 2 or word.isupper() and len(word) == 6:
+            # digits in it: a number, a draw's code (358GYW), a hash (c1415cd4); a letter past ASCII: not
+            # English (Nguyễn, Thị); one letter: a unit or a mark
+            if word in allowed or not (word.isascii() and word.isalpha()) or len(word) < 2 or word.isupper() and len(word) == 6:
                 continue
             out.append((word, piece["text"][:80]))
     return out
