@@ -168,18 +168,20 @@ export class WheelMode {
   }
 
   /**
-   * Time from slow-down tick `step` of `steps` to the last (the server's: the gaps start at one
-   * tick interval and grow by a fifth; the last gap is what is left of the slow-down, taken as
-   * half a full one).
+   * Time from slow-down tick `step` of `steps` to the last, as the server spaces them: the gaps
+   * start at one tick interval and grow by a fifth, adding up to the draw's `slowDown` (1.5 s
+   * when unset; the last gap is what is left of it, so the steps bound it).
    */
-  remaining({ step, steps }) {
+  remaining({ step, steps }, slowDown) {
     if (!(step < steps)) return 0;
     const gap = this.interval();
     const at = (k) => (gap * (1.2 ** k - 1)) / 0.2;
-    return at(steps - 1) + 0.5 * gap * 1.2 ** (steps - 1) - at(step);
+    const total = Math.min(at(steps), Math.max(at(steps - 1), Number.isFinite(slowDown) ? slowDown : 1500));
+    return total - at(step);
   }
 
-  tick(tick) {
+  /** A tick; `slowDown`: the draw's setting (ms), for when the slow-down's last tick comes. */
+  tick(tick, { slowDown } = {}) {
     if (!this.slices.length) return;
     const now = performance.now();
     const landing = tick.landing;
@@ -202,7 +204,7 @@ export class WheelMode {
       this.events = [];
       if (wanted === null) this.aim = { value: key, end: this.path.stop(now) };
       else if (this.reduced) this.aim = { value: key, end: now };
-      else this.aim = { value: key, end: this.path.land(now, wanted, this.remaining(landing)) };
+      else this.aim = { value: key, end: this.path.land(now, wanted, this.remaining(landing, slowDown)) };
     }
     if (landing.step >= landing.steps) {
       if (this.reduced) { const wanted = this.wantedFor(landing.value); if (wanted !== null) this.path.jump(now, wanted); }

@@ -182,7 +182,8 @@ export class StageModes {
     this.syncPool();
     const now = performance.now();
     if (detail === 'tick' && (room.phase === 'rolling' || room.phase === 'stopping') && room.tick) {
-      if (this.pool) r.tick(room.tick);
+      // The draw's slow-down length (display only): the wheel brakes to rest at its last tick.
+      if (this.pool) r.tick(room.tick, { slowDown: room.config?.slowDown });
       this.shownRound = null;
     } else if (room.phase === 'revealed' && room.lastReveal) {
       const result = room.lastReveal;
