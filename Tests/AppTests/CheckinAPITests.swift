@@ -41,12 +41,15 @@ struct CheckinAPITests {
         defer { server.stop() }
         try server.openEntries(#"{"fields":[{"key":"ticket","label":"Ticket","required":true,"unique":true}],"publicNames":true}"#)
         var cookies = [String: String]()
+        var joinedNames = [String: JSONValue]()
         for n in 1...20 {
             let joined = try server.join(#"{"name":"Person \#(n)","fields":{"ticket":"T\#(n)"}}"#)
             #expect(joined.status == 201, "\(joined.text)")
             let cookie = try #require(joined.deviceCookie)
             #expect(joined.headers.values(for: "Set-Cookie").first?.contains("HttpOnly") == true)
-            cookies[try #require(joined.json["entry"]?["id"]?.stringValue)] = cookie
+            let id = try #require(joined.json["entry"]?["id"]?.stringValue)
+            cookies[id] = cookie
+            joinedNames[id] = .string("Person \(n)")
         }
         let first = try #require(cookies.values.first)
         let again = try server.join(#"{"name":"Again","fields":{"ticket":"T99"}}"#, cookie: first)
@@ -63,6 +66,8 @@ struct CheckinAPITests {
         let pool = try server.request("GET", "/api/draws/\(DrawTestServer.code)/entries/pool").json
         let ids = (pool["entrants"]?.arrayValue ?? []).compactMap(\.stringValue)
         #expect(Set(ids) == Set(cookies.keys))
+        // Names are public here: the stage's wheel and field get them with the ids (issue 39 item 16).
+        #expect(pool["names"] == .object(joinedNames))
         let state = try server.state()
         #expect(state["config"]?["pool"] == .object(["kind": .string("checkin"), "count": .int(20)]))
         #expect(state["checkin"]?["count"]?.intValue == 20)

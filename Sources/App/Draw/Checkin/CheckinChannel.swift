@@ -49,8 +49,15 @@ extension DrawRoomState {
             return .success(.object(["entry": checkin.book.entry(device: device)?.json ?? .null]))
         case .pool:
             guard case .checkin(let ids) = draw.config.pool else { return .failure(CommandFailure(code: "not_checkin")) }
-            return .success(.object(["count": .int(Int64(ids.count)), "entrants": .array(ids.map { .string($0) }),
-                                     "entrantsHash": .string(EntrantList.hash(names: ids, tickets: nil, groups: nil))]))
+            var answer: [String: JSONValue] = ["count": .int(Int64(ids.count)), "entrants": .array(ids.map { .string($0) }),
+                                               "entrantsHash": .string(EntrantList.hash(names: ids, tickets: nil, groups: nil))]
+            // With public names the stage's wheel and field show names, not ids (issue 39 item 16).
+            if checkin.book.settings.publicNames {
+                var names: [String: JSONValue] = [:]
+                for id in ids { if let name = checkin.book.entry(id: id)?.name { names[id] = .string(name) } }
+                answer["names"] = .object(names)
+            }
+            return .success(.object(answer))
         case .presence:
             let current = checkin.presence.current(at: now)
             return .success(.object(["code": .string(current.code), "changesAt": .int(current.changesAt),
