@@ -70,7 +70,9 @@ public struct BeaconClient: Sendable {
         return "\(base)/\(chain.hash)/public/\(round)"
     }
 
-    /// Asks the relays for `round` until an outcome or `deadlineMillis` (Unix ms).
+    /// Asks the relays for `round` until an outcome or `deadlineMillis` (Unix ms). Blocks its
+    /// caller (libcurl, and pauses between tries): a thread of its own (`fetch(then:)`), never a
+    /// loop or a shared worker.
     public func fetch(_ source: BeaconSource, round: UInt64, deadlineMillis: Int64) -> BeaconOutcome {
         for relay in source.relays {
             if let problem = Self.relayProblem(relay, allowHTTP: allowHTTP) { return .failed(problem) }
@@ -114,18 +116,18 @@ public struct BeaconClient: Sendable {
         }
     }
 
-    /// `fetch` on a detached thread of its own; `then` runs there with the outcome (hop back to
-    /// the event loop from it).
+    /// `fetch` on a detached thread of its own (`DetachedThread`: its waits between tries block
+    /// only that thread); `then` runs there with the outcome (hop back to the event loop from it).
+    /// If the system refuses a thread, `then` gets a failure at once rather than blocking the caller.
     public func fetch(_ source: BeaconSource, round: UInt64, deadlineMillis: Int64,
                       then: @escaping @Sendable (BeaconOutcome) -> Void) {
         let client = self
         let fetch: @Sendable () -> Void = { then(client.fetch(source, round: round, deadlineMillis: deadlineMillis)) }
-        if !DetachedThread.start(fetch) { fetch() }
+        if !DetachedThread.start(fetch) { then(.failed("the system refused a thread to fetch round \(round)")) }
     }
 
+    /// Unix milliseconds, from `Posix`'s wall clock.
     public static func nowMillis() -> Int64 {
-        var spec = timespec()
-        clock_gettime(CLOCK_REALTIME, &spec)
-        return Int64(spec.tv_sec) * 1000 + Int64(spec.tv_nsec) / 1_000_000
+        Int64(WallClock.unixMilliseconds())
     }
 }

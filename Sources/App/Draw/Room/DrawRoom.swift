@@ -356,23 +356,26 @@ final class DrawRoom: @unchecked Sendable {
         }
     }
 
-    /// Fetches drand round R with libcurl on a thread of its own (never on the loop): waits until
-    /// R is due, asks the relays until they agree or the deadline passes, then hands the outcome
-    /// to the state machine (docs/FAIRNESS.md §13).
+    /// Fetches drand round R (docs/FAIRNESS.md §13): the loop waits until R is due with a timer
+    /// (at most 600 s), then `BeaconClient.fetch(then:)` asks the relays with libcurl on a detached
+    /// thread of its own (`DetachedThread`, the one way blocking work leaves a loop:
+    /// docs/ARCHITECTURE.md), never on the loop nor on a shared worker; the outcome comes back to
+    /// the loop for the state machine.
     private func fetchBeacon(_ request: BeaconRequest) {
-        DispatchQueue.global().async { [self] in
-            let wait = request.dueMillis - BeaconClient.nowMillis()
-            if wait > 0 { usleep(useconds_t(min(wait, 600_000) * 1000)) }
+        let wait = max(0, min(request.dueMillis - BeaconClient.nowMillis(), 600_000))
+        _ = loop.scheduleTimer(after: .milliseconds(wait)) { [self] in
+            guard isLoaded else { return }
             let client = BeaconClient(allowHTTP: request.allowHTTP)
-            let outcome = client.fetch(BeaconSource(chain: request.chain, relays: request.relays), round: request.beaconRound,
-                                       deadlineMillis: request.deadlineMillis)
-            let fetched: BeaconFetch = switch outcome {
-            case .value(let value, let relays): .value(randomness: value.randomness, signature: value.signature, relays: relays)
-            case .failed(let reason): .failed(reason)
-            }
-            loop.execute { [self] in
-                guard isLoaded else { return }
-                apply(.beaconFetched(request, fetched))
+            client.fetch(BeaconSource(chain: request.chain, relays: request.relays), round: request.beaconRound,
+                         deadlineMillis: request.deadlineMillis) { [self] outcome in
+                let fetched: BeaconFetch = switch outcome {
+                case .value(let value, let relays): .value(randomness: value.randomness, signature: value.signature, relays: relays)
+                case .failed(let reason): .failed(reason)
+                }
+                loop.execute { [self] in
+                    guard isLoaded else { return }
+                    apply(.beaconFetched(request, fetched))
+                }
             }
         }
     }
