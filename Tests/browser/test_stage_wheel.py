@@ -92,6 +92,52 @@ RING = r"""
 """
 
 
+# lib/wheel-motion.js on its own, for speeds, slow-down lengths and targets a page meets (from
+# rest, mid spin-up, at full speed; a page that saw only the last tick; 1.5-6 s slow-downs; each
+# further winner from rest): every path, sampled each millisecond, goes forward only, within the
+# speed and acceleration bounds, and rests exactly on the target.
+PATHS = r"""
+  const done = arguments[arguments.length - 1];
+  const [maxSpeed, maxAccel] = [arguments[0], arguments[1]];
+  import('/js/lib/wheel-motion.js').then((m) => {
+    const turnsPerMs = m.TAU / 1000;
+    const bad = [];
+    let cases = 0;
+    const check = (path, t, wanted, label) => {
+      cases += 1;
+      const end = path.end;
+      if (!Number.isFinite(end)) { bad.push([label, 'never rests']); return; }
+      let last = path.state(t - 20);
+      for (let x = t - 19; x <= end + 20; x += 1) {
+        const s = path.state(x);
+        const speed = (s.r - last.r) / turnsPerMs;  // turns a second over this millisecond
+        if (s.r < last.r - 1e-9) { bad.push([label, 'back', x - t]); return; }
+        if (speed > maxSpeed + 1e-6) { bad.push([label, 'speed', speed, x - t]); return; }
+        if (Math.abs(s.v - last.v) / turnsPerMs * 1000 > maxAccel + 1e-6) { bad.push([label, 'accel', x - t]); return; }
+        last = s;
+      }
+      const off = (((last.r - wanted) % m.TAU) + m.TAU) % m.TAU;
+      if (Math.min(off, m.TAU - off) > 1e-6 || last.v !== 0) bad.push([label, 'rests off', off]);
+    };
+    const T = performance.now() + 1e6;
+    for (const turns of [0, 0.2, 0.6, 1, 1.5]) {
+      for (const duration of [0, 300, 1200, 1450, 2000, 4000, 5950]) {
+        for (let k = 0; k < 24; k++) {
+          const wanted = (k / 24) * m.TAU + 0.01;
+          const path = new m.Path(0);
+          path.segs.push({ kind: 'coast', t0: T - 1000, r0: 0, v0: turns * turnsPerMs });
+          path.land(T, wanted, duration);
+          check(path, T, wanted, ['land', turns, duration, k]);
+          path.turn(path.end + 400, wanted + 1);
+          check(path, path.segs.at(-2).t0, wanted + 1, ['turn', turns, duration, k]);
+        }
+      }
+    }
+    done({ cases, bad: bad.slice(0, 5) });
+  }).catch((e) => done({ error: String(e) }));
+"""
+
+
 def api(server, path, key, body=None, method="POST"):
     data = json.dumps(body if body is not None else {}).encode() if method != "GET" else None
     req = urllib.request.Request(server.url(path), data=data, method=method,
@@ -197,6 +243,8 @@ def event(server):
         wait_card(page)
         time.sleep(0.3)  # the subject: nothing turns the wheel off the winner after the page settles
         got["reloaded"] = page.js("return window.__under(true)")
+        page.driver.set_script_timeout(60)
+        got["paths"] = page.driver.execute_async_script(PATHS, MAX_SPEED, MAX_ACCEL)
         got["errors"] = page.errors()
         yield got
     finally:
@@ -288,3 +336,10 @@ def test_item4_a_big_pool_is_a_window_of_readable_slices(event):
     fonts = [p["font"] for p in event["rounds"][0]["painted"]]
     assert all(f is not None and f >= 14 for f in fonts), "label sizes %s" % sorted(fonts)[:5]
     assert all(p["text"] for p in event["rounds"][0]["painted"]), "slices without a label"
+
+
+def test_every_planned_path_goes_forward_within_bounds_and_rests_on_its_target(event):
+    """lib/wheel-motion.js over 1,680 plans (see PATHS): no turn back, no jump, exact rest."""
+    got = event["paths"]
+    assert "error" not in got, got
+    assert got["cases"] == 1680 and got["bad"] == [], got

@@ -77,7 +77,9 @@ export class Path {
   /** Rest at `t` with `wanted` (an angle, mod a turn) where it is: the page shows it at once (reduced motion, a late page). */
   jump(t, wanted) {
     const { r } = this.from(t);
-    this.push({ kind: 'hold', t0: t, r0: r + mod(wanted - r), v0: 0 });
+    const ahead = mod(wanted - r);
+    // Already there (give or take rounding): stay, not a whole turn on.
+    this.push({ kind: 'hold', t0: t, r0: r + (ahead > TAU - 1e-6 ? 0 : ahead), v0: 0 });
     return t;
   }
 
