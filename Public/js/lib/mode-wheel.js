@@ -356,10 +356,18 @@ export class WheelMode {
       const rect = this.layer.getBoundingClientRect();
       const tall = rect.height > rect.width * 1.15;
       this.root.classList.toggle('is-tall', tall);
-      // The list's own size (its names on one line each, cut at 40 % of the stage beside the wheel).
-      const list = listed ? this.landedList.getBoundingClientRect() : { width: 0, height: 0 };
-      const listWidth = Math.min(this.landedList.scrollWidth, rect.width * 0.4);
-      const side = tall ? Math.min(rect.width, rect.height - list.height) : Math.min(rect.height, rect.width - (listed ? listWidth : 0));
+      // The list's own size: its names on one line each (at most 40 % of the stage beside the
+      // wheel, where a longer name is cut), measured once per name landed.
+      let list = { width: 0, height: 0 };
+      if (listed) {
+        const s = this.landedList.style;
+        s.width = 'max-content';
+        s.maxWidth = tall ? '100%' : '40%';
+        list = this.landedList.getBoundingClientRect();
+        s.width = '';
+        s.maxWidth = '';
+      }
+      const side = tall ? Math.min(rect.width, rect.height - list.height) : Math.min(rect.height, rect.width * 0.98 - list.width);
       this.box = { listed, size: Math.max(10, Math.floor(side * 0.96)) };
     }
     const size = this.box.size;
