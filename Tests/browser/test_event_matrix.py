@@ -36,18 +36,23 @@ REST_S = 2.0  # the subject: the winner stays on show after the landing, until t
 
 
 def shot(pages, outcome, lang):
-    """Screenshots of an outcome, projector and phone, into $TOMBOLA_SHOTS_DIR when it is set
-    (docs/screenshots: `outcome-<what>-<size>-<lang>.png`)."""
+    """Screenshots of an outcome, projector and phone, in the event's language and then in the other
+    (switched on the page as a guest would), into $TOMBOLA_SHOTS_DIR when it is set
+    (docs/screenshots: `outcome-<what>-<screen|phone>-<size>-<lang>.png`)."""
     out = os.environ.get("TOMBOLA_SHOTS_DIR")
     if not out:
         return
-    for name, page in pages.items():
-        if name in ("screen", "phone") or name.startswith("phone ") and outcome.startswith("claim"):
-            size = page.driver.get_window_size()
-            kind = "screen" if name == "screen" else "phone"
-            page.save_screenshot(os.path.join(out, "outcome-%s-%s-%dx%d-%s.png" % (outcome, kind, size["width"], size["height"], lang)))
-            if kind == "phone":
-                break
+    chosen = [pages["screen"], next(p for n, p in pages.items() if n == "phone" or n.startswith("phone "))]
+    for language in (lang, "en" if lang == "zh" else "zh"):
+        for page, kind in zip(chosen, ("screen", "phone")):
+            page.js("const s = document.querySelector('[data-lang-switch]'); if (s.value !== arguments[0]) {"
+                    " s.value = arguments[0]; s.dispatchEvent(new Event('change', { bubbles: true })); }", language)
+            page.wait_js("document.documentElement.lang.startsWith(%s)" % json.dumps(language), TIMEOUT)
+            time.sleep(0.5)  # the subject: the page settled in its new language
+            page.save_screenshot(os.path.join(out, "outcome-%s-%s-%dx%d-%s.png" % (outcome, kind, page.width, page.height, language)))
+    for page in chosen:
+        page.js("const s = document.querySelector('[data-lang-switch]'); s.value = arguments[0];"
+                " s.dispatchEvent(new Event('change', { bubbles: true }));", lang)
 
 
 def mask_name(text, mask):

@@ -133,7 +133,7 @@ socket.addEventListener('message', ({ detail }) => {
   }
 });
 
-i18nEvents.addEventListener('change', () => { view.render(state); view.renderLinks(state, hostKey); renderCertificateLink(state); });
+i18nEvents.addEventListener('change', () => { view.render(state); view.renderLinks(state, hostKey); renderCertificateLink(state); checkin.render(state); });
 view.render(state);
 view.renderLinks(state, hostKey);
 lanBase().then((base) => { state.lanBase = base; view.renderLinks(state, hostKey); });

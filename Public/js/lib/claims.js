@@ -2,7 +2,7 @@
 // with its countdown and vibrates; the screen and the host page list each window live (time left,
 // claimed, passed to the next alternate). The server's clock decides; the countdown is display only.
 
-import { errorText, t } from './i18n.js';
+import { errorText, i18nEvents, t } from './i18n.js';
 import { maskName } from './mask.js';
 import { winnerText } from './room.js';
 
@@ -52,6 +52,8 @@ export class ClaimPanel {
     if (role === 'phone') parent.prepend(this.root);
     else parent.append(this.root);
     room.addEventListener('change', () => this.render());
+    // A language switch says every line again in the new language (the phone's kept view too).
+    i18nEvents.addEventListener('change', () => { this.shownKey = null; this.render(); });
     this.timer = setInterval(() => this.tick(), 250);
     this.render();
   }

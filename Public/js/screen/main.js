@@ -103,7 +103,7 @@ state.addEventListener('change', ({ detail }) => {
 // A page turned by hand stays up a while.
 setInterval(() => { if (view.pages > 1 && Date.now() - state.pagedAt > 15000) state.nextPage(view.pages); }, 6000);
 
-i18nEvents.addEventListener('change', () => view.render(state));
+i18nEvents.addEventListener('change', () => { view.render(state); checkin.render(state); });
 view.render(state);
 lanBase().then((base) => state.setJoinUrl(`${base}/watch/${encodeURIComponent(code)}`));
 socket.addEventListener('message', ({ detail }) => { if (detail?.type === 'branding') applyBranding(detail); });
