@@ -40,8 +40,7 @@ extension ClusterNodeState {
     /// instance), `forwardTimeout`: an owner that never answers (Redis failing over) is given up
     /// on as soon as before.
     func forwardWait(_ message: ClusterRequest) -> Duration {
-        guard message.isStop, let text = snapshot?.text,
-              (try? JSONValue.parse(text))?["config"]?["beacon"]?.boolValue == true else { return settings.forwardTimeout }
+        guard message.isStop, snapshotSummary.beaconSealed else { return settings.forwardTimeout }
         return settings.forwardTimeout + settings.sealedStopWait
     }
 

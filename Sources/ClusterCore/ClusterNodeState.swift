@@ -294,7 +294,11 @@ package struct ClusterNodeState {
     /// Pages may have missed a message published before the channel was live (and after the
     /// snapshot they got): the next snapshot the channel brings goes to every page.
     var pagesMayLag = false
-    package var snapshot: ClusterSnapshot?
+    package var snapshot: ClusterSnapshot? {
+        didSet { snapshotSummary = snapshot.map { ClusterSnapshotSummary(stateText: $0.text) } ?? ClusterSnapshotSummary() }
+    }
+    /// The latest snapshot's state, read once.
+    package private(set) var snapshotSummary = ClusterSnapshotSummary()
     var highestToken: Int64 = 0
     var lastTick: String?
     var lastViewers: String?

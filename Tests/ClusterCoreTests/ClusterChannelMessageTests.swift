@@ -1,3 +1,5 @@
+import JSON
+import RedisStore
 import RoomTestSupport
 import Testing
 @testable import ClusterCore
@@ -23,6 +25,27 @@ import Testing
     @Test(arguments: ["", "T", "T\nonly\n", "X\na\n1\n{}", "T\na\nnot-a-token\n{}", "S\na\n1\n2\nno-space\n{}", "S\na\n1\n{}"])
     func malformedMessagesAreIgnored(text: String) {
         #expect(ClusterChannelMessage.decode(Array(text.utf8)) == nil)
+    }
+
+    @Test func aSnapshotIsSummarisedOnceWhenTaken() throws {
+        let sealed = try ClusterResumeTests.SealedOwner()
+        let text = sealed.room.state.stateText(for: nil)
+        let summary = ClusterSnapshotSummary(stateText: text)
+        let json = try JSONValue.parse(text)
+        #expect(summary.beaconSealed)
+        #expect(summary.settingsHash != nil && summary.settingsHash == json["config"]?["hash"]?.stringValue)
+        #expect(summary.hasCheckin == (json["checkin"]?.objectValue != nil))
+        let checkin = ClusterSnapshotSummary(stateText: #"{"type":"state","checkin":{"me":null},"config":{"hash":"h1","beacon":false}}"#)
+        #expect(checkin == { var s = ClusterSnapshotSummary(); s.settingsHash = "h1"; s.hasCheckin = true; return s }())
+        #expect(ClusterSnapshotSummary(stateText: #"{"type":"state","checkin":null}"#) == ClusterSnapshotSummary())
+        #expect(ClusterSnapshotSummary(stateText: "not json") == ClusterSnapshotSummary())
+        // The state machine reads it once per snapshot it takes, and forgets it with the snapshot.
+        var state = ClusterNodeState(settings: .init(code: "ROOM", instanceID: "i2", cluster: ClusterSettings(
+            endpoint: RedisEndpoint(host: "127.0.0.1"), key: Array(repeating: 9, count: 32))))
+        state.snapshot = ClusterSnapshot(token: 1, seq: 1, epoch: "e", offset: "1-0", text: text)
+        #expect(state.snapshotSummary == summary)
+        state.snapshot = nil
+        #expect(state.snapshotSummary == ClusterSnapshotSummary())
     }
 
     @Test func theRoomTellsWhatItBroadcasts() throws {

@@ -75,7 +75,7 @@ extension ClusterDrawNode: CheckinChannel {
     /// forwarded read per 20 ms and per 1,000 pages, e.g. after a new owner's `R`), and the
     /// snapshot is serialised once per answer, each page's part spliced in.
     func sendOwnCheckin(to id: UInt64) {
-        guard state.members[id] != nil, state.snapshot?.text.contains("\"checkin\":{") == true else { return }
+        guard state.members[id] != nil, state.snapshotSummary.hasCheckin else { return }
         checkinPagesPending.append(id)
         guard checkinPagesPending.count == 1 else { return }
         _ = loop.scheduleTimer(after: .milliseconds(20)) { [self] in

@@ -70,10 +70,9 @@ final class ClusterDrawNode: DrawChannel, @unchecked Sendable {
     var keptWithRecords: [String: CommandReply] = [:]
     /// Owner: the winners for other draws it last published (records, head).
     var publishedWinners: (records: Int, head: String)?
-    /// Follower: the settings document last built from Redis, and the settings hash of the
-    /// snapshot it was checked against.
+    /// Follower: the settings document last built from Redis (kept while the owner's snapshots
+    /// name its hash).
     var settingsCache: SettingsDocument?
-    var snapshotSettingsHash: (token: Int64, seq: Int64, hash: String?)?
     /// Check-in (ClusterDrawNode+Checkin): per-instance attempt limits and the store.
     let checkinLimits = CheckinLimits()
     lazy var checkinStore = CheckinStore(client: store.client)
@@ -173,13 +172,9 @@ final class ClusterDrawNode: DrawChannel, @unchecked Sendable {
         }
     }
 
-    /// The settings hash in the owner's latest snapshot (its `config` summary), parsed once per snapshot.
+    /// The settings hash in the owner's latest snapshot (its `config` summary).
     func announcedSettingsHash() -> String? {
-        guard let snapshot = state.snapshot else { return nil }
-        if let known = snapshotSettingsHash, known.token == snapshot.token, known.seq == snapshot.seq { return known.hash }
-        let hash = (try? JSONValue.parse(snapshot.text))?["config"]?["hash"]?.stringValue
-        snapshotSettingsHash = (snapshot.token, snapshot.seq, hash)
-        return hash
+        state.snapshotSummary.settingsHash
     }
 
     /// This draw's winners for other draws' `excludeWinnersOf`, from any thread: the owner's
