@@ -375,3 +375,13 @@ def test_page_recheck_of_old_and_new_exports_notes_what_v1_cannot_prove(browser,
         assert got[name]["results"] == [[True, note]] * rounds, name
         assert (got[name]["roots"] == []) == old and all(got[name]["roots"]), name
     assert "FAIRNESS.md §11" in got["sample-export-v1.json"]["note"]
+
+
+def test_the_winner_card_puts_a_staff_number_on_a_smaller_line(browser, static_site):
+    """lib/winner-card.js `splitName`: two people of one name enter as 张伟（A-001） and 张伟（A-002）
+    (issue 39 item 11); the card shows the name large and the number under it, small, so the grand
+    prize's name is not broken and clipped around its bracket (seen in the second rehearsal)."""
+    b = page(browser, static_site)
+    got = result_of(run_module(b, "/js/lib/winner-card.js", "return args[0].map((t) => m.splitName(t));",
+                               ["张伟（A-001）", "Anna Li (A-002)", "王伟", "(x)", "Zoë (Sales) Lee"]))
+    assert got == [["张伟", "（A-001）"], ["Anna Li", "(A-002)"], ["王伟", ""], ["(x)", ""], ["Zoë (Sales) Lee", ""]]

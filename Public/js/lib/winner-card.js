@@ -13,6 +13,17 @@ import { winnerText } from './room.js';
 /** Rounds of up to this many holders end on the card; a larger one hands over to the winners' list. */
 export const CARD_AT_MOST = 3;
 
+/** A name's trailing bracket (a staff number that tells two people of one name apart: 张伟（A-001）). */
+const SUFFIX = /^(.+?)\s*([（(][^（）()]+[）)])$/u;
+/** The suffix's size, as a share of the name's. */
+const SUFFIX_SCALE = 0.4;
+
+/** `[name, suffix]`: the suffix shown on a smaller line under the name, so the name stays large. */
+export function splitName(text) {
+  const match = SUFFIX.exec(text);
+  return match ? [match[1], match[2]] : [text, ''];
+}
+
 export class WinnerCard {
   constructor(box) {
     this.box = box;
@@ -46,9 +57,11 @@ export class WinnerCard {
       this.fitted = '';
       this.tier.textContent = title;
       if (picture) { if (this.img.getAttribute('src') !== picture) this.img.src = picture; this.img.hidden = false; } else { this.img.hidden = true; this.img.removeAttribute('src'); }
-      replaceChildren(this.names, held.map((value, i) => el('li', {
-        class: value === null ? 'card-name is-unclaimed' : 'card-name', data: { winner: winnerText(value) }, text: texts[i],
-      })));
+      replaceChildren(this.names, held.map((value, i) => {
+        const [name, suffix] = splitName(texts[i]);
+        return el('li', { class: value === null ? 'card-name is-unclaimed' : 'card-name', data: { winner: winnerText(value) } },
+          el('span', { class: 'card-name-text', text: name }), suffix ? el('span', { class: 'card-id', text: suffix }) : null);
+      }));
       this.node.dataset.count = String(held.length);
     }
     this.fit();
@@ -61,10 +74,14 @@ export class WinnerCard {
     const key = `${this.signature}|${room.clientWidth}x${room.clientHeight}`;
     if (key === this.fitted) return;
     this.fitted = key;
-    const items = Array.from(room.children);
+    const rows = Array.from(room.children);
     if (!room.clientWidth || !room.clientHeight) return;
+    // Each name is fitted alone; a suffix line under it (a staff number) takes its share of the row.
+    const items = rows.map((row) => row.querySelector('.card-name-text'));
+    const tall = rows.some((row) => row.querySelector('.card-id'));
     // The largest size at which every name fits its share of the height, on at most two lines.
-    const share = { clientWidth: room.clientWidth, clientHeight: Math.floor(room.clientHeight / items.length) };
+    const share = { clientWidth: room.clientWidth,
+      clientHeight: Math.floor(room.clientHeight / rows.length / (tall ? 1 + SUFFIX_SCALE * 1.1 : 1)) };
     // At most about a quarter of the card's height: a name on one line reads better than a
     // giant one broken in two.
     const max = Math.floor(Math.min(share.clientHeight / 1.15, this.node.clientHeight * 0.26));
@@ -75,11 +92,13 @@ export class WinnerCard {
       item.style.fontSize = '100px';
       return Math.floor((share.clientWidth * 0.97 * 100) / Math.max(1, item.scrollWidth));
     }));
+    const chosen = oneLine >= size * 0.75 ? oneLine : size;
     if (oneLine >= size * 0.75) {
       for (const item of items) { item.style.whiteSpace = 'nowrap'; item.style.overflowWrap = ''; item.style.fontSize = `${oneLine}px`; }
-      return;
+    } else {
+      for (const item of items) showName(item, share, item.textContent, size);
     }
-    for (const item of items) showName(item, share, item.textContent, size);
+    for (const id of room.querySelectorAll('.card-id')) id.style.fontSize = `${Math.max(12, Math.round(chosen * SUFFIX_SCALE))}px`;
   }
 
   destroy() { this.node.remove(); }
