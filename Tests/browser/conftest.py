@@ -7,6 +7,7 @@ Environment:
   CHROMIUM, CHROMEDRIVER   defaults /usr/bin/chromium, /usr/bin/chromedriver
   TOMBOLA_PUBLIC     a Public/ directory to serve instead of the pages built into the binary
                      (`--public`): page edits show without a rebuild; CI leaves it unset
+  TOMBOLA_BROWSER_POOL=0   a new Chromium for every `browser(...)` instead of a kept, reset one
 """
 
 import contextlib
@@ -217,8 +218,57 @@ class Browser:
         self.driver = webdriver.Chrome(options=options, service=service)
         self.driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
             "width": width, "height": height, "deviceScaleFactor": 1, "mobile": width < 600})
-        self.width, self.height = width, height
+        self.width, self.height, self.lang = width, height, lang
         self.log = []
+        self.origins = set()
+        self.cdp_used = set()
+        record, run = self.cdp_used, self.driver.execute_cdp_cmd
+
+        def execute_cdp_cmd(cmd, cmd_args):
+            record.add(cmd)
+            return run(cmd, cmd_args)
+        self.driver.execute_cdp_cmd = execute_cdp_cmd
+
+    def get(self, url):
+        if url.startswith("http"):
+            self.origins.add("/".join(url.split("/", 3)[:3]))
+        return self.driver.get(url)
+
+    def set_window_size(self, width, height):
+        self.cdp_used.add("set_window_size")
+        return self.driver.set_window_size(width, height)
+
+    def reset(self):
+        """Back to a new window's state, for the next test (BrowserPool): one tab on about:blank (so
+        no page holds a socket), no cookies, storage or cache of any origin it opened, no emulation
+        a test set, no console messages. False (then it is quit instead) when a test changed
+        something this cannot undo (permissions, downloads, certificates, the window's size)."""
+        if self.cdp_used - RESETTABLE_CDP:
+            return False
+        try:
+            here = self.driver.current_url
+            if here.startswith("http"):
+                self.origins.add("/".join(here.split("/", 3)[:3]))
+            handles = self.driver.window_handles
+            for handle in handles[1:]:
+                self.driver.switch_to.window(handle)
+                self.driver.close()
+            self.driver.switch_to.window(handles[0])
+            self.driver.get("about:blank")
+            run = self.driver.execute_cdp_cmd
+            run("Network.clearBrowserCookies", {})
+            run("Network.clearBrowserCache", {})
+            for origin in self.origins:
+                run("Storage.clearDataForOrigin", {"origin": origin, "storageTypes": "all"})
+            run("Emulation.setEmulatedMedia", {"media": "", "features": []})
+            run("Emulation.setDefaultBackgroundColorOverride", {})
+            run("Emulation.setDeviceMetricsOverride", {
+                "width": self.width, "height": self.height, "deviceScaleFactor": 1, "mobile": self.width < 600})
+            self.driver.get_log("browser")  # drained: the next test reads only its own messages
+        except Exception:
+            return False
+        self.log, self.origins, self.cdp_used = [], set(), set()
+        return True
 
     def __getattr__(self, name):
         return getattr(self.driver, name)
@@ -255,19 +305,72 @@ def server():
     shutil.rmtree(s.data_dir, ignore_errors=True)
 
 
+# What Browser.reset undoes; a test that sent any other DevTools command gets a new window next time.
+RESETTABLE_CDP = {"Emulation.setEmulatedMedia", "Emulation.setDeviceMetricsOverride",
+                  "Emulation.setDefaultBackgroundColorOverride", "Page.captureScreenshot", "Page.printToPDF"}
+
+
+class BrowserPool:
+    """Chromium windows kept between tests: starting one costs 1–3 s of two shared cores, and the
+    browser tests open several hundred. A window goes back after its test only if `reset` can
+    return it to a new window's state; at most KEEP of each size and language wait."""
+
+    KEEP = 4
+
+    def __init__(self):
+        self.idle = {}
+
+    def take(self, width, height, lang):
+        waiting = self.idle.get((width, height, lang), [])
+        while waiting:
+            b = waiting.pop()
+            try:
+                b.driver.current_url  # still answering
+                return b
+            except Exception:
+                b.quit()
+        return Browser(width, height, lang)
+
+    def give_back(self, b):
+        waiting = self.idle.setdefault((b.width, b.height, b.lang), [])
+        if len(waiting) < self.KEEP and b.reset():
+            waiting.append(b)
+        else:
+            b.quit()
+
+    def close(self):
+        for waiting in self.idle.values():
+            for b in waiting:
+                b.quit()
+        self.idle = {}
+
+
+@pytest.fixture(scope="session")
+def browser_pool():
+    pool = BrowserPool()
+    yield pool
+    pool.close()
+
+
 @pytest.fixture
-def browser():
-    """Factory: browser(width, height, lang) → Browser; all quit at teardown."""
+def browser(browser_pool):
+    """Factory: browser(width, height, lang) → Browser, as a new window would be (a kept one,
+    reset: BrowserPool); all go back to the pool, or quit, at teardown. TOMBOLA_BROWSER_POOL=0
+    starts and quits a new Chromium for each instead."""
     made = []
+    pooled = os.environ.get("TOMBOLA_BROWSER_POOL", "1") != "0"
 
     def make(width=390, height=844, lang="en-US"):
-        b = Browser(width, height, lang)
+        b = browser_pool.take(width, height, lang) if pooled else Browser(width, height, lang)
         made.append(b)
         return b
 
     yield make
     for b in made:
-        b.quit()
+        if pooled:
+            browser_pool.give_back(b)
+        else:
+            b.quit()
 
 
 @pytest.fixture
