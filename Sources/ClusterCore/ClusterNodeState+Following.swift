@@ -72,7 +72,7 @@ extension ClusterNodeState {
         switch verdict {
         case .accepted:
             actions.append(.send(Self.roleHost, to: id))
-            actions.append(.sendOwnCheckin(id))  // a host's `checkin.names`
+            queueOwnCheckin(id, &actions)  // a host's `checkin.names`
         case .refused:
             actions.append(.countAuthFailure)
             actions.append(.send(DrawWire.errorText("bad_key", seq: nil), to: id))
@@ -161,7 +161,7 @@ extension ClusterNodeState {
         if let lastTick { actions.append(.send(lastTick, to: id)) }
         if let lastViewers { actions.append(.send(lastViewers, to: id)) }
         if member.isHost { actions.append(.send(Self.roleHost, to: id)) }
-        if member.device != nil || member.isHost { actions.append(.sendOwnCheckin(id)) }
+        if member.device != nil || member.isHost { queueOwnCheckin(id, &actions) }
     }
 
     /// One message from the owner's channel, in publication order.

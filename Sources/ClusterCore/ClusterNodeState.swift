@@ -67,6 +67,8 @@ package struct ClusterNodeState {
         case resend(UInt64)
         /// Forwarded request `id` got no answer in time.
         case forwardTimeout(UInt64)
+        /// Ask the owner for the gathered pages' own check-in parts (+Checkin).
+        case ownCheckin
     }
 
     /// The fan-out channel (`{d:CODE}:ch`) or the owner's command channel (`{d:CODE}:cmd`).
@@ -211,8 +213,9 @@ package struct ClusterNodeState {
         // Pages here.
         case deliver(String, stream: OutboundStream)
         case send(String, to: UInt64)
-        /// A page's own check-in part from the owner (batched by the shell).
-        case sendOwnCheckin(UInt64)
+        /// Ask the owner for these pages' own check-in parts (`CheckinQuery.pages(asks)`, one
+        /// ask per page) and send each page the snapshot with its part.
+        case askOwnCheckin([UInt64], [CheckinQuery.PageAsk])
         /// The owner revealed check-in winners: this instance's hosts get their presence.
         case relayWinnerPresence
         /// Check `key` (`HostKeyHash.verdict`) and answer `.keyChecked`.
@@ -303,6 +306,8 @@ package struct ClusterNodeState {
     var lastTick: String?
     var lastViewers: String?
     var waitingForSnapshot: [UInt64] = []
+    /// Pages waiting for their own check-in part (asked for together, +Checkin).
+    var ownCheckinPending: [UInt64] = []
     /// Snapshot reads sent and not answered yet.
     var snapshotReads = 0
     var cursor = ChainCursor()
@@ -350,6 +355,8 @@ package struct ClusterNodeState {
             if roomOpen, lease != nil { publishSnapshot(announcesOwner: false, &actions) }
         case .timerDue(.lease):
             tick(at: now, &actions)
+        case .timerDue(.ownCheckin):
+            ownCheckinDue(&actions)
         case .timerDue(.resend(let id)):
             publishForwarded(id, &actions)
         case .timerDue(.forwardTimeout(let id)):

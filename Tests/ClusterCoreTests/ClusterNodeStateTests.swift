@@ -257,7 +257,7 @@ struct ClusterSim {
             nodes[index].timers[timer] = at
         case .cancel(let timer):
             nodes[index].timers[timer] = nil
-        case .finishShutdown, .keepRolling, .deliver, .send, .sendOwnCheckin, .relayWinnerPresence, .countAuthFailure,
+        case .finishShutdown, .keepRolling, .deliver, .send, .askOwnCheckin, .relayWinnerPresence, .countAuthFailure,
              .openRoom, .closeRoom, .toRoom, .log, .audit:
             break
         }
@@ -633,5 +633,48 @@ extension ClusterNodeState.Action {
         plain.start()
         state.snapshot = ClusterSnapshot(token: 1, seq: 2, epoch: "e", offset: "1-0", text: plain.room.state.stateText(for: nil))
         #expect(state.forwardWait(stop) == .seconds(10))
+    }
+
+    /// A follower's pages with a device cookie or a host's key get their own check-in part:
+    /// gathered for 20 ms, each once, those still here, at most 1,000 per read (docs/CLUSTER.md).
+    @Test func aFollowersPagesAskForTheirOwnCheckinTogether() {
+        let cluster = ClusterSettings(endpoint: RedisEndpoint(host: "127.0.0.1"), key: Array(repeating: 9, count: 32))
+        let device = String(repeating: "ab", count: 32)
+        func follower(checkin: Bool) -> (ClusterNodeState, [ClusterNodeState.Action]) {
+            var state = ClusterNodeState(settings: .init(code: "ROOM", instanceID: "i2", cluster: cluster))
+            var random = SeededGenerator(seed: 1)
+            let now = ClusterNodeState.Moment(nanoseconds: 5_000_000_000, wallMilliseconds: 1_764_000_000_000)
+            _ = state.handle(.redis(up: true), at: now, using: &random)
+            for id in UInt64(1)...1_500 { _ = state.handle(.joined(id, remote: "10.0.0.1", device: id == 7 ? nil : device), at: now, using: &random) }
+            _ = state.handle(.left(3), at: now, using: &random)
+            let text = checkin ? #"{"type":"state","checkin":{"me":null}}"# : #"{"type":"state","checkin":null}"#
+            var actions = state.handle(.snapshotRead(ClusterSnapshot(token: 1, seq: 1, epoch: "e", offset: "", text: text), resend: false),
+                                       at: now, using: &random)
+            actions += state.handle(.keyChecked(7, .accepted), at: now, using: &random)  // a host: its `names`
+            actions += state.handle(.keyChecked(8, .accepted), at: now, using: &random)  // already waiting: asked once
+            return (state, actions)
+        }
+        let (first, gathered) = follower(checkin: true)
+        var state = first
+        let timers = gathered.compactMap { if case .schedule(.ownCheckin, let at) = $0 { at } else { nil } }
+        #expect(timers == [5_020_000_000], "one 20 ms timer for them all")
+        #expect(!gathered.contains { if case .askOwnCheckin = $0 { true } else { false } })
+        var random = SeededGenerator(seed: 2)
+        let later = ClusterNodeState.Moment(nanoseconds: 5_020_000_000, wallMilliseconds: 1_764_000_000_020)
+        _ = state.handle(.left(9), at: later, using: &random)
+        let asked = state.handle(.timerDue(.ownCheckin), at: later, using: &random).compactMap {
+            if case .askOwnCheckin(let pages, let asks) = $0 { (pages, asks) } else { nil }
+        }
+        #expect(asked.map(\.0.count) == [1_000, 498], "1,500 joined (7 with no device becomes a host); 3 and 9 left; 8 once")
+        let pages = asked.flatMap(\.0)
+        #expect(Set(pages).count == pages.count && !pages.contains(3) && !pages.contains(9))
+        #expect(zip(pages, asked.flatMap(\.1)).allSatisfy { page, ask in
+            page == 7 ? ask == CheckinQuery.PageAsk(device: nil, host: true)
+                      : ask == CheckinQuery.PageAsk(device: device, host: page == 8)
+        })
+        #expect(state.handle(.timerDue(.ownCheckin), at: later, using: &random).isEmpty, "nothing left to ask")
+        // An owner's state without a check-in part: nothing to ask.
+        let (_, plain) = follower(checkin: false)
+        #expect(!plain.contains { if case .schedule(.ownCheckin, _) = $0 { true } else { false } })
     }
 }

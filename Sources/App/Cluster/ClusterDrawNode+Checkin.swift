@@ -69,29 +69,11 @@ extension ClusterDrawNode: CheckinChannel {
         }
     }
 
-    /// A page here with a device cookie, or a host's, gets after the public snapshot the same
-    /// `state` with its own `checkin` part from the owner (`me`: its entry and the rounds it
-    /// wins; a host's `names`), as the owner's pages get it. Pages are asked for together (one
-    /// forwarded read per 20 ms and per 1,000 pages, e.g. after a new owner's `R`), and the
-    /// snapshot is serialised once per answer, each page's part spliced in.
-    func sendOwnCheckin(to id: UInt64) {
-        guard state.members[id] != nil, state.snapshotSummary.hasCheckin else { return }
-        checkinPagesPending.append(id)
-        guard checkinPagesPending.count == 1 else { return }
-        _ = loop.scheduleTimer(after: .milliseconds(20)) { [self] in
-            let pending = checkinPagesPending
-            checkinPagesPending = []
-            guard room == nil else { return }
-            var seen = Set<UInt64>()
-            let ids = pending.filter { state.members[$0] != nil && seen.insert($0).inserted }
-            for start in stride(from: 0, to: ids.count, by: CheckinQuery.maxPages) {
-                askOwnCheckin(Array(ids[start..<min(ids.count, start + CheckinQuery.maxPages)]))
-            }
-        }
-    }
-
-    private func askOwnCheckin(_ ids: [UInt64]) {
-        let asks = ids.map { CheckinQuery.PageAsk(device: state.members[$0]?.device, host: state.members[$0]?.isHost == true) }
+    /// Pages here (`ClusterNodeState+Checkin` gathered them, with a device cookie or a host's
+    /// key) get the owner's public `state` with their own `checkin` part (`me`: its entry and the
+    /// rounds it wins; a host's `names`), as the owner's pages get it: one forwarded read for
+    /// them all, and the snapshot serialised once, each page's part spliced in.
+    func askOwnCheckin(_ ids: [UInt64], _ asks: [CheckinQuery.PageAsk]) {
         checkinRead(.pages(asks)) { [self] outcome in
             guard case .success(let parts) = outcome, let parts = parts.arrayValue, parts.count == ids.count else { return }
             loop.execute { [self] in

@@ -128,8 +128,8 @@ extension ClusterDrawNode {
             group.broadcast(text: text, stream: stream)
         case .send(let text, let id):
             handles[id]?.send(text: text)
-        case .sendOwnCheckin(let id):
-            sendOwnCheckin(to: id)
+        case .askOwnCheckin(let pages, let asks):
+            askOwnCheckin(pages, asks)
         case .relayWinnerPresence:
             relayWinnerPresence()
         case .checkKey(let key, let remote, let id):

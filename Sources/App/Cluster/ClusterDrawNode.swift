@@ -76,8 +76,6 @@ final class ClusterDrawNode: DrawChannel, @unchecked Sendable {
     /// Check-in (ClusterDrawNode+Checkin): per-instance attempt limits and the store.
     let checkinLimits = CheckinLimits()
     lazy var checkinStore = CheckinStore(client: store.client)
-    /// Follower: pages waiting for their own `state.checkin` from the owner (asked together).
-    var checkinPagesPending: [UInt64] = []
 
     struct PendingAnswer {
         let client: String
