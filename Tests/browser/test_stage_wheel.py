@@ -8,17 +8,16 @@ One draw, one projector page (1920x1080, sound on) for every check: 285 entrants
 phone numbers) masked as names, 3 winners a stop, then 1; then the page reloads after the
 one-winner reveal. The event runs once (a module fixture); each test checks one item on it."""
 
-import json
 import math
 import time
 import unicodedata
-import urllib.request
 
 import pytest
 from selenium.webdriver.common.action_chains import ActionChains
 
 from conftest import Browser
 from test_draw import create_draw, open_page
+from test_stage_modes import api
 
 TIMEOUT = 25
 TAU = 2 * math.pi
@@ -136,14 +135,6 @@ PATHS = r"""
     done({ cases, bad: bad.slice(0, 5) });
   }).catch((e) => done({ error: String(e) }));
 """
-
-
-def api(server, path, key, body=None, method="POST"):
-    data = json.dumps(body if body is not None else {}).encode() if method != "GET" else None
-    req = urllib.request.Request(server.url(path), data=data, method=method,
-                                 headers={"Authorization": "Bearer " + key, "Content-Type": "application/json"})
-    with urllib.request.urlopen(req, timeout=60) as r:
-        return json.load(r)
 
 
 def masked(text):
