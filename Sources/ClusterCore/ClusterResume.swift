@@ -16,13 +16,9 @@ enum ClusterResume {
         // Read back waiting for its drand round (the chain ends with the round's `beacon` lock):
         // it rolls on and the new owner fetches that same drand round (docs/FAIRNESS.md §13).
         if draw.sealing != nil { return .resumeSealed }
-        if let hint = rolling.flatMap({ try? JSONValue.parse($0) }), hint["commitment"]?.stringValue == draw.commit?.commitment,
-           let items = hint["contributions"]?.arrayValue {
-            let contributions = items.compactMap { $0.stringValue.flatMap(Contribution.init(hex:)) }
-            if contributions.count == items.count,
-               (try? draw.resumeRolling(contributions: contributions, audience: hint["audience"]?.stringValue)) != nil {
-                return .resumeRolling
-            }
+        if let hint = rolling.flatMap({ try? ClusterRollingHint.decode($0) }), hint.commitment == draw.commit?.commitment,
+           (try? draw.resumeRolling(contributions: hint.contributions, audience: hint.audience)) != nil {
+            return .resumeRolling
         }
         guard let stopped = draw.lastResult, !revealed(stopped, snapshot: snapshot),
               (try? draw.resumeStopping()) != nil else { return nil }

@@ -34,13 +34,8 @@ extension ClusterDrawNode: DrawAnnouncer {
     /// contributions and audience number: the same winners at Stop). Only the lease holder
     /// can write it; a stale one is ignored (it names a commitment already used).
     func keepRolling(_ draw: Draw, lease: OwnerLease) {
-        guard draw.phase == .rolling, let commit = draw.commit else { return }
-        let hint: JSONValue = .object([
-            "commitment": .string(commit.commitment), "round": .int(Int64(commit.round)),
-            "contributions": .array(draw.frozenContributions.map { .string($0.hex) }),
-            "audience": draw.frozenAudience.map { .string($0) } ?? .null,
-        ])
-        let value = Array(hint.canonicalString.utf8)
+        guard let hint = ClusterRollingHint(rolling: draw) else { return }
+        let value = hint.encoded
         if let pending = pendingStartAnswer {
             // The Start's answer and the round's frozen inputs in one script: a host resending it
             // after a takeover gets the original answer exactly when the new owner carries it on.
