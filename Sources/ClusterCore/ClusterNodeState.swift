@@ -170,6 +170,8 @@ package struct ClusterNodeState {
         case join(UInt64, remote: String, device: String?)
         case leave(UInt64)
         case received(String, from: UInt64)
+        /// A page's `hello` as this instance read it while it followed (a takeover).
+        case hello(UInt64, entropy: Contribution, client: String?)
         case keyChecked(UInt64, DrawRoomState.KeyVerdict)
         case linkDevice(String, device: String?)
         case pruneDevices(live: Set<String>)
@@ -653,11 +655,7 @@ package struct ClusterNodeState {
             guard let member = members[id] else { continue }
             actions.append(.toRoom(.join(id, remote: member.remote, device: member.device)))
             if member.isHost { actions.append(.toRoom(.keyChecked(id, .accepted))) }
-            if let entropy = member.entropy {
-                let hello: JSONValue = .object(["type": .string("hello"), "entropy": .string(entropy.hex),
-                                                "client": member.client.map { .string($0) } ?? .null])
-                actions.append(.toRoom(.received(hello.canonicalString, from: id)))
-            }
+            if let entropy = member.entropy { actions.append(.toRoom(.hello(id, entropy: entropy, client: member.client))) }
         }
         actions.append(.toRoom(.event(.remoteViewers(remoteViewerSum(at: now, &actions)))))
         actions.append(.log(.owner(token: held.token, records: draw.recordCount)))

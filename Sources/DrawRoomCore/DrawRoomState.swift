@@ -55,6 +55,9 @@ public struct DrawRoomState {
         case joined(UInt64, remote: String)
         case left(UInt64)
         case received(String, from: UInt64)
+        /// A page's `hello`, already read: a new cluster owner takes up a page that said it to
+        /// this instance as a follower (`ClusterNodeState.open`).
+        case hello(UInt64, entropy: Contribution?, client: String?)
         case keyChecked(UInt64, KeyVerdict)
         case command(HostCommand, seq: Int64?, client: String?, awaitReveal: Bool, caller: UInt64)
         case timerDue(Timer)
@@ -340,6 +343,8 @@ public struct DrawRoomState {
         var actions: [Action] = []
         now = time
         switch event {
+        case .hello(let id, let entropy, let client):
+            hello(id, entropy: entropy, client: client)
         case .joined(let id, let remote):
             members[id] = Member(remote: remote)
             actions.append(.sendState(snapshot(for: id), to: id))
@@ -421,7 +426,7 @@ public struct DrawRoomState {
             actions.append(.cancel(.claims))
         }
         switch event {
-        case .joined, .left, .received, .keyChecked, .hostKeyChanged, .remoteViewers, .remoteEntropy:
+        case .joined, .left, .received, .hello, .keyChecked, .hostKeyChanged, .remoteViewers, .remoteEntropy:
             // A page coming, going or saying hello (here or on another instance) changes no shared
             // part of the snapshot (a command does: `received` drops the snapshots for it; the
             // viewer count is refreshed with the viewers timer).
@@ -438,6 +443,12 @@ public struct DrawRoomState {
 
     // MARK: Messages
 
+    /// A page's entropy (for the next Start) and its client id (a host's resent commands).
+    private mutating func hello(_ id: UInt64, entropy: Contribution?, client: String?) {
+        if let entropy { members[id]?.entropy = entropy }
+        if let client { members[id]?.client = client }
+    }
+
     private mutating func received(_ text: String, from id: UInt64, at time: Time,
                                    using random: inout some RandomNumberGenerator, _ actions: inout [Action]) {
         guard var member = members[id] else { return }
@@ -450,9 +461,7 @@ public struct DrawRoomState {
         }
         switch message {
         case .hello(let entropy, let client):
-            if let entropy { member.entropy = entropy }
-            if let client { member.client = client }
-            members[id] = member
+            hello(id, entropy: entropy, client: client)
         case .sync:
             actions.append(.sendState(snapshot(for: id), to: id))
         case .auth(let key, let client):

@@ -566,13 +566,18 @@ extension ClusterNodeState.Action {
 
     /// A node that takes the lease of "ROOM" and reads back `records` (the last commitment's
     /// `seed` sealed beside them): what it did on the lease, on the log read and on opening.
-    static func takeOver(_ records: [DrawRecord], config: DrawConfig, seed: Seed, commitment: String)
+    /// `pages`: pages here before it, each with what it sent first.
+    static func takeOver(_ records: [DrawRecord], config: DrawConfig, seed: Seed, commitment: String, pages: [(UInt64, String)] = [])
         -> (state: ClusterNodeState, leased: [ClusterNodeState.Action], read: [ClusterNodeState.Action], opened: [ClusterNodeState.Action]) {
         let settings = ClusterSettings(endpoint: RedisEndpoint(host: "127.0.0.1"), key: Array(repeating: 9, count: 32))
         var state = ClusterNodeState(settings: .init(code: "ROOM", instanceID: "i1", cluster: settings))
         var random = SeededGenerator(seed: 3)
         let now = ClusterNodeState.Moment(nanoseconds: 10_000_000_000, wallMilliseconds: 1_764_000_000_000)
         _ = state.handle(.redis(up: true), at: now, using: &random)
+        for (id, text) in pages {
+            _ = state.handle(.joined(id, remote: "10.0.0.\(id)", device: nil), at: now, using: &random)
+            _ = state.handle(.received(text, from: id), at: now, using: &random)
+        }
         let lease = OwnerLease(draw: "ROOM", owner: "i1", token: 4, validUntil: now.nanoseconds + 2_000_000_000)
         let leased = state.handle(.leaseAcquired(.acquired(lease)), at: now, using: &random)
         let chain = ClusterChain(configJSON: config.json.canonicalString, records: records,
@@ -676,5 +681,26 @@ extension ClusterNodeState.Action {
         // An owner's state without a check-in part: nothing to ask.
         let (_, plain) = follower(checkin: false)
         #expect(!plain.contains { if case .schedule(.ownCheckin, _) = $0 { true } else { false } })
+    }
+
+    /// A new owner takes up its pages as its room's members: a page's `hello` (its entropy and
+    /// client) goes to the room as a typed event, after the page's join, not as text to parse again.
+    @Test func aTakeoverHandsTheRoomEachPagesHelloTyped() throws {
+        var old = try ClusterResumeTests.OldOwner()
+        old.start()
+        let seed = try old.stop()
+        guard case .commit(let commitment, _)? = old.records.last(where: { if case .commit = $0.body { true } else { false } })?.body else {
+            Issue.record("no commit"); return
+        }
+        let entropy = "00112233445566778899aabbccddeeff"
+        let (_, _, _, opened) = Self.takeOver(old.records, config: .standard, seed: seed, commitment: commitment, pages: [
+            (4, #"{"type":"hello","entropy":"\#(entropy)","client":"phone-4"}"#), (5, #"{"type":"hello"}"#),
+        ])
+        let inputs = opened.compactMap { if case .toRoom(let input) = $0 { input } else { nil } }
+        let joined = inputs.firstIndex { if case .join(4, _, _) = $0 { true } else { false } }
+        let hello = inputs.firstIndex { if case .hello(4, let e, "phone-4") = $0 { e.hex == entropy } else { false } }
+        #expect(joined != nil && hello != nil && joined! < hello!)
+        #expect(!inputs.contains { if case .hello(5, _, _) = $0 { true } else { false } }, "no entropy: nothing to take up")
+        #expect(!inputs.contains { if case .received = $0 { true } else { false } })
     }
 }

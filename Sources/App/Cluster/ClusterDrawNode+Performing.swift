@@ -166,6 +166,7 @@ extension ClusterDrawNode {
                 room.join(handle, remote: remote, device: device)
             case .leave(let id): room.leave(id)
             case .received(let text, let id): room.received(text, from: id)
+            case .hello(let id, let entropy, let client): room.hello(id, entropy: entropy, client: client)
             case .keyChecked(let id, let verdict): room.keyChecked(id, verdict)
             case .linkDevice(let page, let device): room.linkRemoteDevice(page, device: device)
             case .pruneDevices(let live): room.pruneRemoteDevices(live: live)

@@ -185,6 +185,12 @@ final class DrawRoom: @unchecked Sendable {
         }
     }
 
+    /// A page's `hello` read elsewhere (a new cluster owner takes up its follower's pages), in
+    /// the order of the page's other messages.
+    func hello(_ id: UInt64, entropy: Contribution?, client: String?) {
+        whenReady { [self] in apply(.hello(id, entropy: entropy, client: client)) }
+    }
+
     /// Runs a host command (already authenticated) and reports when it is applied, or for
     /// `stop` with `awaitReveal` once the winners are revealed.
     func perform(_ command: HostCommand, seq: Int64?, client: String?, awaitReveal: Bool = false,
