@@ -32,6 +32,19 @@ package struct ClusterReply: Sendable, Equatable {
         return Array(JSONValue.object(members).canonicalString.utf8)
     }
 
+    /// A command's answer as the owner keeps it in `{d:CODE}:acks` (`{"ack","result"}`), so a
+    /// command resent to any later owner gets it again (docs/CLUSTER.md, *Resending after a takeover*).
+    package static func kept(_ reply: CommandReply) -> String {
+        JSONValue.object(["ack": reply.ack, "result": reply.result ?? .null]).canonicalString
+    }
+
+    /// `kept`'s text read back.
+    package static func keptReply(_ text: String) throws(ClusterWireError) -> CommandReply {
+        guard let json = try? JSONValue.parse(text), json.objectValue != nil else { throw .notJSON }
+        guard let ack = json["ack"], !ack.isNull else { throw .badMember("ack") }
+        return CommandReply(ack: ack, result: json["result"].flatMap { $0.isNull ? nil : $0 })
+    }
+
     package static func decode(_ payload: [UInt8]) throws(ClusterWireError) -> ClusterReply {
         guard let json = try? JSONValue.parse(payload), json.objectValue != nil else { throw .notJSON }
         guard let draw = json["draw"]?.stringValue else { throw .badMember("draw") }

@@ -30,9 +30,9 @@ enum ClusterResume {
     /// snapshot: not shown (showing a landing again costs a second and a half; never showing
     /// one freezes the stage).
     static func revealed(_ round: DrawRecord, snapshot: String?) -> Bool {
-        guard case .round(let drawn) = round.body, let text = snapshot,
-              let state = ClusterSnapshot.parse(text[...]).flatMap({ try? JSONValue.parse($0.0.text) }),
-              let phase = state["phase"]?.stringValue, let next = state["round"]?.intValue else { return false }
+        guard case .round(let drawn) = round.body, let text = snapshot, let stored = ClusterSnapshot.parse(text[...])?.0 else { return false }
+        let state = ClusterSnapshotSummary(stateText: stored.text)
+        guard let phase = state.phase, let next = state.round else { return false }
         return (phase == DrawPhase.revealed.rawValue || phase == DrawPhase.idle.rawValue) && next > Int64(drawn.round)
     }
 }

@@ -10,6 +10,9 @@ package struct ClusterSnapshotSummary: Equatable, Sendable {
     package var settingsHash: String?
     /// The state carries a `checkin` part: pages with a device or a host's key get their own.
     package var hasCheckin = false
+    /// The phase and the next round's number (`phase`, `round`): whether pages were shown a reveal.
+    package var phase: String?
+    package var round: Int64?
 
     package init() {}
 
@@ -18,5 +21,7 @@ package struct ClusterSnapshotSummary: Equatable, Sendable {
         beaconSealed = json["config"]?["beacon"]?.boolValue == true
         settingsHash = json["config"]?["hash"]?.stringValue
         hasCheckin = json["checkin"]?.objectValue != nil
+        phase = json["phase"]?.stringValue
+        round = json["round"]?.intValue
     }
 }

@@ -35,6 +35,8 @@ import Testing
         #expect(summary.beaconSealed)
         #expect(summary.settingsHash != nil && summary.settingsHash == json["config"]?["hash"]?.stringValue)
         #expect(summary.hasCheckin == (json["checkin"]?.objectValue != nil))
+        #expect(summary.phase != nil && summary.phase == json["phase"]?.stringValue)
+        #expect(summary.round != nil && summary.round == json["round"]?.intValue)
         let checkin = ClusterSnapshotSummary(stateText: #"{"type":"state","checkin":{"me":null},"config":{"hash":"h1","beacon":false}}"#)
         #expect(checkin == { var s = ClusterSnapshotSummary(); s.settingsHash = "h1"; s.hasCheckin = true; return s }())
         #expect(ClusterSnapshotSummary(stateText: #"{"type":"state","checkin":null}"#) == ClusterSnapshotSummary())

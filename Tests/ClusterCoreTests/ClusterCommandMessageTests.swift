@@ -135,6 +135,15 @@ import Testing
         for reply in Self.replies { #expect(try ClusterReply.decode(reply.encoded) == reply) }
     }
 
+    @Test func aKeptAnswerReadsBackAsItWasKept() throws {
+        for reply in Self.replies {
+            guard case .success(let answer) = reply.outcome else { continue }
+            #expect(try ClusterReply.keptReply(ClusterReply.kept(answer)) == answer)
+        }
+        #expect(throws: ClusterWireError.notJSON) { try ClusterReply.keptReply("{") }
+        #expect(throws: ClusterWireError.badMember("ack")) { try ClusterReply.keptReply(#"{"result":null}"#) }
+    }
+
     @Test func everyPrefixOfAReplyIsRefused() {
         for reply in Self.replies {
             let bytes = reply.encoded

@@ -43,7 +43,7 @@ extension ClusterDrawNode {
             case .failure:
                 return completion(.failure(CommandFailure(code: "cluster_unavailable")))
             case .success(let answers):
-                if let text = answers[seq], let reply = Self.decodeAnswer(text) { return completion(.success(reply)) }
+                if let text = answers[seq], let reply = try? ClusterReply.keptReply(text) { return completion(.success(reply)) }
             }
             guard let room = self.room else {
                 return submit(command, seq: seq, client: client, awaitReveal: awaitReveal, completion: completion)
@@ -82,7 +82,7 @@ extension ClusterDrawNode {
     /// and resends: the new owner's log says what happened.
     func rememberAnswer(_ pending: PendingAnswer, alsoSet: (key: String, value: [UInt8])?) {
         guard let lease = state.lease else { return pending.completion(.failure(CommandFailure(code: "cluster_unavailable"))) }
-        let answer = KeptAnswer(client: pending.client, seq: pending.seq, text: Self.encodeAnswer(pending.reply),
+        let answer = KeptAnswer(client: pending.client, seq: pending.seq, text: ClusterReply.kept(pending.reply),
                                 ttl: settings.answerTTL, keep: settings.answersKept)
         store.rememberAnswer(answer, alsoSet: alsoSet, lease: lease) { [self] result in
             switch result {
@@ -96,15 +96,6 @@ extension ClusterDrawNode {
                 pending.completion(.failure(CommandFailure(code: "cluster_unavailable")))
             }
         }
-    }
-
-    static func encodeAnswer(_ reply: CommandReply) -> String {
-        JSONValue.object(["ack": reply.ack, "result": reply.result ?? .null]).canonicalString
-    }
-
-    static func decodeAnswer(_ text: String) -> CommandReply? {
-        guard let json = try? JSONValue.parse(text), let ack = json["ack"] else { return nil }
-        return CommandReply(ack: ack, result: json["result"].flatMap { $0.isNull ? nil : $0 })
     }
 
     /// A host command forwarded by instance `from` as request `id` (`ClusterNodeState.inbound`):

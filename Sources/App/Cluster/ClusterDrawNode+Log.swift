@@ -33,7 +33,7 @@ extension ClusterDrawNode {
         let key = records.first.map { "r\($0.index)" } ?? "c\(lease.token).\(nextBatch)"
         // The command's answer is kept with its records: resent to the next owner, it gets the same answer.
         let answer = batch.answer.map {
-            KeptAnswer(client: $0.client, seq: $0.seq, text: Self.encodeAnswer($0.reply), ttl: settings.answerTTL, keep: settings.answersKept)
+            KeptAnswer(client: $0.client, seq: $0.seq, text: ClusterReply.kept($0.reply), ttl: settings.answerTTL, keep: settings.answersKept)
         }
         store.appendBatch(records, config: batch.config, idempotencyKey: key, lease: lease, answer: answer) { [self] result in
             switch result {
