@@ -73,12 +73,18 @@ export class CertificateState extends EventTarget {
     }
   }
 
-  /** A check-in round's winners are public ids: their names, where the host shows names (as the screen does). */
+  /**
+   * A check-in round's winners are public ids: their names, where the host shows names (as the
+   * screen does), from the check-in pool's list. Not the round's winners page: a round a Clear
+   * took off the board is not there (a 404 in the console of every certificate of it), and a
+   * list or range pool needs no names at all.
+   */
   async loadNames() {
+    if (!this.checkinPool) return;
     try {
-      const response = await fetch(`/api/draws/${encodeURIComponent(this.code)}/rounds/${this.round}/winners?limit=200`, { cache: 'no-store' });
-      const page = response.ok ? await response.json() : null;
-      for (const [id, name] of Object.entries(page?.names ?? {})) if (typeof name === 'string') entrantNames.set(id, name);
+      const response = await fetch(`/api/draws/${encodeURIComponent(this.code)}/entries/pool`, { cache: 'no-store' });
+      const pool = response.ok ? await response.json() : null;
+      for (const [id, name] of Object.entries(pool?.names ?? {})) if (typeof name === 'string') entrantNames.set(id, name);
     } catch {
       // No names: the ids the record holds are shown.
     }
@@ -93,7 +99,11 @@ export class CertificateState extends EventTarget {
   async loadMask() {
     try {
       const response = await fetch(`/api/draws/${encodeURIComponent(this.code)}`, { cache: 'no-store' });
-      if (response.ok) setMask((await response.json()).config?.mask);
+      if (response.ok) {
+        const config = (await response.json()).config;
+        setMask(config?.mask);
+        this.checkinPool = config?.pool?.kind === 'checkin';
+      }
     } catch {
       // The draw's state is unreachable: the export below tells whether the page can show anything.
     }
