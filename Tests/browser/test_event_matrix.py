@@ -147,6 +147,12 @@ def test_a_company_party_in_chinese_shows_the_record_in_every_mode(server, brows
              "phone": open_page(browser(390, 844, "zh-CN"), server.url("/watch/%s" % code))}
     pages["host"].wait_js("window.tombola.state.role === 'host'", TIMEOUT)
     assert_all_chinese(pages)
+    # The host's settings, every part open (the file inputs' buttons among them), also all Chinese.
+    pages["host"].js("document.querySelectorAll('details').forEach((d) => { d.open = true; });")
+    for y in range(0, pages["host"].js("return document.body.scrollHeight"), 700):
+        pages["host"].js("window.scrollTo(0, arguments[0])", y)
+        assert_all_chinese({"host": pages["host"]})
+    pages["host"].js("document.querySelectorAll('details').forEach((d) => { d.open = false; }); window.scrollTo(0, 0)")
 
     first = start_stop(server, code, key, pages)
     shown, _ = holders(server, code, key, first["round"])

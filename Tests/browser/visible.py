@@ -94,13 +94,25 @@ ALLOWED_ON_ZH = {"Tombola", "QR", "CSV", "PNG", "JPEG", "WebP", "SVG", "JSON", "
 WORD = re.compile(r"\w+")
 
 
+# A file input draws its own button and "No file chosen" in the browser's language, not the
+# page's, and in no text node: a visible one counts as a foreign word.
+NATIVE_FILE_INPUTS = """
+  return Array.from(document.querySelectorAll('input[type=file]')).filter((n) => {
+    const r = n.getBoundingClientRect();
+    const cs = getComputedStyle(n);
+    return r.width > 2 && r.height > 2 && cs.visibility !== 'hidden' && cs.display !== 'none' && !n.closest('[hidden]')
+      && cs.clip !== 'rect(0px, 0px, 0px, 0px)' && parseFloat(cs.opacity) > 0;
+  }).length;
+"""
+
+
 def english_words(page, allow=()):
     """ASCII words visible on a page that should be all Chinese, past the allowed ones, the draw's
-    code and anything in `allow` (entrants' own names, say)."""
+    code and anything in `allow` (entrants' own names, say); a visible native file input counts."""
     allowed = ALLOWED_ON_ZH | set(allow)
-    out = []
+    out = [("<input type=file>", "the browser's own button text")] * page.js(NATIVE_FILE_INPUTS)
     for piece in seen(page):
-        text = re.sub(r"\S*/\S*", "", piece["text"])  # addresses and paths
+        text = re.sub(r"\S*/\S*|\?\w+", "", piece["text"])  # addresses, paths and ?query words to type
         for word in WORD.findall(text):
             # digits in it: a number, a draw's code (358GYW), a hash (c1415cd4); a letter past ASCII: not
             # English (Nguyễn, Thị); one letter: a unit or a mark
