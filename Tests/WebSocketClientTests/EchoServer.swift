@@ -44,7 +44,11 @@ final class EchoServer: Sendable {
 
     private static func serve(_ fd: Int32, configuration: WebSocketHandshake.Configuration, maxMessageSize: Int) {
         defer { close(fd) }
-        var timeout = timeval(tv_sec: 10, tv_usec: 0)
+        // An idle connection is closed after two minutes, so a thread never waits forever. Not
+        // sooner: `timesOutWhenNothingArrives` needs the server silent and open for longer than
+        // the client waits, and under `swift test --parallel` on two loaded cores that test once
+        // took 47 s, past the 10 s this was, and read the close instead of its own time-out.
+        var timeout = timeval(tv_sec: 120, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         var received: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 65536)
