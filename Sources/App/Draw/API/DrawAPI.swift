@@ -82,7 +82,7 @@ enum DrawAPI {
                 let language = QueryString.value(of: "lang", in: request.head.query) ?? "en"
                 return exportCSV(room, host: withEntrants, language: language, responder: responder)
             }
-            export(room, csv: false, withEntrants: withEntrants, from: from, responder: responder)
+            export(room, withEntrants: withEntrants, from: from, responder: responder)
         case (2, "config"):
             if method == "GET" {
                 // The full settings (the names the `state` summary leaves out), cached and validated by ETag.
@@ -263,9 +263,10 @@ enum DrawAPI {
         }
     }
 
-    private static func export(_ room: any DrawChannel, csv: Bool, withEntrants: Bool = false, from: Int = 0, responder: Responder) {
+    /// The JSON export (the CSV has its own answer, `exportCSV`).
+    private static func export(_ room: any DrawChannel, withEntrants: Bool = false, from: Int = 0, responder: Responder) {
         let code = room.code
-        let piece: @Sendable ([DrawRecord]) -> [DrawRecord] = { records in from == 0 || csv ? records : records.filter { $0.index >= from } }
+        let piece: @Sendable ([DrawRecord]) -> [DrawRecord] = { records in from == 0 ? records : records.filter { $0.index >= from } }
         guard !withEntrants else {
             guard let room = room as? any CheckinChannel else { return responder.respond(APIError.response("not_found")) }
             room.checkinRead(.export) { outcome in
@@ -291,15 +292,8 @@ enum DrawAPI {
         room.export { result in
             switch result {
             case .success(let records):
-                var response: HTTPResponse
-                if csv {
-                    response = HTTPResponse(status: .ok, headers: ["Content-Type": "text/csv; charset=utf-8"],
-                                            body: Array(DrawExportCSV.text(records: records).utf8))
-                } else {
-                    response = HTTPResponse.json(.ok, Array(DrawExport.json(code: code, records: piece(records)).utf8))
-                }
-                response.headers.add(name: "Content-Disposition",
-                                     value: "attachment; filename=\"tombola-\(code).\(csv ? "csv" : "json")\"")
+                var response = HTTPResponse.json(.ok, Array(DrawExport.json(code: code, records: piece(records)).utf8))
+                response.headers.add(name: "Content-Disposition", value: "attachment; filename=\"tombola-\(code).json\"")
                 response.headers.add(name: "Cache-Control", value: "no-store")
                 responder.respond(response)
             case .failure(let error):
