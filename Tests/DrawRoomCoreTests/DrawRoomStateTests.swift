@@ -122,6 +122,24 @@ import Testing
         #expect(room.state.draw.phase == .revealed)
     }
 
+    /// Runs the room's motion timer from `actions` until it stops (at most 200 steps): when the
+    /// result was broadcast, and how many ticks went out on the way.
+    private func runMotion(_ room: inout RoomHarness, from actions: [DrawRoomState.Action]) -> (revealedAt: ContinuousClock.Instant?, ticks: Int) {
+        var revealedAt = actions.broadcastTypes.contains("result") ? room.time.instant : nil
+        var ticks = 0
+        var due = actions.motionDue
+        var steps = 0
+        while let next = due, steps < 200 {
+            room.time.instant = next
+            let step = room.handle(.timerDue(.motion))
+            if step.broadcastTypes.contains("result") { revealedAt = next }
+            ticks += step.broadcastTypes.filter { $0 == "tick" }.count
+            due = step.motionDue
+            steps += 1
+        }
+        return (revealedAt, ticks)
+    }
+
     @Test func theSlowDownCountsFromTheStopSoStoringDoesNotLengthenIt() throws {
         for storing in [Duration.zero, .milliseconds(120), .milliseconds(400)] {
             var room = try RoomHarness(slowDown: .milliseconds(300))
@@ -132,17 +150,8 @@ import Testing
             room.advance(storing)
             let stored = room.handle(.stored(.success(())))
             #expect(stored.broadcastTypes.first == "phase")
-            var revealedAt = stored.broadcastTypes.contains("result") ? room.time.instant : nil
-            var due = stored.motionDue
-            var steps = 0
-            while let next = due, steps < 100 {
-                room.time.instant = next
-                let actions = room.handle(.timerDue(.motion))
-                if actions.broadcastTypes.contains("result") { revealedAt = next }
-                due = actions.motionDue
-                steps += 1
-            }
-            let revealed = try #require(revealedAt, "no result after storing for \(storing)")
+            let motion = runMotion(&room, from: stored)
+            let revealed = try #require(motion.revealedAt, "no result after storing for \(storing)")
             // Revealed 300 ms after the stop ran, however long the write took (within a timer's
             // microsecond rounding), and at once when the write took longer than the slow-down.
             let expected = max(ranAt + .milliseconds(300), ranAt + storing)
@@ -161,19 +170,9 @@ import Testing
             _ = room.start()
             _ = room.command(.stop)
             let ranAt = room.time.instant
-            let stored = room.handle(.stored(.success(())))
-            var revealedAt: ContinuousClock.Instant?
-            var due = stored.motionDue
-            var count = 0
-            while let next = due, count < 200 {
-                room.time.instant = next
-                let actions = room.handle(.timerDue(.motion))
-                if actions.broadcastTypes.contains("result") { revealedAt = next }
-                ticks[ms, default: 0] += actions.broadcastTypes.filter { $0 == "tick" }.count
-                due = actions.motionDue
-                count += 1
-            }
-            let revealed = try #require(revealedAt)
+            let motion = runMotion(&room, from: room.handle(.stored(.success(()))))
+            ticks[ms] = motion.ticks
+            let revealed = try #require(motion.revealedAt)
             #expect(abs((revealed - (ranAt + .milliseconds(ms))) / .microseconds(1)) <= 50, "\(ms) ms: revealed \(revealed - ranAt) after the stop")
         }
         #expect(ticks[4000, default: 0] > ticks[1500, default: 0])
