@@ -302,12 +302,32 @@ def test_the_field_lights_the_winner_after_earlier_winners_leave_it_and_bad_mode
     lit = [(t, f["t"] - result_at) for f in got if f["phase"] == "revealed" for t, _, _ in f["mode"]]
     assert lit, "the field lit nobody"
     assert {t for t, _ in lit} == {winner}, "the field lit %s, the server drew %s" % (lit, winner)
-    chip = screen.js("""
-      const c = document.querySelector('.names-chip'), l = document.querySelector('[data-mode-layer]');
-      if (!c) return null;
-      const a = c.getBoundingClientRect(), b = l.getBoundingClientRect();
-      return a.top >= b.top - 1 && a.bottom <= b.bottom + 1 && a.left >= b.left - 1 && a.right <= b.right + 1;""")
-    assert chip is not False, "the lit name runs out of the field"
+    assert screen.js(LIT_INSIDE) is not False, "the lit name runs out of the field"
+    assert screen.errors() == []
+
+
+LIT_INSIDE = """
+  const c = document.querySelector('.names-chip'), l = document.querySelector('[data-mode-layer]');
+  if (!c) return null;
+  const a = c.getBoundingClientRect(), b = l.getBoundingClientRect();
+  return a.top >= b.top - 1 && a.bottom <= b.bottom + 1 && a.left >= b.left - 1 && a.right <= b.right + 1;"""
+
+
+def test_a_few_long_names_light_whole_inside_the_field(server, browser):
+    """A field of a few names lays them out large; the lit one, grown, once wrapped after it was
+    placed and ran off the bottom of a 1080p stage (so a check-in test of six names failed only
+    when a long name in the lower row won). Two long names: whichever wins is lit whole, inside
+    the field, on one line."""
+    names = ["Nguyễn Thị Minh Khai", "Phạm Hồng Nhung Lê"]
+    code, key = create_draw(server, {"pool": {"kind": "list", "entrants": names}, "mode": "names"})
+    screen = open_page(browser(1920, 1080), server.url("/screen/%s" % code))
+    result = draw_round(server, code, key, {"screen": screen})
+    winner = shown(result["winners"][0])
+    card_shows(screen, [winner], at_least=120)
+    got, _ = frames(screen)
+    lit = {t for f in got if f["phase"] == "revealed" for t, _, _ in f["mode"]}
+    assert lit == {winner}, "the field lit %s, the winner is %s" % (lit, winner)
+    assert screen.js(LIT_INSIDE) is True, "the lit name runs out of the field"
     assert screen.errors() == []
 
 

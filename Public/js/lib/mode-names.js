@@ -92,14 +92,16 @@ export class NamesMode {
       let y = line / 2;
       let row = [];
       const rows = [];
+      let fits = true;
       widths.forEach((w, i) => {
         const wpx = w * size;
+        if (wpx > width) fits = false; // a name wider than the field: this size is too large
         if (x > 0 && x + wpx > width) { rows.push({ y, row, used: x - gap }); row = []; x = 0; y += line; }
         row.push({ i, x, w: wpx });
         x += wpx + gap;
       });
       if (row.length) rows.push({ y, row, used: x - gap });
-      if (!commit) return y + line / 2 <= height;
+      if (!commit) return fits && y + line / 2 <= height;
       this.spots = [];
       this.index = new Map();
       const top = (height - (y + line / 2)) / 2;
@@ -190,11 +192,20 @@ export class NamesMode {
   chip(win, box) {
     const s = this.spots[win.spot];
     if (!s) return;
-    const size = Math.max(this.size * 1.8, Math.min(32, box.height / 10));
+    // Grown from the field's size, but never past a third of the field's height: a few names
+    // are laid out large, and a chip 1.8 times theirs ran off the stage.
+    let size = Math.min(Math.max(this.size * 1.8, Math.min(32, box.height / 10)), box.height / 3);
     const node = el('span', { class: 'names-chip', text: labelOf(s.value) });
     node.style.fontSize = `${size.toFixed(1)}px`;
     this.lit.append(node);
-    const w = node.offsetWidth;
+    let w = node.offsetWidth;
+    if (w > box.width - 4) {
+      // Too wide for the field on one line: smaller until it fits (a long name is read whole).
+      // (to 97 %: offsetWidth and the font size are rounded, and a pixel over wraps the name)
+      size = Math.max(8, size * 0.97 * (box.width - 4) / w);
+      node.style.fontSize = `${size.toFixed(1)}px`;
+      w = node.offsetWidth;
+    }
     const h = node.offsetHeight;
     const x = Math.max(2, Math.min(box.width - w - 2, s.x + s.w / 2 - w / 2));
     const y = Math.max(2, Math.min(box.height - h - 2, s.y - h / 2));
