@@ -45,11 +45,11 @@ import Testing
         _ = room.handle(.joined(1, remote: "10.0.0.1"))
         let before = room.state.snapshot(for: 1).text
         #expect(try JSONValue.parse(before)["archived"] == nil)
-        room.state.archived = true
+        _ = room.handle(.archivedChanged(true))
         // The kept snapshot is dropped: the next join is told at once.
         #expect(try JSONValue.parse(room.state.snapshot(for: 1).text)["archived"] == .bool(true))
         #expect(try JSONValue.parse(room.state.stateText(for: nil))["archived"] == .bool(true))
-        room.state.archived = false
+        _ = room.handle(.archivedChanged(false))
         #expect(room.state.snapshot(for: 1).text == before)
     }
 

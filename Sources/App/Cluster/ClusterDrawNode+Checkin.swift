@@ -182,8 +182,7 @@ extension ClusterDrawNode: CheckinChannel {
 
     /// Gives a newly opened room the book read from Redis and the cluster's presence codes.
     func adoptCheckin(_ room: DrawRoom, book: CheckinBook?) {
-        if let book { room.state.checkin.book = book }
-        room.state.checkin.presence = Self.presenceCodes(key: settings.key, code: code)
+        room.apply(.checkinRestored(book, presence: Self.presenceCodes(key: settings.key, code: code)))
     }
 
     /// The presence codes of draw `code` in the cluster: their secret is HMAC-SHA-256 under the
@@ -220,14 +219,14 @@ extension ClusterDrawNode: CheckinChannel {
 extension DrawRoom {
     /// A page on another instance belongs to `device` (nil: it left). Cluster owner only.
     func linkRemoteDevice(_ page: String, device: String?) {
-        whenReady { [self] in state.checkin.remoteDevice(page, device: device) }
+        whenReady { [self] in apply(.remoteDevice(page, device: device)) }
     }
 
     /// Forgets the devices of pages on instances not in `live`. Cluster owner only.
     func pruneRemoteDevices(live: Set<String>) {
         whenReady { [self] in
             guard !state.checkin.remoteDevices.isEmpty else { return }
-            state.checkin.pruneRemoteDevices(live: live)
+            apply(.pruneRemoteDevices(live: live))
         }
     }
 }

@@ -35,10 +35,8 @@ extension DrawRoom {
         loop.execute { [self] in
             switch result {
             case .success(let loaded):
-                load(DrawRoomState(code: code, draw: loaded.draw, settings: settings))
-                state.checkin.book = loaded.checkin
-                state.interrupted = loaded.interrupted
-                state.links = links
+                load(DrawRoomState(code: code, draw: loaded.draw, settings: settings, book: loaded.checkin,
+                                   interrupted: loaded.interrupted, links: links))
                 publishedRecords = loaded.draw.recordCount
                 publishWinners(loaded.draw.winnersForExclusion(code: code))
                 // A beacon-sealed round read back while waiting for its drand round rolls on and fetches it.

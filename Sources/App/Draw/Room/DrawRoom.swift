@@ -117,7 +117,7 @@ final class DrawRoom: @unchecked Sendable {
     func connect(_ links: PastDrawLinks) {
         loop.execute { [self] in
             self.links = links
-            if isLoaded { state.links = links }
+            if isLoaded { apply(.linksChanged(links)) }
         }
     }
 
@@ -240,7 +240,7 @@ final class DrawRoom: @unchecked Sendable {
     func setArchived(_ archived: Bool, completion: @escaping @Sendable (Result<Void, CommandFailure>) -> Void) {
         whenReady({ [self] in
             guard state.isSettled || !archived else { return completion(.failure(CommandFailure(code: "wrong_phase"))) }
-            state.archived = archived
+            apply(.archivedChanged(archived))
             completion(.success(()))
         }, otherwise: { completion(.failure(CommandFailure(code: "storage_failed"))) })
     }
