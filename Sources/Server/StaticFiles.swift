@@ -2,6 +2,7 @@ import CLinux
 import Glibc
 import HTTPCore
 import Locking
+import Posix
 import Synchronization
 
 /// `Public/` in memory: a directory, loaded at start-up and reloaded (on SIGHUP, or when the
@@ -59,14 +60,10 @@ public final class StaticFiles: Sendable {
     public func startWatching(every interval: Duration) {
         guard let root, !watcherRunning.exchange(true, ordering: .acquiringAndReleasing) else { return }
         watcherStop.store(false, ordering: .releasing)
-        let box = Unmanaged.passRetained(WatchJob(files: self, root: root, interval: interval)).toOpaque()
-        var thread = pthread_t()
-        let rc = pthread_create(&thread, nil, { raw in
-            let job = Unmanaged<WatchJob>.fromOpaque(raw!).takeRetainedValue()
-            job.files.watch(root: job.root, every: job.interval)
-            return nil
-        }, box)
-        if rc == 0 { pthread_detach(thread) } else { watcherRunning.store(false, ordering: .releasing) }
+        // Its pauses block only its own thread (`DetachedThread`, the one way work leaves a loop).
+        if !DetachedThread.start({ [self] in watch(root: root, every: interval) }) {
+            watcherRunning.store(false, ordering: .releasing)
+        }
     }
 
     public func stopWatching() {
@@ -203,17 +200,6 @@ public final class StaticFiles: Sendable {
     private static func isDirectory(_ path: String) -> Bool {
         var info = stat()
         return stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR
-    }
-}
-
-private final class WatchJob: Sendable {
-    let files: StaticFiles
-    let root: String
-    let interval: Duration
-    init(files: StaticFiles, root: String, interval: Duration) {
-        self.files = files
-        self.root = root
-        self.interval = interval
     }
 }
 

@@ -2,7 +2,6 @@ import DrawRoomCore
 import ClusterCore
 import RedisStore
 import Crypto
-import Dispatch
 import DrawEngine
 import JSON
 import Posix
@@ -157,13 +156,14 @@ extension ClusterDrawNode: CheckinChannel {
                 DrawLog.error("cluster: reading the check-in entrants of draw \(code) failed: \(error)", code: code)
                 completion(.failure(CommandFailure(code: "cluster_unavailable")))
             case .success(let read):
-                DispatchQueue.global().async {
+                let started = DetachedThread.start {
                     guard let book = Self.book(from: read), let answer = book.wholeBookAnswer(query) else {
                         DrawLog.error("cluster ALARM: an entrant row or the check-in settings of draw \(code) cannot be read back", code: code)
                         return completion(.failure(CommandFailure(code: "cluster_unavailable")))
                     }
                     completion(.success(answer))
                 }
+                if !started { completion(.failure(CommandFailure(code: "cluster_unavailable"))) }
             }
         }
     }

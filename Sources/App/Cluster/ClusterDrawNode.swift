@@ -2,7 +2,6 @@ import DrawRoomCore
 import ClusterCore
 import RedisStore
 import Crypto
-import Dispatch
 import DrawEngine
 import JSON
 import Locking
@@ -159,13 +158,14 @@ final class ClusterDrawNode: DrawChannel, @unchecked Sendable {
                 guard case .success(let reply) = result, let text = reply.string else { return completion(nil) }
                 let loop = self.loop
                 // Building a large list's document (and its gzip) takes tens of milliseconds: not on the loop.
-                DispatchQueue.global().async {
+                let started = DetachedThread.start {
                     guard let config = DrawPersistence.decode(text) else { return completion(nil) }
                     let publicText = DrawPersistence.encodePublic(config)
                     let document = SettingsDocument(text: publicText, hash: SHA256.hexDigest(Array(publicText.utf8)))
                     loop.execute { [self] in settingsCache = document }
                     completion(document)
                 }
+                if !started { completion(nil) }
             }
         }
     }

@@ -1,4 +1,3 @@
-import Dispatch
 import Glibc
 import Beacon
 import DrawEngine
@@ -220,10 +219,9 @@ final class DrawRoom: @unchecked Sendable {
             let text = state.configText
             let hash = state.configHash
             let cache = documentCache
-            // The gzip of a 100,000-name list takes tens of milliseconds: not on the draw loop.
-            DispatchQueue.global().async {
-                completion(cache.document(text: text, hash: hash))
-            }
+            // The gzip of a 100,000-name list takes tens of milliseconds: not on the draw loop
+            // (on a thread of its own, the one way work leaves a loop: docs/ARCHITECTURE.md).
+            if !DetachedThread.start({ completion(cache.document(text: text, hash: hash)) }) { completion(nil) }
         }, otherwise: { completion(nil) })
     }
 
