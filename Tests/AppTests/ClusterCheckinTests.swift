@@ -2,6 +2,7 @@ import Testing
 @testable import App
 @testable import DrawRoomCore
 import JSON
+import ClusterCore
 
 /// The pieces of check-in in cluster mode that need no Redis (the rest runs against real
 /// instances in Tests/peers/test_cluster_checkin.py): rows as stored, forwarded check-in
@@ -14,10 +15,10 @@ import JSON
             CheckinEntry(id: "EFGH6789", seq: 7, name: nil, fields: [:], device: nil, joinedAt: 5, removedReason: "erased"),
         ]
         for entry in entries {
-            #expect(ClusterDrawNode.entry(stored: ClusterDrawNode.storedRow(entry)) == entry)
+            #expect(ClusterStoredRows.entry(row: ClusterStoredRows.row(entry)) == entry)
         }
-        #expect(ClusterDrawNode.entry(stored: #"{"id":"A","seq":1,"joinedAt":1,"fields":{"k":3}}"#) == nil)
-        #expect(ClusterDrawNode.entry(stored: "not json") == nil)
+        #expect(ClusterStoredRows.entry(row: #"{"id":"A","seq":1,"joinedAt":1,"fields":{"k":3}}"#) == nil)
+        #expect(ClusterStoredRows.entry(row: "not json") == nil)
     }
 
     @Test func everyInstanceDerivesTheSamePresenceCodesPerDrawAndKey() {

@@ -76,16 +76,10 @@ extension ClusterDrawNode: CheckinChannel {
         checkinRead(.pages(asks)) { [self] outcome in
             guard case .success(let parts) = outcome, let parts = parts.arrayValue, parts.count == ids.count else { return }
             loop.execute { [self] in
-                guard room == nil, let text = state.snapshot?.text, case .object(var shown)? = try? JSONValue.parse(text),
-                      shown["checkin"]?.objectValue != nil else { return }
-                let marker = "\u{1}own-checkin\u{1}"
-                shown["checkin"] = .string(marker)
-                let template = JSONValue.object(shown).canonicalString
-                guard let range = template.range(of: JSONValue.string(marker).canonicalString) else { return }
-                let (prefix, suffix) = (template[..<range.lowerBound], template[range.upperBound...])
+                guard room == nil, let text = state.snapshot?.text, let splice = OwnCheckinSplice(snapshot: text) else { return }
                 for (id, part) in zip(ids, parts) where part.objectValue != nil {
                     guard let member = state.members[id], let handle = handles[id] else { continue }
-                    handle.send(text: prefix + part.canonicalString + suffix)
+                    handle.send(text: splice.text(with: part))
                     if member.isHost { handle.send(text: ClusterNodeState.roleHost) }  // the snapshot says viewer
                 }
             }
@@ -112,19 +106,19 @@ extension ClusterDrawNode: CheckinChannel {
         case .settings(let text):
             stored.settings = text
         case .join(let inserts):
-            stored.rows = inserts.map { ($0.entry.id, Self.storedRow($0.entry)) }
+            stored.rows = inserts.map { ($0.entry.id, ClusterStoredRows.row($0.entry)) }
         case .remove(let id, let reason, let text):
             stored.settings = text
             guard var entry = room.state.checkin.book.entry(id: id) else {
                 return completion(.failure(ClusterError.unexpectedReply("entrant \(id) of draw \(code) is not in the book")))
             }
             entry.removedReason = reason
-            stored.rows = [(id, Self.storedRow(entry))]
+            stored.rows = [(id, ClusterStoredRows.row(entry))]
         case .erase(let text):
             stored.settings = text
             var book = room.state.checkin.book
             book.erase()
-            stored.rows = book.entries.map { ($0.id, Self.storedRow($0)) }
+            stored.rows = book.entries.map { ($0.id, ClusterStoredRows.row($0)) }
             stored.replaceAll = true
         }
         let erasing = stored.replaceAll
@@ -157,7 +151,7 @@ extension ClusterDrawNode: CheckinChannel {
                 completion(.failure(CommandFailure(code: "cluster_unavailable")))
             case .success(let read):
                 let started = DetachedThread.start {
-                    guard let book = Self.book(from: read), let answer = book.wholeBookAnswer(query) else {
+                    guard let book = ClusterStoredRows.book(from: read), let answer = book.wholeBookAnswer(query) else {
                         DrawLog.error("cluster ALARM: an entrant row or the check-in settings of draw \(code) cannot be read back", code: code)
                         return completion(.failure(CommandFailure(code: "cluster_unavailable")))
                     }
@@ -166,18 +160,6 @@ extension ClusterDrawNode: CheckinChannel {
                 if !started { completion(.failure(CommandFailure(code: "cluster_unavailable"))) }
             }
         }
-    }
-
-    /// The book as Redis holds it (nil: a row or the settings cannot be read back).
-    static func book(from read: (settings: String?, rows: [String])) -> CheckinBook? {
-        let entries = read.rows.compactMap(Self.entry(stored:))
-        guard entries.count == read.rows.count else { return nil }
-        var settings = CheckinSettings()
-        if let text = read.settings {
-            guard let stored = CheckinSettings(stored: text) else { return nil }
-            settings = stored
-        }
-        return CheckinBook(settings: settings, entries: entries.sorted { $0.seq < $1.seq })
     }
 
     /// Gives a newly opened room the book read from Redis and the cluster's presence codes.
@@ -190,29 +172,6 @@ extension ClusterDrawNode: CheckinChannel {
     /// failover) shows and accepts the same codes. Neither the secret nor a code is logged.
     static func presenceCodes(key: [UInt8], code: String) -> PresenceCodes {
         PresenceCodes(secret: HMACSHA256.authenticationCode(key: key, message: Array("tombola-presence-secret-v1\u{0}\(code)".utf8)))
-    }
-
-    // MARK: Rows
-
-    /// An entry as `{d:CODE}:entrants` holds it (canonical JSON, the device hash included).
-    static func storedRow(_ entry: CheckinEntry) -> String {
-        JSONValue.object([
-            "id": .string(entry.id), "seq": .int(Int64(entry.seq)), "name": entry.name.map { .string($0) } ?? .null,
-            "fields": .object(entry.fields.mapValues { .string($0) }), "device": entry.device.map { .string($0) } ?? .null,
-            "joinedAt": .int(entry.joinedAt), "removed": entry.removedReason.map { .string($0) } ?? .null,
-        ]).canonicalString
-    }
-
-    static func entry(stored text: String) -> CheckinEntry? {
-        guard let json = try? JSONValue.parse(text), let id = json["id"]?.stringValue, let seq = json["seq"]?.intValue,
-              let joinedAt = json["joinedAt"]?.intValue, case .object(let members)? = json["fields"] else { return nil }
-        var fields = [String: String]()
-        for (key, value) in members {
-            guard let string = value.stringValue else { return nil }
-            fields[key] = string
-        }
-        return CheckinEntry(id: id, seq: Int(seq), name: json["name"]?.stringValue, fields: fields, device: json["device"]?.stringValue,
-                            joinedAt: joinedAt, removedReason: json["removed"]?.stringValue)
     }
 }
 

@@ -1,3 +1,4 @@
+import ClusterCore
 import DrawRoomCore
 import RedisStore
 import Crypto
@@ -39,7 +40,7 @@ extension ClusterDrawNode {
         if let published = publishedWinners, published.records == winners.records, published.head == winners.head { return }
         publishedWinners = (winners.records, winners.head)
         setPastWinners(winners)
-        store.setIfOwner(keys.winners, value: Array(Self.encodeWinners(winners).utf8), lease: lease) { _ in }
+        store.setIfOwner(keys.winners, value: Array(ClusterStoredRows.encode(winners).utf8), lease: lease) { _ in }
     }
 
     /// The draws `command` resolves winners of (Start: the draw's links; Configure: the new ones).
@@ -61,7 +62,7 @@ extension ClusterDrawNode {
         var complete = true
         for node in nodes {
             store.client.send(["GET", node.keys.winners]) { result in
-                if case .success(let reply) = result, let text = reply.string, let winners = Self.decodeWinners(text, code: node.code) {
+                if case .success(let reply) = result, let text = reply.string, let winners = ClusterStoredRows.winners(text, code: node.code) {
                     node.setPastWinners(winners)
                 } else {
                     complete = false
@@ -98,19 +99,5 @@ extension ClusterDrawNode {
     /// configure of draw `draw`.
     static func linkProof(key: [UInt8], draw: String, linked: String) -> String {
         "cluster-link-proof:" + lowercaseHex(HMACSHA256.authenticationCode(key: key, message: Array("tombola link\n\(draw)\n\(linked)".utf8)))
-    }
-
-    static func encodeWinners(_ winners: PastWinners) -> String {
-        JSONValue.object([
-            "code": .string(winners.code), "head": .string(winners.head), "records": .int(Int64(winners.records)),
-            "names": .array(winners.names.sorted().map { .string($0) }), "ids": .array(winners.ids.sorted().map { .string($0) }),
-        ]).canonicalString
-    }
-
-    static func decodeWinners(_ text: String, code: String) -> PastWinners? {
-        guard let json = try? JSONValue.parse(text), json["code"]?.stringValue == code, let head = json["head"]?.stringValue,
-              let records = json["records"]?.intValue, let names = json["names"]?.arrayValue, let ids = json["ids"]?.arrayValue else { return nil }
-        return PastWinners(code: code, head: head, records: Int(records), names: Set(names.compactMap(\.stringValue)),
-                           ids: Set(ids.compactMap(\.stringValue)))
     }
 }

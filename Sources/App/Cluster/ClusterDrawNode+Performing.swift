@@ -59,7 +59,7 @@ extension ClusterDrawNode {
             checkinStore.read(draw: code) { [self] result in
                 switch result {
                 case .failure(let error): feed(.bookRead(token: token, .failed("\(error)")))
-                case .success(let read): feed(.bookRead(token: token, Self.book(from: read).map { .read($0) } ?? .unreadable))
+                case .success(let read): feed(.bookRead(token: token, ClusterStoredRows.book(from: read).map { .read($0) } ?? .unreadable))
                 }
             }
         case .readRoundState(let token):
