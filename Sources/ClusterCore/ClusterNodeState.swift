@@ -597,7 +597,7 @@ package struct ClusterNodeState {
         // A beacon-sealed round waiting for its drand round carries its seed in its lock.
         var resumed = draw.sealing != nil
         if !resumed, let (seal, commitment) = chain.pendingSeal,
-           let seed = ClusterSeal.open(seal, key: settings.key, code: code, commitment: commitment) {
+           let seed = SeedSeal.open(seal, key: settings.key, code: code, commitment: commitment) {
             do {
                 try draw.resumeCommitment(seed)
                 resumed = true

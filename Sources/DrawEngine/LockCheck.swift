@@ -12,7 +12,7 @@ enum LockCheck {
     /// abandoned with its commitment) or a new Start's `lock` of the same round and commitment.
     static let mayFollowLock: Set<String> = ["round", "beacon", "beaconValue", "beaconVoid", "commit", "lock"]
     static func abandonedNote(_ lock: LockRecord) -> String {
-        "lock of round \(lock.round) abandoned: its roll was cut short before Stop"
+        "WARNING: lock of round \(lock.round) abandoned: its roll was cut short before Stop and not resumed (the sealed seed was lost, or a server before issue #40)"
     }
     static let lockCommitment = "lock names no pending commitment"
     static let roundWithoutLock = "round without its lock"

@@ -3,12 +3,12 @@ import DrawEngine
 /// What one host command writes, in one synced transaction: the records, and optionally the
 /// new settings, the Clear mark and an audit entry.
 ///
-/// Two fields serve only a store that other instances take over from (the cluster's, on Redis)
-/// and SQLite ignores them on purpose: `committedSeed` (sealed beside its `commit` record, so a
-/// new owner carries on the same commitment instead of committing anew) and `answer` (kept with
-/// the records, so a host command resent to a new owner gets its first answer, not a second run).
-/// A single box needs neither: its seed stays in memory until the reveal, and a resent command
-/// reaches the same room's `applied` log. The room sets them for every store alike.
+/// `committedSeed` (the seed behind the batch's `commit` record) and `rolling` (what a Start froze)
+/// are kept sealed beside the records by every store (SQLite's `pending_seeds`, the cluster's
+/// Redis keys), so a restart or a new owner carries the same round on to the same winners instead
+/// of committing anew (issue #40). `answer` serves only a store that other instances take over
+/// from: kept with the records, so a host command resent to a new owner gets its first answer,
+/// not a second run (a single box's resent command reaches the same room's `applied` log).
 public struct RecordBatch: Sendable {
     /// The host command that wrote it (for the log).
     public var command: String = ""
@@ -19,6 +19,9 @@ public struct RecordBatch: Sendable {
     /// The seed behind the batch's last `commit` record (set by the room; a cluster store
     /// keeps it sealed beside that record, SQLite ignores it).
     public var committedSeed: Seed? = nil
+    /// A Start's batch: what it froze (a single box keeps it beside the sealed seed, so a
+    /// restart carries the round on to the same winners; issue #40).
+    public var rolling: RollingStart? = nil
     /// Check-in rows written in the same transaction (#14).
     public var checkin: CheckinWrite? = nil
     /// The host command's answer when it carries a `seq` (set by the room; a cluster store keeps
@@ -71,4 +74,27 @@ public protocol DrawRecordStore: Sendable {
     func chain(of code: String, completion: @escaping @Sendable (Result<StoredChain, any Error>) -> Void)
     /// The protocol's code for a failed write (`disk_full`, `storage_failed`).
     func errorCode(for error: any Error) -> String
+}
+
+/// What a round's Start froze: the commitment it rolls on, the round, the pages' contributions
+/// and the audience number. With the commitment's seed, these make the round's winners.
+public struct RollingStart: Sendable, Equatable {
+    public var commitment: String
+    public var round: Int
+    public var contributions: [Contribution]
+    public var audience: String?
+
+    public init(commitment: String, round: Int, contributions: [Contribution], audience: String?) {
+        self.commitment = commitment
+        self.round = round
+        self.contributions = contributions
+        self.audience = audience
+    }
+
+    /// What `draw`'s Start froze; nil unless it is rolling on a commitment.
+    public init?(rolling draw: Draw) {
+        guard draw.phase == .rolling, let commit = draw.commit else { return nil }
+        self.init(commitment: commit.commitment, round: commit.round, contributions: draw.frozenContributions,
+                  audience: draw.frozenAudience)
+    }
 }

@@ -165,6 +165,7 @@ extension DrawRoomState {
         pending = PendingWrite(job: job, candidate: candidate, then: then)
         var batch = batch
         batch.committedSeed = candidate.committedSeed
+        if case .start = then { batch.rolling = RollingStart(rolling: candidate) }
         // The answer the command gets once stored, for stores that keep it beside the records.
         if let seq = job.seq {
             switch then {
@@ -203,6 +204,7 @@ extension DrawRoomState {
             case .start(let contributors, let lockedBefore, let lock):
                 frozenMembers = contributors
                 interrupted = nil
+                resumed = nil
                 beaconVoid = nil
                 succeed(job, CommandReply(ack: ack(job)), &actions)
                 // Other draws' winners were locked in at Start: pages hear the pool they changed.

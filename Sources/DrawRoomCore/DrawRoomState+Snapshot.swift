@@ -121,6 +121,11 @@ extension DrawRoomState {
             members["archived"] = .bool(true)
             state = .object(members)
         }
+        // Only when set: a round carried on after a restart (issue #40), until the next Start.
+        if let resumed, case .object(var members) = state {
+            members["resumed"] = .object(["round": .int(Int64(resumed))])
+            state = .object(members)
+        }
         // The settings' summary is spliced in as text, encoded once per configure.
         var text = state.canonicalString
         text.removeFirst()

@@ -24,6 +24,9 @@ public struct DrawRoomState {
     var lastTick: DrawTick?
     /// The round the previous run left rolling (no winner drawn), announced in `state` until the next Start.
     public internal(set) var interrupted: Int?
+    /// The round the previous run left rolling and this one carried on (issue #40), announced in
+    /// `state` until the next Start.
+    public internal(set) var resumed: Int?
     var motion: Motion?
     var queue: [Job] = []
     var pending: PendingWrite?
@@ -65,14 +68,16 @@ public struct DrawRoomState {
     var lastSealed: (round: Int, beaconRound: UInt64)?
 
     /// `draw` must already have a stored pending commitment. What the store read back with it:
-    /// the check-in `book`, the round the previous run left rolling (`interrupted`), and the
+    /// the check-in `book`, the round the previous run left rolling (`interrupted`: abandoned;
+    /// `resumed`: carried on), and the
     /// other draws `excludeWinnersOf` may name (`links`).
     public init(code: String, draw: Draw, settings: DrawRoomSettings, book: CheckinBook? = nil, interrupted: Int? = nil,
-                links: PastDrawLinks = PastDrawLinks()) {
+                resumed: Int? = nil, links: PastDrawLinks = PastDrawLinks()) {
         self.code = code
         self.draw = draw
         self.settings = settings
         self.interrupted = interrupted
+        self.resumed = resumed
         self.links = links
         if let book { checkin.book = book }
         self.configText = ""

@@ -7,10 +7,13 @@ import CSQLite
 public final class Database {
     let connection: SQLiteConnection
     private var statements: [String: SQLiteStatement] = [:]
+    private let path: String
+    private var cachedSeedKey: [UInt8]?
 
     /// Opens (creating if needed) and migrates the database at `path`.
     public init(path: String, busyTimeoutMilliseconds: Int32 = 5000) throws(StorageError) {
         connection = try SQLiteConnection(path: path)
+        self.path = path
         connection.setBusyTimeout(milliseconds: busyTimeoutMilliseconds)
         let mode = try text("PRAGMA journal_mode=WAL")
         guard mode.lowercased() == "wal" else {
@@ -18,6 +21,15 @@ public final class Database {
         }
         try connection.execute("PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;")
         try Migrations.run(on: self)
+    }
+
+    /// The key that seals pending seeds (`SeedKeyFile`: `seed.key` beside the database file), made
+    /// on first use (a read-only data directory still opens for reading).
+    public func seedKey() throws(StorageError) -> [UInt8] {
+        if let cachedSeedKey { return cachedSeedKey }
+        let key = try SeedKeyFile.load(besides: path)
+        cachedSeedKey = key
+        return key
     }
 
     /// The schema version (`PRAGMA user_version`).

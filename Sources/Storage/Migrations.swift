@@ -117,6 +117,18 @@ enum Migrations {
             PRIMARY KEY (draw_code, slot)
         ) STRICT;
         """,
+        // 7: no re-roll by crash (issue #40): the seed behind a draw's pending commitment, sealed
+        // (AES-256-GCM under the data directory's seed key, never stored in the clear), and while
+        // its round rolls what Start froze, so a restart carries the same round on to the same
+        // winners. Written in the transaction of the `commit` and `lock` records it belongs to.
+        """
+        CREATE TABLE pending_seeds (
+            draw_code TEXT PRIMARY KEY NOT NULL REFERENCES draws(code),
+            commitment TEXT NOT NULL,
+            sealed TEXT NOT NULL,
+            rolling TEXT
+        ) STRICT;
+        """,
     ]
 
     /// The version a fully migrated database has.

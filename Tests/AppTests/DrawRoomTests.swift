@@ -391,7 +391,7 @@ struct DrawRoomTests {
         }
     }
 
-    @Test func aRestartKeepsEveryWinnerAndShowsTheLastRevealedRoundWithAFreshCommitment() throws {
+    @Test func aRestartWhileARoundRollsCarriesItOnToTheWinnersItsLockDetermined() throws {
         let server = try DrawTestServer(slowDown: .milliseconds(100))
         defer { server.stop() }
         var winners = [JSONValue]()
@@ -404,29 +404,50 @@ struct DrawRoomTests {
         #expect(before["phase"]?.stringValue == "rolling")
         try server.restart()
         let after = try server.state()
-        // The round that was rolling is abandoned; round 3 is on show again, as before round 4 started.
-        #expect(after["phase"]?.stringValue == "revealed")
-        #expect(after["result"]?["round"]?.intValue == 3 && after["result"]?["winners"] == winners[2])
+        // No re-roll by crash (issue #40): round 4 rolls on, on the commitment and the lock its Start
+        // stored (no new commitment), the earlier rounds kept; every page hears it was resumed.
+        #expect(after["phase"]?.stringValue == "rolling")
         #expect(after["rounds"]?.arrayValue?.map { $0["winners"]! } == winners)
-        #expect(after["round"]?.intValue == 4)
-        #expect(after["plan"]?["round"]?.intValue == 4 && after["plan"]?["count"]?.intValue == 1)
-        #expect(after["commit"]?["commitment"] != before["commit"]?["commitment"])
-        // Every page hears that round 4 was cut short (issue 34), until the next Start.
-        #expect(before["interrupted"] == .null)
-        #expect(after["interrupted"] == .object(["round": .int(4)]))
+        #expect(after["commit"] == before["commit"])
+        #expect(after["interrupted"] == .null)
+        #expect(after["resumed"] == .object(["round": .int(4)]))
         let page = try server.connect()
         let snapshot = try page.next(type: "state")
-        #expect(snapshot["rounds"]?.arrayValue?.count == 3)
-        #expect(snapshot["interrupted"] == .object(["round": .int(4)]))
+        #expect(snapshot["resumed"] == .object(["round": .int(4)]) && snapshot["phase"]?.stringValue == "rolling")
+        let result = try #require(try server.command("stop").json["result"])
+        #expect(result["round"]?.intValue == 4 && result["commitment"] == before["commit"]?["commitment"])
+        // The round drawn is the one the lock stored before the restart fixed: the export verifies,
+        // and nothing was abandoned.
         let report = try RoundVerifier.verify(exportText: try server.exportJSON())
         #expect(report.passed)
-        #expect(report.checks.contains { $0.notes.contains { $0.contains("abandoned") } })
+        #expect(!report.checks.contains { $0.notes.contains { $0.contains("lock of round") } })
+        // A restart after a stopped round resumes nothing and interrupts nothing.
+        try server.restart()
+        let idle = try server.state()
+        #expect(idle["interrupted"] == .null && idle["resumed"] == nil && idle["phase"]?.stringValue == "revealed")
+        #expect(try server.command("start").status == 200)
+        #expect(try server.state()["resumed"] == nil)
+    }
+
+    @Test func aRollingRoundIsAbandonedOnTheRecordOnlyWhenItsSealedSeedIsLost() throws {
+        let server = try DrawTestServer(slowDown: .milliseconds(100))
+        defer { server.stop() }
+        #expect(try server.command("start").status == 200)
+        let first = try #require(try server.command("stop").json["result"]?["winners"])
+        #expect(try server.command("start").status == 200)
+        let before = try server.state()
+        // The data itself is lost (the key that opens the sealed seed): the round cannot roll on.
+        try server.restart { #expect(unlink(server.dataDirectory + "/seed.key") == 0) }
+        let after = try server.state()
+        #expect(after["phase"]?.stringValue == "revealed" && after["result"]?["winners"] == first)
+        #expect(after["interrupted"] == .object(["round": .int(2)]) && after["resumed"] == nil)
+        #expect(after["commit"]?["commitment"] != before["commit"]?["commitment"])
+        let report = try RoundVerifier.verify(exportText: try server.exportJSON())
+        #expect(report.passed)
+        #expect(report.checks.contains { $0.notes.contains { $0.hasPrefix("WARNING: lock of round 2 abandoned") } })
         #expect(try server.command("start").status == 200)
         #expect(try server.state()["interrupted"] == .null)
-        #expect(try server.command("stop").json["result"]?["round"]?.intValue == 4)
-        // A restart after a stopped round interrupted nothing.
-        try server.restart()
-        #expect(try server.state()["interrupted"] == .null)
+        #expect(try server.command("stop").json["result"]?["round"]?.intValue == 2)
     }
 
     @Test func voidAndClearAreBroadcastToEveryPage() throws {

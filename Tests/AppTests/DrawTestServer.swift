@@ -54,9 +54,11 @@ final class DrawTestServer {
         return (service, server, port)
     }
 
-    func restart() throws {
+    /// `whileDown` runs between the shutdown and the new start (e.g. to lose a file of the data directory).
+    func restart(whileDown: () throws -> Void = {}) throws {
         server.shutdown()
         service.shutdown()
+        try whileDown()
         (service, server, port) = try Self.boot(dataDirectory: dataDirectory, publicDirectory: publicDirectory, slowDown: slowDown,
                                                 tickHz: tickHz, authBurst: authBurst, authRefill: authRefill)
     }

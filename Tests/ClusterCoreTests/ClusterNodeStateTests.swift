@@ -581,7 +581,7 @@ extension ClusterNodeState.Action {
         let lease = OwnerLease(draw: "ROOM", owner: "i1", token: 4, validUntil: now.nanoseconds + 2_000_000_000)
         let leased = state.handle(.leaseAcquired(.acquired(lease)), at: now, using: &random)
         let chain = ClusterChain(configJSON: config.json.canonicalString, records: records,
-                                 pendingSeal: (ClusterSeal.seal(seed, key: settings.key, code: "ROOM"), commitment), epoch: "e", offset: "1-0")
+                                 pendingSeal: (SeedSeal.seal(seed, key: settings.key, code: "ROOM"), commitment), epoch: "e", offset: "1-0")
         let read = state.handle(.chainRead(token: 4, .success(chain)), at: now, using: &random)
         _ = state.handle(.bookRead(token: 4, .read(CheckinBook(settings: CheckinSettings(), entries: []))), at: now, using: &random)
         let opened = state.handle(.roundStateRead(token: 4, .init(rolling: nil, snapshot: nil, ticks: 40)), at: now, using: &random)

@@ -86,7 +86,7 @@ import Testing
         // The abandoned lock (its roll cut short) and the abandoned commitment, both on the record.
         let notes = report.checks.flatMap(\.notes)
         #expect(notes.count == 2)
-        #expect(notes.contains { $0.hasPrefix("lock of round 3 abandoned") })
+        #expect(notes.contains { $0.hasPrefix("WARNING: lock of round 3 abandoned") })
     }
 
     /// A lock no round follows is accepted only as a roll a restart cut short: followed by the

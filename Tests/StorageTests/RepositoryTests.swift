@@ -1,3 +1,4 @@
+import Glibc
 import Testing
 @testable import Storage
 
@@ -154,5 +155,31 @@ import Testing
         #expect(storageError { try db.appendAudit(forged) } == .chainConflict)
         #expect(storageError { try db.appendAudit(audit(index: 1, actor: "viewer")) } == .constraint)
         #expect(try db.loadAudit(drawCode: "ABC234") == [audit(index: 0)])
+    }
+}
+
+/// The sealed seed of a pending commitment and what a Start froze (issue #40): one row per draw,
+/// replaced by the next commitment; the key file made once beside the database, mode 0600.
+@Suite struct PendingSeedRepositoryTests {
+    @Test func aNewCommitmentReplacesTheRowAndRollingStaysWithItsOwnCommitment() throws {
+        let dir = TemporaryDirectory()
+        let db = try Database(path: dir.path("t.sqlite"))
+        try db.insertDraw(draw("MAIN", createdAt: 0))
+        #expect(try db.pendingSeed(drawCode: "MAIN") == nil)
+        try db.savePendingSeed(drawCode: "MAIN", commitment: "c1", sealed: "s1")
+        #expect(try db.savePendingRolling(drawCode: "MAIN", commitment: "other", rolling: "r") == false)
+        #expect(try db.savePendingRolling(drawCode: "MAIN", commitment: "c1", rolling: "r1"))
+        #expect(try db.pendingSeed(drawCode: "MAIN") == PendingSeedRow(commitment: "c1", sealed: "s1", rolling: "r1"))
+        try db.savePendingSeed(drawCode: "MAIN", commitment: "c2", sealed: "s2")
+        #expect(try db.pendingSeed(drawCode: "MAIN") == PendingSeedRow(commitment: "c2", sealed: "s2", rolling: nil))
+    }
+
+    @Test func theSeedKeyIsMadeOnceBesideTheDatabaseReadableByItsOwnerOnly() throws {
+        let dir = TemporaryDirectory()
+        let key = try Database(path: dir.path("t.sqlite")).seedKey()
+        #expect(key.count == 32)
+        #expect(try Database(path: dir.path("t.sqlite")).seedKey() == key)
+        var info = stat()
+        #expect(stat(dir.path("seed.key"), &info) == 0 && info.st_mode & 0o777 == 0o600)
     }
 }

@@ -170,20 +170,25 @@ def test_a_company_party_in_chinese_shows_the_record_in_every_mode(server, brows
     assert_winners_visible({"screen 2": pages["screen 2"]}, [mask_name(winner, "names")], big=120)
     assert_all_chinese(pages)
 
-    # The grand prize on the wheel: the server restarts while it rolls. Every page says the round
-    # was interrupted, and never shows the second prize's winner as the grand prize's.
+    # The grand prize on the wheel: the server restarts while it rolls. The round rolls on (no
+    # re-roll by crash, issue #40): every page says so in Chinese, and never shows the second
+    # prize's winner as the grand prize's; Stop draws on the commitment shown before the restart.
     api(server, "/api/draws/%s/start" % code, key)
     for page in pages.values():
         page.wait_js("window.tombola.state.phase === 'rolling'", TIMEOUT)
+    commitment = api(server, "/api/draws/%s" % code, key, method="GET")["commit"]["commitment"]
     server.restart()
     for page in pages.values():
-        page.wait_js("window.tombola.state.connection === 'online' && window.tombola.state.phase === 'idle'", TIMEOUT)
+        page.wait_js("window.tombola.state.connection === 'online' && window.tombola.state.phase === 'rolling'", TIMEOUT)
     for name, page in pages.items():
-        page.wait(lambda: not any(mask_name(winner, "names") == p["text"] for p in seen(page, "[data-stage]")), TIMEOUT,
-                  "%s still shows round %d's winner after the restart" % (name, second["round"]))
+        page.wait(lambda: any("服务器重启后第 %d 轮继续滚动" % (second["round"] + 1) in p["text"] for p in seen(page)), TIMEOUT,
+                  "%s does not say the round rolls on after the restart" % name)
+        assert not any(mask_name(winner, "names") == p["text"] for p in seen(page, "[data-stage]")), name
     assert_all_chinese(pages)
-    shot(pages, "interrupted", "zh")
-    third = start_stop(server, code, key, pages)
+    shot(pages, "resumed", "zh")
+    third = api(server, "/api/draws/%s/stop" % code, key)["result"]
+    assert third["round"] == second["round"] + 1 and third["commitment"] == commitment
+    wait_round(pages, third["round"])
     (grand,), _ = holders(server, code, key, third["round"])
     assert_winners_visible(pages, [mask_name(grand, "names")], big=120)
     assert_all_chinese(pages)

@@ -52,7 +52,7 @@ NOTICE = """
   return { notice: notice && !notice.hidden ? notice.textContent : null, pill: document.querySelector('[data-phase]').textContent,
            dimmed: stage.classList.contains('is-paused') && parseFloat(getComputedStyle(stage.querySelector('.stage-box')).opacity) < 0.5 };
 """
-INTERRUPTED = "Round %d was interrupted before Stop; no winner was drawn"
+RESUMED = "Round %d rolls on after a server restart: the same lock, the same winners"
 
 
 def shot(b, name):
@@ -352,7 +352,8 @@ def test_a_whole_event_shows_the_servers_truth_on_every_page_at_every_step(event
 
     # Round 5, the grand prize: the server goes down while it rolls (issue 34). Offline, every
     # page (the OBS overlay too) dims its stage and says it is paused, and "Rolling" goes out;
-    # after the restart every page and the server log say the round was interrupted, no winner.
+    # after the restart the round rolls on, on the lock its Start stored (no re-roll by crash,
+    # issue #40): every page and the server log say so, and its Stop draws on that commitment.
     overlay = Browser(1920, 1080)
     try:
         overlay.get(server.url("/screen/%s?overlay" % server.code))
@@ -360,6 +361,7 @@ def test_a_whole_event_shows_the_servers_truth_on_every_page_at_every_step(event
         every = dict(pages, overlay=overlay)
         plan = start(host, pages, server)
         assert (plan["round"], plan["prize"]) == (5, "Grand prize")
+        commitment = get(server, "/api/draws/%s" % server.code)["commit"]["commitment"]
         screen.wait_js("window.tombola.state.tick !== null")
         server.stop()
         for kind, b in every.items():
@@ -371,16 +373,17 @@ def test_a_whole_event_shows_the_servers_truth_on_every_page_at_every_step(event
         server.start()
         for kind, b in every.items():
             b.wait_js("window.tombola.state.connection === 'online'", 30)
-            b.wait(lambda: b.js(NOTICE)["notice"] == INTERRUPTED % 5, 10, "%s: %s" % (kind, b.js(NOTICE)))
+            b.wait(lambda: b.js(NOTICE)["notice"] == RESUMED % 5, 10, "%s: %s" % (kind, b.js(NOTICE)))
             assert not b.js(NOTICE)["dimmed"], kind
         state, _ = check_all(pages, server)
-        assert state["interrupted"] == {"round": 5} and state["phase"] == "revealed" and state["result"]["round"] == 4
+        assert state["resumed"] == {"round": 5} and state["interrupted"] is None and state["phase"] == "rolling"
+        assert state["commit"]["commitment"] == commitment
         assert (state["plan"]["round"], state["plan"]["prize"]) == (5, "Grand prize")
         with open(os.path.join(server.data_dir, "server.log"), encoding="utf-8") as log:
-            assert "round 5 was interrupted before Stop; no winner was drawn" in log.read()
-        shot(screen, "screen-interrupted-1920x1080-en.png")
-        shot(overlay, "screen-overlay-interrupted-1920x1080-en.png")
-        shot(viewer, "watch-interrupted-390x844-en.png")
+            assert "round 5 was rolling when the server stopped; it rolls on" in log.read()
+        shot(screen, "screen-resumed-1920x1080-en.png")
+        shot(overlay, "screen-overlay-resumed-1920x1080-en.png")
+        shot(viewer, "watch-resumed-390x844-en.png")
         # The notice is axe-clean in both languages, on the phones and the projector.
         found = {}
         for lang in ("zh", "en"):
@@ -389,14 +392,15 @@ def test_a_whole_event_shows_the_servers_truth_on_every_page_at_every_step(event
                 b.js("const s = document.querySelector('[data-lang-switch]'); s.value = arguments[0];"
                      "s.dispatchEvent(new Event('change', { bubbles: true }));", lang)
                 if lang == "zh":
-                    b.wait(lambda: b.js(NOTICE)["notice"] == "第 5 轮在停止前中断，未抽出中奖者", 5)
-                audit(b, "%s interrupted (%s)" % (kind, lang), found)
+                    b.wait(lambda: b.js(NOTICE)["notice"] == "服务器重启后第 5 轮继续滚动：锁定不变，中奖者不变", 5)
+                audit(b, "%s resumed (%s)" % (kind, lang), found)
         assert not found, found
         assert overlay.errors(allow=("WebSocket connection to", "net::ERR_CONNECTION_REFUSED", "Failed to load resource")) == []
     finally:
         overlay.quit()
-    # Round 5 drawn for real: the notice is gone everywhere, and the state no longer carries it.
-    stop(host, pages, server, start(host, pages, server))
+    # Round 5's Stop draws on the commitment shown before the restart: the notice is gone everywhere.
+    state = stop(host, pages, server, plan)
+    assert state["result"]["commitment"] == commitment
     for b in pages.values():
         assert b.js(NOTICE)["notice"] is None
     assert get(server, "/api/draws/%s" % server.code)["interrupted"] is None

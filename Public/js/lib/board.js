@@ -325,9 +325,10 @@ export class Stage {
     if (n.stage) n.stage.classList.toggle('is-paused', paused);
     if (n.notice) {
       const beacon = paused ? '' : beaconText(room);
-      const text = paused ? t('stage.paused') : beacon || interruptedText(room);
+      const resumed = paused || beacon ? '' : resumedText(room);
+      const text = paused ? t('stage.paused') : beacon || resumed || interruptedText(room);
       setText(n.notice, text);
-      n.notice.dataset.notice = paused ? 'paused' : beacon ? `beacon-${room.beacon.status}` : text ? 'interrupted' : '';
+      n.notice.dataset.notice = paused ? 'paused' : beacon ? `beacon-${room.beacon.status}` : resumed ? 'resumed' : text ? 'interrupted' : '';
       show(n.notice, Boolean(text));
     }
     const featured = room.phase === 'revealed' ? room.lastReveal ?? room.results.at(-1) ?? null : null;
@@ -419,7 +420,14 @@ function interruptedText(room) {
   return t('stage.interrupted', { n: room.interrupted });
 }
 
-/** The stage's notice line (paused, interrupted), made before the box on pages without one. */
+/** "Round n rolls on after a server restart: the same winners" while that round rolls and lands (issue #40). */
+function resumedText(room) {
+  if (!Number.isInteger(room.resumed)) return '';
+  if (room.phase === 'revealed' && (room.lastReveal?.round ?? 0) >= room.resumed) return '';
+  return t('stage.resumed', { n: room.resumed });
+}
+
+/** The stage's notice line (paused, interrupted, resumed), made before the box on pages without one. */
 function noticeBefore(box) {
   if (!box) return null;
   const notice = el('p', { class: 'stage-notice', attrs: { role: 'status' }, data: { stageNotice: '' } });

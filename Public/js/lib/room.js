@@ -81,6 +81,7 @@ export class DrawRoom extends EventTarget {
     this.clearedAt = 0;
     this.snapshotReceived = false;
     this.interrupted = null;       // the round a server restart cut short before Stop, until the next Start
+    this.resumed = null;           // the round a server restart carried on (the same winners), until the next Start
     this.beacon = null;            // a beacon-sealed round: { round, beaconRound, status: waiting|sealed|void, reason }
     this.sealedBy = new Map();     // round → the drand round that sealed it (read with its records from the export)
     this.relayChecks = new Map();  // round → this device's own look at its drand round: { beaconRound, quicknet, chain, state: checking|match|mismatch|unreachable, relay }
@@ -121,6 +122,8 @@ export class DrawRoom extends EventTarget {
         this.witnessed(msg);
         break;
       case 'phase':
+        // A new Start (not the resumed round rolling on) ends the "resumed" notice.
+        if (msg.phase === 'rolling' && this.phase !== 'rolling') this.resumed = null;
         this.phase = msg.phase;
         if (msg.phase === 'rolling') this.interrupted = null;
         if (msg.phase === 'rolling' && this.round !== null) this.rememberAnnounced();
@@ -195,6 +198,7 @@ export class DrawRoom extends EventTarget {
     this.role = s.role === 'host' ? 'host' : this.role === 'host' ? 'host' : 'viewer';
     this.phase = s.phase ?? null;
     this.interrupted = Number.isInteger(s.interrupted?.round) ? s.interrupted.round : null;
+    this.resumed = Number.isInteger(s.resumed?.round) ? s.resumed.round : null;
     // A restart cut a newer round short: the server is back at the last reveal, but the stage is
     // about the interrupted round now, ready to draw again, not the previous round's winners
     // (issue 39 item 11).

@@ -24,7 +24,7 @@ extension ClusterDrawNode {
             var entry = LogRecord(index: record.index, hash: record.hash, prev: record.prev, json: record.canonicalJSON,
                                   idempotencyKey: "")
             if case .commit(let committed, _) = record.body, committed == commitment, let seed = batch.committedSeed {
-                entry.seal = ClusterSeal.seal(seed, key: settings.key, code: code)
+                entry.seal = SeedSeal.seal(seed, key: settings.key, code: code)
             }
             return entry
         }

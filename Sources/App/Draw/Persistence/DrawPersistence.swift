@@ -1,4 +1,5 @@
 import DrawRoomCore
+import ClusterCore
 import RedisStore
 import Server
 import DrawEngine
@@ -29,12 +30,24 @@ enum DrawPersistence {
 
     /// Appends `records` (and optionally the new settings and Clear mark) in one synced
     /// transaction: all or nothing.
+    /// `seed`: the seed behind a `commit` record among `records`, kept sealed (`pending_seeds`);
+    /// `rolling`: what a Start froze, kept beside it. Both in the records' transaction.
     static func append(_ records: [DrawRecord], code: String, config: String? = nil, clearedThrough: Int? = nil,
                        audit: (log: DrawAuditLog, entry: AuditEntry)? = nil, checkin: CheckinWrite? = nil,
-                       in database: Database) throws {
+                       seed: Seed? = nil, rolling: RollingStart? = nil, in database: Database) throws {
         do {
             try database.transaction {
                 for record in records { try database.appendRecord(row(record, code: code)) }
+                if let seed, records.contains(where: { if case .commit(seed.commitment, _) = $0.body { true } else { false } }) {
+                    try database.savePendingSeed(drawCode: code, commitment: seed.commitment,
+                                                 sealed: SeedSeal.seal(seed, key: try database.seedKey(), code: code))
+                }
+                if let rolling {
+                    let text = String(decoding: ClusterRollingHint(commitment: rolling.commitment, round: rolling.round,
+                                                                   contributions: rolling.contributions, audience: rolling.audience).encoded,
+                                      as: UTF8.self)
+                    try database.savePendingRolling(drawCode: code, commitment: rolling.commitment, rolling: text)
+                }
                 if let checkin { try write(checkin, code: code, in: database) }
                 if let config { try database.updateConfig(code: code, configJSON: config) }
                 if let clearedThrough { try database.setClearedThrough(code: code, index: clearedThrough) }
@@ -123,6 +136,37 @@ enum DrawPersistence {
               row.action == "start",
               let started = (try? JSONValue.parse(row.detailJSON))?["round"]?.intValue,
               started == Int64(round) else { return nil }
+        return round
+    }
+
+    /// Puts `draw` (just restored, idle or revealed) back to rolling round `round` on the lock its
+    /// Start stored, with the pending commitment's sealed seed and the inputs that Start froze
+    /// (`pending_seeds`): the round the pages saw start is the one a Stop draws. Returns `round`,
+    /// or nil (logged loudly) when the seed or the inputs are missing, unreadable or not this
+    /// lock's: the round is then abandoned on the record as before.
+    static func resumeRolling(_ draw: inout Draw, code: String, round: Int, in database: Database) throws -> Int? {
+        guard let row = try database.pendingSeed(drawCode: code) else {
+            DrawLog.unresumable(round: round, code: code, why: "no sealed seed is stored (a database from before issue #40)")
+            return nil
+        }
+        guard let text = row.rolling, let hint = try? ClusterRollingHint.decode(text), hint.commitment == row.commitment,
+              hint.round == round else {
+            DrawLog.unresumable(round: round, code: code, why: "what its Start froze is not stored")
+            return nil
+        }
+        guard let seed = SeedSeal.open(row.sealed, key: try database.seedKey(), code: code, commitment: row.commitment) else {
+            DrawLog.unresumable(round: round, code: code, why: "the sealed seed does not open with seed.key")
+            return nil
+        }
+        var resumed = draw
+        do {
+            try resumed.resumeCommitment(seed)
+            try resumed.resumeRolling(contributions: hint.contributions, audience: hint.audience)
+        } catch {
+            DrawLog.unresumable(round: round, code: code, why: "the stored lock does not match: \(error.code)")
+            return nil
+        }
+        draw = resumed
         return round
     }
 

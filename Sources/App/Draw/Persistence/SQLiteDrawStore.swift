@@ -11,7 +11,8 @@ struct SQLiteDrawStore: DrawRecordStore {
         let audit = self.audit
         storage.async({ database in
             try DrawPersistence.append(batch.records, code: code, config: batch.config, clearedThrough: batch.clearedThrough,
-                                       audit: batch.audit.map { (audit, $0) }, checkin: batch.checkin, in: database)
+                                       audit: batch.audit.map { (audit, $0) }, checkin: batch.checkin,
+                                       seed: batch.committedSeed, rolling: batch.rolling, in: database)
         }, completion: completion)
     }
 

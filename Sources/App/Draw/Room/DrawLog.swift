@@ -29,6 +29,16 @@ enum DrawLog {
                   text: "tombola: draw \(code): round \(round) was interrupted before Stop; no winner was drawn")
     }
 
+    static func resumed(round: Int, code: String) {
+        Log.event("draw.resumed", fields: ["draw": .string(code), "round": .int(Int64(round))],
+                  text: "tombola: draw \(code): round \(round) was rolling when the server stopped; it rolls on, on the lock its Start stored (the same winners)")
+    }
+
+    static func unresumable(round: Int, code: String, why: String) {
+        Log.event("draw.unresumable", fields: ["draw": .string(code), "round": .int(Int64(round)), "why": .string(why)],
+                  text: "tombola ALARM: draw \(code): round \(round) was rolling when the server stopped and cannot roll on (\(why)); it is abandoned on the record")
+    }
+
     static func error(_ text: String, code: String) {
         Log.error("draw.error", text, fields: ["draw": .string(code)])
     }

@@ -31,16 +31,19 @@ extension DrawRoom {
     /// The draw as the service read it back (with this run's commitment stored), or why not.
     /// From any thread.
     /// `interrupted`: the round the previous run left rolling (announced in `state` until the next Start).
-    func finishLoading(_ result: Result<(draw: Draw, checkin: CheckinBook, interrupted: Int?), any Error>) {
+    /// `resumed`: the round the previous run left rolling, carried on (`Draw.resumeRolling`): it rolls again.
+    func finishLoading(_ result: Result<(draw: Draw, checkin: CheckinBook, interrupted: Int?, resumed: Int?), any Error>) {
         loop.execute { [self] in
             switch result {
             case .success(let loaded):
                 load(DrawRoomState(code: code, draw: loaded.draw, settings: settings, book: loaded.checkin,
-                                   interrupted: loaded.interrupted, links: links))
+                                   interrupted: loaded.interrupted, resumed: loaded.resumed, links: links))
                 publishedRecords = loaded.draw.recordCount
                 publishWinners(loaded.draw.winnersForExclusion(code: code))
                 // A beacon-sealed round read back while waiting for its drand round rolls on and fetches it.
                 if loaded.draw.sealing != nil { apply(.resumeSealed) }
+                // A round the previous run left rolling, resumed on its lock: it rolls on to the same winners.
+                if loaded.resumed != nil { apply(.resumeRolling) }
                 let waiters = restoredWaiters
                 restoredWaiters = []
                 for waiter in waiters { waiter() }

@@ -413,7 +413,7 @@ final class DrawRoom: @unchecked Sendable {
                 return
             }
             let rebuilt = restored
-            store.append(RecordBatch(records: [record]), to: code) { [self] appended in
+            store.append(RecordBatch(records: [record], committedSeed: rebuilt.committedSeed), to: code) { [self] appended in
                 if case .failure(let error) = appended { DrawLog.error("recommitting draw \(code) failed: \(error)", code: code) }
                 loop.execute { [self] in apply(.resynchronized(appended.isSuccess ? rebuilt : nil)) }
             }

@@ -224,7 +224,7 @@ public final class DrawService: Sendable {
                           configJSON: DrawPersistence.encode(draw.config), clearedThrough: -1)
         try database.transaction {
             try database.insertDraw(row)
-            try DrawPersistence.append([record], code: code, audit: audit, in: database)
+            try DrawPersistence.append([record], code: code, audit: audit, seed: draw.committedSeed, in: database)
         }
         return (row, draw)
     }
@@ -299,7 +299,7 @@ public final class DrawService: Sendable {
                 defer { pending = ([], false) }
                 return pending.rooms
             }
-            var read = [(room: DrawRoom, draw: Draw, commitment: DrawRecord?, checkin: CheckinBook, interrupted: Int?)]()
+            var read = [(room: DrawRoom, draw: Draw, commitment: DrawRecord?, checkin: CheckinBook, interrupted: Int?, resumed: Int?)]()
             var failed = [(room: DrawRoom, error: any Error, dormant: DormantDraw?)]()
             for (room, dormant) in rooms {
                 do {
@@ -308,14 +308,23 @@ public final class DrawService: Sendable {
                     }
                     var draw = try DrawPersistence.restore(row, in: database)
                     if let dormant, dormant.resume(&draw) {
-                        read.append((room, draw, nil, try DrawPersistence.loadCheckin(code: room.code, in: database), dormant.interrupted))
+                        read.append((room, draw, nil, try DrawPersistence.loadCheckin(code: room.code, in: database), dormant.interrupted, nil))
                         continue
                     }
                     let interrupted = try DrawPersistence.interruptedRound(code: room.code, next: draw.nextRound, in: database)
+                    // No re-roll by crash (issue #40): a round the previous run left rolling rolls on, on the
+                    // lock its Start stored, with the sealed seed and the frozen inputs: the same winners.
+                    if let interrupted, draw.sealing == nil,
+                       let round = try DrawPersistence.resumeRolling(&draw, code: room.code, round: interrupted, in: database) {
+                        try audit.append(AuditEntry(actor: "system", action: "resume", detail: .object(["round": .int(Int64(round))])),
+                                         code: room.code, at: DrawPersistence.now, in: database)
+                        read.append((room, draw, nil, try DrawPersistence.loadCheckin(code: room.code, in: database), nil, round))
+                        continue
+                    }
                     // A beacon-sealed round waiting for its drand round resumes with its own commitment.
                     let commitment = draw.sealing == nil ? try draw.prepareFreshCommitment() : nil
                     read.append((room, draw, commitment, try DrawPersistence.loadCheckin(code: room.code, in: database),
-                                 interrupted))
+                                 interrupted, nil))
                 } catch {
                     failed.append((room, error, dormant))
                 }
@@ -328,7 +337,7 @@ public final class DrawService: Sendable {
                         let detail: JSONValue = entry.interrupted.map { .object(["interrupted": .int(Int64($0))]) } ?? .object([:])
                         try DrawPersistence.append([commitment], code: entry.room.code,
                                                    audit: (audit, AuditEntry(actor: "system", action: "restart", detail: detail)),
-                                                   in: database)
+                                                   seed: entry.draw.committedSeed, in: database)
                     }
                 } }
             } catch {
@@ -347,7 +356,8 @@ public final class DrawService: Sendable {
             }
             for entry in read {
                 if let round = entry.interrupted { DrawLog.interrupted(round: round, code: entry.room.code) }
-                entry.room.finishLoading(.success((entry.draw, entry.checkin, entry.interrupted)))
+                if let round = entry.resumed { DrawLog.resumed(round: round, code: entry.room.code) }
+                entry.room.finishLoading(.success((entry.draw, entry.checkin, entry.interrupted, entry.resumed)))
             }
         }
     }
