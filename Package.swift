@@ -41,6 +41,8 @@ let package = Package(
         .target(name: "Crypto", dependencies: ["CCrypto"]),
         .target(name: "Compression", dependencies: ["CZlib"]),
         .target(name: "CalculatorEngine", dependencies: ["CGMP", "CMPFR"]),
+        // BLS12-381 signature checks (drand's scheme) in pure Swift: fields, curves, hash to G1, pairing.
+        .target(name: "BLS12381", dependencies: ["Crypto"]),
         .target(name: "DrawEngine", dependencies: ["JSON", "Crypto"]),
         // One draw room's rules as a state machine (events in with the time, actions out), its
         // check-in sub-machine, board paging and `DrawWire` (the page protocol's JSON): no I/O,
@@ -67,7 +69,7 @@ let package = Package(
         // its actions.
         .target(name: "ClusterCore", dependencies: ["DrawRoomCore", "RedisStore", "DrawEngine", "JSON", "Crypto", "WebSocketCore"]),
         // drand rounds over HTTPS (libcurl), on threads of their own.
-        .target(name: "Beacon", dependencies: ["CCurl", "Crypto", "JSON", "DrawEngine", "Posix"]),
+        .target(name: "Beacon", dependencies: ["CCurl", "Crypto", "JSON", "DrawEngine", "Posix", "BLS12381"]),
 
         // Wiring and executables.
         .target(name: "App", dependencies: [
@@ -75,9 +77,9 @@ let package = Package(
             "CalculatorEngine", "DrawEngine", "DrawRoomCore", "ClusterCore", "CQREncode", "RedisStore", "Embedded", "Beacon",
         ]),
         .executableTarget(name: "tombola", dependencies: [
-            "App", "Server", "CalculatorEngine", "DrawEngine", "Storage", "JSON", "Embedded", "Beacon",
+            "App", "Server", "CalculatorEngine", "DrawEngine", "Storage", "JSON", "Embedded", "Beacon", "BLS12381",
         ]),
-        .executableTarget(name: "tombola-bench", dependencies: ["WebSocketClient", "Posix", "WebSocketCore", "CLinux", "Compression", "Locking", "DrawEngine"]),
+        .executableTarget(name: "tombola-bench", dependencies: ["WebSocketClient", "Posix", "WebSocketCore", "CLinux", "Compression", "Locking", "DrawEngine", "BLS12381"]),
 
         // Tests mirror Sources.
         .testTarget(name: "EmbeddedTests", dependencies: ["Embedded"]),
@@ -93,7 +95,8 @@ let package = Package(
         .testTarget(name: "PosixTests", dependencies: ["Posix", "Locking"]),
         .testTarget(name: "StorageTests", dependencies: ["Storage", "Locking"]),
         .testTarget(name: "RedisStoreTests", dependencies: ["RedisStore", "CHiredis", "Posix", "Locking"]),
-        .testTarget(name: "BeaconTests", dependencies: ["Beacon", "DrawEngine"]),
+        .testTarget(name: "BeaconTests", dependencies: ["Beacon", "DrawEngine", "BLS12381"]),
+        .testTarget(name: "BLS12381Tests", dependencies: ["BLS12381"]),
         .testTarget(name: "BenchTests", dependencies: ["tombola-bench", "App", "Server"]),
         // Helpers the Server and App tests share (a server on port 0, a raw HTTP reader, files).
         .target(name: "TestSupport", dependencies: ["Server", "HTTPCore", "Posix", "WebSocketClient", "WebSocketCore"],

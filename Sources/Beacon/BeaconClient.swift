@@ -1,3 +1,4 @@
+import BLS12381
 import DrawEngine
 import Glibc
 import Posix
@@ -11,21 +12,33 @@ public struct BeaconSource: Sendable, Equatable {
         self.chain = chain
         self.relays = relays
     }
-
-    /// How many relays must answer with the same value: two, or one when only one is configured.
-    public var quorum: Int { min(2, relays.count) }
 }
 
-/// What fetching one round gave: its value (the relays that agreed on it), or why the round is void.
+/// What fetching one round gave: its value (the relays that served it), or why there is none.
 public enum BeaconOutcome: Sendable, Equatable {
     case value(BeaconValue, relays: [String])
     case failed(String)
 }
 
-/// Fetches a drand round from several relays with libcurl (docs/FAIRNESS.md §13): every relay
-/// is asked until `quorum` of them gave the same valid value, one of them gives an invalid value
-/// (randomness ≠ SHA-256(signature), another round, not JSON), two valid values differ, or the
-/// deadline passes. Blocking: call it on a thread of its own (`fetch(…, then:)`).
+/// A fetch's outcome and the relays skipped for serving an invalid value, with why.
+public struct BeaconFetchReport: Sendable, Equatable {
+    public let outcome: BeaconOutcome
+    /// Relay → problem, in the order of the source's relays.
+    public let skipped: [(relay: String, problem: String)]
+
+    public static func == (a: BeaconFetchReport, b: BeaconFetchReport) -> Bool {
+        a.outcome == b.outcome && a.skipped.map(\.relay) == b.skipped.map(\.relay) && a.skipped.map(\.problem) == b.skipped.map(\.problem)
+    }
+}
+
+/// Fetches a drand round from several relays with libcurl (docs/FAIRNESS.md §13). A relay's
+/// answer is a value only when it is that round's, randomness = SHA-256(signature) and the BLS
+/// signature verifies under the chain's pinned public key; then it is *the* value (a BLS
+/// signature is unique: two valid values cannot differ), so the first one is accepted, with every
+/// relay that served it in the same pass. A relay that serves anything else (not JSON, another
+/// round, a wrong signature) is recorded and skipped, never asked again, and the others still
+/// count; there is no value when the deadline passes or every relay was skipped. Blocking: call it
+/// on a thread of its own (`fetch(…, then:)`).
 public struct BeaconClient: Sendable {
     /// Each GET's limit (connect + answer).
     public var requestTimeoutMillis = 2_000
@@ -74,17 +87,29 @@ public struct BeaconClient: Sendable {
     /// caller (libcurl, and pauses between tries): a thread of its own (`fetch(then:)`), never a
     /// loop or a shared worker.
     public func fetch(_ source: BeaconSource, round: UInt64, deadlineMillis: Int64) -> BeaconOutcome {
+        fetchReport(source, round: round, deadlineMillis: deadlineMillis).outcome
+    }
+
+    /// `fetch`, with the relays skipped for an invalid value.
+    public func fetchReport(_ source: BeaconSource, round: UInt64, deadlineMillis: Int64) -> BeaconFetchReport {
         for relay in source.relays {
-            if let problem = Self.relayProblem(relay, allowHTTP: allowHTTP) { return .failed(problem) }
+            if let problem = Self.relayProblem(relay, allowHTTP: allowHTTP) { return BeaconFetchReport(outcome: .failed(problem), skipped: []) }
         }
-        guard source.quorum >= 1 else { return .failed("no relay configured") }
-        var values = [String: BeaconValue]()
+        guard !source.relays.isEmpty else { return BeaconFetchReport(outcome: .failed("no relay configured"), skipped: []) }
+        guard let key = Hex.decode(source.chain.publicKey).flatMap(BLSSignature.PublicKey.init) else {
+            return BeaconFetchReport(outcome: .failed("the chain's public key is not a BLS12-381 G2 point"), skipped: [])
+        }
+        var skipped = [String: String]()
         var lastError = [String: String]()
+        func report(_ outcome: BeaconOutcome) -> BeaconFetchReport {
+            BeaconFetchReport(outcome: outcome, skipped: source.relays.compactMap { relay in skipped[relay].map { (relay, $0) } })
+        }
         while true {
-            let asking = source.relays.filter { values[$0] == nil }
+            let asking = source.relays.filter { skipped[$0] == nil }
             let budget = Int(max(1, min(Int64(requestTimeoutMillis), deadlineMillis - Self.nowMillis())))
             let answers = RelayRequests.get(asking.map { ($0, Self.url(relay: $0, chain: source.chain, round: round)) },
                                             allowHTTP: allowHTTP, timeoutMillis: budget, maxBytes: maxBytes)
+            var values = [String: BeaconValue]()
             for answer in answers {
                 if let error = answer.error {
                     // A last try cut short by the deadline says less than what the relay did before.
@@ -94,22 +119,27 @@ public struct BeaconClient: Sendable {
                     lastError[answer.relay] = "HTTP \(answer.status)"
                 } else {
                     switch BeaconValue.parse(answer.body, round: round) {
-                    case .success(let value): values[answer.relay] = value
-                    case .failure(let problem): return .failed("relay \(answer.relay): \(problem) (round \(round))")
+                    case .success(let value) where value.signatureVerifies(under: key): values[answer.relay] = value
+                    case .success: skipped[answer.relay] = BeaconProblem.badSignature.description
+                    case .failure(let problem): skipped[answer.relay] = problem.description
                     }
                 }
             }
-            let distinct = Set(values.values.map(\.signature))
-            if distinct.count > 1 { return .failed("relays disagree on round \(round)") }
-            if values.count >= source.quorum, let value = values.values.first {
-                return .value(value, relays: source.relays.filter { values[$0] != nil })
+            if let value = values.values.first {
+                // Unique signatures: a second valid value that differs would be a broken check.
+                guard Set(values.values.map(\.signature)).count == 1 else { return report(.failed("relays disagree on round \(round)")) }
+                return report(.value(value, relays: source.relays.filter { values[$0] != nil }))
+            }
+            let invalid = source.relays.filter { skipped[$0] != nil }.map { "\($0): \(skipped[$0]!)" }
+            if invalid.count == source.relays.count {
+                return report(.failed("no relay served a valid round \(round) (" + invalid.joined(separator: "; ") + ")"))
             }
             let now = Self.nowMillis()
             if now >= deadlineMillis {
-                let heard = values.count
-                let detail = source.relays.filter { values[$0] == nil }.map { "\($0): \(lastError[$0] ?? "no answer")" }
-                    .joined(separator: "; ")
-                return .failed("\(heard) of \(source.quorum) relays needed answered round \(round) in time (\(detail))")
+                let detail = source.relays.map { relay in
+                    skipped[relay].map { "\(relay): \($0)" } ?? "\(relay): \(lastError[relay] ?? "no answer")"
+                }
+                return report(.failed("no relay answered round \(round) in time (" + detail.joined(separator: "; ") + ")"))
             }
             let pause = min(Int64(retryMillis), deadlineMillis - now)
             if pause > 0 { usleep(useconds_t(pause * 1000)) }

@@ -1,3 +1,4 @@
+import BLS12381
 import Crypto
 import DrawEngine
 import JSON
@@ -32,7 +33,13 @@ public struct BeaconValue: Sendable, Equatable {
         return .success(value)
     }
 
-    /// randomness == hex(SHA-256(signature bytes)): what the server checks (the pairing is the script's).
+    /// Does the BLS signature verify under the chain's key (message SHA-256(u64be(round)), §13)?
+    public func signatureVerifies(under key: BLSSignature.PublicKey) -> Bool {
+        guard let bytes = Self.bytes(signature) else { return false }
+        return BLSSignature.verifyDrand(round: round, signature: bytes, publicKey: key)
+    }
+
+    /// randomness == hex(SHA-256(signature bytes)).
     public var randomnessMatchesSignature: Bool {
         guard let bytes = Self.bytes(signature) else { return false }
         return SHA256.hexDigest(bytes) == randomness
@@ -51,6 +58,7 @@ public enum BeaconProblem: Error, Sendable, Equatable, CustomStringConvertible {
     case badField(String)
     case wrongRound(UInt64)
     case randomnessMismatch
+    case badSignature
 
     public var description: String {
         switch self {
@@ -58,6 +66,7 @@ public enum BeaconProblem: Error, Sendable, Equatable, CustomStringConvertible {
         case .badField(let name): "bad field \(name)"
         case .wrongRound(let round): "answered round \(round)"
         case .randomnessMismatch: "randomness is not SHA-256(signature)"
+        case .badSignature: "signature does not verify under the chain's public key"
         }
     }
 }

@@ -28,12 +28,24 @@ public struct VerificationReport: Sendable, Equatable {
     public var roundCount: Int { checks.filter { $0.kind == "round" }.count }
     /// The algorithms the rounds were drawn with (v1 when there is no round).
     public let algorithms: [String]
-    /// The drand rounds whose values sealed rounds (docs/FAIRNESS.md §13): their BLS signatures
-    /// are checked by the script (`beaconCheckCommand`), not here.
+    /// The drand rounds whose values sealed rounds (docs/FAIRNESS.md §13).
     public var beaconRounds: [UInt64] = []
+    /// Each `beaconValue` record with its lock's chain: what `tombola verify` checks the BLS
+    /// signature of (the pairing is not part of this engine: ClusterCore and pages recheck
+    /// records without it).
+    public var beaconValues: [BeaconValueToCheck] = []
 
     /// The one command that checks the drand signatures of this export (§13).
     public static let beaconCheckCommand = "python3 -m venv /tmp/tombola-bls && /tmp/tombola-bls/bin/pip install -q py_ecc==8.0.0 && /tmp/tombola-bls/bin/python verify_tombola.py --bls EXPORT.json"
+}
+
+/// A sealed round's drand value and the chain its lock names.
+public struct BeaconValueToCheck: Sendable, Equatable {
+    /// The `beaconValue` record's index.
+    public let index: Int
+    public let chain: BeaconChain
+    public let beaconRound: UInt64
+    public let signature: String
 }
 
 /// Rechecks exported records exactly as docs/FAIRNESS.md §7 says (and its Python script does).
@@ -70,6 +82,7 @@ public enum RoundVerifier {
                                         chainProblem: state.pendingVoid == nil ? nil : "void without replacement",
                                         algorithms: algorithms.isEmpty ? [Fairness.algorithm] : algorithms)
         report.beaconRounds = state.beaconRounds
+        report.beaconValues = state.beaconValues
         return report
     }
 }
@@ -101,6 +114,7 @@ private struct ChainState {
     var beacon: (hash: String, at: Int64, lock: BeaconLock)?
     var beaconValue: BeaconSealValue?
     var beaconRounds = [UInt64]()
+    var beaconValues = [BeaconValueToCheck]()
 
     mutating func check(_ json: JSONValue, at position: Int, notes: inout [String]) throws(RecordError) {
         func require(_ condition: Bool, _ reason: String) throws(RecordError) {
@@ -134,6 +148,8 @@ private struct ChainState {
             try require(!value.relays.isEmpty, "relays")
             beaconValue = value
             beaconRounds.append(value.beaconRound)
+            beaconValues.append(BeaconValueToCheck(index: position, chain: waiting.lock.chain, beaconRound: value.beaconRound,
+                                                   signature: value.signature))
         case .beaconVoid(let round, let beaconRound, let reason):
             guard let waiting = beacon, beaconValue == nil else { throw RecordError(reason: "beacon void without its lock") }
             try require(round == waiting.lock.lock.round && beaconRound == waiting.lock.beaconRound && !reason.isEmpty, "beacon void")

@@ -15,6 +15,7 @@ let usage = """
     \(PoolCommand.usage)
     \(StormCommand.usage)
     \(RoomsCommand.usage)
+    \(BeaconCommand.usage)
     """
 
 /// Writes one line straight to a descriptor (unbuffered, so worker pipes see it at once).
@@ -44,6 +45,7 @@ func runCommand(_ arguments: [String]) throws(BenchError) {
     case "pool": try PoolCommand(rest).run().print()
     case "floor-reader": try FloorReader(rest).run()
     case "checkin": try CheckinCommand(rest).run().print()
+    case "beacon": try BeaconCommand(rest).run().print()
     case "help", "--help", "-h": emit(usage)
     default: throw .usage("unknown command '\(command)'\n\n\(usage)")
     }

@@ -7,9 +7,10 @@ import JSON
 
 /// `tombola beacon [ROUND|next] [--relay URL]… [--chain HEX --public-key HEX --genesis S --period S]
 /// [--allow-http] [--wait MS]` fetches one drand round the way a beacon-sealed round does
-/// (docs/FAIRNESS.md §13): from every relay with libcurl, randomness = SHA-256(signature) checked,
-/// two relays agreeing. Prints the value as JSON and exits 0, or `void: <reason>` and exits 1
-/// (the reason a sealed round would record); 2 on usage errors. `next` is the round a lock stored
+/// (docs/FAIRNESS.md §13): from every relay with libcurl, the value taken when randomness =
+/// SHA-256(signature) and its BLS signature verifies under the chain's key, relays that serve an
+/// invalid one skipped. Prints the value as JSON (with the relays that served it and those
+/// skipped) and exits 0, or `void: <reason>` and exits 1; 2 on usage errors. `next` is the round a lock stored
 /// now would be sealed with; the wait limit counts from the round's due time.
 enum BeaconCommand {
     static let usage = "usage: tombola beacon [ROUND|next] [--relay URL]… [--chain HEX --public-key HEX --genesis S --period S] "
@@ -58,12 +59,15 @@ enum BeaconCommand {
             usleep(useconds_t((due - now) * 1000))
         }
         let client = BeaconClient(allowHTTP: allowHTTP)
-        let outcome = client.fetch(BeaconSource(chain: chain, relays: relays), round: round,
-                                   deadlineMillis: max(due, now) + waitMillis)
-        switch outcome {
-        case .value(let value, let agreed):
+        let report = client.fetchReport(BeaconSource(chain: chain, relays: relays), round: round,
+                                        deadlineMillis: max(due, now) + waitMillis)
+        switch report.outcome {
+        case .value(let value, let served):
+            // `skipped`: the relays that served an invalid value (recorded, not trusted).
+            let skipped = JSONValue.array(report.skipped.map { .object(["relay": .string($0.relay), "problem": .string($0.problem)]) })
             print(JSONValue.object(["beaconRound": .int(Int64(value.round)), "randomness": .string(value.randomness),
-                                    "signature": .string(value.signature), "relays": .array(agreed.map { .string($0) })]).canonicalString)
+                                    "signature": .string(value.signature), "relays": .array(served.map { .string($0) }),
+                                    "skipped": skipped]).canonicalString)
             return 0
         case .failed(let reason):
             print("void: \(reason)")

@@ -58,21 +58,50 @@ import Testing
         #expect(a.requests.load() >= 1 && a.lastPath.contains("/52db9ba70e0cc0f6eaf7803dd07447a1f5477735fd3f661792ba94600c84e971/public/1000"))
     }
 
-    @Test func disagreeingRelaysFail() throws {
-        let other = #"{"round":1000,"randomness":"\#(sha256Hex(String(repeating: "ab", count: 48)))","signature":"\#(String(repeating: "ab", count: 48))"}"#
-        let a = try CannedRelay(body: Self.round1000)
-        let b = try CannedRelay(body: other)
-        let outcome = client.fetch(BeaconSource(chain: .quicknet, relays: [a.url, b.url]), round: 1000,
-                                   deadlineMillis: BeaconClient.nowMillis() + 5_000)
-        #expect(outcome == .failed("relays disagree on round 1000"))
+    /// quicknet round 2's signature (a valid G1 point, another round), served as round 1000.
+    static let round2As1000 = #"{"round":1000,"randomness":"5782d6987841c654515a0e72b2d1ebb4e741234042c37cb19608ae50d93fb60c","signature":"b6b6a585449b66eb12e875b64fcbab3799861a00e4dbf092d99e969a5eac57dd3f798acf61e705fe4f093db926626807"}"#
+
+    @Test func aRelayServingAWrongSignatureIsSkippedAndRecorded() throws {
+        let forged = #"{"round":1000,"randomness":"\#(sha256Hex(String(repeating: "ab", count: 48)))","signature":"\#(String(repeating: "ab", count: 48))"}"#
+        for body in [forged, Self.round2As1000] {
+            let a = try CannedRelay(body: Self.round1000)
+            let b = try CannedRelay(body: body)
+            let report = client.fetchReport(BeaconSource(chain: .quicknet, relays: [b.url, a.url]), round: 1000,
+                                            deadlineMillis: BeaconClient.nowMillis() + 5_000)
+            guard case .value(let value, let relays) = report.outcome else { Issue.record("\(report.outcome)"); continue }
+            #expect(value.signature.hasPrefix("b44679b9") && relays == [a.url])
+            #expect(report.skipped.map(\.relay) == [b.url])
+            #expect(report.skipped.map(\.problem) == ["signature does not verify under the chain's public key"])
+        }
     }
 
-    @Test func tamperedRandomnessFails() throws {
+    @Test func tamperedRandomnessIsSkipped() throws {
         let a = try CannedRelay(body: Self.round1000.replacingOccurrences("fe290bec", "00000000"))
         let b = try CannedRelay(body: Self.round1000)
-        let outcome = client.fetch(BeaconSource(chain: .quicknet, relays: [a.url, b.url]), round: 1000,
-                                   deadlineMillis: BeaconClient.nowMillis() + 5_000)
-        #expect(outcome == .failed("relay \(a.url): randomness is not SHA-256(signature) (round 1000)"))
+        let report = client.fetchReport(BeaconSource(chain: .quicknet, relays: [a.url, b.url]), round: 1000,
+                                        deadlineMillis: BeaconClient.nowMillis() + 5_000)
+        guard case .value(_, let relays) = report.outcome else { Issue.record("\(report.outcome)"); return }
+        #expect(relays == [b.url] && report.skipped.map(\.problem) == ["randomness is not SHA-256(signature)"])
+    }
+
+    @Test func onlyInvalidValuesFailAtOnce() throws {
+        let a = try CannedRelay(body: Self.round2As1000)
+        let b = try CannedRelay(body: Self.round1000.replacingOccurrences("1000", "999"))
+        let start = BeaconClient.nowMillis()
+        let outcome = client.fetch(BeaconSource(chain: .quicknet, relays: [a.url, b.url]), round: 1000, deadlineMillis: start + 5_000)
+        #expect(outcome == .failed("no relay served a valid round 1000 (\(a.url): signature does not verify under the chain's public key; "
+                                   + "\(b.url): answered round 999)"))
+        #expect(BeaconClient.nowMillis() - start < 4_000)
+    }
+
+    @Test func aValidValueUnderAnotherChainsKeyIsSkipped() throws {
+        // quicknet's round 1000 where the server pins another key: never accepted.
+        let other = BeaconChain(hash: String(repeating: "cd", count: 32),
+                                publicKey: "b81be4e3f8eb3fdf11f1a8b915cee1d87418d7d595cd4e2cb621555e31f641457ab9b3f79ebd12784a5d0c4ee6c24e3911341b7d91a490601c60ff996f3bda003c785dec967be17b36a4a8bf6c29aad819a925113786e5f658b9ee0fdbb2ab53",
+                                genesis: 1_692_803_367, period: 3)
+        let a = try CannedRelay(body: Self.round1000)
+        let outcome = client.fetch(BeaconSource(chain: other, relays: [a.url]), round: 1000, deadlineMillis: BeaconClient.nowMillis() + 5_000)
+        #expect(outcome == .failed("no relay served a valid round 1000 (\(a.url): signature does not verify under the chain's public key)"))
     }
 
     @Test func oversizedAnswerAndNoRelayFailAtTheDeadline() throws {
@@ -83,7 +112,7 @@ import Testing
         let outcome = client.fetch(BeaconSource(chain: .quicknet, relays: [big.url, closed]), round: 1000, deadlineMillis: start + 3_000)
         let took = BeaconClient.nowMillis() - start
         guard case .failed(let reason) = outcome else { Issue.record("\(outcome)"); return }
-        #expect(reason.hasPrefix("0 of 2 relays needed answered round 1000 in time"))
+        #expect(reason.hasPrefix("no relay answered round 1000 in time"))
         #expect(reason.contains("larger than 4096 bytes"))
         #expect(took >= 3_000)
         withExtendedLifetime(port) {}
@@ -97,7 +126,7 @@ import Testing
                                    deadlineMillis: BeaconClient.nowMillis() + 1_500)
         guard case .failed(let reason) = outcome else { Issue.record("\(outcome)"); return }
         #expect(big.requests.load() >= 2)
-        #expect(reason == "0 of 1 relays needed answered round 1000 in time (\(big.url): answer larger than 4096 bytes)")
+        #expect(reason == "no relay answered round 1000 in time (\(big.url): answer larger than 4096 bytes)")
     }
 
     @Test func httpRelayRefusedUnlessAllowed() throws {

@@ -86,6 +86,10 @@ class DrandChain:
         return {"round": round_number, "randomness": hashlib.sha256(bytes.fromhex(signature)).hexdigest(),
                 "signature": signature}
 
+    def trust_flags(self):
+        """The `tombola verify` flags that accept this chain's values (docs/FAIRNESS.md §13)."""
+        return ["--trust-chain", "%s:%s" % (self.hash, self.public_key)]
+
     def flags(self):
         """The server flags that pin this chain (and allow plain-HTTP relays)."""
         return ["--beacon-chain", self.hash, "--beacon-public-key", self.public_key,

@@ -252,10 +252,10 @@ def export_rounds(instance):
     return export, rounds
 
 
-def verify_export(export, tmp_path, script_path):
+def verify_export(export, tmp_path, script_path, flags=()):
     path = tmp_path / ("export-%d.json" % time.monotonic_ns())
     path.write_text(json.dumps(export), encoding="utf-8")
-    result = subprocess.run([tombola_binary(), "verify", str(path)], capture_output=True, text=True, timeout=60)
+    result = subprocess.run([tombola_binary(), "verify", str(path), *flags], capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stdout + result.stderr
     checked = verify_with_script(script_path, export, tmp_path)
     assert checked.returncode == 0, checked.stdout + checked.stderr

@@ -67,7 +67,7 @@ def test_a_sealed_round_stopped_on_a_follower_reveals_drands_winners_everywhere(
     assert rounds[1] == winners
     value = [r for r in export["records"] if r["kind"] == "beaconValue"]
     assert len(value) == 1 and (value[0]["randomness"], value[0]["signature"]) == (signed["randomness"], signed["signature"])
-    verify_export(export, tmp_path, script)
+    verify_export(export, tmp_path, script, chain.trust_flags())
     watcher.close()
 
 
@@ -100,7 +100,7 @@ def test_no_relay_answers_a_follower_hears_beacon_void_and_a_second_stop_reveals
     assert kinds[kinds.index("lock"):] == ["lock", "beacon", "beaconVoid", "beacon", "beaconValue", "round", "commit"]
     lock = [r for r in export["records"] if r["kind"] == "beacon"][-1]
     assert rounds[1] == body["result"]["winners"] == public_winners(script, lock, chain.sign(lock["beaconRound"])["randomness"])
-    verify_export(export, tmp_path, script)
+    verify_export(export, tmp_path, script, chain.trust_flags())
     host_page.close()
 
 
@@ -142,6 +142,6 @@ def test_kill_9_of_the_owner_waiting_for_drand_the_new_owner_fetches_the_same_ro
     assert [r for r in export["records"] if r["kind"] == "beacon"] == [lock]
     assert not [r for r in export["records"] if r["kind"] == "beaconVoid"]
     assert rounds == {1: winners}
-    verify_export(export, tmp_path, script)
+    verify_export(export, tmp_path, script, chain.trust_flags())
     for watcher in watchers:
         watcher.close()
