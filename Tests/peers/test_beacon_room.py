@@ -1,7 +1,8 @@
 """Beacon-sealed rounds in the live room (docs/FAIRNESS.md §13, docs/PROTOCOL.md "Beacon-sealed
 rounds"): a real server against real test relays on 127.0.0.1 (drand_relay.py). Stop stores the
 lock, the room waits for drand round R, fetches it and reveals winners that anyone recomputes
-from the lock record and R's randomness alone; no relay voids the seal on record and the round
+from the lock record and R's randomness alone; a relay serving a wrongly signed value is skipped;
+no relay voids the seal on record and the round
 keeps rolling; kill -9 while waiting resumes the same round with the same winners."""
 import hashlib
 import importlib.util
@@ -106,6 +107,27 @@ def test_a_sealed_round_reveals_the_public_function_of_its_lock_and_drand(script
         in outcome.stdout
     script_outcome = verify_with_script(script, export, tmp_path)
     assert script_outcome.returncode == 0, script_outcome.stdout
+
+
+def test_a_relay_serving_a_wrongly_signed_value_is_skipped_and_the_round_seals(script, data_dir, chain, relays, tmp_path):
+    # Relay 0 serves another round's signature as R's (a valid G1 point, randomness recomputed):
+    # the server checks the BLS signature itself, skips it and seals with relay 1's value.
+    relays[0].mode = "tamper-signature"
+    server = server_for(data_dir, chain, relays)
+    try:
+        start(server)
+        status, body = server.command("stop", timeout=40)
+        assert status == 200, body
+        export = records(server)
+    finally:
+        server.stop()
+    lock = next(r for r in export["records"] if r["kind"] == "beacon")
+    value = next(r for r in export["records"] if r["kind"] == "beaconValue")
+    signed = chain.sign(lock["beaconRound"])
+    assert (value["signature"], value["relays"]) == (signed["signature"], [relays[1].url])
+    assert not [r for r in export["records"] if r["kind"] == "beaconVoid"]
+    assert body["result"]["winners"] == public_winners(script, lock, signed["randomness"])
+    assert tombola_verify(export, tmp_path, chain).returncode == 0
 
 
 def test_no_relay_voids_the_seal_on_record_and_a_second_stop_reveals(script, data_dir, chain, relays, tmp_path):
