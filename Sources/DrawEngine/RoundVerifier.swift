@@ -34,9 +34,6 @@ public struct VerificationReport: Sendable, Equatable {
     /// signature of (the pairing is not part of this engine: ClusterCore and pages recheck
     /// records without it).
     public var beaconValues: [BeaconValueToCheck] = []
-
-    /// The one command that checks the drand signatures of this export (§13).
-    public static let beaconCheckCommand = "python3 -m venv /tmp/tombola-bls && /tmp/tombola-bls/bin/pip install -q py_ecc==8.0.0 && /tmp/tombola-bls/bin/python verify_tombola.py --bls EXPORT.json"
 }
 
 /// A sealed round's drand value and the chain its lock names.
