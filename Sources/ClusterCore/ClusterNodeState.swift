@@ -42,6 +42,8 @@ package struct ClusterNodeState {
         var sealedStopWait: Duration = .zero
         /// How often an unheard forwarded command is published again.
         var resendInterval: Duration = .milliseconds(50)
+        /// The program writing the records (a `takeover` commit names it, issue #47).
+        var software: SoftwareIdentity?
 
         package init(code: String, instanceID: String, cluster: ClusterSettings) {
             self.code = code
@@ -53,6 +55,7 @@ package struct ClusterNodeState {
             safetyMargin = cluster.safetyMargin
             forwardTimeout = cluster.forwardTimeout
             sealedStopWait = cluster.sealedStopWait
+            software = cluster.software
         }
     }
 
@@ -631,6 +634,7 @@ package struct ClusterNodeState {
             return open(draw, ticksAfter: read.ticks, carrying: carried, at: now, &actions)
         }
         // No seed could be taken up: commit a new one (a `takeover` commit), then open the room.
+        if let software = settings.software { draw.software = software }
         guard let record = try? draw.prepareCommitment(seed: .random(using: &random), at: now.wallMilliseconds) else {
             return stepDown("cannot commit", announce: false, &actions)
         }

@@ -1,3 +1,4 @@
+import DrawEngine
 import RedisStore
 
 /// Cluster mode's settings (`--redis`, `--cluster-key`, `--allow-unsafe-redis`). The key is
@@ -7,6 +8,8 @@ public struct ClusterSettings: Sendable, CustomStringConvertible {
     /// 32 bytes shared by every instance: seals each commitment's seed in the round log.
     public var key: [UInt8]
     public var allowUnsafeRedis = false
+    /// The program writing the records, named by each `commit` record (issue #47); nil: none.
+    public var software: SoftwareIdentity?
     /// How long a lease lasts unless renewed; a dead owner is replaced within about this.
     public var leaseTTL: Duration = .seconds(2)
     public var renewInterval: Duration = .milliseconds(500)

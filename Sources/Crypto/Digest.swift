@@ -1,3 +1,4 @@
+import Glibc
 import CCrypto
 
 /// SHA-1 (FIPS 180-4). Only for protocols that name it (RFC 6455 §4.2.2), never for secrets.
@@ -43,6 +44,27 @@ public enum SHA256 {
     /// The digest as 64 lower-case hex digits.
     public static func hexDigest(_ bytes: [UInt8]) -> String {
         lowercaseHex(hash(bytes))
+    }
+
+    /// The digest of the file at `path` as 64 lower-case hex digits, read 1 MiB at a time
+    /// (the running binary: `/proc/self/exe`); nil when it cannot be read.
+    public static func fileHexDigest(path: String) -> String? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        guard let context = EVP_MD_CTX_new() else { return nil }
+        defer { EVP_MD_CTX_free(context) }
+        guard let algorithm, EVP_DigestInit_ex(context, algorithm, nil) == 1 else { return nil }
+        var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if count < 0 { if errno == EINTR { continue } else { return nil } }
+            if count == 0 { break }
+            guard buffer.withUnsafeBytes({ EVP_DigestUpdate(context, $0.baseAddress, count) }) == 1 else { return nil }
+        }
+        var digest = [UInt8](repeating: 0, count: byteCount)
+        guard EVP_DigestFinal_ex(context, &digest, nil) == 1 else { return nil }
+        return lowercaseHex(digest)
     }
 }
 

@@ -115,6 +115,9 @@ public struct Draw: Sendable {
     private var entryRoot: (hash: String, root: String)?
     /// A beacon-sealed round stored at Stop and waiting for its drand value (docs/FAIRNESS.md §13).
     var sealed: Sealed?
+    /// The program that writes this draw's records now, named by each `commit` record it writes
+    /// (issue #47); set by the server (nil: records name none, as before).
+    public var software: SoftwareIdentity?
     /// The `lock` record the latest Start stored (its round not drawn yet), or after a restore the
     /// chain's last lock no round followed: what `resumeRolling` carries on.
     var storedLock: LockRecord?
@@ -488,7 +491,7 @@ public struct Draw: Sendable {
     // MARK: Internals
 
     mutating func append(_ body: RecordBody, at: Int64) -> DrawRecord {
-        let record = DrawRecord(index: recordCount, at: at, prev: lastHash, body: body)
+        let record = DrawRecord(index: recordCount, at: at, prev: lastHash, body: body, software: software)
         recordCount += 1
         lastHash = record.hash
         return record

@@ -83,6 +83,8 @@ public struct DrawRecord: Sendable, Equatable {
     public let body: RecordBody
     /// The whole record, `hash` included.
     public let json: JSONValue
+    /// A `commit` record's writer (issue #47), nil when it names none.
+    public var software: SoftwareIdentity? { SoftwareIdentity(json: json["software"]) }
 
     public static let genesisPrev = String(repeating: "0", count: 64)
 
@@ -91,13 +93,15 @@ public struct DrawRecord: Sendable, Equatable {
     /// The bytes to store and export: `canon(record)` with its `hash`.
     public var canonicalJSON: String { json.canonicalString }
 
-    init(index: Int, at: Int64, prev: String, body: RecordBody) {
+    /// `software`: a `commit` record's writer (`SoftwareIdentity`), nil for other kinds.
+    init(index: Int, at: Int64, prev: String, body: RecordBody, software: SoftwareIdentity? = nil) {
         var members: [String: JSONValue] = ["v": .int(1), "kind": .string(body.kind), "index": .int(Int64(index)),
                                             "at": .int(at), "prev": .string(prev)]
         switch body {
         case .commit(let commitment, let reason):
             members["commitment"] = .string(commitment)
             members["reason"] = .string(reason.rawValue)
+            if let software { members["software"] = software.json }
         case .entrants(let hash, let names, let tickets, let groups):
             members["entrantsHash"] = .string(hash)
             members["entrants"] = .array(names.map { .string($0) })
@@ -181,6 +185,8 @@ public struct DrawRecord: Sendable, Equatable {
         case "commit":
             guard let reason = CommitReason(rawValue: try f.string("reason")) else { throw fail("reason") }
             body = .commit(commitment: try f.string("commitment"), reason: reason)
+            // Optional (issue #47): absent from records written before it.
+            if json["software"] != nil, SoftwareIdentity(json: json["software"]) == nil { throw fail("software") }
         case "entrants":
             var tickets: [UInt64]? = nil
             if let items = json["tickets"] {

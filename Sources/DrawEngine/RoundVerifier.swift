@@ -99,6 +99,8 @@ private struct ChainState {
     var nameIndices = [String: [DrawValue: Int64]]()
     /// The `lock` record the next `round` must match (export format v2), and whether the chain has had one.
     var pendingLock: LockRecord?
+    /// The program the latest `commit` record named (issue #47).
+    var lastSoftware: SoftwareIdentity?
     var lockSeen = false
     /// A `beaconVoid` came since `pendingLock` (an export from before locks were stored at Start
     /// stores a new lock at the next Stop: not an abandoned roll).
@@ -156,6 +158,11 @@ private struct ChainState {
             // (Before locks were stored at Start, that Stop stored a new lock too: a lock after a lock.)
             relockAfterVoid = true
         case .commit(let commitment, let reason):
+            // Which program wrote it (issue #47): said at the first commit and whenever it changes.
+            if let software = record.software, software != lastSoftware {
+                notes.append("written by \(software.summary)")
+                lastSoftware = software
+            }
             if let abandoned = pendingLock {
                 // Only a restart commits while a lock waits for its round (the roll was cut short).
                 try require(reason == .restart, LockCheck.lockWithoutRound)

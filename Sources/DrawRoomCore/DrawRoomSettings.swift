@@ -15,10 +15,14 @@ public struct DrawRoomSettings: Sendable {
     /// Where beacon-sealed rounds take drand from (docs/FAIRNESS.md §13), on a single box and in
     /// cluster mode alike.
     public var beacon = BeaconSettings()
+    /// The program writing the records, named by each `commit` record (issue #47); nil: none.
+    public var software: SoftwareIdentity?
 
     public init(tickHz: Int = 20, slowDown: Duration = .milliseconds(1500),
-                maxPoolBytes: Int = DrawRoomSettings.defaultMaxPoolBytes, beacon: BeaconSettings = BeaconSettings()) {
+                maxPoolBytes: Int = DrawRoomSettings.defaultMaxPoolBytes, beacon: BeaconSettings = BeaconSettings(),
+                software: SoftwareIdentity? = nil) {
         self.beacon = beacon
+        self.software = software
         self.tickHz = tickHz
         self.slowDown = slowDown
         self.maxPoolBytes = maxPoolBytes

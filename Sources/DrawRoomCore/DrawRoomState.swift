@@ -76,6 +76,8 @@ public struct DrawRoomState {
         self.code = code
         self.draw = draw
         self.settings = settings
+        // Its next `commit` records name the program writing them (issue #47).
+        if let software = settings.software { self.draw.software = software }
         self.interrupted = interrupted
         self.resumed = resumed
         self.links = links
@@ -164,6 +166,7 @@ public struct DrawRoomState {
             if let restored {
                 stopMotion(&actions)
                 draw = restored
+                if let software = settings.software { draw.software = software }
                 adoptConfig(restored.config.publicText)
                 for id in members.keys { actions.append(.sendState(snapshot(for: id), to: id)) }
             }

@@ -12,7 +12,7 @@ import Embedded
 let arguments = Array(CommandLine.arguments.dropFirst())
 switch arguments.first {
 case "--version":
-    print(BuildInfo.summary, terminator: "")
+    print(BuildInfo.summary + "sha256 \(BinaryIdentity.sha256)\n", terminator: "")
     exit(0)
 case "calc":
     exit(CalcCommand.run(Array(arguments.dropFirst())))

@@ -274,3 +274,36 @@ def test_unknown_draw_codes_are_refused_and_the_admin_key_creates_draws(data_dir
         assert info["defaultDraw"] == CODE and info["lanUrl"] == server.base
     finally:
         server.stop()
+
+
+def test_every_commit_record_names_the_binary_that_wrote_it_and_verify_says_so(data_dir, tmp_path):
+    """Issue #47: each `commit` record carries `software` (version, commit, the SHA-256 of the
+    running executable), inside its hash; `tombola --version` prints the same digest, which is the
+    file's own `sha256sum`; `tombola verify` names the program."""
+    binary = tombola_binary()
+    with open(binary, "rb") as f:
+        digest = hashlib.sha256(f.read()).hexdigest()
+    version = subprocess.run([binary, "--version"], capture_output=True, text=True, timeout=30).stdout.splitlines()
+    assert "sha256 %s" % digest in version, version
+    release, commit = version[0].split()[1], version[1].split()[1]
+    server = Tombola(data_dir)
+    try:
+        assert server.command("start")[0] == 200 and server.command("stop")[0] == 200
+        status, export = server.json("GET", "/api/draws/%s/export.json" % CODE)
+        assert status == 200
+    finally:
+        server.stop()
+    commits = [r for r in export["records"] if r["kind"] == "commit"]
+    assert len(commits) == 2
+    for record in commits:
+        assert record["software"] == {"version": release, "commit": commit, "sha256": digest}, record
+    path = tmp_path / "export.json"
+    path.write_text(json.dumps(export), encoding="utf-8")
+    verified = subprocess.run([binary, "verify", str(path)], capture_output=True, text=True, timeout=60)
+    assert verified.returncode == 0, verified.stdout + verified.stderr
+    assert "written by tombola %s (commit %s, binary sha256 %s…)" % (release, commit, digest[:16]) in verified.stdout
+    assert verified.stdout.count("written by") == 1, verified.stdout
+    # A changed `software` breaks the record's hash: the chain no longer verifies.
+    commits[0]["software"]["sha256"] = "0" * 64
+    path.write_text(json.dumps(export), encoding="utf-8")
+    assert subprocess.run([binary, "verify", str(path)], capture_output=True, text=True, timeout=60).returncode != 0

@@ -12,8 +12,10 @@ extension DrawService {
         if let wanted = configuration.defaultDrawCode, !DrawKeys.isValidCode(wanted) { throw DrawServiceError.badCode(wanted) }
         if let key = configuration.hostKey, !DrawKeys.isPlausibleKey(key) { throw DrawServiceError.badKey }
         let storage = try StorageQueue(directory: configuration.dataDirectory)
-        let roomSettings = DrawRoomSettings(tickHz: configuration.tickHz, slowDown: slowDown, beacon: configuration.beacon)
+        let roomSettings = DrawRoomSettings(tickHz: configuration.tickHz, slowDown: slowDown, beacon: configuration.beacon,
+                                            software: BinaryIdentity.software)
         var settings = settings
+        settings.software = BinaryIdentity.software
         // A forwarded Stop of a beacon-sealed round is answered once drand round R came (or was void).
         settings.sealedStopWait = configuration.beacon.longestWait
         let limiter = AuthRateLimiter(burst: 5, refill: .seconds(2))

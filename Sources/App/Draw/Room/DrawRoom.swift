@@ -408,6 +408,7 @@ final class DrawRoom: @unchecked Sendable {
                 loop.execute { [self] in apply(.resynchronized(nil)) }
                 return
             }
+            restored.software = BinaryIdentity.software
             guard let record = try? restored.prepareFreshCommitment() else {
                 loop.execute { [self] in apply(.resynchronized(nil)) }
                 return

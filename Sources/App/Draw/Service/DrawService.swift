@@ -78,7 +78,8 @@ public final class DrawService: Sendable {
         do {
             return try DrawService(configuration: configuration, storage: storage,
                                    settings: DrawRoomSettings(tickHz: configuration.tickHz, slowDown: slowDown,
-                                                              maxPoolBytes: configuration.maxPoolBytes, beacon: configuration.beacon),
+                                                              maxPoolBytes: configuration.maxPoolBytes, beacon: configuration.beacon,
+                                                              software: BinaryIdentity.software),
                                    limiter: AuthRateLimiter(burst: authBurst, refill: authRefill),
                                    registry: metrics)
         } catch {
@@ -219,6 +220,7 @@ public final class DrawService: Sendable {
     private static func insertDraw(code: String, key: String, config: DrawConfig, audit: (DrawAuditLog, AuditEntry),
                                    in database: Database) throws -> (row: DrawRow, draw: Draw) {
         var draw = try Draw(config: config)
+        draw.software = BinaryIdentity.software
         let record = try draw.prepareFreshCommitment()
         let row = DrawRow(code: code, hostKeyHash: DrawKeys.hash(key), createdAt: WallClock.unixMilliseconds() / 1000,
                           configJSON: DrawPersistence.encode(draw.config), clearedThrough: -1)
@@ -307,6 +309,7 @@ public final class DrawService: Sendable {
                         throw StorageError(.notFound, detail: "draw \(room.code) is not stored")
                     }
                     var draw = try DrawPersistence.restore(row, in: database)
+                    draw.software = BinaryIdentity.software
                     if let dormant, dormant.resume(&draw) {
                         read.append((room, draw, nil, try DrawPersistence.loadCheckin(code: room.code, in: database), dormant.interrupted, nil))
                         continue

@@ -1,0 +1,38 @@
+import Testing
+import JSON
+@testable import DrawEngine
+
+/// Issue #47: each `commit` record names the program that wrote it, inside the record's hash;
+/// other kinds do not; a record read back keeps it; a malformed one is refused.
+@Suite struct SoftwareIdentityTests {
+    static let software = SoftwareIdentity(version: "1.0.0", commit: "0123456789ab", sha256: String(repeating: "ab", count: 32))
+
+    @Test func commitRecordsNameTheProgramAndTheVerifierSaysSoOnce() throws {
+        var draw = try Draw()
+        draw.software = Self.software
+        var random = SplitMix64(state: 7)
+        var records = [try draw.prepareCommitment(seed: .random(using: &random), at: 1)]
+        records += try draw.start(contributions: [], at: 2)
+        records += try draw.stop(at: 3, nextSeed: .random(using: &random))
+        #expect(records.map(\.kind) == ["commit", "lock", "round", "commit"])
+        for record in records {
+            #expect(record.software == (record.kind == "commit" ? Self.software : nil), "\(record.kind)")
+            #expect(record.json["software"] == (record.kind == "commit" ? Self.software.json : nil))
+            #expect(try DrawRecord(text: record.canonicalJSON) == record)
+        }
+        let report = RoundVerifier.verify(records: records.map(\.json))
+        #expect(report.passed)
+        let said = report.checks.flatMap(\.notes).filter { $0.hasPrefix("written by") }
+        #expect(said == ["written by tombola 1.0.0 (commit 0123456789ab, binary sha256 abababababababab…)"])
+    }
+
+    @Test func aMalformedSoftwareFieldIsRefused() throws {
+        var draw = try Draw()
+        draw.software = Self.software
+        var random = SplitMix64(state: 8)
+        let record = try draw.prepareCommitment(seed: .random(using: &random), at: 1)
+        guard case .object(var members) = record.json else { throw RecordError(reason: "not an object") }
+        members["software"] = .object(["version": .string("1.0.0")])
+        #expect(throws: RecordError.self) { try DrawRecord(json: .object(members)) }
+    }
+}
