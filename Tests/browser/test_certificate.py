@@ -4,6 +4,7 @@ time, commitment, seed, entropy and chain hash, rechecks the round in the page, 
 code to itself, prints on one A4 page, and is axe-clean in English and Chinese."""
 
 import base64
+import hashlib
 import json
 import urllib.error
 import urllib.request
@@ -11,6 +12,7 @@ import urllib.request
 import pytest
 from selenium.webdriver.common.by import By
 
+from conftest import server_command
 from test_axe import audit
 from test_draw import create_draw
 
@@ -59,6 +61,15 @@ def test_the_certificate_shows_the_round_rechecks_it_and_prints_on_one_a4_page(s
                         ("hash", replacement["hash"])):
         assert page.find_element(By.CSS_SELECTOR, "[data-%s]" % hook).text == value
     assert len(page.find_element(By.CSS_SELECTOR, "[data-entropy]").text) == 64
+    # The program that wrote the round's commitment (issue #47): as the export's commit record
+    # names it, the binary's own SHA-256 (the file the test runs).
+    with urllib.request.urlopen(server.url("/api/draws/%s/export.json" % code), timeout=30) as r:
+        records = json.load(r)["records"]
+    software = next(r["software"] for r in records if r["kind"] == "commit" and r["commitment"] == rounds[0]["commitment"])
+    with open(server_command(0, "")[0], "rb") as f:
+        assert software["sha256"] == hashlib.sha256(f.read()).hexdigest()
+    assert page.find_element(By.CSS_SELECTOR, "[data-software]").text == "tombola %s · commit %s · sha256 %s" % (
+        software["version"], software["commit"], software["sha256"])
     page.wait_js("document.querySelector('[data-qr]').complete && !document.querySelector('[data-qr]').hidden")
     assert page.js("return decodeURIComponent(document.querySelector('[data-qr]').src)").endswith("/draw/%s/round/1#verify" % code)
     pdf = base64.b64decode(page.driver.execute_cdp_cmd("Page.printToPDF", {"paperWidth": 8.27, "paperHeight": 11.69, "preferCSSPageSize": True})["data"])

@@ -26,6 +26,7 @@ export class CertificateState extends EventTarget {
     this.title = '';               // the event's title (the draw's branding), or ''
     this.base = null;              // the origin the screen's QR codes use (the LAN address)
     this.verification = { state: 'pending' };
+    this.software = null;          // the program its commitment's record names (issue #47), or null
   }
 
   changed(detail) { this.dispatchEvent(new CustomEvent('change', { detail })); }
@@ -62,6 +63,9 @@ export class CertificateState extends EventTarget {
       this.voids = all.filter((r) => r.kind === 'void' && r.round === this.round);
       this.passes = all.filter((r) => r.kind === 'pass' && r.round === this.round);
       this.changes = all.filter((r) => (r.kind === 'void' || r.kind === 'pass') && r.round === this.round);
+      const commitment = this.records[0]?.commitment;
+      const software = all.find((r) => r.kind === 'commit' && r.commitment === commitment)?.software;
+      this.software = software && typeof software.sha256 === 'string' ? software : null;
       // Names, title and the screen's origin before the first render of the winners.
       await Promise.all([this.loadNames(), this.loadBranding()]);
       this.status = this.records.length ? 'ready' : 'missing';

@@ -9,8 +9,9 @@ export class CertificateView {
   constructor(root = document) {
     this.root = root;
     this.n = {};
-    for (const hook of ['title', 'prize', 'missing', 'winners', 'voided', 'time', 'commitment', 'seed', 'entropy', 'hash', 'algorithm', 'qr', 'verify', 'back', 'print', 'png']) {
-      this.n[hook] = $(`[data-${hook}]`, root);
+    for (const hook of ['title', 'prize', 'missing', 'winners', 'voided', 'time', 'commitment', 'seed', 'entropy', 'hash', 'algorithm',
+      'software', 'softwareLabel', 'qr', 'verify', 'back', 'print', 'png']) {
+      this.n[hook] = $(`[data-${hook.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}]`, root);
     }
     this.n.qr.addEventListener('load', () => show(this.n.qr, true));
   }
@@ -56,6 +57,11 @@ export class CertificateView {
     setText(n.entropy, record?.entropy ?? '');
     setText(n.hash, record?.hash ?? '');
     setText(n.algorithm, record?.algorithm ?? '');
+    // The program that wrote the round's commitment (issue #47): release, commit, binary SHA-256.
+    const software = state.software;
+    setText(n.software, software ? `tombola ${software.version} · commit ${software.commit} · sha256 ${software.sha256}` : '');
+    show(n.software, Boolean(software));
+    show(n.softwareLabel, Boolean(software));
     if (record && !n.qr.dataset.for) {
       // The QR code opens this page, which rechecks the round itself.
       // On the origin the screen's QR codes use (the LAN address), not this page's (127.0.0.1).
