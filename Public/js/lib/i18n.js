@@ -1002,31 +1002,63 @@ const zh = {
 
 Object.assign(en, stage.en);
 Object.assign(zh, stage.zh);
+// English and Simplified Chinese live here and load with every page; the other languages have a
+// table each in ./i18n/<code>.js (same keys as en), fetched only when a page speaks it.
 export const tables = { en, zh };
 export const languages = [
   { code: 'en', name: 'English', locale: 'en', html: 'en' },
   { code: 'zh', name: '简体中文', locale: 'zh-CN', html: 'zh-Hans' },
+  { code: 'zh-Hant', name: '繁體中文', locale: 'zh-TW', html: 'zh-Hant' },
+  { code: 'ja', name: '日本語', locale: 'ja', html: 'ja' },
+  { code: 'ko', name: '한국어', locale: 'ko', html: 'ko' },
+  { code: 'es', name: 'Español', locale: 'es', html: 'es' },
+  { code: 'fr', name: 'Français', locale: 'fr', html: 'fr' },
+  { code: 'de', name: 'Deutsch', locale: 'de', html: 'de' },
+  { code: 'vi', name: 'Tiếng Việt', locale: 'vi', html: 'vi' },
+  // Western digits (nu-latn), as on the printed tickets and in the record: a number called out on the
+  // projector must read the same as the one in a guest's hand.
+  { code: 'ar', name: 'العربية', locale: 'ar-u-nu-latn', html: 'ar', dir: 'rtl' },
 ];
+
+/** The language code a BCP 47 tag asks for (zh-TW, zh-HK, zh-Hant → zh-Hant; zh, zh-CN → zh), or null. */
+export function matchLanguage(tag) {
+  const lower = String(tag ?? '').toLowerCase();
+  if (lower === 'zh' || lower.startsWith('zh-')) {
+    return /^zh-(hant|tw|hk|mo)\b/.test(lower) ? 'zh-Hant' : 'zh';
+  }
+  const base = lower.split(/[-_]/)[0];
+  return languages.find((l) => l.code === base)?.code ?? null;
+}
 
 function detect() {
   try {
     const stored = localStorage.getItem(STORAGE_KEY);
-    if (stored && tables[stored]) return stored;
+    if (stored && languages.some((l) => l.code === stored)) return stored;
   } catch { /* storage may be disabled */ }
   const preferred = navigator.languages?.length ? navigator.languages : [navigator.language || 'en'];
   for (const tag of preferred) {
-    const lower = String(tag).toLowerCase();
-    if (lower.startsWith('zh')) return 'zh';
-    if (lower.startsWith('en')) return 'en';
+    const code = matchLanguage(tag);
+    if (code) return code;
   }
   return 'en';
 }
 
+/** Fetches a language's table once (en and zh are built in). */
+async function load(code) {
+  if (!tables[code]) tables[code] = (await import(`./i18n/${code}.js`)).default;
+}
+
 let current = detect();
+let wanted = current;
+try {
+  await load(current);
+} catch {
+  current = 'en';  // the table could not be fetched: English rather than a page of keys
+}
 /** Fires `change` when the language switches. */
 export const i18nEvents = new EventTarget();
 
-/** The current language code ('en' or 'zh'). */
+/** The current language code ('en', 'zh', 'zh-Hant', 'ja', …). */
 export function lang() { return current; }
 
 /** The Intl locale for numbers and times in the current language. */
@@ -1034,12 +1066,17 @@ export function locale() {
   return languages.find((l) => l.code === current)?.locale ?? 'en';
 }
 
+/** The current language's writing direction: 'rtl' for Arabic, else 'ltr'. */
+export function dir() {
+  return languages.find((l) => l.code === current)?.dir ?? 'ltr';
+}
+
 /**
- * The plural category (Intl.PluralRules: 'one', 'other', …) of a count in the current language.
- * `count` may be a number or a number as shown ("1,000").
+ * The plural category (Intl.PluralRules: 'zero', 'one', 'two', 'few', 'many', 'other') of a count in
+ * the current language. `count` may be a number or a whole number as shown ("1,000", "1.000", "1 000").
  */
 export function pluralOf(count) {
-  const n = typeof count === 'number' ? count : Number(String(count ?? '').replace(/[^\d.]/g, ''));
+  const n = typeof count === 'number' ? count : Number(String(count ?? '').replace(/\D/g, '') || NaN);
   return new Intl.PluralRules(locale()).select(Number.isFinite(n) ? n : 0);
 }
 
@@ -1067,6 +1104,7 @@ export function errorText(code) {
 /** Fills every data-i18n* hook under `root` with the current language. */
 export function applyI18n(root = document) {
   document.documentElement.lang = languages.find((l) => l.code === current)?.html ?? 'en';
+  document.documentElement.dir = dir();  // Arabic mirrors the layout; css keeps numbers, wheel and reels LTR
   for (const node of root.querySelectorAll('[data-i18n]')) node.textContent = t(node.dataset.i18n);
   for (const node of root.querySelectorAll('[data-i18n-aria]')) node.setAttribute('aria-label', t(node.dataset.i18nAria));
   for (const node of root.querySelectorAll('[data-i18n-title]')) node.title = t(node.dataset.i18nTitle);
@@ -1074,13 +1112,20 @@ export function applyI18n(root = document) {
   for (const select of root.querySelectorAll('[data-lang-switch]')) select.value = current;
 }
 
-/** Switches language, remembers it, re-applies the hooks and fires `change`. */
+/**
+ * Switches language, remembers it, re-applies the hooks and fires `change`. A built-in table (en, zh)
+ * or one already fetched switches at once; another is fetched first (the returned promise settles then).
+ */
 export function setLang(code) {
-  if (!tables[code] || code === current) return;
+  if (!languages.some((l) => l.code === code)) return Promise.resolve();
+  wanted = code;  // the last choice wins when a fetched table arrives after a later switch
+  if (code === current) return Promise.resolve();
+  if (!tables[code]) return load(code).then(() => (wanted === code ? setLang(code) : undefined), () => {});
   current = code;
   try { localStorage.setItem(STORAGE_KEY, code); } catch { /* not fatal */ }
   applyI18n();
   i18nEvents.dispatchEvent(new Event('change'));
+  return Promise.resolve();
 }
 
 /** Fills the <select data-lang-switch> controls and wires them to setLang. */
