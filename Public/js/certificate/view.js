@@ -59,7 +59,7 @@ export class CertificateView {
     setText(n.algorithm, record?.algorithm ?? '');
     // The program that wrote the round's commitment (issue #47): release, commit, binary SHA-256.
     const software = state.software;
-    setText(n.software, software ? `tombola ${software.version} · commit ${software.commit} · sha256 ${software.sha256}` : '');
+    setText(n.software, software ? t('cert.software.value', { version: software.version, commit: software.commit, sha256: software.sha256 }) : '');
     show(n.software, Boolean(software));
     show(n.softwareLabel, Boolean(software));
     if (record && !n.qr.dataset.for) {
