@@ -155,7 +155,7 @@ extension ClusterDrawNode: CheckinChannel {
                         DrawLog.error("cluster ALARM: an entrant row or the check-in settings of draw \(code) cannot be read back", code: code)
                         return completion(.failure(CommandFailure(code: "cluster_unavailable")))
                     }
-                    completion(.success(answer))
+                    completion(.success(answer.json))
                 }
                 if !started { completion(.failure(CommandFailure(code: "cluster_unavailable"))) }
             }

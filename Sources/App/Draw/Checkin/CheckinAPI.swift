@@ -160,7 +160,8 @@ enum CheckinAPI {
     private static func list(_ request: HTTPRequest, csv: Bool, room: any CheckinChannel, responder: Responder, service: DrawService) {
         guard DrawAPI.admits(request, responder: responder, service: service, check: room.isHostKey) else { return }
         let query = request.head.query
-        let search = String((QueryString.value(of: "q", in: query) ?? "").prefix(200))
+        // Trimmed and NFC-normalised here, as names are when they join: the room compares as given.
+        let search = String(CheckinForm.clean(QueryString.value(of: "q", in: query) ?? "").prefix(200))
         let offset = max(0, Int(QueryString.value(of: "offset", in: query) ?? "") ?? 0)
         let limit = min(200, max(1, Int(QueryString.value(of: "limit", in: query) ?? "") ?? 50))
         let removed = QueryString.value(of: "removed", in: query) == "1"

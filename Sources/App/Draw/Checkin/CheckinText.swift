@@ -102,22 +102,3 @@ extension CheckinSettings {
         if case .bool(let open)? = json["open"] { self.open = open }
     }
 }
-
-extension CheckinBook {
-    /// Entries matching `query` (name, id or a field value, case-insensitive), newest first, paged.
-    func page(query: String, offset: Int, limit: Int, includeRemoved: Bool) -> (total: Int, items: [CheckinEntry]) {
-        let needle = CheckinForm.clean(query).lowercased()
-        var total = 0
-        var items = [CheckinEntry]()
-        for entry in entries.reversed() where includeRemoved || entry.isActive {
-            if !needle.isEmpty {
-                let hit = entry.id.lowercased().contains(needle) || (entry.name?.lowercased().contains(needle) ?? false)
-                    || entry.fields.values.contains { $0.lowercased().contains(needle) }
-                if !hit { continue }
-            }
-            if total >= offset, items.count < limit { items.append(entry) }
-            total += 1
-        }
-        return (total, items)
-    }
-}
