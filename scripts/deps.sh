@@ -49,3 +49,10 @@ TOMBOLA_TEST_PACKAGES=(python3 python3-venv strace chromium chromium-driver font
 TOMBOLA_BENCH_PACKAGES=(golang-go golang-github-gorilla-websocket-dev wrk nginx-light)
 # scripts/package: dpkg-shlibdeps (dpkg-dev) and strip (binutils).
 TOMBOLA_PACKAGE_PACKAGES=(dpkg-dev binutils)
+# scripts/image: it writes the OCI layout with Python (tar, gzip, sha256) from .debs that
+# apt-get download fetches and dpkg-deb unpacks (both always present on Debian).
+TOMBOLA_IMAGE_PACKAGES=(python3)
+# The image test (Tests/image/test_image.py, TOMBOLA_IMAGE_TEST=1): podman runs the archive
+# (with crun, conmon and the CNI plugins it depends on; runc where crun refuses a hybrid cgroup
+# tree; slirp4netns and uidmap when run rootless).
+TOMBOLA_IMAGE_TEST_PACKAGES=(podman runc slirp4netns uidmap)
