@@ -1,31 +1,15 @@
 import DrawEngine
+import DrawRoomCore
 import JSON
 
-/// What a round's Start froze, kept beside the log while it rolls (`{d:CODE}:rolling`, written
-/// by the owner with the lease), so that a new owner carries the same round on (same commitment,
-/// contributions and audience number: the same winners at Stop; docs/CLUSTER.md, *Takeover*).
-/// The one encoder and the one decoder of that value.
-package struct ClusterRollingHint: Equatable, Sendable {
-    package var commitment: String
-    package var round: Int
-    package var contributions: [Contribution]
-    package var audience: String?
+/// What a round's Start froze (`RollingStart`), kept beside the log while it rolls
+/// (`{d:CODE}:rolling`, written by the owner with the lease), so that a new owner carries the same
+/// round on (same commitment, contributions and audience number: the same winners at Stop;
+/// docs/CLUSTER.md, *Takeover*). A single box keeps the same text in SQLite (`pending_seeds`).
+package typealias ClusterRollingHint = RollingStart
 
-    package init(commitment: String, round: Int, contributions: [Contribution], audience: String?) {
-        self.commitment = commitment
-        self.round = round
-        self.contributions = contributions
-        self.audience = audience
-    }
-
-    /// What `draw`'s Start froze; nil unless it is rolling on a commitment.
-    package init?(rolling draw: Draw) {
-        guard draw.phase == .rolling, let commit = draw.commit else { return nil }
-        self.init(commitment: commit.commitment, round: commit.round, contributions: draw.frozenContributions,
-                  audience: draw.frozenAudience)
-    }
-
-    /// `{"audience","commitment","contributions":[hex…],"round"}`.
+extension RollingStart {
+    /// `{"audience","commitment","contributions":[hex…],"round"}`: the one encoder of that value.
     package var encoded: [UInt8] {
         Array(JSONValue.object([
             "commitment": .string(commitment), "round": .int(Int64(round)),
@@ -34,7 +18,8 @@ package struct ClusterRollingHint: Equatable, Sendable {
         ]).canonicalString.utf8)
     }
 
-    package static func decode(_ text: String) throws(ClusterWireError) -> ClusterRollingHint {
+    /// The one decoder.
+    package static func decode(_ text: String) throws(ClusterWireError) -> RollingStart {
         guard let json = try? JSONValue.parse(text), json.objectValue != nil else { throw .notJSON }
         guard let commitment = json["commitment"]?.stringValue else { throw .badMember("commitment") }
         guard let round = json["round"]?.intValue, let small = Int(exactly: round) else { throw .badMember("round") }
@@ -47,6 +32,6 @@ package struct ClusterRollingHint: Equatable, Sendable {
         case .string(let text)?: audience = text
         default: throw .badMember("audience")
         }
-        return ClusterRollingHint(commitment: commitment, round: small, contributions: contributions, audience: audience)
+        return RollingStart(commitment: commitment, round: small, contributions: contributions, audience: audience)
     }
 }

@@ -43,9 +43,7 @@ enum DrawPersistence {
                                                  sealed: SeedSeal.seal(seed, key: try database.seedKey(), code: code))
                 }
                 if let rolling {
-                    let text = String(decoding: ClusterRollingHint(commitment: rolling.commitment, round: rolling.round,
-                                                                   contributions: rolling.contributions, audience: rolling.audience).encoded,
-                                      as: UTF8.self)
+                    let text = String(decoding: rolling.encoded, as: UTF8.self)
                     try database.savePendingRolling(drawCode: code, commitment: rolling.commitment, rolling: text)
                 }
                 if let checkin { try write(checkin, code: code, in: database) }
@@ -149,7 +147,7 @@ enum DrawPersistence {
             DrawLog.unresumable(round: round, code: code, why: "no sealed seed is stored (a database from before issue #40)")
             return nil
         }
-        guard let text = row.rolling, let hint = try? ClusterRollingHint.decode(text), hint.commitment == row.commitment,
+        guard let text = row.rolling, let hint = try? RollingStart.decode(text), hint.commitment == row.commitment,
               hint.round == round else {
             DrawLog.unresumable(round: round, code: code, why: "what its Start froze is not stored")
             return nil
