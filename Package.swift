@@ -25,7 +25,9 @@ let package = Package(
         .systemLibrary(name: "CGMP", path: "Sources/CGMP", providers: [.apt(["libgmp-dev"])]),
         .systemLibrary(name: "CMPFR", path: "Sources/CMPFR", providers: [.apt(["libmpfr-dev"])]),
         .systemLibrary(name: "CQREncode", path: "Sources/CQREncode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
-        .systemLibrary(name: "CHiredis", path: "Sources/CHiredis", pkgConfig: "hiredis", providers: [.apt(["libhiredis-dev"])]),
+        // No pkgConfig: hiredis.pc adds -D_FILE_OFFSET_BITS=64, which SwiftPM drops with a
+        // "prohibited flag" warning on every build; the shim includes <hiredis/…> from /usr/include.
+        .systemLibrary(name: "CHiredis", path: "Sources/CHiredis", providers: [.apt(["libhiredis-dev"])]),
         .systemLibrary(name: "CSystemd", path: "Sources/CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
         .systemLibrary(name: "CCurl", path: "Sources/CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
 

@@ -19,8 +19,10 @@ public enum HostKeyReset {
     /// the draw exists. Loop only (the client's).
     public static func replace(code: String, hash: String, on client: RedisClient,
                                _ completion: @escaping (Result<Bool, ClusterError>) -> Void) {
-        RedisScript(script).run(on: client, keys: [RedisDrawKeys(code: code).meta],
-                                arguments: [Array(hash.utf8), Array(channel.utf8), Array(code.utf8)]) { result in
+        // A one-shot EVAL: a RedisScript made here would be gone before Redis answered its
+        // SCRIPT LOAD, so the SHA-1 it learned would be thrown away with it.
+        RedisScript.runOnce(script, on: client, keys: [RedisDrawKeys(code: code).meta],
+                            arguments: [Array(hash.utf8), Array(channel.utf8), Array(code.utf8)]) { result in
             completion(result.mapError(ClusterError.init).flatMap { reply in
                 guard let flag = reply.integer else { return .failure(.unexpectedReply("host key reset: \(reply)")) }
                 return .success(flag == 1)

@@ -36,6 +36,16 @@ public final class RedisScript {
         evalsha(sha, tail, client, timeout, completion)
     }
 
+    /// Runs `source` once with EVAL, for a caller that keeps no script object (the one-shot
+    /// `tombola host-link`): there is no object to remember a SHA-1 in, so no SCRIPT LOAD is sent.
+    public static func runOnce(
+        _ source: String, on client: RedisClient, keys: [String], arguments: [[UInt8]], timeout: Duration? = nil,
+        _ completion: @escaping (Result<RedisReply, RedisError>) -> Void
+    ) {
+        let tail = [Array(String(keys.count).utf8)] + keys.map { Array($0.utf8) } + arguments
+        client.send([Array("EVAL".utf8), Array(source.utf8)] + tail, timeout: timeout, completion)
+    }
+
     private func evalsha(
         _ sha: String, _ tail: [[UInt8]], _ client: RedisClient, _ timeout: Duration?,
         _ completion: @escaping (Result<RedisReply, RedisError>) -> Void

@@ -17,6 +17,7 @@ enum BeaconCommand {
         + "[--allow-http] [--wait MS]"
 
     static func run(_ arguments: [String]) -> Int32 {
+        if CommandHelp.asked(arguments) { return CommandHelp.show(usage) }
         var relays = [String]()
         var chain = BeaconChain.quicknet
         var allowHTTP = false

@@ -13,7 +13,15 @@ import CalculatorEngine
 /// `0.(142857)`). With `--batch`, each line gets its digits.
 /// An error prints its English message; an unknown key exits with status 2.
 enum CalcCommand {
+    static let usage = """
+        usage: tombola calc [--mode basic|scientific] [--deg|--rad] [--digits N [--repeat]] KEY…
+               tombola calc --batch [--mode basic|scientific] [--deg|--rad] [--digits N [--repeat]]   (one key sequence a line on stdin)
+        Keys are the calculator's wire keys (0-9 . + - * / = C CE back % sqrt sq inv ( ) ^ sin cos … pi e);
+        a number such as 1.5 is pressed digit by digit. Example: tombola calc 0.1 + 0.2 =
+        """
+
     static func run(_ arguments: [String]) -> Int32 {
+        if CommandHelp.asked(arguments) { return CommandHelp.show(usage) }
         var mode = CalculatorMode.basic
         var angle = AngleUnit.radians
         var batch = false
@@ -55,7 +63,7 @@ enum CalcCommand {
             return 0
         }
         guard let output = evaluate(keys, mode: mode, angle: angle, digits: digits, markRepeat: markRepeat) else {
-            printError("tombola calc: unknown key")
+            printError("tombola calc: unknown key\n\(usage)")
             return 2
         }
         print(output)

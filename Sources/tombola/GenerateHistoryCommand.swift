@@ -13,6 +13,7 @@ enum GenerateHistoryCommand {
         + "[--prefix GEN] [--host-key KEY]"
 
     static func run(_ arguments: [String]) -> Int32 {
+        if CommandHelp.asked(arguments) { return CommandHelp.show(usage) }
         var data: String?
         var draws = 1000
         var rounds = 100

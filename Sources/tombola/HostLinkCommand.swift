@@ -15,6 +15,7 @@ enum HostLinkCommand {
     static let usage = "usage: tombola host-link CODE [--data DIR | --redis URL --cluster-key FILE] [--host ADDR] [--port N]"
 
     static func run(_ arguments: [String]) -> Int32 {
+        if CommandHelp.asked(arguments) { return CommandHelp.show(usage) }
         guard let code = arguments.first, !code.hasPrefix("-") else {
             ServerCommand.emit(usage + "\n", to: 2)
             return 2

@@ -7,11 +7,14 @@ import App
 /// host page's import does, without a server: counts, first rows, rejected lines, parse time.
 /// Exits 0 when the file is accepted as a whole, 1 when refused, 2 on usage errors.
 enum ImportCommand {
+    static let usage = "usage: tombola import FILE [--merge]   (CSV or TSV; - reads standard input)"
+
     static func run(_ arguments: [String]) -> Int32 {
+        if CommandHelp.asked(arguments) { return CommandHelp.show(usage) }
         let merge = arguments.contains("--merge")
         let paths = arguments.filter { $0 != "--merge" }
         guard paths.count == 1, let path = paths.first, !path.hasPrefix("-") || path == "-" else {
-            printError("usage: tombola import FILE [--merge]   (CSV or TSV; - reads standard input)")
+            printError(usage)
             return 2
         }
         guard let bytes = readAll(path) else {

@@ -7,7 +7,11 @@ import JSON
 /// `tombola verify FILE` rechecks every record of an exported draw (docs/FAIRNESS.md §7),
 /// prints one line per record and exits 0 when all check, 1 when any fails, 2 on usage errors.
 enum VerifyCommand {
+    static let usage = "usage: tombola verify EXPORT.json [--past OTHER.json …] [--proof PROOF.json …] [--all-entries] [--trust-chain HASH:KEY …]   "
+        + "(- reads standard input; --sample-export [pools|past|beacon] [SEED] prints a demo export)"
+
     static func run(_ arguments: [String]) -> Int32 {
+        if CommandHelp.asked(arguments) { return CommandHelp.show(usage) }
         if arguments.first == "--sample-export", arguments.count > 1, arguments[1] == "past" {
             // A draw that excludes the winners of another (docs/FAIRNESS.md §3, "Winners of other
             // draws"); `past lunch` prints that other draw's export.
@@ -73,8 +77,7 @@ enum VerifyCommand {
         let allEntries = rest.contains("--all-entries")
         rest.removeAll { $0 == "--all-entries" }
         guard rest.count == 1, let path = rest.first, !path.hasPrefix("-") || path == "-" else {
-            printError("usage: tombola verify EXPORT.json [--past OTHER.json …] [--proof PROOF.json …] [--all-entries] [--trust-chain HASH:KEY …]   (- reads standard input; "
-                       + "--sample-export [pools|past|beacon] [SEED] prints a demo export)")
+            printError(usage)
             return 2
         }
         guard let text = readAll(path) else {
