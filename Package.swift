@@ -42,6 +42,8 @@ let package = Package(
         .target(name: "JSON"),
         .target(name: "Crypto", dependencies: ["CCrypto"]),
         .target(name: "Compression", dependencies: ["CZlib"]),
+        // `.xlsx` downloads: a one-sheet workbook in a ZIP made with Compression.
+        .target(name: "Spreadsheet", dependencies: ["Compression"]),
         .target(name: "CalculatorEngine", dependencies: ["CGMP", "CMPFR"]),
         // BLS12-381 signature checks (drand's scheme) in pure Swift: fields, curves, hash to G1, pairing.
         .target(name: "BLS12381", dependencies: ["Crypto"]),
@@ -77,6 +79,7 @@ let package = Package(
         .target(name: "App", dependencies: [
             "Server", "Locking", "Posix", "HTTPCore", "WebSocketCore", "Compression", "Storage", "JSON", "Crypto",
             "CalculatorEngine", "DrawEngine", "DrawRoomCore", "ClusterCore", "CQREncode", "RedisStore", "Embedded", "Beacon",
+            "Spreadsheet",
         ]),
         .executableTarget(name: "tombola", dependencies: [
             "App", "Server", "CalculatorEngine", "DrawEngine", "Storage", "JSON", "Embedded", "Beacon", "BLS12381",
@@ -89,6 +92,7 @@ let package = Package(
         .testTarget(name: "JSONTests", dependencies: ["JSON"]),
         .testTarget(name: "CryptoTests", dependencies: ["Crypto"]),
         .testTarget(name: "CompressionTests", dependencies: ["Compression"]),
+        .testTarget(name: "SpreadsheetTests", dependencies: ["Spreadsheet", "Compression"]),
         .testTarget(name: "CalculatorEngineTests", dependencies: ["CalculatorEngine"]),
         .testTarget(name: "DrawEngineTests", dependencies: ["DrawEngine", "JSON"]),
         .testTarget(name: "HTTPCoreTests", dependencies: ["HTTPCore"]),

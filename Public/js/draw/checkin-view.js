@@ -26,7 +26,11 @@ export class CheckinView {
   bindClose(handler) { $('[data-checkin-close]', this.root).addEventListener('click', handler); }
   bindPrevious(handler) { $('[data-checkin-prev]', this.root).addEventListener('click', handler); }
   bindNext(handler) { $('[data-checkin-next]', this.root).addEventListener('click', handler); }
-  bindExport(handler) { $('[data-checkin-export]', this.root).addEventListener('click', handler); }
+  /** `handler(format)`: `csv` or `xlsx`. */
+  bindExport(handler) {
+    $('[data-checkin-export]', this.root).addEventListener('click', () => handler('csv'));
+    $('[data-checkin-export-xlsx]', this.root).addEventListener('click', () => handler('xlsx'));
+  }
 
   /** `handler(text)` on every change of the search field. */
   bindSearch(handler) {

@@ -28,7 +28,7 @@ export class HostCheckin {
       clearTimeout(timer);
       timer = setTimeout(() => { this.list.fromStart(); this.load(); }, 250);
     });
-    v.bindExport(() => this.exportCSV());
+    v.bindExport((format) => this.exportEntrants(format));
     v.bindErase(() => this.post('entrants/erase'));
   }
 
@@ -70,13 +70,14 @@ export class HostCheckin {
     this.view.renderList(this.list, (entry, reason) => this.remove(entry, reason));
   }
 
-  async exportCSV() {
+  /** Every entrant as `csv` or `xlsx` (the same cells), fetched with the host key. */
+  async exportEntrants(format) {
     try {
-      const response = await fetch(`/api/draws/${encodeURIComponent(this.code)}/entrants.csv`, {
+      const response = await fetch(`/api/draws/${encodeURIComponent(this.code)}/entrants.${format}`, {
         headers: { Authorization: `Bearer ${this.key() ?? ''}` },
       });
       if (!response.ok) throw new Error('export');
-      downloadBlob(await response.blob(), `tombola-${this.code}-entrants.csv`);
+      downloadBlob(await response.blob(), `tombola-${this.code}-entrants.${format}`);
     } catch {
       this.toast(errorText('network'));
     }

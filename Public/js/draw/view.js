@@ -380,11 +380,19 @@ export class DrawView {
           on: { click: async () => { if (await copyText(row.url)) this.toast(t('host.copied')); } },
         })))));
     for (const a of $$('[data-export]', this.root)) {
-      const csv = a.dataset.export === 'csv';
-      // The CSV in the page's language (a claim pass's reason); fetched with the host key, it
-      // names a check-in pool's winners beside their ids (personal data: never in a plain link).
-      a.href = `/api/draws/${code}/export.${a.dataset.export}${csv ? `?lang=${encodeURIComponent(lang())}` : ''}`;
-      if (csv) a.onclick = hostKey ? (event) => { event.preventDefault(); downloadExport(a.href, hostKey, `tombola-${state.code}.csv`, this); } : null;
+      const format = a.dataset.export;
+      const sheet = format === 'csv' || format === 'xlsx';
+      // The CSV and .xlsx in the page's language (a claim pass's reason); fetched with the host key,
+      // they name a check-in pool's winners beside their ids (personal data: never in a plain link).
+      a.href = `/api/draws/${code}/export.${format}${sheet ? `?lang=${encodeURIComponent(lang())}` : ''}`;
+      if (sheet) a.onclick = hostKey ? (event) => { event.preventDefault(); downloadExport(a.href, hostKey, `tombola-${state.code}.${format}`, this); } : null;
+    }
+    // The audit log is the host's: shown only with the key, always fetched with it.
+    show($('[data-audit-links]', this.root), Boolean(hostKey));
+    for (const a of $$('[data-audit-export]', this.root)) {
+      const format = a.dataset.auditExport;
+      a.href = `/api/draws/${code}/audit.${format}`;
+      a.onclick = hostKey ? (event) => { event.preventDefault(); downloadExport(a.href, hostKey, `tombola-${state.code}-audit.${format}`, this); } : null;
     }
   }
 

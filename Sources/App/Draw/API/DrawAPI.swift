@@ -65,7 +65,7 @@ enum DrawAPI {
             // nil: a cluster instance cannot know it now, or (single box) the draw could not be read.
             let unavailable = room is DrawRoom ? "storage_failed" : "cluster_unavailable"
             room.currentState { responder.respond($0.map { APIError.json(text: $0) } ?? APIError.response(unavailable)) }
-        case (2, "export.json"), (2, "export.csv"):
+        case (2, "export.json"), (2, "export.csv"), (2, "export.xlsx"):
             guard method == "GET" else { return responder.respond(APIError.methodNotAllowed(allow: ["GET", "HEAD"])) }
             // With the host key, the JSON export carries the check-in entrants too (personal data: never
             // public), and the CSV the winners' names even where the host does not show names.
@@ -78,11 +78,17 @@ enum DrawAPI {
             guard let from = BoardAPI.parameter("from", in: request.head.query, default: 0, range: 0...Int(Int32.max)) else {
                 return responder.respond(APIError.response("bad_page"))
             }
-            if rest[1] == "export.csv" {
+            if rest[1] != "export.json" {
                 let language = QueryString.value(of: "lang", in: request.head.query) ?? "en"
-                return exportCSV(room, host: withEntrants, language: language, responder: responder)
+                let format = rest[1] == "export.xlsx" ? "xlsx" : "csv"
+                return exportCSV(room, host: withEntrants, language: language, format: format, responder: responder)
             }
             export(room, withEntrants: withEntrants, from: from, responder: responder)
+        case (2, "audit.csv"), (2, "audit.xlsx"):
+            // The audit log: the host's (its entries name removed entrants and the reasons given).
+            guard method == "GET" else { return responder.respond(APIError.methodNotAllowed(allow: ["GET", "HEAD"])) }
+            guard DrawAPI.admits(request, responder: responder, service: service, check: room.isHostKey) else { return }
+            AuditExport.respond(code: room.code, format: rest[1] == "audit.xlsx" ? "xlsx" : "csv", service: service, responder: responder)
         case (2, "config"):
             if method == "GET" {
                 // The full settings (the names the `state` summary leaves out), cached and validated by ETag.
@@ -234,19 +240,16 @@ enum DrawAPI {
         }
     }
 
-    /// The CSV export; a check-in pool's winners get their names (the host's download, or anyone's
-    /// where the host shows names on the screen), read from the book.
-    private static func exportCSV(_ room: any DrawChannel, host: Bool, language: String, responder: Responder) {
+    /// The winners as CSV or `.xlsx` (`format`); a check-in pool's winners get their names (the host's
+    /// download, or anyone's where the host shows names on the screen), read from the book.
+    private static func exportCSV(_ room: any DrawChannel, host: Bool, language: String, format: String, responder: Responder) {
         let code = room.code
         let respond: @Sendable ([String: String]) -> Void = { names in
             room.export { result in
                 switch result {
                 case .success(let records):
-                    let text = DrawExportCSV.text(records: records, names: names, language: language)
-                    var response = HTTPResponse(status: .ok, headers: ["Content-Type": "text/csv; charset=utf-8"], body: Array(text.utf8))
-                    response.headers.add(name: "Content-Disposition", value: "attachment; filename=\"tombola-\(code).csv\"")
-                    response.headers.add(name: "Cache-Control", value: "no-store")
-                    responder.respond(response)
+                    let table = DrawExportCSV.table(records: records, names: names, language: language)
+                    responder.respond(table.response(format: format, fileName: "tombola-\(code)", sheetName: "Winners \(code)"))
                 case .failure(let error):
                     responder.respond(APIError.response(DrawPersistence.errorCode(error)))
                 }

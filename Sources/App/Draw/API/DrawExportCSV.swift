@@ -1,11 +1,13 @@
 import Server
 import DrawEngine
 import Foundation
+import Spreadsheet
 
-/// The CSV export: one row per winner of every round (the whole archive, Clear included),
-/// voided winners marked with their reason. UTF-8 with a byte order mark (Excel in Chinese and
-/// Western locales reads it as UTF-8 only then), RFC 4180 quoting; names that a spreadsheet would
-/// read as a formula get a leading `'`. Times are the server's local time with its UTC offset.
+/// The winners download (`export.csv`, `export.xlsx`): one row per winner of every round (the
+/// whole archive, Clear included), voided winners marked with their reason. Built once as an
+/// `ExportTable`: the CSV (UTF-8 with a byte order mark, RFC 4180, a `'` before a cell a
+/// spreadsheet would run as a formula) and the `.xlsx` (numbers as numbers, times as dates) hold
+/// the same cells. Times are the server's local time (the CSV with its UTC offset).
 enum DrawExportCSV {
     static let header = ["session", "round", "prize", "winner", "voided", "reason", "replaces", "at", "record",
                          "commitment", "seed", "hash", "name"]
@@ -14,6 +16,11 @@ enum DrawExportCSV {
     /// `zh` says a claim pass's reason in Chinese (the record keeps the fixed English text).
     static func text(records: [DrawRecord], names: [String: String] = [:], language: String = "en",
                      timeZone: TimeZone = .current) -> String {
+        table(records: records, names: names, language: language, timeZone: timeZone).csv
+    }
+
+    static func table(records: [DrawRecord], names: [String: String] = [:], language: String = "en",
+                      timeZone: TimeZone = .current) -> ExportTable {
         var voids: [String: String] = [:] // "round|winner" → reason
         for record in records {
             if case .void(let round, let winner, let reason) = record.body { voids["\(round)|\(winner)", default: reason] = reason }
@@ -21,13 +28,10 @@ enum DrawExportCSV {
             if case .pass(let round, let winner, _, let reason) = record.body { voids["\(round)|\(winner)", default: reason] = reason }
         }
         var prizes: [Int: String] = [:]
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        formatter.timeZone = timeZone
-        let name: (DrawValue) -> String = { value in
-            if case .name(let id) = value, let name = names[id] { cell(.name(name)) } else { "" }
+        let name: (DrawValue) -> SheetCell = { value in
+            if case .name(let id) = value, let name = names[id] { .text(name) } else { .empty }
         }
-        var lines = [header.joined(separator: ",")]
+        var rows: [[SheetCell]] = []
         var session = 1
         for record in records {
             switch record.body {
@@ -35,26 +39,26 @@ enum DrawExportCSV {
                 session += 1
             case .pass(let round, let winner, let alternate?, _):
                 // The alternate's row: it replaces the unclaimed winner; no seed of its own (FAIRNESS.md §15).
-                let at = formatter.string(from: Date(timeIntervalSince1970: Double(record.at) / 1000))
                 let reason = voids["\(round)|\(alternate)"]
-                let fields = [String(session), String(round), prizes[round] ?? "", cell(alternate), reason == nil ? "no" : "yes",
-                              said(reason, language), cell(winner), at, String(record.index), "", "", record.hash, name(alternate)]
-                lines.append(fields.map(quote).joined(separator: ","))
+                rows.append([.integer(Int64(session)), .integer(Int64(round)), text(prizes[round]), cell(alternate),
+                             .text(reason == nil ? "no" : "yes"), text(said(reason, language)), cell(winner),
+                             ExportTable.time(millis: record.at, in: timeZone), .integer(Int64(record.index)), .empty, .empty,
+                             .text(record.hash), name(alternate)])
             case .round(let round):
                 prizes[round.round] = round.prize ?? ""
-                let at = formatter.string(from: Date(timeIntervalSince1970: Double(record.at) / 1000))
                 for winner in round.winners {
                     let reason = voids["\(round.round)|\(winner)"]
-                    let fields = [String(session), String(round.round), round.prize ?? "", cell(winner),
-                                  reason == nil ? "no" : "yes", said(reason, language), round.replaces.map { cell($0.winner) } ?? "",
-                                  at, String(record.index), round.commitment, round.seed, record.hash, name(winner)]
-                    lines.append(fields.map(quote).joined(separator: ","))
+                    rows.append([.integer(Int64(session)), .integer(Int64(round.round)), text(round.prize), cell(winner),
+                                 .text(reason == nil ? "no" : "yes"), text(said(reason, language)),
+                                 round.replaces.map { cell($0.winner) } ?? .empty,
+                                 ExportTable.time(millis: record.at, in: timeZone), .integer(Int64(record.index)),
+                                 .text(round.commitment), .text(round.seed), .text(record.hash), name(winner)])
                 }
             default:
                 break
             }
         }
-        return "\u{FEFF}" + lines.joined(separator: "\r\n") + "\r\n"
+        return ExportTable(header: header, rows: rows, timeZone: timeZone, fractionalSeconds: true)
     }
 
     /// A reason as the download's language says it: a claim pass's fixed "not claimed in N s"
@@ -66,16 +70,15 @@ enum DrawExportCSV {
         return "\(seconds) 秒内未领取"
     }
 
-    private static func cell(_ value: DrawValue) -> String {
-        switch value {
-        case .number(let n): String(n)
-        case .name(let name):
-            if let first = name.first, "=+-@\t\r".contains(first) { "'" + name } else { name }
-        }
+    private static func text(_ value: String?) -> SheetCell {
+        guard let value, !value.isEmpty else { return .empty }
+        return .text(value)
     }
 
-    private static func quote(_ field: String) -> String {
-        guard field.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return field }
-        return "\"" + field.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    private static func cell(_ value: DrawValue) -> SheetCell {
+        switch value {
+        case .number(let n): .integer(n)
+        case .name(let name): text(name)
+        }
     }
 }

@@ -55,6 +55,9 @@ enum CheckinAPI {
             guard method == "GET" else { responder.respond(APIError.methodNotAllowed(allow: ["GET", "HEAD"])); return true }
             guard DrawAPI.admits(request, responder: responder, service: service, check: room.isHostKey) else { return true }
             read(.presence, room: room, responder: responder)
+        case (2, "entrants.xlsx"):
+            guard method == "GET" else { responder.respond(APIError.methodNotAllowed(allow: ["GET", "HEAD"])); return true }
+            entrantsWorkbook(request, room: room, responder: responder, service: service)
         case (2, "entrants"), (2, "entrants.csv"):
             guard method == "GET" else { responder.respond(APIError.methodNotAllowed(allow: ["GET", "HEAD"])); return true }
             list(request, csv: rest[1] == "entrants.csv", room: room, responder: responder, service: service)
@@ -156,6 +159,22 @@ enum CheckinAPI {
     }
 
     // MARK: Host list
+
+    /// Every entrant as `.xlsx`, the same cells as `entrants.csv` (read from the book's export,
+    /// which both modes answer, rather than from the CSV text).
+    private static func entrantsWorkbook(_ request: HTTPRequest, room: any CheckinChannel, responder: Responder, service: DrawService) {
+        guard DrawAPI.admits(request, responder: responder, service: service, check: room.isHostKey) else { return }
+        let code = room.code
+        room.checkinRead(.export) { outcome in
+            switch outcome {
+            case .success(let book):
+                responder.respond(CheckinCSV.table(export: book).response(format: "xlsx", fileName: "tombola-\(code)-entrants",
+                                                                         sheetName: "Entrants \(code)"))
+            case .failure(let error):
+                responder.respond(failure(error))
+            }
+        }
+    }
 
     private static func list(_ request: HTTPRequest, csv: Bool, room: any CheckinChannel, responder: Responder, service: DrawService) {
         guard DrawAPI.admits(request, responder: responder, service: service, check: room.isHostKey) else { return }
