@@ -37,7 +37,8 @@ enum AuditExport {
         let answer: @Sendable (Result<[Entry], any Error>) -> Void = { result in
             switch result {
             case .success(let entries):
-                responder.respond(table(entries).response(format: format, fileName: "tombola-\(code)-audit", sheetName: "Audit \(code)"))
+                ExportTable.respondOffLoop(format: format, fileName: "tombola-\(code)-audit", sheetName: "Audit \(code)",
+                                           responder: responder) { table(entries) }
             case .failure:
                 responder.respond(APIError.response(service.cluster == nil ? "storage_failed" : "cluster_unavailable"))
             }

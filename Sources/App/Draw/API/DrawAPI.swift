@@ -248,8 +248,9 @@ enum DrawAPI {
             room.export { result in
                 switch result {
                 case .success(let records):
-                    let table = DrawExportCSV.table(records: records, names: names, language: language)
-                    responder.respond(table.response(format: format, fileName: "tombola-\(code)", sheetName: "Winners \(code)"))
+                    ExportTable.respondOffLoop(format: format, fileName: "tombola-\(code)", sheetName: "Winners \(code)", responder: responder) {
+                        DrawExportCSV.table(records: records, names: names, language: language)
+                    }
                 case .failure(let error):
                     responder.respond(APIError.response(DrawPersistence.errorCode(error)))
                 }

@@ -1,11 +1,12 @@
 import Foundation
 import HTTPCore
+import Posix
 import Server
 import Spreadsheet
 
 /// One download as typed rows (winners, entrants, the audit log), written as CSV or as a
 /// one-sheet `.xlsx` from the same rows, so the two always hold the same cells.
-struct ExportTable {
+struct ExportTable: Sendable {
     var header: [String]
     var rows: [[SheetCell]]
     /// The zone the CSV's times are written in (the server's local time, with its offset).
@@ -61,6 +62,16 @@ struct ExportTable {
         response.headers.add(name: "Content-Disposition", value: "attachment; filename=\"\(fileName).\(format)\"")
         response.headers.add(name: "Cache-Control", value: "no-store")
         return response
+    }
+
+    /// Builds the table and answers with it on a thread of its own (`DetachedThread`): 100,000
+    /// entrants take a few hundred milliseconds to lay out and compress, which no event loop
+    /// should wait for. `503 busy` when the system refuses the thread.
+    static func respondOffLoop(format: String, fileName: String, sheetName: String, responder: Responder,
+                               _ build: @escaping @Sendable () -> ExportTable) {
+        if !DetachedThread.start({ responder.respond(build().response(format: format, fileName: fileName, sheetName: sheetName)) }) {
+            responder.respond(APIError.response("busy"))
+        }
     }
 
     /// A leading `'` before `= + - @` (and tab, CR), so a spreadsheet never runs a cell as a formula.

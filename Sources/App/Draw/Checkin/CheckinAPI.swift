@@ -168,8 +168,8 @@ enum CheckinAPI {
         room.checkinRead(.export) { outcome in
             switch outcome {
             case .success(let book):
-                responder.respond(CheckinCSV.table(export: book).response(format: "xlsx", fileName: "tombola-\(code)-entrants",
-                                                                         sheetName: "Entrants \(code)"))
+                ExportTable.respondOffLoop(format: "xlsx", fileName: "tombola-\(code)-entrants", sheetName: "Entrants \(code)",
+                                           responder: responder) { CheckinCSV.table(export: book) }
             case .failure(let error):
                 responder.respond(failure(error))
             }
