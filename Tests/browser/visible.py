@@ -106,17 +106,19 @@ NATIVE_FILE_INPUTS = """
 """
 
 
-def english_words(page, allow=()):
-    """ASCII words visible on a page that should be all Chinese, past the allowed ones, the draw's
-    code and anything in `allow` (entrants' own names, say); a visible native file input counts."""
-    allowed = ALLOWED_ON_ZH | set(allow)
+def english_words(page, allow=(), own=()):
+    """ASCII words visible on a page that should be all Chinese (or all another language than
+    English), past the allowed ones, the draw's code and anything in `allow` (entrants' own names,
+    say); a visible native file input counts. `own`: the words of the page's language's own table,
+    which may be ASCII (German "Start", Vietnamese "ban"), compared without case."""
+    allowed, own = ALLOWED_ON_ZH | set(allow), {w.lower() for w in own}
     out = [("<input type=file>", "the browser's own button text")] * page.js(NATIVE_FILE_INPUTS)
     for piece in seen(page):
         text = re.sub(r"\S*/\S*|\?\w+", "", piece["text"])  # addresses, paths and ?query words to type
         for word in WORD.findall(text):
             # digits in it: a number, a draw's code (358GYW), a hash (c1415cd4); a letter past ASCII: not
             # English (Nguyễn, Thị); one letter: a unit or a mark
-            if word in allowed or not (word.isascii() and word.isalpha()) or len(word) < 2 or word.isupper() and len(word) == 6:
+            if word in allowed or word.lower() in own or not (word.isascii() and word.isalpha()) or len(word) < 2 or word.isupper() and len(word) == 6:
                 continue
             out.append((word, piece["text"][:80]))
     return out
