@@ -160,3 +160,30 @@ def test_every_page_speaks_each_language_and_arabic_mirrors_what_it_should(serve
             assert "123" in "".join(lines(seen(phone, "[data-display]"))), seen(phone, "[data-display]")
         if shots:
             phone.save_screenshot(os.path.join(shots, "languages-%s-390x844-ar.png" % name))
+
+
+def test_the_browser_language_picks_the_table_and_counts_take_each_language_plural(browser, static_site):
+    """navigator.languages decides (zh-TW, zh-HK and zh-Hant are Traditional Chinese, zh and zh-CN
+    Simplified, pt-BR none of ours); a count takes its language's plural form: Arabic has six
+    (0, 1, 2, 3–10, 11–99, 100+), and German groups 1.000 with a dot yet still counts it as many."""
+    b = browser(800, 600)
+    b.get(static_site + "/calc")
+    got = b.driver.execute_async_script("""
+        const done = arguments[arguments.length - 1];
+        import('/js/lib/i18n.js').then((m) => {
+        const tags = ['zh-TW', 'zh-HK', 'zh-Hant-CN', 'zh', 'zh-CN', 'zh-Hans-TW', 'ja-JP', 'ko', 'es-419', 'fr-CA', 'de-AT', 'vi', 'ar-EG', 'pt-BR', 'en-GB'];
+        const picked = tags.map((tag) => m.matchLanguage(tag));
+        return m.setLang('ar').then(() => {
+          const ar = [0, 1, 2, 3, 11, 100].map((n) => m.t('host.pool.count', { n }));
+          return m.setLang('de').then(() => {
+            const de = [1, '1.000'].map((n) => m.t('host.pool.count', { n }));
+            m.setLang('en');
+            return [picked, ar, de, document.documentElement.dir];
+          });
+        });
+        }).then(done, (e) => done(String(e)));
+    """)
+    assert got == [
+        ["zh-Hant", "zh-Hant", "zh-Hant", "zh", "zh", "zh", "ja", "ko", "es", "fr", "de", "vi", "ar", None, "en"],
+        ["لا مشاركين", "مشارك واحد", "مشاركان", "3 مشاركين", "11 مشاركًا", "100 مشارك"],
+        ["1 Person", "1.000 Personen"], "ltr"]
