@@ -1,5 +1,6 @@
 import Server
 import Posix
+import DrawEngine
 
 /// The start-up text: the addresses a person types or scans, with the LAN address first
 /// (phones in the room cannot reach `localhost`). Host and admin keys ride in the fragment.
@@ -25,6 +26,10 @@ public enum Banner {
         }
         if let admin = configuration.adminKey {
             lines.append("  Admin (keep this secret): \(AdminKey.link(base: base, key: admin))")
+        }
+        if let signer = ServerSigning.signer {
+            // Public: what a reader of an export compares the signatures' key with (issue #47).
+            lines.append("  Signing key: \(RecordSigning.grouped(signer.fingerprint)) (Ed25519, \(base)/api/server/key)")
         }
         for other in hosts.dropFirst() { lines.append("  Also at:     http://\(other):\(port)/") }
         if listensEverywhere { lines.append("  On this machine: http://localhost:\(port)/") }

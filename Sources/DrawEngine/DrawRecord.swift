@@ -85,6 +85,14 @@ public struct DrawRecord: Sendable, Equatable {
     public let json: JSONValue
     /// A `commit` record's writer (issue #47), nil when it names none.
     public var software: SoftwareIdentity? { SoftwareIdentity(json: json["software"]) }
+    /// The server's signature of `hash`, stored beside the record and outside it (issue #47,
+    /// docs/FAIRNESS.md §17); nil for a record written before signing or not yet stored.
+    /// Not part of the record's identity (`==`).
+    public var signature: RecordSignature? = nil
+
+    public static func == (a: DrawRecord, b: DrawRecord) -> Bool {
+        a.index == b.index && a.at == b.at && a.prev == b.prev && a.hash == b.hash && a.body == b.body && a.json == b.json
+    }
 
     public static let genesisPrev = String(repeating: "0", count: 64)
 

@@ -98,7 +98,7 @@ enum ClusterScripts {
     /// one before) and optionally the draw's new settings.
     /// KEYS: lease, fence, log, idem, epoch, meta, acks.
     /// ARGV: lease value, token, idempotency key, genesis prev, new epoch, config ('' for none),
-    /// record count n, then per record: index, hash, prev, json, seal; then optionally the host
+    /// record count n, then per record: index, hash, prev, json, seal, signature ('' for none); then optionally the host
     /// command's answer, kept with the records (`keepAnswerFunction`): client, seq, answer, ttl, keep.
     /// The same checks and refusals as `append` (FENCED, DUPLICATE, CHAIN, here also for a
     /// link inside the batch), then XADDs every record, sets `config` in meta, remembers the
@@ -109,8 +109,8 @@ enum ClusterScripts {
         if not lastHash then return redis.error_reply('CHAIN the last record has no hash') end
         local expected = lastHash
         for r = 0, n - 1 do
-          if ARGV[8 + r * 5 + 2] ~= expected then return redis.error_reply('CHAIN ' .. lastHash) end
-          expected = ARGV[8 + r * 5 + 1]
+          if ARGV[8 + r * 6 + 2] ~= expected then return redis.error_reply('CHAIN ' .. lastHash) end
+          expected = ARGV[8 + r * 6 + 1]
         end
         local epoch
         if #last == 0 and n > 0 then
@@ -122,19 +122,17 @@ enum ClusterScripts {
         local first = nil
         local id = ''
         for r = 0, n - 1 do
-          local b = 8 + r * 5
-          if ARGV[b + 4] ~= '' then
-            id = redis.call('XADD', KEYS[3], '*', 'index', ARGV[b], 'hash', ARGV[b + 1], 'prev', ARGV[b + 2],
-              'json', ARGV[b + 3], 'token', ARGV[2], 'key', ARGV[3], 'seal', ARGV[b + 4])
-          else
-            id = redis.call('XADD', KEYS[3], '*', 'index', ARGV[b], 'hash', ARGV[b + 1], 'prev', ARGV[b + 2],
-              'json', ARGV[b + 3], 'token', ARGV[2], 'key', ARGV[3])
-          end
+          local b = 8 + r * 6
+          local fields = {'index', ARGV[b], 'hash', ARGV[b + 1], 'prev', ARGV[b + 2], 'json', ARGV[b + 3],
+            'token', ARGV[2], 'key', ARGV[3]}
+          if ARGV[b + 4] ~= '' then fields[#fields + 1] = 'seal'; fields[#fields + 1] = ARGV[b + 4] end
+          if ARGV[b + 5] ~= '' then fields[#fields + 1] = 'sig'; fields[#fields + 1] = ARGV[b + 5] end
+          id = redis.call('XADD', KEYS[3], '*', unpack(fields))
           first = first or id
         end
         if ARGV[6] ~= '' then redis.call('HSET', KEYS[6], 'config', ARGV[6]) end
         redis.call('HSET', KEYS[4], ARGV[3], first or ('config@' .. ARGV[2]))
-        if #ARGV >= 8 + n * 5 + 4 then keepAnswer(KEYS[7], 8 + n * 5) end
+        if #ARGV >= 8 + n * 6 + 4 then keepAnswer(KEYS[7], 8 + n * 6) end
         return {id, epoch}
         """
 

@@ -124,7 +124,8 @@ public final class ClusterStore: @unchecked Sendable {
             bytes(Self.newEpoch()), Array((config ?? "").utf8), bytes(records.count),
         ]
         for record in records {
-            arguments += [bytes(record.index), bytes(record.hash), bytes(record.prev), Array(record.json.utf8), bytes(record.seal)]
+            arguments += [bytes(record.index), bytes(record.hash), bytes(record.prev), Array(record.json.utf8), bytes(record.seal),
+                          bytes(record.signature)]
         }
         if let answer { arguments += answer.arguments }
         batchScript.runReplicated(on: client, keys: [keys.lease, keys.fence, keys.log, keys.idempotency, keys.epoch, keys.meta, keys.acks],

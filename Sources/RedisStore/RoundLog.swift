@@ -9,6 +9,9 @@ public struct LogRecord: Sendable, Equatable {
     /// Stored beside the record, outside its hash: a commit record's seed sealed under the
     /// cluster key (empty for none), so a new owner can finish the committed round.
     public var seal: String = ""
+    /// Stored beside the record, outside its hash: the server's signature of it,
+    /// `<key fingerprint>:<signature>` in hex (issue #47; empty for none).
+    public var signature: String = ""
 
     /// `prev` of the first record (index 0): 64 zeros (FAIRNESS.md §8).
     public static let genesisPrev = String(repeating: "0", count: 64)
@@ -33,6 +36,8 @@ public struct LogEntry: Sendable, Equatable {
     public var idempotencyKey: String
     /// The sealed seed stored beside a commit record (`LogRecord.seal`), or empty.
     public var seal: String = ""
+    /// The signature stored beside the record (`LogRecord.signature`), or empty.
+    public var signature: String = ""
 
     public init(offset: String, index: Int, hash: String, prev: String, json: String, token: Int64, idempotencyKey: String) {
         self.offset = offset
@@ -78,5 +83,6 @@ extension LogEntry {
         self.init(offset: offset, index: index, hash: hash, prev: prev, json: json, token: token,
                   idempotencyKey: fields["key"] ?? "")
         seal = fields["seal"] ?? ""
+        signature = fields["sig"] ?? ""
     }
 }

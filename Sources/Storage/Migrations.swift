@@ -129,6 +129,13 @@ enum Migrations {
             rolling TEXT
         ) STRICT;
         """,
+        // 8: signed records (issue #47): the server's Ed25519 signature of each record's hash and
+        // its key's fingerprint, beside the record and outside its hash. NULL for records written
+        // before signing (they verify as before, reported unsigned).
+        """
+        ALTER TABLE records ADD COLUMN signature TEXT;
+        ALTER TABLE records ADD COLUMN signature_key TEXT;
+        """,
     ]
 
     /// The version a fully migrated database has.

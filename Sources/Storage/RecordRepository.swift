@@ -13,6 +13,9 @@ public struct RecordRow: Sendable, Hashable {
     public var hash: String
     public var prevHash: String
     public var createdAt: Double
+    /// The server's signature of `hash` and its key's fingerprint (hex); nil before signing (issue #47).
+    public var signature: String? = nil
+    public var signatureKey: String? = nil
 
     public init(drawCode: String, index: Int, round: Int, kind: String, json: String, hash: String,
                 prevHash: String, createdAt: Double) {
@@ -42,21 +45,25 @@ extension Database {
                 """).query([.text(row.drawCode)]) { (index: $0.int(0), hash: $0.text(1)) }.first
             try Self.checkLink(index: row.index, prevHash: row.prevHash, last: last)
             try statement("""
-                INSERT INTO records (draw_code, idx, round, kind, json, hash, prev_hash, created_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                INSERT INTO records (draw_code, idx, round, kind, json, hash, prev_hash, created_at, signature, signature_key)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """).run([.text(row.drawCode), .integer(row.index), .integer(row.round), .text(row.kind),
-                          .text(row.json), .text(row.hash), .text(row.prevHash), .real(row.createdAt)])
+                          .text(row.json), .text(row.hash), .text(row.prevHash), .real(row.createdAt),
+                          row.signature.map { .text($0) } ?? .null, row.signatureKey.map { .text($0) } ?? .null])
         }
     }
 
     /// A draw's records in chain order.
     public func loadRecords(drawCode: String) throws(StorageError) -> [RecordRow] {
         try statement("""
-            SELECT draw_code, idx, round, kind, json, hash, prev_hash, created_at
+            SELECT draw_code, idx, round, kind, json, hash, prev_hash, created_at, signature, signature_key
             FROM records WHERE draw_code = ? ORDER BY idx
             """).query([.text(drawCode)]) { s in
-            RecordRow(drawCode: s.text(0), index: s.int(1), round: s.int(2), kind: s.text(3), json: s.text(4),
-                      hash: s.text(5), prevHash: s.text(6), createdAt: s.double(7))
+            var row = RecordRow(drawCode: s.text(0), index: s.int(1), round: s.int(2), kind: s.text(3), json: s.text(4),
+                                hash: s.text(5), prevHash: s.text(6), createdAt: s.double(7))
+            row.signature = s.isNull(8) ? nil : s.text(8)
+            row.signatureKey = s.isNull(9) ? nil : s.text(9)
+            return row
         }
     }
 

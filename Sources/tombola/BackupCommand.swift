@@ -40,6 +40,11 @@ enum BackupCommand {
                 try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: true)
                 summary = try DatabaseBackup.restore(from: files[0], to: database)
                 print("tombola restore: \(files[0]) → \(database): \(describe(summary)). Start the server to use it.")
+                // The copy holds no key (docs/DEPLOY.md): without the old signing key, records signed by
+                // it no longer verify against this server's key (docs/FAIRNESS.md §17).
+                print("Copy signing.key (and signing-rotations.json, seed.key) from the old data directory into this one first:"
+                      + " without it the server makes a new signing key, and the records signed by the old one"
+                      + " fail `tombola verify` against it.")
             } else {
                 summary = try DatabaseBackup.backup(from: database, to: files[0])
                 print("tombola backup: \(database) → \(files[0]): \(describe(summary))")

@@ -7,7 +7,7 @@ import JSON
 /// `tombola verify FILE` rechecks every record of an exported draw (docs/FAIRNESS.md §7),
 /// prints one line per record and exits 0 when all check, 1 when any fails, 2 on usage errors.
 enum VerifyCommand {
-    static let usage = "usage: tombola verify EXPORT.json [--past OTHER.json …] [--proof PROOF.json …] [--all-entries] [--trust-chain HASH:KEY …]   "
+    static let usage = "usage: tombola verify EXPORT.json [--past OTHER.json …] [--proof PROOF.json …] [--all-entries] [--trust-chain HASH:KEY …] [--key SIGNING-KEY]   "
         + "(- reads standard input; --sample-export [pools|past|beacon] [SEED] prints a demo export)"
 
     static func run(_ arguments: [String]) -> Int32 {
@@ -74,6 +74,13 @@ enum VerifyCommand {
             trusted.append(trust)
             rest.removeSubrange(flag...flag + 1)
         }
+        // `--key KEY`: the server's signing key (its hex or fingerprint, from the banner, GET /api/server/key
+        // or the certificate) the export's signatures must be made with (docs/FAIRNESS.md §17).
+        var expectedKey: String? = nil
+        if let flag = rest.firstIndex(of: "--key"), flag + 1 < rest.count {
+            expectedKey = rest[flag + 1]
+            rest.removeSubrange(flag...flag + 1)
+        }
         let allEntries = rest.contains("--all-entries")
         rest.removeAll { $0 == "--all-entries" }
         guard rest.count == 1, let path = rest.first, !path.hasPrefix("-") || path == "-" else {
@@ -135,6 +142,10 @@ enum VerifyCommand {
             print(outcome.line)
             if !outcome.ok { pastFailures += 1 }
         }
+        // The server's signatures of the records (issue #47): unsigned exports pass, reported as such.
+        let signatures = SignatureCheck.check(export: (try? JSONValue.parse(text)) ?? .null, expectedKey: expectedKey)
+        signatures.lines.forEach { print($0) }
+        if !signatures.ok { pastFailures += 1 }
         let failed = report.checks.filter { !$0.ok }.count + (report.chainProblem == nil ? 0 : 1) + pastFailures
         print(report.passed && pastFailures == 0
               ? "verified: \(report.roundCount) rounds, \(report.checks.count) records, \(report.algorithms.joined(separator: " + "))"

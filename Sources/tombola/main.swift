@@ -7,6 +7,7 @@ import Embedded
 // `tombola calc …`, `tombola verify FILE` and `tombola import FILE` are command-line faces of the
 // engines; `tombola backup`/`restore` copy the database; `tombola host-link CODE` / `tombola admin-link`
 // issue a new host / admin key; `tombola generate-history` lays down stored draws for the start-up benchmark;
+// `tombola rotate-signing-key` hands the record-signing key over to a new one (docs/FAIRNESS.md §17);
 // `tombola beacon [ROUND]` fetches a drand round as a beacon-sealed round does;
 // `tombola --version` says which build this is; anything else starts the server.
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -30,6 +31,8 @@ case "admin-link":
     exit(AdminLinkCommand.run(Array(arguments.dropFirst())))
 case "beacon":
     exit(BeaconCommand.run(Array(arguments.dropFirst())))
+case "rotate-signing-key":
+    exit(RotateSigningKeyCommand.run(Array(arguments.dropFirst())))
 case "generate-history":
     exit(GenerateHistoryCommand.run(Array(arguments.dropFirst())))
 default:

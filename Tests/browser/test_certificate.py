@@ -70,6 +70,12 @@ def test_the_certificate_shows_the_round_rechecks_it_and_prints_on_one_a4_page(s
         assert software["sha256"] == hashlib.sha256(f.read()).hexdigest()
     assert page.find_element(By.CSS_SELECTOR, "[data-software]").text == "tombola %s · commit %s · sha256 %s" % (
         software["version"], software["commit"], software["sha256"])
+    # The key that signed the round's record (issue #47): the server's, as GET /api/server/key serves it.
+    with urllib.request.urlopen(server.url("/api/server/key"), timeout=30) as r:
+        fingerprint = json.load(r)["fingerprint"]
+    signature = page.find_element(By.CSS_SELECTOR, "[data-signature]")
+    assert signature.is_displayed() and signature.text.replace(" ", "") == fingerprint
+    assert page.find_element(By.CSS_SELECTOR, "[data-signature-label]").text == "Signed with the server's key (Ed25519 fingerprint)"
     page.wait_js("document.querySelector('[data-qr]').complete && !document.querySelector('[data-qr]').hidden")
     assert page.js("return decodeURIComponent(document.querySelector('[data-qr]').src)").endswith("/draw/%s/round/1#verify" % code)
     pdf = base64.b64decode(page.driver.execute_cdp_cmd("Page.printToPDF", {"paperWidth": 8.27, "paperHeight": 11.69, "preferCSSPageSize": True})["data"])

@@ -320,7 +320,14 @@ def test_three_instances_share_one_draw(cluster, script, tmp_path):
     exports = [export_rounds(instance) for instance in (first, second, third)]
     assert all(e[0] == exports[0][0] for e in exports)
     assert [exports[0][1][1], exports[0][1][2]] == winners
-    verify_export(exports[0][0], tmp_path, script)
+    # One signing key across instances (derived from the cluster key, issue #47): every record is
+    # signed with it, whichever instance wrote it, and verifies against any instance's served key.
+    keys = [instance.json("GET", "/api/server/key")[1] for instance in (first, second, third)]
+    assert all(k == keys[0] for k in keys) and keys[0]["algorithm"] == "Ed25519"
+    signed = exports[0][0]["signatures"]
+    assert signed["publicKey"] == keys[0]["publicKey"]
+    assert sorted(signed["records"], key=int) == [str(r["index"]) for r in exports[0][0]["records"]]
+    verify_export(exports[0][0], tmp_path, script, flags=("--key", keys[0]["fingerprint"]))
     # The board's pages (issue 18): the owner holds the board; another instance says so (503).
     for instance in (first, second, third):
         status, body = instance.json("GET", "/api/draws/%s/rounds/2/winners?limit=1" % CODE)

@@ -27,6 +27,7 @@ export class CertificateState extends EventTarget {
     this.base = null;              // the origin the screen's QR codes use (the LAN address)
     this.verification = { state: 'pending' };
     this.software = null;          // the program its commitment's record names (issue #47), or null
+    this.signedBy = null;          // the fingerprint of the key that signed the round's record (issue #47), or null
   }
 
   changed(detail) { this.dispatchEvent(new CustomEvent('change', { detail })); }
@@ -66,6 +67,9 @@ export class CertificateState extends EventTarget {
       const commitment = this.records[0]?.commitment;
       const software = all.find((r) => r.kind === 'commit' && r.commitment === commitment)?.software;
       this.software = software && typeof software.sha256 === 'string' ? software : null;
+      // The key that signed the standing record (docs/FAIRNESS.md §17); an older record is unsigned.
+      const signedBy = exported.signatures?.records?.[String(this.record?.index)]?.key;
+      this.signedBy = typeof signedBy === 'string' ? signedBy : null;
       // Names, title and the screen's origin before the first render of the winners.
       await Promise.all([this.loadNames(), this.loadBranding()]);
       this.status = this.records.length ? 'ready' : 'missing';

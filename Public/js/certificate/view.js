@@ -10,7 +10,7 @@ export class CertificateView {
     this.root = root;
     this.n = {};
     for (const hook of ['title', 'prize', 'missing', 'winners', 'voided', 'time', 'commitment', 'seed', 'entropy', 'hash', 'algorithm',
-      'software', 'softwareLabel', 'qr', 'verify', 'back', 'print', 'png']) {
+      'software', 'softwareLabel', 'signature', 'signatureLabel', 'qr', 'verify', 'back', 'print', 'png']) {
       this.n[hook] = $(`[data-${hook.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}]`, root);
     }
     this.n.qr.addEventListener('load', () => show(this.n.qr, true));
@@ -62,6 +62,10 @@ export class CertificateView {
     setText(n.software, software ? t('cert.software.value', { version: software.version, commit: software.commit, sha256: software.sha256 }) : '');
     show(n.software, Boolean(software));
     show(n.softwareLabel, Boolean(software));
+    // The fingerprint of the key that signed the round's record, in groups of four (as the banner prints it).
+    setText(n.signature, state.signedBy ? state.signedBy.match(/.{1,4}/g).join(' ') : '');
+    show(n.signature, Boolean(state.signedBy));
+    show(n.signatureLabel, Boolean(state.signedBy));
     if (record && !n.qr.dataset.for) {
       // The QR code opens this page, which rechecks the round itself.
       // On the origin the screen's QR codes use (the LAN address), not this page's (127.0.0.1).

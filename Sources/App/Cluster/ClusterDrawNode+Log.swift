@@ -26,6 +26,10 @@ extension ClusterDrawNode {
             if case .commit(let committed, _) = record.body, committed == commitment, let seed = batch.committedSeed {
                 entry.seal = SeedSeal.seal(seed, key: settings.key, code: code)
             }
+            // Signed as it is stored, beside it (issue #47, docs/FAIRNESS.md §17).
+            if let signature = ServerSigning.signer?.sign(hash: record.hash, code: code) {
+                entry.signature = signature.key + ":" + signature.signature
+            }
             return entry
         }
         nextBatch += 1
@@ -67,10 +71,12 @@ extension ClusterDrawNode {
                     var records: [DrawRecord] = []
                     var seal: (String, String)?
                     for entry in entries {
-                        guard let record = try? DrawRecord(text: entry.json) else {
+                        guard var record = try? DrawRecord(text: entry.json) else {
                             return completion(.failure(ClusterError.unexpectedReply("record \(entry.index) of draw \(self.code) unreadable")))
                         }
                         if case .commit(let commitment, _) = record.body { seal = entry.seal.isEmpty ? nil : (entry.seal, commitment) }
+                        let signature = entry.signature.split(separator: ":")
+                        if signature.count == 2 { record.signature = RecordSignature(key: String(signature[0]), signature: String(signature[1])) }
                         records.append(record)
                     }
                     completion(.success(ClusterChain(configJSON: config, records: records, pendingSeal: seal,

@@ -12,6 +12,8 @@ extension DrawService {
         if let wanted = configuration.defaultDrawCode, !DrawKeys.isValidCode(wanted) { throw DrawServiceError.badCode(wanted) }
         if let key = configuration.hostKey, !DrawKeys.isPlausibleKey(key) { throw DrawServiceError.badKey }
         let storage = try StorageQueue(directory: configuration.dataDirectory)
+        // One signing key for every instance, derived from the cluster key (issue #47, docs/CLUSTER.md).
+        ServerSigning.install(ServerSigning.derived(clusterKey: settings.key))
         let roomSettings = DrawRoomSettings(tickHz: configuration.tickHz, slowDown: slowDown, beacon: configuration.beacon,
                                             software: BinaryIdentity.software)
         var settings = settings

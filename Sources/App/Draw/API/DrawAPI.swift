@@ -20,6 +20,11 @@ enum DrawAPI {
                                            "version": .string(DrawService.version)])
             responder.respond(APIError.json(info))
         }
+        // The key every record is signed with (issue #47, docs/FAIRNESS.md §17): what a reader checks an export against.
+        router.handle("/api/server/key") { _, responder in
+            guard let document = ServerSigning.keyDocument else { return responder.respond(APIError.response("not_found")) }
+            responder.respond(APIError.json(document))
+        }
         router.handle("/api/qr") { request, responder in
             guard let text = QueryString.value(of: "text", in: request.head.query), let svg = QRCodeSVG.render(text) else {
                 responder.respond(APIError.response("bad_text"))
@@ -267,6 +272,14 @@ enum DrawAPI {
         }
     }
 
+    /// `extra` with the export's `signatures` member (issue #47): the server's key, its rotations
+    /// and each stored record's signature.
+    private static func signed(_ records: [DrawRecord], _ extra: [String: JSONValue] = [:]) -> [String: JSONValue] {
+        var members = extra
+        if let signer = ServerSigning.signer { members["signatures"] = signer.exportMember(records: records) }
+        return members
+    }
+
     /// The JSON export (the CSV has its own answer, `exportCSV`).
     private static func export(_ room: any DrawChannel, withEntrants: Bool = false, from: Int = 0, responder: Responder) {
         let code = room.code
@@ -282,7 +295,7 @@ enum DrawAPI {
                 room.export { result in
                     switch result {
                     case .success(let records):
-                        var response = HTTPResponse.json(.ok, Array(DrawExport.json(code: code, records: piece(records), extra: ["checkin": checkin]).utf8))
+                        var response = HTTPResponse.json(.ok, Array(DrawExport.json(code: code, records: piece(records), extra: signed(piece(records), ["checkin": checkin])).utf8))
                         response.headers.add(name: "Content-Disposition", value: "attachment; filename=\"tombola-\(code).json\"")
                         response.headers.add(name: "Cache-Control", value: "no-store")
                         responder.respond(response)
@@ -296,7 +309,7 @@ enum DrawAPI {
         room.export { result in
             switch result {
             case .success(let records):
-                var response = HTTPResponse.json(.ok, Array(DrawExport.json(code: code, records: piece(records)).utf8))
+                var response = HTTPResponse.json(.ok, Array(DrawExport.json(code: code, records: piece(records), extra: signed(piece(records))).utf8))
                 response.headers.add(name: "Content-Disposition", value: "attachment; filename=\"tombola-\(code).json\"")
                 response.headers.add(name: "Cache-Control", value: "no-store")
                 responder.respond(response)

@@ -17,8 +17,14 @@ enum DrawPersistence {
         case .pass(let r, _, _, _): round = r
         default: round = 0
         }
-        return RecordRow(drawCode: code, index: record.index, round: round, kind: record.kind, json: record.canonicalJSON,
-                         hash: record.hash, prevHash: record.prev, createdAt: Double(record.at) / 1000)
+        var row = RecordRow(drawCode: code, index: record.index, round: round, kind: record.kind, json: record.canonicalJSON,
+                            hash: record.hash, prevHash: record.prev, createdAt: Double(record.at) / 1000)
+        // Signed as it is stored, beside it (issue #47, docs/FAIRNESS.md §17).
+        if let signature = ServerSigning.signer?.sign(hash: record.hash, code: code) {
+            row.signature = signature.signature
+            row.signatureKey = signature.key
+        }
+        return row
     }
 
     /// A checked-in entrant as SQLite stores it.

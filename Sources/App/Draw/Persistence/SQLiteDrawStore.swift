@@ -22,7 +22,13 @@ struct SQLiteDrawStore: DrawRecordStore {
                 throw StorageError(.corrupt, detail: "draw \(code) is not stored")
             }
             let records = try database.loadRecords(drawCode: code).map { stored in
-                do { return try DrawRecord(text: stored.json) } catch let error as RecordError {
+                do {
+                    var record = try DrawRecord(text: stored.json)
+                    if let signature = stored.signature, let key = stored.signatureKey {
+                        record.signature = RecordSignature(key: key, signature: signature)
+                    }
+                    return record
+                } catch let error as RecordError {
                     throw StorageError(.corrupt, detail: "record \(stored.index): \(error.reason)")
                 }
             }

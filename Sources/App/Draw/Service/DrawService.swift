@@ -76,6 +76,8 @@ public final class DrawService: Sendable {
                             authBurst: Int = 5, authRefill: Duration = .seconds(2)) throws -> DrawService {
         let storage = try StorageQueue(directory: configuration.dataDirectory)
         do {
+            // Before any draw is read or written: every record stored from now on is signed (issue #47).
+            ServerSigning.install(try ServerSigning.load(dataDirectory: configuration.dataDirectory))
             return try DrawService(configuration: configuration, storage: storage,
                                    settings: DrawRoomSettings(tickHz: configuration.tickHz, slowDown: slowDown,
                                                               maxPoolBytes: configuration.maxPoolBytes, beacon: configuration.beacon,
