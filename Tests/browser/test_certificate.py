@@ -75,7 +75,7 @@ def test_the_certificate_shows_the_round_rechecks_it_and_prints_on_one_a4_page(s
         fingerprint = json.load(r)["fingerprint"]
     signature = page.find_element(By.CSS_SELECTOR, "[data-signature]")
     assert signature.is_displayed() and signature.text.replace(" ", "") == fingerprint
-    assert page.find_element(By.CSS_SELECTOR, "[data-signature-label]").text == "Signed with the server's key (Ed25519 fingerprint)"
+    assert page.find_element(By.CSS_SELECTOR, "[data-signature-label]").text == "Signed with the server key (Ed25519 fingerprint)"
     page.wait_js("document.querySelector('[data-qr]').complete && !document.querySelector('[data-qr]').hidden")
     assert page.js("return decodeURIComponent(document.querySelector('[data-qr]').src)").endswith("/draw/%s/round/1#verify" % code)
     pdf = base64.b64decode(page.driver.execute_cdp_cmd("Page.printToPDF", {"paperWidth": 8.27, "paperHeight": 11.69, "preferCSSPageSize": True})["data"])

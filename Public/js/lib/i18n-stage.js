@@ -50,7 +50,7 @@ export const en = {
   'cert.algorithm': 'Algorithm',
   'cert.software': 'Written by (software, binary SHA-256)',
   'cert.software.value': 'tombola {version} · commit {commit} · sha256 {sha256}',
-  'cert.signature': "Signed with the server's key (Ed25519 fingerprint)",
+  'cert.signature': 'Signed with the server key (Ed25519 fingerprint)',
   'cert.qr': 'Scan to check this draw again',
   'cert.missing': 'This draw has no such round.',
   'cert.error': 'The draw could not be read. Try again.',

@@ -545,6 +545,7 @@ export default {
   'cert.algorithm': 'الخوارزمية',
   'cert.software': 'سُجّل بواسطة (البرنامج، SHA-256 للملف التنفيذي)',
   'cert.software.value': 'tombola {version} · الإيداع {commit} · sha256 {sha256}',
+  'cert.signature': 'وُقّع بمفتاح الخادم (بصمة Ed25519)',
   'cert.qr': 'امسح لإعادة التحقق من هذا السحب',
   'cert.missing': 'لا توجد هذه الجولة في هذا السحب.',
   'cert.error': 'تعذّرت قراءة السحب. أعد المحاولة.',

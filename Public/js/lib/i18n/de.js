@@ -545,6 +545,7 @@ export default {
   'cert.algorithm': 'Algorithmus',
   'cert.software': 'Aufgezeichnet von (Software, SHA-256 der Programmdatei)',
   'cert.software.value': 'tombola {version} · Commit {commit} · sha256 {sha256}',
+  'cert.signature': 'Signiert mit dem Schlüssel des Servers (Ed25519-Fingerabdruck)',
   'cert.qr': 'Scannen, um diese Ziehung erneut zu prüfen',
   'cert.missing': 'Diese Ziehung hat keine solche Runde.',
   'cert.error': 'Die Ziehung konnte nicht gelesen werden. Bitte erneut versuchen.',

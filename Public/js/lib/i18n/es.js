@@ -545,6 +545,7 @@ export default {
   'cert.algorithm': 'Algoritmo',
   'cert.software': 'Registrado por (software, SHA-256 del binario)',
   'cert.software.value': 'tombola {version} · commit {commit} · sha256 {sha256}',
+  'cert.signature': 'Firmado con la clave del servidor (huella Ed25519)',
   'cert.qr': 'Escanea para comprobar de nuevo este sorteo',
   'cert.missing': 'Este sorteo no tiene esa ronda.',
   'cert.error': 'No se pudo leer el sorteo. Inténtalo de nuevo.',

@@ -545,6 +545,7 @@ export default {
   'cert.algorithm': 'Algorithme',
   'cert.software': 'Enregistré par (logiciel, SHA-256 du binaire)',
   'cert.software.value': 'tombola {version} · commit {commit} · sha256 {sha256}',
+  'cert.signature': 'Signé avec la clé du serveur (empreinte Ed25519)',
   'cert.qr': 'Scannez pour revérifier ce tirage',
   'cert.missing': 'Ce tirage n’a pas ce tour.',
   'cert.error': 'Impossible de lire le tirage. Réessayez.',

@@ -545,6 +545,7 @@ export default {
   'cert.algorithm': 'アルゴリズム',
   'cert.software': '記録したソフトウェア（バイナリの SHA-256）',
   'cert.software.value': 'tombola {version} · コミット {commit} · sha256 {sha256}',
+  'cert.signature': 'サーバー鍵による署名（Ed25519 フィンガープリント）',
   'cert.qr': 'スキャンしてこの抽選を再確認',
   'cert.missing': 'この抽選にその回はありません。',
   'cert.error': '抽選を読み込めませんでした。もう一度お試しください。',

@@ -545,6 +545,7 @@ export default {
   'cert.algorithm': '알고리즘',
   'cert.software': '기록한 소프트웨어(바이너리 SHA-256)',
   'cert.software.value': 'tombola {version} · 커밋 {commit} · sha256 {sha256}',
+  'cert.signature': '서버 키로 서명됨(Ed25519 지문)',
   'cert.qr': '스캔해서 이 추첨 다시 확인',
   'cert.missing': '이 추첨에는 해당 회차가 없습니다.',
   'cert.error': '추첨을 읽을 수 없습니다. 다시 시도하세요.',

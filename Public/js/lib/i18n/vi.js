@@ -545,6 +545,7 @@ export default {
   'cert.algorithm': 'Thuật toán',
   'cert.software': 'Ghi bởi (phần mềm, SHA-256 của tệp chạy)',
   'cert.software.value': 'tombola {version} · commit {commit} · sha256 {sha256}',
+  'cert.signature': 'Ký bằng khóa của máy chủ (dấu vân tay Ed25519)',
   'cert.qr': 'Quét để kiểm tra lại buổi quay này',
   'cert.missing': 'Buổi quay này không có lượt đó.',
   'cert.error': 'Không đọc được buổi quay. Hãy thử lại.',

@@ -545,6 +545,7 @@ export default {
   'cert.algorithm': '演算法',
   'cert.software': '記錄程式（軟體、二進位制檔案 SHA-256）',
   'cert.software.value': 'tombola {version} · 提交 {commit} · sha256 {sha256}',
+  'cert.signature': '簽名所用的伺服器金鑰（Ed25519 指紋）',
   'cert.qr': '掃碼再次核驗本輪抽獎',
   'cert.missing': '該抽獎沒有這一輪。',
   'cert.error': '無法讀取該抽獎，請重試。',
