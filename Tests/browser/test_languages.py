@@ -127,7 +127,7 @@ def test_every_page_speaks_each_language_and_arabic_mirrors_what_it_should(serve
             assert reels == sorted(reels), reels
             if shots:
                 wide.save_screenshot(os.path.join(shots, "languages-screen-rolling-1920x1080-ar.png"))
-            api(server, "/api/draws/%s/stop" % code, key)
+            second = str(api(server, "/api/draws/%s/stop" % code, key)["result"]["winners"][0])
         switch_back = "const s = document.querySelector('[data-lang-switch]'); s.value = 'en'; s.dispatchEvent(new Event('change'));"
         wide.js(switch_back)
     assert found == [], found
@@ -151,6 +151,11 @@ def test_every_page_speaks_each_language_and_arabic_mirrors_what_it_should(serve
             for language in OTHER_LANGUAGES:
                 switch(phone, language)
                 assert phone.js(OVERFLOW) == {"wide": False, "cut": None}, language
+        if name == "viewer":
+            # The winners list reads from the right, the number too (not pushed left by its digits).
+            phone.wait_js("document.querySelector('[data-winners]').innerText.replace(/\\D/g, '').includes(%s)" % json.dumps(second), TIMEOUT)
+            value = [p for p in seen(phone, "[data-winners]") if re.sub(r"\D", "", p["text"]) == second]
+            assert value and value[0]["left"] > 390 / 2 - 40, seen(phone, "[data-winners]")
         if name == "keypad":
             # The keypad is not mirrored: 7 8 9 from left to right, the display's digits too.
             keys = [box(phone, "[data-key='%s']" % k)["left"] for k in "789"]
