@@ -58,6 +58,8 @@ enum AuditScripts {
 public final class AuditStream {
     public let client: RedisClient
     private let appendScript = RedisScript(AuditScripts.append)
+    /// Pages of the log (AuditStream+Page.swift).
+    let pageScript = RedisScript(AuditScripts.page)
 
     public init(client: RedisClient) {
         self.client = client

@@ -43,6 +43,18 @@ extension Database {
         }
     }
 
+    /// One page of a draw's audit entries in chain order: those with index > `after` (every
+    /// entry when nil), at most `limit` (`GET /api/draws/<code>/audit`, reads by the primary key).
+    public func loadAudit(drawCode: String, after: Int?, limit: Int) throws(StorageError) -> [AuditRow] {
+        try statement("""
+            SELECT draw_code, idx, at, actor, action, detail_json, prev_hash, hash
+            FROM audit WHERE draw_code = ? AND idx > ? ORDER BY idx LIMIT ?
+            """).query([.text(drawCode), .integer(after ?? -1), .integer(limit)]) { s in
+            AuditRow(drawCode: s.text(0), index: s.int(1), at: s.double(2), actor: s.text(3), action: s.text(4),
+                     detailJSON: s.text(5), prevHash: s.text(6), hash: s.text(7))
+        }
+    }
+
     /// A draw's audit entries in chain order.
     public func loadAudit(drawCode: String) throws(StorageError) -> [AuditRow] {
         try statement("""

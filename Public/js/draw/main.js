@@ -11,6 +11,7 @@ import { lanBase } from '../lib/info.js';
 import { HostState } from './state.js';
 import { DrawView } from './view.js';
 import { HostCheckin } from './checkin.js';
+import { HostAudit } from './audit.js';
 import { wireBranding } from './branding.js';
 import { wireMedia } from './media.js';
 import { pastDrawsText, readPastDraws } from './pastdraws.js';
@@ -38,6 +39,7 @@ const { socket, command, link } = connectRoom(state, {
 attachConnectionUI(socket);
 showWitness(state, link); // the record this page witnessed (FAIRNESS §14)
 const checkin = new HostCheckin({ code, key: () => hostKey, toast: (text) => view.toast(text) });
+const audit = new HostAudit({ code, key: () => hostKey }); // the audit log, read while its panel is open
 
 view.bindStartStop(() => {
   if (!state.isHost) return;
@@ -122,6 +124,7 @@ state.addEventListener('change', ({ detail }) => {
   view.render(state);
   renderCertificateLink(state);
   checkin.render(state);
+  if (detail !== 'viewers') audit.follow();
   if (!pastDirty && document.activeElement !== pastField) pastField.value = pastDrawsText(state.config);
   showPast();
 });
@@ -133,7 +136,7 @@ socket.addEventListener('message', ({ detail }) => {
   }
 });
 
-i18nEvents.addEventListener('change', () => { view.render(state); view.renderLinks(state, hostKey); renderCertificateLink(state); checkin.render(state); });
+i18nEvents.addEventListener('change', () => { view.render(state); view.renderLinks(state, hostKey); renderCertificateLink(state); checkin.render(state); audit.render(); });
 view.render(state);
 view.renderLinks(state, hostKey);
 lanBase().then((base) => { state.lanBase = base; view.renderLinks(state, hostKey); });

@@ -115,6 +115,8 @@ enum DrawAPI {
             BrandingAPI.logo(request, method: method, room: room, responder: responder, service: service)
         case (4, "prizes"):
             PrizeMediaAPI.serve(rest, request: request, method: method, room: room, responder: responder, service: service)
+        case (2, "audit"), (2, "audit.csv"):
+            AuditAPI.serve(rest, request: request, method: method, room: room, responder: responder, service: service)
         case (2, "rounds"), (4, "rounds"):
             BoardAPI.serve(rest, request: request, method: method, room: room, responder: responder, service: service)
         case (2, "pool"):
