@@ -77,7 +77,7 @@ public enum DrawErrorText {
         "unknown_entry": "No entry of that public id or name is in the round's list.",
         "bad_page": "offset must be a whole number from 0, and limit a whole number from 1 to 1000 (200 for rounds).",
         "bad_cursor": "after must be the index of an audit entry: a whole number from 0.",
-        "bad_limit": "limit must be a whole number from 1 to 1000 (100000 for the CSV).",
+        "bad_limit": "limit must be a whole number from 1 to 1000 (100000 for the CSV and Excel downloads).",
         "unknown_winner": "That is not a current winner of the round.",
         "already_voided": "That winner was voided already.",
         "bad_reason": "A reason must be 1 to 200 characters without control characters.",

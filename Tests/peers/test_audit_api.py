@@ -1,7 +1,8 @@
-"""The audit log through the API (issue #41): `GET /api/draws/<code>/audit` (JSON, cursor-paged)
-and `…/audit.csv` for the host, single-box (SQLite) and in cluster mode (the draw's stream in
-Redis, read alike by every instance). Every entry carries what its hash covers, so the chain is
-recomputed here from the API alone; bad cursors, limits and keys get their codes."""
+"""The audit log through the API (issue #41): `GET /api/draws/<code>/audit` (JSON, cursor-paged;
+the downloads `…/audit.csv` and `audit.xlsx` take the same window) for the host, single-box
+(SQLite) and in cluster mode (the draw's stream in Redis, read alike by every instance). Every
+entry carries what its hash covers, so the chain is recomputed here from the API alone; bad
+cursors, limits and keys get their codes."""
 import hashlib
 import json
 
@@ -38,15 +39,17 @@ def check_chain(entries, code):
 
 
 def check_csv(instance, code, key, entries):
-    status, headers, body = raw(instance, "GET", "/api/draws/%s/audit.csv" % code, key=key)
-    assert status == 200 and headers["Content-Type"] == "text/csv; charset=utf-8"
-    assert body.startswith(b"\xef\xbb\xbf")
-    lines = body[3:].decode().split("\r\n")
-    assert lines[0] == "index,at,actor,action,detail,prev,hash" and lines[-1] == ""
-    assert [line.split(",")[0] for line in lines[1:-1]] == [str(e["index"]) for e in entries]
-    assert [line.split(",")[-1] for line in lines[1:-1]] == [e["hash"] for e in entries]
-    # ISO 8601 with the offset, e.g. 2026-12-04T23:48:45Z or …+08:00.
-    assert all(len(line.split(",")[1]) in (20, 25) and line.split(",")[1][10] == "T" for line in lines[1:-1])
+    """The download (audit.csv) holds the same entries; `after` and `limit` cut it as they cut a page."""
+    def rows(query=""):
+        status, headers, body = raw(instance, "GET", "/api/draws/%s/audit.csv%s" % (code, query), key=key)
+        assert status == 200 and headers["Content-Type"].startswith("text/csv") and body.startswith(b"\xef\xbb\xbf"), (status, body)
+        lines = body[3:].decode().split("\r\n")
+        assert lines[0] == "index,at,actor,action,detail,prev,hash" and lines[-1] == ""
+        # index first, hash last (neither is ever quoted); `at` ISO 8601 with its offset.
+        assert all(line.split(",")[1][10] == "T" for line in lines[1:-1])
+        return [(int(line.split(",")[0]), line.split(",")[-1]) for line in lines[1:-1]]
+    assert rows() == [(e["index"], e["hash"]) for e in entries]
+    assert rows("?after=2&limit=2") == [(e["index"], e["hash"]) for e in entries[3:5]]
 
 
 def check_refusals(instance, code, key):

@@ -1,8 +1,9 @@
 // The host page's "Audit log" panel (issue #41): the newest entries of the draw's audit log
 // (GET /api/draws/<code>/audit with the host key, read forward from the last index seen, so
-// following the log costs one small page per change) and the whole log as CSV (…/audit.csv).
+// following the log costs one small page per change). The whole log downloads from the Links
+// card (audit.csv, audit.xlsx).
 
-import { $, downloadBlob, el } from '../lib/dom.js';
+import { $, el } from '../lib/dom.js';
 import { clockTime } from '../lib/format.js';
 import { errorText, has, locale, t } from '../lib/i18n.js';
 
@@ -25,7 +26,6 @@ export class HostAudit {
     this.followTimer = null;
     if (!this.panel) return;
     this.panel.addEventListener('toggle', () => { if (this.panel.open) this.refresh(); });
-    $('[data-audit-csv]', root).addEventListener('click', () => this.exportCSV());
   }
 
   async page(after) {
@@ -84,17 +84,5 @@ export class HostAudit {
     });
     this.list.replaceChildren(...items);
     this.status.textContent = this.error ? errorText(this.error) : (this.entries.length ? '' : t('host.audit.empty'));
-  }
-
-  async exportCSV() {
-    try {
-      const response = await fetch(`/api/draws/${encodeURIComponent(this.code)}/audit.csv`, {
-        headers: { Authorization: `Bearer ${this.key() ?? ''}` },
-      });
-      if (!response.ok) throw new Error('export');
-      downloadBlob(await response.blob(), `tombola-${this.code}-audit.csv`);
-    } catch {
-      this.status.textContent = errorText('network');
-    }
   }
 }

@@ -395,7 +395,6 @@ export default {
   'host.audit': 'Registro de auditoría',
   'host.audit.hint': 'Cada acción de este sorteo, la más reciente primero; cada entrada está encadenada a la anterior.',
   'host.audit.empty': 'Aún no hay entradas',
-  'host.audit.csv': 'Descargar el registro de auditoría (CSV)',
   'host.audit.round': 'ronda {n}',
   'audit.actor.host': 'Anfitrión',
   'audit.actor.admin': 'Administración',

@@ -395,7 +395,6 @@ export default {
   'host.audit': 'Journal d’audit',
   'host.audit.hint': 'Chaque action sur ce tirage, la plus récente en premier ; chaque entrée est chaînée à la précédente.',
   'host.audit.empty': 'Aucune entrée pour l’instant',
-  'host.audit.csv': 'Télécharger le journal d’audit (CSV)',
   'host.audit.round': 'tour {n}',
   'audit.actor.host': 'Animateur',
   'audit.actor.admin': 'Administration',

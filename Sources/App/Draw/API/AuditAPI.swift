@@ -1,41 +1,47 @@
 import DrawRoomCore
-import Foundation
 import HTTPCore
 import JSON
 import Server
 import Storage
 
-/// `GET /api/draws/<code>/audit` (JSON) and `…/audit.csv`: the draw's audit log for its host,
-/// a page at a time (`?after=<index>&limit=<n>`; docs/PROTOCOL.md, "The audit log"). Single
-/// box reads SQLite (`audit`), cluster mode the draw's stream in Redis (`{d:CODE}:audit`), so
-/// every instance answers alike. Each entry carries what its hash covers, so a reader can
-/// recompute the chain.
+/// `GET /api/draws/<code>/audit`: the draw's audit log for its host as JSON, a page at a time
+/// (`?after=<index>&limit=<n>`; docs/PROTOCOL.md, "The audit log"). Single box reads SQLite
+/// (`audit`), cluster mode the draw's stream in Redis (`{d:CODE}:audit`), so every instance
+/// answers alike. Each entry carries what its hash covers, so a reader can
+/// recompute the chain. The downloads (`audit.csv`, `audit.xlsx`) are AuditExport's, with the
+/// same `after` and `limit`.
 enum AuditAPI {
-    /// Default and largest `limit`: a JSON page, and the CSV (a download: the whole log of any
-    /// real draw in one file).
+    /// Default and largest `limit` of a page.
     static let jsonPage = (standard: 100, most: 1_000)
-    static let csvPage = (standard: 100_000, most: 100_000)
+    /// Largest `limit` of a download (`audit.csv`, `audit.xlsx`; absent: the whole log).
+    static let downloadMost = 100_000
 
-    /// `rest`: `[code, "audit"]` or `[code, "audit.csv"]`.
+    /// `after` (the index of the last entry the reader has; absent: from the first) and
+    /// `limit` (1…`most`; absent: nil) from a query; `bad_cursor` / `bad_limit` otherwise.
+    static func window(_ query: String?, most: Int) -> Result<(after: Int?, limit: Int?), CommandFailure> {
+        var after: Int?
+        if let text = QueryString.value(of: "after", in: query) {
+            guard let value = BoardAPI.digits(text) else { return .failure(CommandFailure(code: "bad_cursor")) }
+            after = value
+        }
+        var limit: Int?
+        if let text = QueryString.value(of: "limit", in: query) {
+            guard let value = BoardAPI.digits(text), (1...most).contains(value) else { return .failure(CommandFailure(code: "bad_limit")) }
+            limit = value
+        }
+        return .success((after, limit))
+    }
+
+    /// `rest`: `[code, "audit"]`.
     static func serve(_ rest: [String], request: HTTPRequest, method: String, room: any DrawChannel,
                       responder: Responder, service: DrawService) {
         guard method == "GET" else { return responder.respond(APIError.methodNotAllowed(allow: ["GET", "HEAD"])) }
         guard DrawAPI.admits(request, responder: responder, service: service, check: room.isHostKey) else { return }
-        let csv = rest[1] == "audit.csv"
-        let query = request.head.query
-        // `after`: the index of the last entry the reader has (absent: from the first entry).
-        var after: Int?
-        if let text = QueryString.value(of: "after", in: query) {
-            guard let value = BoardAPI.digits(text) else { return responder.respond(APIError.response("bad_cursor")) }
-            after = value
-        }
-        let bounds = csv ? csvPage : jsonPage
-        var limit = bounds.standard
-        if let text = QueryString.value(of: "limit", in: query) {
-            guard let value = text.utf8.count <= 6 ? BoardAPI.digits(text) : nil, (1...bounds.most).contains(value) else {
-                return responder.respond(APIError.response("bad_limit"))
-            }
-            limit = value
+        let after: Int?
+        let limit: Int
+        switch window(request.head.query, most: jsonPage.most) {
+        case .success(let value): (after, limit) = (value.after, value.limit ?? jsonPage.standard)
+        case .failure(let failure): return responder.respond(APIError.response(failure.code))
         }
         let code = room.code
         // One more than asked: whether a next page exists.
@@ -47,7 +53,7 @@ enum AuditAPI {
                 let more = entries.count > limit
                 if more { entries.removeLast() }
                 let next = more ? entries.last?.index : nil
-                responder.respond(csv ? csvResponse(entries, code: code, next: next) : jsonResponse(entries, code: code, next: next))
+                responder.respond(jsonResponse(entries, code: code, next: next))
             }
         }
     }
@@ -58,15 +64,6 @@ enum AuditAPI {
             "next": next.map { .int(Int64($0)) } ?? .null,
         ])
         return APIError.json(body)
-    }
-
-    static func csvResponse(_ entries: [AuditEntryRead], code: String, next: Int?) -> HTTPResponse {
-        var response = HTTPResponse(status: .ok, headers: ["Content-Type": "text/csv; charset=utf-8"],
-                                    body: Array(AuditCSV.text(entries).utf8))
-        response.headers.add(name: "Content-Disposition", value: "attachment; filename=\"tombola-\(code)-audit.csv\"")
-        response.headers.add(name: "Cache-Control", value: "no-store")
-        if let next { response.headers.add(name: "X-Audit-Next", value: String(next)) }
-        return response
     }
 }
 
@@ -111,23 +108,6 @@ struct AuditEntryRead: Sendable {
         detail = json["detail"] ?? .object([:])
         self.prev = prev
         self.hash = hash
-    }
-}
-
-/// The audit log as CSV, like the entrants' (`CheckinCSV`): UTF-8 with a byte order mark, times
-/// as the server's local time in ISO 8601 with its offset, the detail as its JSON text.
-enum AuditCSV {
-    static func text(_ entries: [AuditEntryRead], timeZone: TimeZone = .current) -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime]
-        formatter.timeZone = timeZone
-        var lines = [["index", "at", "actor", "action", "detail", "prev", "hash"].joined(separator: ",")]
-        for entry in entries {
-            let at = formatter.string(from: Date(timeIntervalSince1970: Double(entry.at) / 1000))
-            let row = [String(entry.index), at, entry.actor, entry.action, entry.detail.canonicalString, entry.prev, entry.hash]
-            lines.append(row.map(CheckinCSV.cell).joined(separator: ","))
-        }
-        return "\u{FEFF}" + lines.joined(separator: "\r\n") + "\r\n"
     }
 }
 

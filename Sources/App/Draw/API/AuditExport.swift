@@ -33,10 +33,13 @@ enum AuditExport {
     }
 
     /// Answers the download in `format` (`csv` or `xlsx`) for draw `code`.
-    static func respond(code: String, format: String, service: DrawService, responder: Responder) {
+    /// `after`, `limit`: only the entries above index `after`, at most `limit` (`GET …/audit`'s window).
+    static func respond(code: String, format: String, after: Int? = nil, limit: Int? = nil, service: DrawService, responder: Responder) {
         let answer: @Sendable (Result<[Entry], any Error>) -> Void = { result in
             switch result {
-            case .success(let entries):
+            case .success(let all):
+                let above = after.map { after in all.filter { $0.index > after } } ?? all
+                let entries = limit.map { Array(above.prefix($0)) } ?? above
                 ExportTable.respondOffLoop(format: format, fileName: "tombola-\(code)-audit", sheetName: "Audit \(code)",
                                            responder: responder) { table(entries) }
             case .failure:

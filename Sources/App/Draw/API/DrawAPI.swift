@@ -93,7 +93,14 @@ enum DrawAPI {
             // The audit log: the host's (its entries name removed entrants and the reasons given).
             guard method == "GET" else { return responder.respond(APIError.methodNotAllowed(allow: ["GET", "HEAD"])) }
             guard DrawAPI.admits(request, responder: responder, service: service, check: room.isHostKey) else { return }
-            AuditExport.respond(code: room.code, format: rest[1] == "audit.xlsx" ? "xlsx" : "csv", service: service, responder: responder)
+            // A piece of the log, as `…/audit` pages it (`after`, `limit`); absent: all of it.
+            let window: (after: Int?, limit: Int?)
+            switch AuditAPI.window(request.head.query, most: AuditAPI.downloadMost) {
+            case .success(let value): window = value
+            case .failure(let failure): return responder.respond(APIError.response(failure.code))
+            }
+            AuditExport.respond(code: room.code, format: rest[1] == "audit.xlsx" ? "xlsx" : "csv", after: window.after, limit: window.limit,
+                                service: service, responder: responder)
         case (2, "config"):
             if method == "GET" {
                 // The full settings (the names the `state` summary leaves out), cached and validated by ETag.
@@ -115,7 +122,7 @@ enum DrawAPI {
             BrandingAPI.logo(request, method: method, room: room, responder: responder, service: service)
         case (4, "prizes"):
             PrizeMediaAPI.serve(rest, request: request, method: method, room: room, responder: responder, service: service)
-        case (2, "audit"), (2, "audit.csv"):
+        case (2, "audit"):
             AuditAPI.serve(rest, request: request, method: method, room: room, responder: responder, service: service)
         case (2, "rounds"), (4, "rounds"):
             BoardAPI.serve(rest, request: request, method: method, room: room, responder: responder, service: service)
