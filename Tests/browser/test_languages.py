@@ -49,6 +49,8 @@ def switch(page, code):
     page.js("const s = document.querySelector('[data-lang-switch]'); s.value = arguments[0];"
             " s.dispatchEvent(new Event('change', { bubbles: true }));", code)
     page.wait_js("document.documentElement.lang === %s" % json.dumps(HTML[code]), TIMEOUT)
+    # Views that redraw on the next frame have drawn: two frames later.
+    page.driver.execute_async_script("const done = arguments[0]; requestAnimationFrame(() => requestAnimationFrame(() => done()));")
 
 
 def intl_words(page):
