@@ -78,6 +78,25 @@ OVERFLOW = """
 """
 
 
+READING_ORDER = """
+  // Each character's box, in the text's order: left to right on screen, as a URL is read?
+  const node = Array.from(document.querySelectorAll(arguments[0])).find((n) => n.textContent.includes('#'));
+  node.scrollIntoView({ block: 'center' });
+  const text = node.firstChild, range = document.createRange(), lefts = [];
+  for (let i = 0; i < text.length; i++) {
+    range.setStart(text, i); range.setEnd(text, i + 1);
+    const r = range.getClientRects()[0];
+    if (r && r.width > 0) lefts.push([r.top, r.left]);
+  }
+  const inOrder = lefts.every((p, i) => i === 0 || p[0] > lefts[i - 1][0] + 1 || p[1] >= lefts[i - 1][1]);
+  return inOrder ? 'ok' : text.data + ' shown out of order';
+"""
+
+
+def reading_order(page, selector):
+    return page.js(READING_ORDER, selector)
+
+
 def box(page, selector):
     return page.js("const r = document.querySelector(arguments[0]).getBoundingClientRect();"
                    " return { left: r.left, right: r.right };", selector)
@@ -149,6 +168,8 @@ def test_every_page_speaks_each_language_and_arabic_mirrors_what_it_should(serve
         if name == "host":
             # The bar's language switch sits at the left end, the brand at the right: mirrored.
             assert box(phone, "[data-lang-switch]")["right"] < box(phone, ".brand")["left"]
+            # The host link reads as it is typed: http… first, its #key=•••••• last (not moved to the front).
+            assert reading_order(phone, ".link-url") == "ok", reading_order(phone, ".link-url")
             # Beside the host's badge, the draw's title fits a phone in every language (two lines at most).
             for language in OTHER_LANGUAGES:
                 switch(phone, language)
