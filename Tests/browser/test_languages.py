@@ -187,6 +187,7 @@ def test_every_page_speaks_each_language_and_arabic_mirrors_what_it_should(serve
             phone.wait_js("document.querySelector('[data-display]').textContent.includes('123')", TIMEOUT)
             assert "123" in "".join(lines(seen(phone, "[data-display]"))), seen(phone, "[data-display]")
         if shots:
+            phone.js("window.scrollTo(0, 0)")
             phone.save_screenshot(os.path.join(shots, "languages-%s-390x844-ar.png" % name))
 
 
