@@ -46,6 +46,9 @@ public struct AppConfiguration: Sendable {
     var allowUnsafeRedis = false
     /// Beacon-sealed rounds (`--beacon-relay`, `--beacon-chain` …, `--beacon-allow-http`; docs/FAIRNESS.md §13).
     public var beacon = BeaconSettings()
+    /// An RFC 3161 time-stamping authority (`--tsa URL`): each round's record is time-stamped there
+    /// (issue #47, docs/FAIRNESS.md §18); nil: none.
+    public var tsaURL: String? = nil
     var beaconChainParts = BeaconChainParts()
     var beaconRelays: [String] = []
     var metricsListenText: String?

@@ -123,6 +123,10 @@ public enum ServerOptions {
                help: "cluster mode on a Redis without appendonly yes + appendfsync always (may lose announced records)") { c, v in
             if case .flag(let b) = v { c.allowUnsafeRedis = b }
         },
+        Option(name: "tsa", environment: "TOMBOLA_TSA", kind: .text, valueName: "URL",
+               help: "an RFC 3161 time-stamping authority: each round's record is time-stamped there (http or https)") { c, v in
+            if case .text(let s) = v { c.tsaURL = s }
+        },
         Option(name: "beacon-relay", environment: "TOMBOLA_BEACON_RELAY", kind: .list, valueName: "URL",
                help: "drand relay for beacon-sealed draws (repeatable; default api.drand.sh and drand.cloudflare.com)") { c, v in
             if case .text(let s) = v { c.beaconRelays.append(s) }

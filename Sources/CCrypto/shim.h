@@ -3,3 +3,5 @@
 #include <openssl/evp.h>
 #include <openssl/rand.h>
 #include <openssl/crypto.h>
+#include <openssl/ts.h>
+#include <openssl/x509.h>

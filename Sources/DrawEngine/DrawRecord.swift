@@ -89,6 +89,9 @@ public struct DrawRecord: Sendable, Equatable {
     /// docs/FAIRNESS.md §17); nil for a record written before signing or not yet stored.
     /// Not part of the record's identity (`==`).
     public var signature: RecordSignature? = nil
+    /// An outside RFC 3161 time-stamp of `hash`, stored beside the record (issue #47,
+    /// docs/FAIRNESS.md §18); nil for most records. Not part of the record's identity either.
+    public var timeStamp: RecordTimeStamp? = nil
 
     public static func == (a: DrawRecord, b: DrawRecord) -> Bool {
         a.index == b.index && a.at == b.at && a.prev == b.prev && a.hash == b.hash && a.body == b.body && a.json == b.json

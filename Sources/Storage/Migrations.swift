@@ -136,6 +136,19 @@ enum Migrations {
         ALTER TABLE records ADD COLUMN signature TEXT;
         ALTER TABLE records ADD COLUMN signature_key TEXT;
         """,
+        // 9: outside time (issue #47): a TSA's RFC 3161 time-stamp of a chain head (the hash of
+        // the record at `idx`), asked for after each round's record; its DER answer as the TSA sent it.
+        """
+        CREATE TABLE timestamps (
+            draw_code TEXT NOT NULL REFERENCES draws(code),
+            idx INTEGER NOT NULL CHECK (idx >= 0),
+            hash TEXT NOT NULL,
+            tsa TEXT NOT NULL,
+            response BLOB NOT NULL,
+            created_at REAL NOT NULL,
+            PRIMARY KEY (draw_code, idx)
+        ) STRICT;
+        """,
     ]
 
     /// The version a fully migrated database has.

@@ -7,7 +7,7 @@ import JSON
 /// `tombola verify FILE` rechecks every record of an exported draw (docs/FAIRNESS.md §7),
 /// prints one line per record and exits 0 when all check, 1 when any fails, 2 on usage errors.
 enum VerifyCommand {
-    static let usage = "usage: tombola verify EXPORT.json [--past OTHER.json …] [--proof PROOF.json …] [--all-entries] [--trust-chain HASH:KEY …] [--key SIGNING-KEY]   "
+    static let usage = "usage: tombola verify EXPORT.json [--past OTHER.json …] [--proof PROOF.json …] [--all-entries] [--trust-chain HASH:KEY …] [--key SIGNING-KEY] [--tsa-ca CA.pem]   "
         + "(- reads standard input; --sample-export [pools|past|beacon] [SEED] prints a demo export)"
 
     static func run(_ arguments: [String]) -> Int32 {
@@ -81,6 +81,12 @@ enum VerifyCommand {
             expectedKey = rest[flag + 1]
             rest.removeSubrange(flag...flag + 1)
         }
+        // `--tsa-ca FILE`: the CA (PEM) the time-stamps' TSA certificates must chain to (docs/FAIRNESS.md §18).
+        var tsaCA: String? = nil
+        if let flag = rest.firstIndex(of: "--tsa-ca"), flag + 1 < rest.count {
+            tsaCA = rest[flag + 1]
+            rest.removeSubrange(flag...flag + 1)
+        }
         let allEntries = rest.contains("--all-entries")
         rest.removeAll { $0 == "--all-entries" }
         guard rest.count == 1, let path = rest.first, !path.hasPrefix("-") || path == "-" else {
@@ -146,6 +152,10 @@ enum VerifyCommand {
         let signatures = SignatureCheck.check(export: (try? JSONValue.parse(text)) ?? .null, expectedKey: expectedKey)
         signatures.lines.forEach { print($0) }
         if !signatures.ok { pastFailures += 1 }
+        // Outside time-stamps of chain heads (issue #47).
+        let stamps = TimeStampCheck.check(export: (try? JSONValue.parse(text)) ?? .null, caFile: tsaCA)
+        stamps.lines.forEach { print($0) }
+        if !stamps.ok { pastFailures += 1 }
         let failed = report.checks.filter { !$0.ok }.count + (report.chainProblem == nil ? 0 : 1) + pastFailures
         print(report.passed && pastFailures == 0
               ? "verified: \(report.roundCount) rounds, \(report.checks.count) records, \(report.algorithms.joined(separator: " + "))"

@@ -61,3 +61,25 @@ import Testing
         #expect(key.sign(message) == signature)
     }
 }
+
+/// RFC 3161 requests are DER that OpenSSL reads back (the nonce's INTEGER minimal for every
+/// nonce: a TSA refuses a padded one), and an answer that is not one is refused.
+@Suite struct TimeStampRequestTests {
+    @Test func requestsAreMinimalDERForAnyNonce() {
+        let digest = SHA256.hash(Array("record".utf8))
+        for nonce: UInt64 in [0, 1, 0x7f, 0x80, 0xff, 0x0100, 0x00ff_ffff_ffff_ffff, 0x8000_0000_0000_0000, .max] {
+            let request = TimeStamp.request(digest: digest, nonce: nonce)
+            #expect(request[1] == UInt8(request.count - 2))
+            // The nonce INTEGER: 02 len bytes, minimal.
+            let at = 2 + 3 + 51
+            #expect(request[at] == 0x02)
+            let length = Int(request[at + 1])
+            let value = Array(request[(at + 2)..<(at + 2 + length)])
+            #expect(length == 1 || !(value[0] == 0 && value[1] & 0x80 == 0), "nonce \(nonce): \(value)")
+            #expect(value[0] & 0x80 == 0, "nonce \(nonce) must stay positive")
+            #expect(Array(request.suffix(3)) == [0x01, 0x01, 0xff])
+        }
+        #expect(TimeStamp.inspect(response: [0x30, 0x03, 0x02, 0x01, 0x00]) == nil)
+        #expect(TimeStamp.inspect(response: []) == nil)
+    }
+}

@@ -28,6 +28,8 @@ export class CertificateState extends EventTarget {
     this.verification = { state: 'pending' };
     this.software = null;          // the program its commitment's record names (issue #47), or null
     this.signedBy = null;          // the fingerprint of the key that signed the round's record (issue #47), or null
+    this.timeStamp = null;         // the first outside time-stamp of a chain head at or after it (issue #47), or null
+    this.notBefore = null;         // a beacon-sealed round: { round, at } of the drand round it waited for, or null
   }
 
   changed(detail) { this.dispatchEvent(new CustomEvent('change', { detail })); }
@@ -70,6 +72,15 @@ export class CertificateState extends EventTarget {
       // The key that signed the standing record (docs/FAIRNESS.md §17); an older record is unsigned.
       const signedBy = exported.signatures?.records?.[String(this.record?.index)]?.key;
       this.signedBy = typeof signedBy === 'string' ? signedBy : null;
+      // An RFC 3161 time-stamp of the round's record or a later chain head (its hash covers the round):
+      // the round existed by then (docs/FAIRNESS.md §18).
+      const stamps = exported.timestamps ?? {};
+      const stamped = Object.keys(stamps).map(Number).filter((i) => i >= (this.record?.index ?? Infinity)).sort((a, b) => a - b);
+      this.timeStamp = stamped.length && typeof stamps[stamped[0]]?.genTime === 'string' ? stamps[stamped[0]] : null;
+      // A drand-sealed round could not be drawn before drand published the round it waited for (§13).
+      const value = all.filter((r) => r.kind === 'beaconValue' && r.round === this.round).at(-1);
+      const lock = value && all.filter((r) => r.kind === 'beacon' && r.round === this.round && r.beaconRound === value.beaconRound).at(-1);
+      this.notBefore = lock?.chain ? { round: value.beaconRound, at: (lock.chain.genesis + (value.beaconRound - 1) * lock.chain.period) * 1000 } : null;
       // Names, title and the screen's origin before the first render of the winners.
       await Promise.all([this.loadNames(), this.loadBranding()]);
       this.status = this.records.length ? 'ready' : 'missing';

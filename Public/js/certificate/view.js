@@ -10,7 +10,7 @@ export class CertificateView {
     this.root = root;
     this.n = {};
     for (const hook of ['title', 'prize', 'missing', 'winners', 'voided', 'time', 'commitment', 'seed', 'entropy', 'hash', 'algorithm',
-      'software', 'softwareLabel', 'signature', 'signatureLabel', 'qr', 'verify', 'back', 'print', 'png']) {
+      'software', 'softwareLabel', 'signature', 'signatureLabel', 'timestamp', 'timestampLabel', 'notBefore', 'notBeforeLabel', 'qr', 'verify', 'back', 'print', 'png']) {
       this.n[hook] = $(`[data-${hook.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}]`, root);
     }
     this.n.qr.addEventListener('load', () => show(this.n.qr, true));
@@ -66,6 +66,17 @@ export class CertificateView {
     setText(n.signature, state.signedBy ? state.signedBy.match(/.{1,4}/g).join(' ') : '');
     show(n.signature, Boolean(state.signedBy));
     show(n.signatureLabel, Boolean(state.signedBy));
+    // Outside time: the TSA's time (GeneralizedTime, UTC) and its address; a sealed round's drand round.
+    const stamp = state.timeStamp;
+    const g = stamp?.genTime.match(/^(\d{4})(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})/);
+    const when = (ms) => new Date(ms).toLocaleString(locale(), { dateStyle: 'long', timeStyle: 'medium' });
+    setText(n.timestamp, g ? `${when(Date.UTC(+g[1], g[2] - 1, +g[3], +g[4], +g[5], +g[6]))} · ${stamp.tsa}` : '');
+    show(n.timestamp, Boolean(g));
+    show(n.timestampLabel, Boolean(g));
+    const notBefore = state.notBefore;
+    setText(n.notBefore, notBefore ? t('cert.notbefore.value', { round: notBefore.round, time: when(notBefore.at) }) : '');
+    show(n.notBefore, Boolean(notBefore));
+    show(n.notBeforeLabel, Boolean(notBefore));
     if (record && !n.qr.dataset.for) {
       // The QR code opens this page, which rechecks the round itself.
       // On the origin the screen's QR codes use (the LAN address), not this page's (127.0.0.1).

@@ -286,6 +286,7 @@ enum DrawAPI {
     private static func signed(_ records: [DrawRecord], _ extra: [String: JSONValue] = [:]) -> [String: JSONValue] {
         var members = extra
         if let signer = ServerSigning.signer { members["signatures"] = signer.exportMember(records: records) }
+        if let stamps = RecordTimeStamps.exportMember(records: records) { members["timestamps"] = stamps }
         return members
     }
 
