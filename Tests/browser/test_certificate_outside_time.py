@@ -76,6 +76,11 @@ def test_the_certificate_shows_the_time_stamp_and_the_drand_round_it_waited_for(
         assert before.is_displayed()
         assert before.text == "drand round %d was published, %s" % (value["beaconRound"], page.js(fmt, published_ms))
         assert page.find_element("css selector", "[data-not-before-label]").text == "Not drawn before"
+        # The page rechecks the sealed round itself, from its beacon lock and drand value (it said
+        # "winners differ" while it rechecked from the seed alone).
+        page.wait_js("document.querySelector('[data-verify]').dataset.state !== 'pending'", 15)
+        verdict = page.find_element("css selector", "[data-verify]")
+        assert page.js("return document.querySelector('[data-verify]').dataset.state") == "ok", verdict.text
         shots = os.environ.get("TOMBOLA_SHOTS", data_dir)  # set it to keep the screenshot
         page.save_screenshot(os.path.join(shots, "certificate-outside-time.png"))
         assert page.errors() == []

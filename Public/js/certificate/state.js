@@ -133,7 +133,12 @@ export class CertificateState extends EventTarget {
     for (const record of this.records) {
       const entrants = record.pool?.kind === 'list'
         ? all.find((r) => r.kind === 'entrants' && r.entrantsHash === record.pool.entrants) ?? null : null;
-      const outcome = verifyRound(record, { entrants });
+      // A beacon-sealed round (FAIRNESS §13): its winners come from its `beacon` lock and the drand
+      // value stored right before it, as the pages' own recheck reads them (room-link.js).
+      const at = all.findIndex((r) => r.hash === record.hash);
+      const value = !record.replaces && at > 0 && all[at - 1].kind === 'beaconValue' ? all[at - 1] : null;
+      const lock = value ? all.find((r) => r.kind === 'beacon' && r.hash === value.lock) ?? null : null;
+      const outcome = verifyRound(record, { entrants, beacon: value && lock ? { lock, value } : null });
       if (!outcome.ok) { this.verification = { state: 'fail', reason: outcome.reason }; this.changed('verified'); return; }
     }
     this.verification = { state: 'ok' };
