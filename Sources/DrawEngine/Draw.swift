@@ -147,7 +147,7 @@ public struct Draw: Sendable {
         if case .round(let round) = record.body, round.commitment == unusedCommitment { unusedCommitment = nil }
         switch record.body {
         case .commit(let commitment, _): unusedCommitment = commitment
-        case .entrants(let hash, _, _, _): recordedLists.insert(hash)
+        case .entrants(let hash, _, _, _, _): recordedLists.insert(hash)
         case .lock(let lock): storedLock = lock
         case .round(let round):
             if let replaced = round.replaces {
@@ -485,6 +485,7 @@ public struct Draw: Sendable {
         case .list(let names): .name(names.randomElement(using: &generator) ?? "")
         case .entries(let entrants): .name(entrants.randomElement(using: &generator)?.name ?? "")
         case .checkin(let ids): .name(ids.randomElement(using: &generator) ?? "")
+        case .books: .name(validated.entrants?.randomElement(using: &generator) ?? "")
         }
     }
 
@@ -510,7 +511,7 @@ public struct Draw: Sendable {
     mutating func recordListIfNew(at: Int64) -> [DrawRecord] {
         guard let names = validated.entrants, let hash = validated.entrantsHash, !recordedLists.contains(hash) else { return [] }
         recordedLists.insert(hash)
-        return [append(.entrants(hash: hash, names: names, tickets: validated.tickets, groups: validated.groups), at: at)]
+        return [append(.entrants(hash: hash, names: names, tickets: validated.tickets, groups: validated.groups, books: validated.books), at: at)]
     }
 
     /// The `lock` record of a round drawn from `lock` (docs/FAIRNESS.md §8); the entry tree's root
@@ -597,7 +598,7 @@ public struct Draw: Sendable {
                 return nil
             }
             spec = .range(from: from, to: to, removed: values.sorted())
-        case .list, .entries, .checkin:
+        case .list, .entries, .checkin, .books:
             let names = validated.entrants!
             var indices = Set(removed.compactMap { validated.nameIndex[$0].map(Int64.init) })
             var filter: GroupFilter? = nil

@@ -97,6 +97,9 @@ extension DrawConfig {
             poolJSON = .object(["kind": .string("list"), "entrants": .array(entrants.map { .string($0.name) })])
         case .entries(let entrants):
             poolJSON = .object(["kind": .string("list"), "entrants": .array(entrants.map { `public` ? $0.publicJSON : $0.json })])
+        case .books(let books):
+            // A handful of books: pages number the tickets themselves (TicketBook.tickets).
+            poolJSON = .object(["kind": .string("books"), "books": .array(books.map(\.json))])
         case .checkin(let ids):
             // Pages get the size only: the ids are fetched apart (`GET …/entries/pool`).
             poolJSON = `public` ? .object(["kind": .string("checkin"), "count": .int(Int64(ids.count))])
@@ -147,6 +150,17 @@ extension PoolConfig {
             } else {
                 self = .list([try reader.required(members, "text") { (v, r) throws(DrawConfigDecodingError) in try r.string(v) }])
             }
+        case "books":
+            // `{"kind":"books","books":[{"name":"red","from":1,"to":500,"color":"#c62828"}, …]}`
+            self = .books(try reader.required(members, "books") { (value, reader) throws(DrawConfigDecodingError) in
+                try reader.array(value) { (element, reader) throws(DrawConfigDecodingError) in
+                    let book = try reader.object(element)
+                    return TicketBook(name: try reader.required(book, "name") { (v, r) throws(DrawConfigDecodingError) in try r.string(v) },
+                                      from: try reader.required(book, "from") { (v, r) throws(DrawConfigDecodingError) in try r.integer(v) },
+                                      to: try reader.required(book, "to") { (v, r) throws(DrawConfigDecodingError) in try r.integer(v) },
+                                      color: try reader.required(book, "color") { (v, r) throws(DrawConfigDecodingError) in try r.string(v) })
+                }
+            })
         case "checkin":
             // The ids are the App's to fill in (from its entrant book); a host cannot choose them.
             self = .checkin(try reader.optional(members, "entrants") { (v, r) throws(DrawConfigDecodingError) in try r.strings(v) } ?? [])

@@ -92,6 +92,9 @@ public enum PoolConfig: Sendable, Equatable {
     /// entrants' names and fields stay with the App, never in the chain. Any number (0 too:
     /// Start then answers `pool_exhausted`).
     case checkin([String])
+    /// Ticket books (`red 1–500, blue 1–500`): drawn as the list of their tickets, `"blue 217"`,
+    /// with the books hashed beside the names (docs/FAIRNESS.md §3, "Ticket books").
+    case books([TicketBook])
 }
 
 /// The host's settings, as `configure` carries them.

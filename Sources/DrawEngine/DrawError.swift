@@ -58,6 +58,9 @@ public enum DrawError: Error, Equatable, Sendable, CaseIterable {
     case badClaim
     /// `slowDown`: not a whole number of milliseconds in 1500…6000.
     case badSlowDown
+    /// A ticket book without a name, with a repeated name, numbers outside 0…999,999,999 or
+    /// from > to, a colour that is not `#rrggbb`, or more than 100 books.
+    case badBook
 
     public var code: String {
         switch self {
@@ -84,6 +87,7 @@ public enum DrawError: Error, Equatable, Sendable, CaseIterable {
         case .badTickets: "bad_tickets"
         case .badGroup: "bad_group"
         case .noneEligible: "none_eligible"
+        case .badBook: "bad_book"
         case .badPastDraw: "bad_past_draw"
         case .pastDrawKey: "past_draw_key"
         case .badClaim: "bad_claim"

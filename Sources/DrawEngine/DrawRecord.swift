@@ -38,7 +38,8 @@ public struct RoundRecord: Sendable, Equatable {
 public enum RecordBody: Sendable, Equatable {
     case commit(commitment: String, reason: CommitReason)
     /// `tickets`/`groups` only for a detailed list (docs/FAIRNESS.md §3).
-    case entrants(hash: String, names: [String], tickets: [UInt64]? = nil, groups: [String]? = nil)
+    /// `books` only for ticket books (their tickets are `names`).
+    case entrants(hash: String, names: [String], tickets: [UInt64]? = nil, groups: [String]? = nil, books: [TicketBook]? = nil)
     /// Stored right before its `round` (export format v2, docs/FAIRNESS.md §8).
     case lock(LockRecord)
     case round(RoundRecord)
@@ -113,8 +114,9 @@ public struct DrawRecord: Sendable, Equatable {
             members["commitment"] = .string(commitment)
             members["reason"] = .string(reason.rawValue)
             if let software { members["software"] = software.json }
-        case .entrants(let hash, let names, let tickets, let groups):
+        case .entrants(let hash, let names, let tickets, let groups, let books):
             members["entrantsHash"] = .string(hash)
+            if let books { members["books"] = .array(books.map(\.json)) }
             members["entrants"] = .array(names.map { .string($0) })
             if let tickets { members["tickets"] = .array(tickets.map { .int(Int64($0)) }) }
             if let groups { members["groups"] = .array(groups.map { .string($0) }) }
@@ -209,7 +211,17 @@ public struct DrawRecord: Sendable, Equatable {
                 }
             }
             let groups = json["groups"] == nil ? nil : try f.strings("groups")
-            body = .entrants(hash: try f.string("entrantsHash"), names: try f.strings("entrants"), tickets: tickets, groups: groups)
+            var books: [TicketBook]? = nil
+            if let items = json["books"] {
+                guard let array = items.arrayValue else { throw fail("books") }
+                books = []
+                for item in array {
+                    guard let book = TicketBook(json: item) else { throw fail("books") }
+                    books!.append(book)
+                }
+            }
+            body = .entrants(hash: try f.string("entrantsHash"), names: try f.strings("entrants"), tickets: tickets, groups: groups,
+                             books: books)
         case "lock":
             guard let members = json.objectValue, Set(members.keys) == LockRecord.keys else { throw fail("lock") }
             guard let lock = LockRecord(json: json) else { throw fail("lock") }

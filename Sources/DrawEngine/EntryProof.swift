@@ -63,7 +63,7 @@ public enum EntryProof {
             guard lockAt >= 0, case .lock(let lock) = records[lockAt].body, lock.round == round, let root = lock.root else { throw .noLock }
             var list: (names: [String], tickets: [UInt64]?, groups: [String]?)?
             for record in records[..<at] {
-                if case .entrants(let listHash, let names, let tickets, let groups) = record.body, listHash == hash {
+                if case .entrants(let listHash, let names, let tickets, let groups, _) = record.body, listHash == hash {
                     list = (names, tickets, groups)
                 }
             }
@@ -160,7 +160,7 @@ extension EntryProof {
         for (i, json) in records.enumerated() {
             guard let record = try? DrawRecord(json: json) else { continue }
             switch record.body {
-            case .entrants(let hash, let names, let tickets, let groups):
+            case .entrants(let hash, let names, let tickets, let groups, _):
                 lists[hash] = EntryTree.leaves(names: names, tickets: tickets, groups: groups)
             case .lock(let lock):
                 guard let hash = lock.entrantsHash, let leaves = lists[hash], let root = lock.root.flatMap(Hex.decode) else { continue }

@@ -20,7 +20,7 @@ public enum PastWinnersCheck {
         var findings = [Finding]()
         for (position, json) in records.enumerated() {
             guard let record = try? DrawRecord(json: json) else { continue }
-            if case .entrants(let hash, let names, _, _) = record.body { lists[hash] = names }
+            if case .entrants(let hash, let names, _, _, _) = record.body { lists[hash] = names }
             guard case .round(let round) = record.body, case .list(_, let hash, _, _, let past) = round.pool,
                   let names = lists[hash] else { continue }
             for exclusion in past {

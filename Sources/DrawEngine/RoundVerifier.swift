@@ -171,8 +171,10 @@ private struct ChainState {
             }
             if let pending { notes.append("commitment \(pending.prefix(8))… abandoned") }
             pending = commitment
-        case .entrants(let hash, let names, let tickets, let groups):
-            try require(EntrantList.hash(names: names, tickets: tickets, groups: groups) == hash, "entrantsHash")
+        case .entrants(let hash, let names, let tickets, let groups, let books):
+            try require(EntrantList.hash(names: names, tickets: tickets, groups: groups, books: books) == hash, "entrantsHash")
+            // Ticket books (FAIRNESS.md §3): valid books whose tickets, in order, are the names; never weighted or grouped.
+            try require(books.map { TicketBook.matches($0, names: names) && tickets == nil && groups == nil } ?? true, "books")
             try require(tickets.map { $0.count == names.count } ?? true, "tickets")
             try require(groups.map { $0.count == names.count } ?? true, "groups")
             lists[hash] = (names, tickets, groups)

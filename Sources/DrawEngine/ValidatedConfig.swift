@@ -15,6 +15,8 @@ struct ValidatedConfig: Sendable {
     /// Id per entrant ("" for none), only when some entrant has one; kept for `excludeWinnersOf`
     /// (matched by id), never hashed and never in the public settings.
     let ids: [String]?
+    /// The ticket books of a `.books` pool (hashed with the names, FAIRNESS.md §3), else nil.
+    let books: [TicketBook]?
     /// List name → index.
     let nameIndex: [DrawValue: Int]
     let excluded: Set<DrawValue>
@@ -26,6 +28,7 @@ struct ValidatedConfig: Sendable {
         var tickets: [UInt64]? = nil
         var groups: [String]? = nil
         var ids: [String]? = nil
+        var books: [TicketBook]? = nil
         var nameIndex = [DrawValue: Int]()
         let size: UInt64
         switch input.pool {
@@ -52,6 +55,14 @@ struct ValidatedConfig: Sendable {
             nameIndex.reserveCapacity(details.names.count)
             for (index, name) in details.names.enumerated() { nameIndex[.name(name)] = index }
             size = UInt64(details.names.count)
+        case .books(let raw):
+            let checked = try TicketBook.validate(raw)
+            books = checked.books
+            entrants = checked.tickets
+            config.pool = .books(checked.books)
+            nameIndex.reserveCapacity(checked.tickets.count)
+            for (index, name) in checked.tickets.enumerated() { nameIndex[.name(name)] = index }
+            size = UInt64(checked.tickets.count)
         case .checkin(let ids):
             // Public ids made by the App: checked like names, never merged (a repeat is a bug upstream).
             guard ids.count <= DrawLimits.maxEntrants else { throw .tooManyEntrants }
@@ -77,7 +88,7 @@ struct ValidatedConfig: Sendable {
                 }
                 guard let number, number >= from, number <= to else { throw .badExclusion }
                 member = .number(number)
-            case .list, .entries, .checkin:
+            case .list, .entries, .checkin, .books:
                 let name = EntrantList.trim(value.description)
                 guard nameIndex[.name(name)] != nil else { throw .badExclusion }
                 member = .name(name)
@@ -130,7 +141,8 @@ struct ValidatedConfig: Sendable {
         self.entrants = entrants
         self.tickets = tickets
         self.groups = groups
-        self.entrantsHash = entrants.map { EntrantList.hash(names: $0, tickets: tickets, groups: groups) }
+        self.books = books
+        self.entrantsHash = entrants.map { EntrantList.hash(names: $0, tickets: tickets, groups: groups, books: books) }
         self.ids = ids
         self.nameIndex = nameIndex
         self.excluded = excluded
@@ -163,15 +175,16 @@ extension ValidatedConfig {
 /// Turning pasted names into an entrant list (docs/FAIRNESS.md §3, "Names").
 public enum EntrantList {
     /// `entrantsHash` (§3): of the names array for a plain list, of
-    /// `{"names","tickets"?,"groups"?}` for a detailed one.
-    public static func hash(names: [String], tickets: [UInt64]?, groups: [String]?) -> String {
-        Hashing.sha256Hex(json(names: names, tickets: tickets, groups: groups).canonicalBytes)
+    /// `{"names","tickets"?,"groups"?}` for a detailed one, of `{"books","names"}` for ticket books.
+    public static func hash(names: [String], tickets: [UInt64]?, groups: [String]?, books: [TicketBook]? = nil) -> String {
+        Hashing.sha256Hex(json(names: names, tickets: tickets, groups: groups, books: books).canonicalBytes)
     }
 
-    static func json(names: [String], tickets: [UInt64]?, groups: [String]?) -> JSONValue {
+    static func json(names: [String], tickets: [UInt64]?, groups: [String]?, books: [TicketBook]? = nil) -> JSONValue {
         let array = JSONValue.array(names.map { .string($0) })
-        guard tickets != nil || groups != nil else { return array }
+        guard tickets != nil || groups != nil || books != nil else { return array }
         var members: [String: JSONValue] = ["names": array]
+        if let books { members["books"] = .array(books.map(\.json)) }
         if let tickets { members["tickets"] = .array(tickets.map { .int(Int64($0)) }) }
         if let groups { members["groups"] = .array(groups.map { .string($0) }) }
         return .object(members)

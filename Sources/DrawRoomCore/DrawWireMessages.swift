@@ -97,6 +97,12 @@ extension DrawConfig {
         case .checkin(let ids):
             // The checked-in entrants' public ids: `GET …/entries/pool`.
             members["pool"] = .object(["kind": .string("checkin"), "count": .int(Int64(ids.count))])
+        case .books(let books):
+            // The books themselves (a handful): pages number the tickets and colour them without a download.
+            members["pool"] = .object([
+                "kind": .string("books"), "books": .array(books.map(\.json)), "count": .int(Int64(entrantCount ?? 0)),
+                "entrantsHash": entrantsHash.map { .string($0) } ?? .null,
+            ])
         case .list, .entries:
             var detailed = false
             if case .entries = pool { detailed = true }

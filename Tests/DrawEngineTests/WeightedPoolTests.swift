@@ -151,7 +151,7 @@ import Testing
     @Test func weightedEntrantsRecordCarriesTheTickets() throws {
         var harness = try Harness(DrawConfig(pool: .entries(Self.people)), seed: 4)
         try harness.round()
-        guard case .entrants(let hash, let names, let tickets, let groups) = harness.records.first(where: { $0.kind == "entrants" })?.body
+        guard case .entrants(let hash, let names, let tickets, let groups, _) = harness.records.first(where: { $0.kind == "entrants" })?.body
         else { Issue.record("no entrants record"); return }
         #expect(names == Self.people.map(\.name) && tickets == [1, 2, 3, 4, 10] && groups == nil)
         let object = JSONValue.object(["names": .array(names.map { .string($0) }), "tickets": .array([1, 2, 3, 4, 10].map { .int($0) })])

@@ -227,6 +227,73 @@ def test_script_and_tombola_verify_reject_tampered_pools(script, tmp_path, index
     assert failed(result.stdout) == failed(swift.stdout), tamper.__name__
 
 
+BOOKS = pathlib.Path(__file__).with_name("fixtures") / "sample-export-books.json"
+
+
+def books_tampers():
+    def entrants_of(d):
+        return next(r for r in d["records"] if r["kind"] == "entrants")
+
+    def entrants_hash(e):
+        body = {k: e[k] for k in ("books",)}
+        return hashlib.sha256(json.dumps(dict(names=e["entrants"], **body), sort_keys=True, separators=(",", ":"),
+                                         ensure_ascii=False).encode()).hexdigest()
+
+    def recoloured_rehashed(d):
+        # Blue tickets shown red: the list hash and the record are fixed up, the rounds' pools are not.
+        e = entrants_of(d)
+        e["books"][1]["color"] = "#c62828"
+        e["entrantsHash"] = entrants_hash(e)
+        rehash(e)
+
+    def renumbered_rehashed(d):
+        # Books that no longer number the tickets the rounds drew from.
+        e = entrants_of(d)
+        e["books"][0]["from"], e["books"][0]["to"] = 2, 51
+        e["entrantsHash"] = entrants_hash(e)
+        rehash(e)
+
+    return [recoloured_rehashed, renumbered_rehashed]
+
+
+def test_books_fixture_is_what_the_engine_produces_now():
+    binary = tombola_binary()
+    expected = BOOKS.read_text(encoding="utf-8").strip()
+    if binary is None:
+        data = json.loads(expected)
+        assert json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False) == expected
+        return
+    produced = subprocess.run([binary, "verify", "--sample-export", "books"], capture_output=True, text=True, timeout=60, check=True)
+    assert produced.stdout.strip() == expected
+
+
+def test_script_and_tombola_verify_check_ticket_books(script, tmp_path):
+    data = json.loads(BOOKS.read_text(encoding="utf-8"))
+    rounds = [r for r in data["records"] if r["kind"] == "round"]
+    entrants = next(r for r in data["records"] if r["kind"] == "entrants")
+    assert [b["name"] for b in entrants["books"]] == ["red", "blue", "绿"] and entrants["entrants"][100] == "绿 101"
+    assert all(w.rsplit(" ", 1)[0] in ("red", "blue", "绿") for r in rounds for w in r["winners"])
+    result = run(script, data, tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert sum(1 for line in result.stdout.splitlines() if re.match(r"#\d+ round \d+: OK$", line)) == len(rounds)
+    binary = tombola_binary()
+    if binary is None:
+        pytest.fail("build tombola first (swift build --product tombola) or set TOMBOLA_BIN")
+    clean = subprocess.run([binary, "verify", str(BOOKS)], capture_output=True, text=True, timeout=60)
+    assert clean.returncode == 0, clean.stdout
+    for tamper in books_tampers():
+        forged = json.loads(BOOKS.read_text(encoding="utf-8"))
+        tamper(forged)
+        result = run(script, forged, tmp_path)
+        assert result.returncode == 1 and "FAIL" in result.stdout, tamper.__name__ + "\n" + result.stdout
+        path = tmp_path / "tampered.json"
+        path.write_text(json.dumps(forged, ensure_ascii=False), encoding="utf-8")
+        swift = subprocess.run([binary, "verify", str(path)], capture_output=True, text=True, timeout=60)
+        assert swift.returncode == 1, tamper.__name__ + "\n" + swift.stdout
+        failed = lambda text: sorted(line.split(":")[0] for line in text.splitlines() if ": FAIL" in line)
+        assert failed(result.stdout) == failed(swift.stdout), tamper.__name__
+
+
 PAST = pathlib.Path(__file__).with_name("fixtures") / "sample-export-past.json"
 
 

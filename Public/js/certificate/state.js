@@ -1,6 +1,7 @@
 // The certificate's store: one round of a draw, read from the public export (every record of
 // the round: the first draw and any no-show replacement), and its recheck.
 
+import { setBooks } from '../lib/books.js';
 import { fetchBranding } from '../lib/branding.js';
 import { lanBase } from '../lib/info.js';
 import { setMask } from '../lib/mask.js';
@@ -133,6 +134,8 @@ export class CertificateState extends EventTarget {
     for (const record of this.records) {
       const entrants = record.pool?.kind === 'list'
         ? all.find((r) => r.kind === 'entrants' && r.entrantsHash === record.pool.entrants) ?? null : null;
+      // Ticket books (issue 45): the colours the round's own list record fixed.
+      if (Array.isArray(entrants?.books)) setBooks(entrants.books);
       // A beacon-sealed round (FAIRNESS §13): its winners come from its `beacon` lock and the drand
       // value stored right before it, as the pages' own recheck reads them (room-link.js).
       const at = all.findIndex((r) => r.hash === record.hash);

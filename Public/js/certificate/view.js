@@ -1,5 +1,6 @@
 // Owns the certificate page's DOM.
 
+import { tint } from '../lib/books.js';
 import { $, el, replaceChildren, setText, show } from '../lib/dom.js';
 import { locale, t } from '../lib/i18n.js';
 import { holderText, valueText } from '../lib/board.js';
@@ -41,7 +42,7 @@ export class CertificateView {
     setText(n.missing, state.status === 'missing' ? t('cert.missing') : state.status === 'error' ? t('cert.error') : '');
     const record = state.record;
     setText(n.prize, record?.prize ?? '');
-    replaceChildren(n.winners, state.winners.map((w) => el('li', { class: w === null ? 'is-unclaimed' : null, text: holderText(w) })));
+    replaceChildren(n.winners, state.winners.map((w) => tint(el('li', { class: w === null ? 'is-unclaimed' : null, text: holderText(w) }), w)));
     // One line per void and pass, in the record's order: who lost the prize, why, and to whom.
     const lines = state.changes.map((r) => {
       const args = { value: valueText(r.winner), reason: reasonText(r.reason) };

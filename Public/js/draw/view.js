@@ -1,5 +1,6 @@
 // Owns the host/viewer page's DOM.
 
+import { booksText, parseBooks, renderBooksPreview } from './books-form.js';
 import { modeSelect, mountSlowDown, readSlowDown, showSlowDown } from './modes.js';
 import { $, $$, copyText, downloadBlob, el, isTyping, replaceChildren, setText, show } from '../lib/dom.js';
 import { errorText, lang, t } from '../lib/i18n.js';
@@ -224,6 +225,8 @@ export class DrawView {
     const list = this.poolKind() === 'list';
     show($('[data-range-fields]', this.form), this.poolKind() === 'range');
     show($('[data-list-fields]', this.form), list);
+    show($('[data-books-fields]', this.form), this.poolKind() === 'books');
+    if (this.poolKind() === 'books') renderBooksPreview($('[data-books-preview]', this.form), $('[data-books]', this.form).value);
     if (list) {
       const text = $('[data-entrants]', this.form).value;
       if (this.detailed && text !== this.detailedText) this.setDetailed(null);  // edited: a plain list again
@@ -281,8 +284,10 @@ export class DrawView {
 
   fillFields(config) {
     const pool = config.pool ?? {};
-    for (const r of $$('[data-pool-kind]', this.form)) r.checked = r.value === (['list', 'checkin'].includes(pool.kind) ? pool.kind : 'range');
-    if (pool.kind === 'range') {
+    for (const r of $$('[data-pool-kind]', this.form)) r.checked = r.value === (['list', 'checkin', 'books'].includes(pool.kind) ? pool.kind : 'range');
+    if (pool.kind === 'books') {
+      $('[data-books]', this.form).value = booksText(pool.books);
+    } else if (pool.kind === 'range') {
       $('[data-from]', this.form).value = pool.from ?? 1;
       $('[data-to]', this.form).value = pool.to ?? 500;
     } else if (Array.isArray(pool.entrants)) {
@@ -319,6 +324,10 @@ export class DrawView {
       if (!(to > from) || to - from + 1 > MAX_RANGE || Math.abs(from) > MAX_RANGE || Math.abs(to) > MAX_RANGE) return { error: t('host.invalid.range') };
       pool = { kind: 'range', from, to };
       exclude = exclude.filter((x) => /^-?\d+$/.test(x)).map(Number);
+    } else if (kind === 'books') {
+      const read = parseBooks($('[data-books]', this.form).value);
+      if (read.error) return { error: read.error };
+      pool = { kind: 'books', books: read.books };
     } else if (kind === 'checkin') {
       // The pool is whoever enters from their phones (the check-in card opens entries).
       pool = { kind: 'checkin' };

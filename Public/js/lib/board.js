@@ -8,6 +8,7 @@ import { winnerText } from './room.js';
 import { maskName } from './mask.js';
 import { nameSize, showName, widestNames } from './fitname.js';
 import { reasonText } from './claims.js';
+import { tint } from './books.js';
 
 /** A draw value for display: numbers grouped by locale, names as they are (masked as the draw says). */
 export function valueText(value) {
@@ -42,7 +43,7 @@ export function winnerItem(entry, { onVoid = null, className = 'winner' } = {}) 
   const note = entry.voided ? (entry.reason ? t('draw.voided.reason', { reason: reasonText(entry.reason) }) : t('draw.voided'))
     : entry.replaces !== undefined ? t('draw.replaces', { value: valueText(entry.replaces) }) : '';
   const item = el('li', { class: classes.join(' '), data: { winner: winnerText(entry.value) } },
-    el('span', { class: 'winner-value', text: valueText(entry.value) }),
+    tint(el('span', { class: 'winner-value', text: valueText(entry.value) }), entry.value),
     note ? el('span', { class: 'winner-note', text: note }) : null);
   if (onVoid && !entry.voided) {
     item.append(el('button', {
@@ -82,10 +83,10 @@ const HISTORY_WINNERS = 10;
 /** Fills a list with earlier rounds: "Round n · prize: a, b, c" (a long round's first ones, "+n more"). */
 export function renderHistory(list, entries, { older = 0, onOlder = null } = {}) {
   const rows = entries.map((entry) => {
-    const values = entry.winners.slice(0, HISTORY_WINNERS).map((w) => el('span', {
+    const values = entry.winners.slice(0, HISTORY_WINNERS).map((w) => tint(el('span', {
       class: w.voided ? 'history-winner is-voided' : 'history-winner',
       text: valueText(w.value),
-    }));
+    }), w.value));
     const current = entry.winners.filter((w) => !w.voided).length;
     const hidden = Math.max(entry.total ?? 0, current) - Math.min(current, HISTORY_WINNERS);
     if (hidden > 0) values.push(el('span', { class: 'history-more', text: t('draw.history.more', { n: groupInteger(hidden, locale()) }) }));
@@ -194,11 +195,11 @@ export class Stage {
 
   /** Text for the big value. */
   valueText(room) {
-    if ((room.phase === 'rolling' || room.phase === 'stopping') && room.tick) return { text: valueText(room.tick.value), waiting: false };
+    if ((room.phase === 'rolling' || room.phase === 'stopping') && room.tick) return { text: valueText(room.tick.value), waiting: false, value: room.tick.value };
     if (room.phase === 'revealed') {
       // Who holds the prize now (an alternate after a pass, "nobody claimed"), not who was drawn first.
       const held = holders(room);
-      if (held.length) return { text: holderText(held[0]), waiting: false };
+      if (held.length) return { text: holderText(held[0]), waiting: false, value: held[0] };
     }
     if (!room.snapshotReceived) return { text: '…', waiting: true };
     // The host is not waiting for anyone: tell them what to do instead.
@@ -213,9 +214,10 @@ export class Stage {
       this.frame = 0;
       const { value, box, stage } = this.nodes;
       if (!value) return;
-      const { text, waiting } = this.valueText(room);
+      const { text, waiting, value: shownValue } = this.valueText(room);
       const many = this.renderMany(room);
       setText(value, text);
+      tint(value, shownValue);
       value.classList.toggle('is-waiting', waiting);
       show(value, !many);
       if (stage) {
@@ -303,7 +305,7 @@ export class Stage {
     if (signature === this.manyShown) return on;
     this.manyShown = signature;
     if (!on) { replaceChildren(many); return false; }
-    replaceChildren(many, shown.map((w) => el('li', { class: w === null ? 'stage-winner is-unclaimed' : 'stage-winner', data: { winner: winnerText(w) }, text: holderText(w) })));
+    replaceChildren(many, shown.map((w) => tint(el('li', { class: w === null ? 'stage-winner is-unclaimed' : 'stage-winner', data: { winner: winnerText(w) }, text: holderText(w) }), w)));
     // Measured alone in the box: the single value gives its room up first.
     show(this.nodes.value, false);
     fitList(many, box, { max: this.fit.max, min: this.fit.min });

@@ -7,6 +7,7 @@
 // Spots are found by the value itself (a check-in id), never by its shown text, which changes
 // when a name becomes known.
 
+import { bookColor, tint } from './books.js';
 import { el } from './dom.js';
 import { winnerText } from './room.js';
 import { maskName } from './mask.js';
@@ -135,6 +136,14 @@ export class NamesMode {
     g.textBaseline = 'middle';
     g.fillStyle = getComputedStyle(this.layer).getPropertyValue('--names-dim') || '#5b6673';
     for (const s of this.spots) g.fillText(s.label, s.x, s.y);
+    // Ticket books (issue 45): each ticket underlined in its book's colour.
+    const bar = Math.max(2, this.size * 0.14);
+    for (const s of this.spots) {
+      const color = bookColor(s.value);
+      if (!color) continue;
+      g.fillStyle = color;
+      g.fillRect(s.x, s.y + this.size * 0.55, s.w, bar);
+    }
     this.dirty = false;
   }
 
@@ -195,7 +204,7 @@ export class NamesMode {
     // Grown from the field's size, but never past a third of the field's height: a few names
     // are laid out large, and a chip 1.8 times theirs ran off the stage.
     let size = Math.min(Math.max(this.size * 1.8, Math.min(32, box.height / 10)), box.height / 3);
-    const node = el('span', { class: 'names-chip', text: labelOf(s.value) });
+    const node = tint(el('span', { class: 'names-chip', text: labelOf(s.value) }), s.value);
     node.style.fontSize = `${size.toFixed(1)}px`;
     this.lit.append(node);
     let w = node.offsetWidth;

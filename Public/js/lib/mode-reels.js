@@ -5,6 +5,7 @@
 // the strip moves one row down over the time to the next tick, so it runs as fast as the ticks
 // come and slows with the server's slow-down, however long that is. DOM and CSS only.
 
+import { tint } from './books.js';
 import { el } from './dom.js';
 import { winnerText } from './room.js';
 import { maskName } from './mask.js';
@@ -141,7 +142,7 @@ export class ReelsMode {
   /** Puts `value`'s name on top of the strip; the strip then moves it into view over `ms`. */
   push(value, ms, ease) {
     const text = label(value);
-    const row = { text, node: el('div', { class: 'reel-row', text }) };
+    const row = { text, node: tint(el('div', { class: 'reel-row', text }), value) };
     this.sizeRow(row);
     this.strip.prepend(row.node);
     this.rows.unshift(row);

@@ -7,6 +7,7 @@
 // layer fires `wheel-peg` (the screen ticks). Canvas 2D, painted once per window and size; a
 // frame only turns it (a CSS transform).
 
+import { bookColor, inkOn } from './books.js';
 import { el } from './dom.js';
 import { winnerText } from './room.js';
 import { graphemes, maskName } from './mask.js';
@@ -316,7 +317,8 @@ export class WheelMode {
     for (let i = 0; i < n; i++) {
       const a0 = bounds[i] * TAU;
       const a1 = bounds[i + 1] * TAU;
-      const color = colors[(i + (n % 4 === 1 && i === n - 1 ? 1 : 0)) % 4].trim();
+      // A ticket of a book (issue 45) is its book's colour; other slices take the wheel's four.
+      const color = bookColor(slices[i].value) ?? colors[(i + (n % 4 === 1 && i === n - 1 ? 1 : 0)) % 4].trim();
       g.beginPath();
       g.moveTo(r, r);
       g.arc(r, r, r * 0.98, a0, a1);
@@ -332,7 +334,7 @@ export class WheelMode {
         g.save();
         g.translate(r, r);
         g.rotate((a0 + a1) / 2);
-        g.fillStyle = '#ffffff';
+        g.fillStyle = bookColor(slices[i].value) ? inkOn(color) : '#ffffff';
         g.fillText(text, outer, 0);
         g.restore();
       }

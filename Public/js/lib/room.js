@@ -7,6 +7,7 @@
 // winners, older rounds, a recheck) it asks for with a `need` event; room-link.js answers.
 
 import { setMask } from './mask.js';
+import { setBooks } from './books.js';
 import { contributedTo } from './verify.js';
 import { Witness } from './witness.js';
 
@@ -499,6 +500,8 @@ export class DrawRoom extends EventTarget {
   changed(type) {
     // The draw's name masking holds for everything the page shows from here on.
     setMask(this.config?.mask);
+    // A ticket-book pool's colours, for every ticket the page shows (books.js).
+    setBooks(this.config?.pool?.kind === 'books' ? this.config.pool.books : null);
     this.dispatchEvent(new CustomEvent('change', { detail: type }));
   }
 }

@@ -5,6 +5,7 @@
 // between ticks. The mode is the round's prize tier's `mode`, else the draw's (`number`: the
 // rolling number of board.js, nothing here).
 
+import { bookTickets } from './books.js';
 import { $, el } from './dom.js';
 import { entrantNames, winnerText } from './room.js';
 import { i18nEvents, t } from './i18n.js';
@@ -39,6 +40,12 @@ async function loadPool(room) {
   const pool = room.config?.pool;
   if (!pool) return null;
   if (pool.kind === 'range') return { kind: 'range', from: pool.from, to: pool.to };
+  if (pool.kind === 'books') {
+    // The summary carries the books: their tickets, numbered as the server numbers them.
+    const config = await room.loadSettings();
+    const excluded = new Set((config?.exclude ?? []).map(String));
+    return { kind: 'list', items: bookTickets(pool.books).filter((v) => !excluded.has(v)).map((v) => ({ value: v, label: v, weight: 1 })) };
+  }
   if (pool.kind === 'checkin') {
     const response = await fetch(`/api/draws/${encodeURIComponent(room.code)}/entries/pool`, { cache: 'no-store' });
     if (!response.ok) return null;

@@ -153,6 +153,7 @@ export function listOf(source) {
     const out = { names: source.entrants };
     if (Array.isArray(source.tickets)) out.tickets = source.tickets;
     if (Array.isArray(source.groups)) out.groups = source.groups;
+    if (Array.isArray(source.books)) out.books = source.books; // ticket books (§3): hashed with their tickets
     return out;
   }
   if (!Array.isArray(source)) return { names: [] };
@@ -169,7 +170,7 @@ export function listOf(source) {
 /** SHA-256 hex of the canonical entrant list (the pool's `entrants` field); see listOf. */
 export function entrantsHash(source) {
   const list = listOf(source);
-  if (!list.tickets && !list.groups) return toHex(sha256(canon(list.names)));
+  if (!list.tickets && !list.groups && !list.books) return toHex(sha256(canon(list.names)));
   return toHex(sha256(canon(list)));
 }
 

@@ -9,6 +9,7 @@ import { holderText } from './board.js';
 import { mediaUrl } from './prize-media.js';
 import { nameSize, showName } from './fitname.js';
 import { winnerText } from './room.js';
+import { tint } from './books.js';
 
 /** Rounds of up to this many holders end on the card; a larger one hands over to the winners' list. */
 export const CARD_AT_MOST = 3;
@@ -60,7 +61,7 @@ export class WinnerCard {
       replaceChildren(this.names, held.map((value, i) => {
         const [name, suffix] = splitName(texts[i]);
         return el('li', { class: value === null ? 'card-name is-unclaimed' : 'card-name', data: { winner: winnerText(value) } },
-          el('span', { class: 'card-name-text', text: name }), suffix ? el('span', { class: 'card-id', text: suffix }) : null);
+          tint(el('span', { class: 'card-name-text', text: name }), value), suffix ? el('span', { class: 'card-id', text: suffix }) : null);
       }));
       this.node.dataset.count = String(held.length);
     }

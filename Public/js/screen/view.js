@@ -6,6 +6,7 @@ import { groupInteger } from '../lib/format.js';
 import { Stage, renderHistory, valueText } from '../lib/board.js';
 import { winnerText } from '../lib/room.js';
 import { reasonText } from '../lib/claims.js';
+import { tint } from '../lib/books.js';
 
 const PER_PAGE_NUMBERS = 12;
 /** Up to 12 names on one page: at 1920x1080 each stays at 40 px or more (issue 39, item 7). */
@@ -129,7 +130,7 @@ export class ScreenView {
     replaceChildren(this.winners, shown.map((w) => {
       const note = w.replaces !== undefined ? t('draw.replaces', { value: valueText(w.replaces) }) : '';
       return el('li', { class: w.replaces !== undefined ? 'winner-cell is-replacement' : 'winner-cell', data: { winner: winnerText(w.value) } },
-        el('div', { class: 'winner-box' }, el('span', { class: 'winner-value', text: valueText(w.value) })),
+        el('div', { class: 'winner-box' }, tint(el('span', { class: 'winner-value', text: valueText(w.value) }), w.value)),
         note ? el('span', { class: 'winner-note', text: note }) : null);
     }));
     this.fitWinners();
