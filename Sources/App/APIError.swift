@@ -9,8 +9,8 @@ enum APIError {
     static func status(for code: String) -> HTTPStatus {
         switch code {
         case "unauthorized": .unauthorized
-        case "bad_key", "bad_admin_key", "not_host", "past_draw_key": .forbidden
-        case "unknown_draw", "not_found": .notFound
+        case "bad_key", "bad_admin_key", "not_host", "past_draw_key", "role_forbidden": .forbidden
+        case "unknown_draw", "not_found", "unknown_operator": .notFound
         case "method_not_allowed": .methodNotAllowed
         case "wrong_phase", "not_committed", "pool_exhausted", "none_eligible", "prizes_done", "already_voided": .conflict
         case "draw_archived", "not_archived", "default_draw", "draw_linked": .conflict

@@ -164,6 +164,8 @@ extension DrawRoomState {
                                 _ actions: inout [Action]) {
         pending = PendingWrite(job: job, candidate: candidate, then: then)
         var batch = batch
+        // The audit entry names who gave the command (issue #41): the owner unless an operator did.
+        batch.audit = batch.audit?.stamped(by: job.by)
         batch.committedSeed = candidate.committedSeed
         if case .start = then { batch.rolling = RollingStart(rolling: candidate) }
         // The answer the command gets once stored, for stores that keep it beside the records.

@@ -53,6 +53,12 @@ extension DrawRoomState {
         /// this instance as a follower (`ClusterNodeState.open`).
         case hello(UInt64, entropy: Contribution?, client: String?)
         case keyChecked(UInt64, KeyVerdict)
+        /// The key page `id` gave is a named operator's (sent before its `.keyChecked`; issue #41).
+        case operatorIdentified(UInt64, OperatorRef)
+        /// Operator `id`'s key was revoked: its pages become viewers.
+        case operatorRevoked(String)
+        /// A command an operator gave over REST (the audit log names them); else as `.command`.
+        case commandBy(OperatorRef, HostCommand, seq: Int64?, client: String?, awaitReveal: Bool, caller: UInt64)
         case command(HostCommand, seq: Int64?, client: String?, awaitReveal: Bool, caller: UInt64)
         case timerDue(Timer)
         case stored(Result<Void, StoreFailure>)
@@ -154,6 +160,8 @@ extension DrawRoomState {
         public var client: String?
         /// Cluster mode (`ClusterNodeState`): the hash of the page's check-in device cookie.
         public var device: String? = nil
+        /// The named operator whose key this page gave (issue #41); nil: the owner's key, or a viewer.
+        public var operatorRef: OperatorRef? = nil
 
         public init(remote: String, isHost: Bool = false, entropy: Contribution? = nil, client: String? = nil, device: String? = nil) {
             self.remote = remote
@@ -170,6 +178,8 @@ extension DrawRoomState {
         public let client: String?
         public let awaitReveal: Bool
         public let target: ReplyTarget
+        /// Who gave the command (the audit log names them); nil: the owner, or the server itself.
+        public var by: OperatorRef? = nil
     }
 
     /// The acks of recently applied sequence numbers of one client (bounded).

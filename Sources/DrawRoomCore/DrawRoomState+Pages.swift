@@ -37,7 +37,13 @@ extension DrawRoomState {
                 actions.append(.send(.error(code: "not_host", seq: nil), to: id))
                 return
             }
-            queue.append(Job(command: command, seq: seq, client: member.client, awaitReveal: false, target: .member(id)))
+            // A named operator's role (issue #41): a presenter starts and stops, nothing else.
+            guard Self.permits(member, command) else {
+                actions.append(.send(.error(code: "role_forbidden", seq: seq), to: id))
+                return
+            }
+            queue.append(Job(command: command, seq: seq, client: member.client, awaitReveal: false, target: .member(id),
+                             by: member.operatorRef))
             pump(at: time, using: &random, &actions)
             snapshots = [:]
         case .witness(let report):
@@ -51,6 +57,7 @@ extension DrawRoomState {
         case .accepted:
             members[id]?.isHost = true
             actions.append(.send(.role(host: true), to: id))
+            announceOperator(to: id, &actions)
             if let report = witnesses.latest { actions.append(.send(.witness(report), to: id)) }
         case .refused:
             actions.append(.count(.authFailures))

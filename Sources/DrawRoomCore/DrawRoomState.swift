@@ -143,6 +143,13 @@ public struct DrawRoomState {
         case .command(let command, let seq, let client, let awaitReveal, let caller):
             queue.append(Job(command: command, seq: seq, client: client, awaitReveal: awaitReveal, target: .caller(caller)))
             pump(at: time, using: &random, &actions)
+        case .commandBy(let ref, let command, let seq, let client, let awaitReveal, let caller):
+            queue.append(Job(command: command, seq: seq, client: client, awaitReveal: awaitReveal, target: .caller(caller), by: ref))
+            pump(at: time, using: &random, &actions)
+        case .operatorIdentified(let id, let ref):
+            operatorIdentified(id, ref)
+        case .operatorRevoked(let id):
+            operatorRevoked(id, &actions)
         case .timerDue(.motion):
             motionDue(at: time, using: &random, &actions)
         case .timerDue(.viewers):
@@ -174,6 +181,7 @@ public struct DrawRoomState {
         case .hostKeyChanged:
             for (id, member) in members where member.isHost {
                 members[id]?.isHost = false
+                members[id]?.operatorRef = nil
                 actions.append(.send(.role(host: false), to: id))
             }
         case .remoteViewers(let count):
@@ -222,7 +230,7 @@ public struct DrawRoomState {
         }
         switch event {
         case .joined, .left, .received, .hello, .keyChecked, .hostKeyChanged, .remoteViewers, .remoteEntropy, .linksChanged,
-             .remoteDevice, .pruneRemoteDevices:
+             .remoteDevice, .pruneRemoteDevices, .operatorIdentified, .operatorRevoked:
             // A page coming, going or saying hello (here or on another instance) changes no shared
             // part of the snapshot (a command does: `received` drops the snapshots for it; the
             // viewer count is refreshed with the viewers timer).
@@ -230,7 +238,7 @@ public struct DrawRoomState {
         case .checkinJoin, .deviceLinked, .archivedChanged:
             // A join changes the snapshot once stored; a linked device only its own (see `device`).
             break
-        case .command, .timerDue, .stored, .resynchronized, .shutdown, .resumeRolling, .resumeStopping, .entrantsStored, .continueTicks,
+        case .command, .commandBy, .timerDue, .stored, .resynchronized, .shutdown, .resumeRolling, .resumeStopping, .entrantsStored, .continueTicks,
              .claim, .beaconFetched, .resumeSealed, .checkinRestored:
             snapshots = [:]
         }

@@ -105,6 +105,8 @@ public enum DrawPageMessage: Sendable, Equatable {
     case winnerPresence(JSONValue)
     /// (hosts) a page's witness report, relayed with the count (docs/PROTOCOL.md "Witness reports").
     case witness(JSONValue)
+    /// (an operator's page, after `role`) `{"type":"operator","id","name","role"}` (issue #41).
+    case operatorInfo(JSONValue)
 }
 
 /// The page protocol's encoder for what the room says (docs/PROTOCOL.md): the one place that
@@ -131,7 +133,7 @@ public enum DrawWire {
         switch message {
         case .role(let host): JSONValue.object(["type": .string("role"), "role": .string(host ? "host" : "viewer")]).canonicalString
         case .error(let code, let seq): errorText(code, seq: seq)
-        case .ack(let message), .winnerPresence(let message), .witness(let message): message.canonicalString
+        case .ack(let message), .winnerPresence(let message), .witness(let message), .operatorInfo(let message): message.canonicalString
         }
     }
 

@@ -149,6 +149,21 @@ enum Migrations {
             PRIMARY KEY (draw_code, idx)
         ) STRICT;
         """,
+        // 10: named operators (issue #41): co-hosts a draw's host added, each with a public id,
+        // a name, a role and the SHA-256 of their own key (never the key); revoked ones keep
+        // their row (the audit log names them) with the time of revocation.
+        """
+        CREATE TABLE operators (
+            draw_code TEXT NOT NULL,
+            id TEXT NOT NULL,
+            name TEXT NOT NULL,
+            role TEXT NOT NULL CHECK (role IN ('host', 'presenter', 'checkin')),
+            key_hash TEXT NOT NULL UNIQUE,
+            created_at REAL NOT NULL,
+            revoked_at REAL,
+            PRIMARY KEY (draw_code, id)
+        ) STRICT;
+        """,
     ]
 
     /// The version a fully migrated database has.

@@ -13,7 +13,8 @@ from visible import english_words, seen
 
 EN = {"create": "Draw created", "start": "Start", "stop": "Stop", "clear": "Board cleared"}
 ZH = {"create": "创建抽奖", "start": "开始", "stop": "停止", "clear": "清空看板"}
-ACTORS = {"en": {"host": "Host", "admin": "Admin", "system": "System"}, "zh": {"host": "主持人", "admin": "管理员", "system": "系统"}}
+# A host command names who gave it (issue #41): here always the owner's key.
+ACTORS = {"en": {"host": "Owner", "admin": "Admin", "system": "System"}, "zh": {"host": "所有者", "admin": "管理员", "system": "系统"}}
 
 
 def api(server, code, key, method, path):

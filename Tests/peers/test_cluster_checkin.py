@@ -197,7 +197,7 @@ def test_checkin_on_every_instance_with_the_host_on_a_follower(cluster, script, 
             break
         time.sleep(0.05)
     assert [a["action"] for a in checkin] == wanted, actions
-    assert checkin[1]["detail"] == {"id": joined["Bo"]["id"], "reason": "left early"}
+    assert checkin[1]["detail"] == {"id": joined["Bo"]["id"], "reason": "left early", "operator": "owner", "operatorId": "owner"}
 
 
 JOIN_KEY = "cluster-join-key-0123456789"

@@ -75,7 +75,11 @@ export class HostAudit {
     if (!this.list) return;
     const items = this.entries.slice().reverse().map((entry) => {
       const action = has(`audit.action.${entry.action}`) ? t(`audit.action.${entry.action}`) : t('audit.action.other');
-      const actor = has(`audit.actor.${entry.actor}`) ? t(`audit.actor.${entry.actor}`) : entry.actor;
+      // A host command names who gave it (issue #41): the owner, or a co-host by name.
+      const by = entry.actor === 'host' ? entry.detail?.operator : undefined;
+      const actor = by === 'owner' ? t('audit.actor.owner')
+        : typeof by === 'string' ? by
+          : has(`audit.actor.${entry.actor}`) ? t(`audit.actor.${entry.actor}`) : entry.actor;
       const round = Number.isInteger(entry.detail?.round) && entry.detail.round > 0 ? t('host.audit.round', { n: entry.detail.round }) : '';
       return el('li', { data: { auditIndex: entry.index } },
         el('time', { text: clockTime(entry.at, locale()), attrs: { datetime: new Date(entry.at).toISOString() } }),

@@ -12,6 +12,7 @@ import { HostState } from './state.js';
 import { DrawView } from './view.js';
 import { HostCheckin } from './checkin.js';
 import { HostAudit } from './audit.js';
+import { HostOperators } from './operators.js';
 import { wireBranding } from './branding.js';
 import { wireMedia } from './media.js';
 import { pastDrawsText, readPastDraws } from './pastdraws.js';
@@ -26,20 +27,24 @@ const view = new DrawView();
 new ClaimPanel(state, { role: 'host' }); // claimed / not claimed, live (issue #26)
 new StageModes(state); // reels, wheel or names when the draw or its prize tier asks (issue #26)
 
-const { socket, command, link } = connectRoom(state, {
-  hostKey,
-  onAuthFailed: () => {
-    forgetHostKey(code);
-    hostKey = null;
-    state.authFailed = true;
-    view.toast(t('host.auth.failed'));
-    view.renderLinks(state, null);
-  },
+const keyLost = () => {
+  forgetHostKey(code);
+  hostKey = null;
+  state.authFailed = true;
+  view.toast(t('host.auth.failed'));
+  view.renderLinks(state, null);
+};
+const { socket, command, link } = connectRoom(state, { hostKey, onAuthFailed: keyLost });
+// A key revoked while the page is open (a co-host's, issue #41; or replaced by tombola host-link):
+// the server makes the page a viewer, and so does the page, at once.
+socket.addEventListener('message', ({ detail }) => {
+  if (detail?.type === 'role' && detail.role === 'viewer' && hostKey !== null) { keyLost(); view.render(state); }
 });
 attachConnectionUI(socket);
 showWitness(state, link); // the record this page witnessed (FAIRNESS §14)
 const checkin = new HostCheckin({ code, key: () => hostKey, toast: (text) => view.toast(text) });
 const audit = new HostAudit({ code, key: () => hostKey }); // the audit log, read while its panel is open
+const operators = new HostOperators({ code, key: () => hostKey, toast: (text) => view.toast(text), socket }); // co-hosts (issue #41)
 
 view.bindStartStop(() => {
   if (!state.isHost) return;
@@ -136,7 +141,7 @@ socket.addEventListener('message', ({ detail }) => {
   }
 });
 
-i18nEvents.addEventListener('change', () => { view.render(state); view.renderLinks(state, hostKey); renderCertificateLink(state); checkin.render(state); audit.render(); });
+i18nEvents.addEventListener('change', () => { view.render(state); view.renderLinks(state, hostKey); renderCertificateLink(state); checkin.render(state); audit.render(); operators.render(); });
 view.render(state);
 view.renderLinks(state, hostKey);
 lanBase().then((base) => { state.lanBase = base; view.renderLinks(state, hostKey); });

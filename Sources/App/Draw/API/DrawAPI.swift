@@ -122,6 +122,8 @@ enum DrawAPI {
             BrandingAPI.logo(request, method: method, room: room, responder: responder, service: service)
         case (4, "prizes"):
             PrizeMediaAPI.serve(rest, request: request, method: method, room: room, responder: responder, service: service)
+        case (2, "operators"), (3, "operators"):
+            OperatorAPI.serve(rest, request: request, method: method, room: room, responder: responder, service: service)
         case (2, "audit"):
             AuditAPI.serve(rest, request: request, method: method, room: room, responder: responder, service: service)
         case (2, "rounds"), (4, "rounds"):
@@ -173,6 +175,11 @@ enum DrawAPI {
             responder.respond(refusal(verdict, admin: admin, address: address, service: service))
             return false
         }
+        // A named operator's key reaches only what its role does (issue #41).
+        if !admin, let refusal = OperatorGate.refusal(request, key: key, service: service) {
+            responder.respond(refusal)
+            return false
+        }
         return true
     }
 
@@ -214,7 +221,7 @@ enum DrawAPI {
         } catch {
             return responder.respond(APIError.response("bad_message"))
         }
-        room.perform(command, seq: seq, client: client, awaitReveal: name == "stop") { outcome in
+        room.perform(command, seq: seq, client: client, awaitReveal: name == "stop", as: OperatorGate.operatorOf(request, room: room)) { outcome in
             switch outcome {
             case .success(let reply):
                 var members = reply.ack.objectValue ?? [:]

@@ -63,7 +63,8 @@ enum PoolUploadAPI {
         }
         let count = preview.entrants.count
         let tickets = preview.tickets
-        room.perform(.replacePool(.entries(preview.entrants)), seq: nil, client: nil, awaitReveal: false) { outcome in
+        room.perform(.replacePool(.entries(preview.entrants)), seq: nil, client: nil, awaitReveal: false,
+                     as: OperatorGate.operatorOf(request, room: room)) { outcome in
             switch outcome {
             case .success(let reply):
                 var members = reply.ack.objectValue ?? [:]

@@ -102,7 +102,7 @@ enum CheckinAPI {
         do { parsed = try command() } catch let error as CommandFailure { return responder.respond(failure(error)) } catch {
             return responder.respond(APIError.response("bad_message"))
         }
-        room.perform(.checkin(parsed), seq: nil, client: nil, awaitReveal: false) { outcome in
+        room.perform(.checkin(parsed), seq: nil, client: nil, awaitReveal: false, as: OperatorGate.operatorOf(request, room: room)) { outcome in
             switch outcome {
             case .success(let reply):
                 var members = reply.ack.objectValue ?? [:]

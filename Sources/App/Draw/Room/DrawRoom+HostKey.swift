@@ -18,6 +18,35 @@ extension DrawRoom {
     func keyChecked(_ id: UInt64, _ verdict: DrawRoomState.KeyVerdict) {
         whenReady { [self] in apply(.keyChecked(id, verdict)) }
     }
+
+    /// A verdict the limiter decided later, for `key`: a named operator's page learns who it is.
+    func keyChecked(_ id: UInt64, _ verdict: DrawRoomState.KeyVerdict, key: String) {
+        whenReady { [self] in
+            if verdict == .accepted, !hostKeyHash.matches(key), let ref = operators.lookup(key) { apply(.operatorIdentified(id, ref)) }
+            apply(.keyChecked(id, verdict))
+        }
+    }
+
+    /// Operator `id`'s key was revoked (already dropped from `operators`): its pages become viewers
+    /// at once. From any thread.
+    func operatorRevoked(_ id: String) {
+        whenReady { [self] in apply(.operatorRevoked(id)) }
+    }
+
+    /// A command an operator gave over REST (`by`: nil for the owner's key): the audit log names them.
+    func perform(_ command: HostCommand, seq: Int64?, client: String?, awaitReveal: Bool = false, by ref: OperatorRef?,
+                 completion: @escaping @Sendable (Result<CommandReply, CommandFailure>) -> Void) {
+        guard let ref else { return perform(command, seq: seq, client: client, awaitReveal: awaitReveal, completion: completion) }
+        guard ref.role.permits(command) else { return completion(.failure(CommandFailure(code: "role_forbidden"))) }
+        whenReady({ [self] in
+            let run = { [self] in
+                let caller = registerCaller(completion)
+                apply(.commandBy(ref, command, seq: seq, client: client, awaitReveal: awaitReveal, caller: caller))
+            }
+            if case .configure(let config) = command { return afterLinkedDraws(config.excludeWinnersOf.map(\.code), run) }
+            run()
+        }, otherwise: { completion(.failure(CommandFailure(code: "storage_failed"))) })
+    }
 }
 
 extension HostKeyHash {

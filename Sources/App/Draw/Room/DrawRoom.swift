@@ -28,6 +28,8 @@ final class DrawRoom: @unchecked Sendable {
     /// Cluster mode: gates and forwards what the room announces (loop only; nil single-box).
     weak var announcer: (any DrawAnnouncer)?
     let hostKeyHash: HostKeyHash
+    /// The named operators' keys (issue #41; empty in cluster mode).
+    let operators: OperatorKeys
     private let store: any DrawRecordStore
     private let limiter: AuthRateLimiter
     private let metrics: DrawMetrics
@@ -85,21 +87,24 @@ final class DrawRoom: @unchecked Sendable {
 
     /// `draw` must already have a stored pending commitment.
     convenience init(code: String, draw: Draw, hostKeyHash: String, loop: EventLoop, store: any DrawRecordStore,
-                     limiter: AuthRateLimiter, settings: DrawRoomSettings, metrics: DrawMetrics, group: BroadcastGroup = BroadcastGroup()) {
+                     limiter: AuthRateLimiter, settings: DrawRoomSettings, metrics: DrawMetrics, group: BroadcastGroup = BroadcastGroup(),
+                     operators: OperatorKeys = OperatorKeys()) {
         self.init(code: code, draw: draw as Draw?, hostKeyHash: hostKeyHash, loop: loop, store: store, limiter: limiter,
-                  settings: settings, metrics: metrics, group: group)
+                  settings: settings, metrics: metrics, group: group, operators: operators)
     }
 
     /// A stored draw's room before its draw is read back: everything waits until `finishLoading`.
     convenience init(code: String, hostKeyHash: String, loop: EventLoop, store: any DrawRecordStore,
-                     limiter: AuthRateLimiter, settings: DrawRoomSettings, metrics: DrawMetrics) {
+                     limiter: AuthRateLimiter, settings: DrawRoomSettings, metrics: DrawMetrics, operators: OperatorKeys = OperatorKeys()) {
         self.init(code: code, draw: nil, hostKeyHash: hostKeyHash, loop: loop, store: store, limiter: limiter,
-                  settings: settings, metrics: metrics, group: BroadcastGroup())
+                  settings: settings, metrics: metrics, group: BroadcastGroup(), operators: operators)
     }
 
     private init(code: String, draw: Draw?, hostKeyHash: String, loop: EventLoop, store: any DrawRecordStore,
-                 limiter: AuthRateLimiter, settings: DrawRoomSettings, metrics: DrawMetrics, group: BroadcastGroup) {
+                 limiter: AuthRateLimiter, settings: DrawRoomSettings, metrics: DrawMetrics, group: BroadcastGroup,
+                 operators: OperatorKeys) {
         self.code = code
+        self.operators = operators
         self.group = group
         self.hostKeyHash = HostKeyHash(hostKeyHash)
         self.loop = loop
@@ -128,9 +133,11 @@ final class DrawRoom: @unchecked Sendable {
         winnersForOthers.withLock { $0 = winners }
     }
 
-    /// Whether `key` is this draw's host key (constant-time on the digests). From any thread.
+    /// Whether `key` controls this draw: the owner's host key or an active operator's, in any
+    /// role (constant-time on the digests); REST routes then check the role (`OperatorGate`),
+    /// the room each command (`role_forbidden`). From any thread.
     func isHostKey(_ key: String) -> Bool {
-        hostKeyHash.matches(key)
+        hostKeyHash.matches(key) || operators.lookup(key) != nil
     }
 
     // MARK: Pages and callers (from any thread)
@@ -203,6 +210,13 @@ final class DrawRoom: @unchecked Sendable {
             if case .configure(let config) = command { return afterLinkedDraws(config.excludeWinnersOf.map(\.code), run) }
             run()
         }, otherwise: { completion(.failure(CommandFailure(code: "storage_failed"))) })
+    }
+
+    /// Keeps a caller's completion for its `.reply`; returns its number. Loop only.
+    func registerCaller(_ completion: @escaping @Sendable (Result<CommandReply, CommandFailure>) -> Void) -> UInt64 {
+        nextCaller += 1
+        callers[nextCaller] = completion
+        return nextCaller
     }
 
     /// The public `state` (role viewer) for REST, as JSON text: the shared snapshot pages get.
@@ -308,10 +322,14 @@ final class DrawRoom: @unchecked Sendable {
         case .checkKey(let key, let remote, let id):
             // Held by the limiter for milliseconds at most (cluster mode): a strong capture is no cycle,
             // and forms no weak reference (a side table LeakSanitizer cannot see from a room alive at exit).
-            let verdict = hostKeyHash.verdict(for: key, from: remote, limiter: limiter) { [self] verdict in
-                keyChecked(id, verdict)
+            // A named operator's key (issue #41) is accepted like the owner's; the room learns whose it is.
+            let verdict = limiter.attempt(remote, check: { [self] in isHostKey(key) }) { [self] verdict in
+                keyChecked(id, verdict, key: key)
             }
-            if let verdict { apply(.keyChecked(id, verdict)) }
+            if let verdict {
+                if verdict == .accepted, !hostKeyHash.matches(key), let ref = operators.lookup(key) { apply(.operatorIdentified(id, ref)) }
+                apply(.keyChecked(id, verdict))
+            }
         case .reply(let caller, let outcome):
             callers.removeValue(forKey: caller)?(outcome)
         case .storeEntrants(let batch):

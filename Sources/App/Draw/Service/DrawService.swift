@@ -35,6 +35,8 @@ public final class DrawService: Sendable {
     let limiter: AuthRateLimiter
     let settings: DrawRoomSettings
     let audit = DrawAuditLog()
+    /// Every draw's named operators' keys (issue #41; single box).
+    let operators = OperatorTable()
     /// Rounds' entry trees for the phones' entry proofs (built once per round).
     let entryProofs = EntryProofCache()
     let metrics: DrawMetrics
@@ -79,12 +81,15 @@ public final class DrawService: Sendable {
             // Before any draw is read or written: every record stored from now on is signed (issue #47).
             ServerSigning.install(try ServerSigning.load(dataDirectory: configuration.dataDirectory))
             ServerTimeStamping.install(tsa: configuration.tsaURL)
-            return try DrawService(configuration: configuration, storage: storage,
+            let service = try DrawService(configuration: configuration, storage: storage,
                                    settings: DrawRoomSettings(tickHz: configuration.tickHz, slowDown: slowDown,
                                                               maxPoolBytes: configuration.maxPoolBytes, beacon: configuration.beacon,
                                                               software: BinaryIdentity.software),
                                    limiter: AuthRateLimiter(burst: authBurst, refill: authRefill),
                                    registry: metrics)
+            // The named operators, before any page or call can present one's key.
+            service.operators.load(try storage.sync { database in try database.loadOperators() })
+            return service
         } catch {
             storage.close()
             throw error
@@ -171,7 +176,8 @@ public final class DrawService: Sendable {
         if let created = found.created {
             rooms[created.row.code] = DrawRoom(code: created.row.code, draw: created.draw, hostKeyHash: created.row.hostKeyHash,
                                                loop: loop, store: SQLiteDrawStore(storage: storage, audit: audit),
-                                               limiter: limiter, settings: settings, metrics: metrics)
+                                               limiter: limiter, settings: settings, metrics: metrics,
+                                               operators: operators.keys(for: created.row.code))
         }
         known = Lock(KnownDraws(stored: stored, rooms: rooms, archived: found.marks.archived, deleted: found.marks.deleted))
         hostKeyWatch = HostKeyWatch(loop: loop, storage: storage) { [known = self.known, adminKeyHash = self.adminKeyHash] hashes, admin in
@@ -258,7 +264,7 @@ public final class DrawService: Sendable {
                 guard let hash = known.stored[candidate] else { return nil }
                 let room = DrawRoom(code: candidate, hostKeyHash: hash, loop: loop,
                                     store: SQLiteDrawStore(storage: storage, audit: audit), limiter: limiter,
-                                    settings: settings, metrics: metrics)
+                                    settings: settings, metrics: metrics, operators: operators.keys(for: candidate))
                 known.rooms[candidate] = room
                 known.lastUsed[candidate] = now
                 return (room, true, known.archived.contains(candidate), known.dormant.removeValue(forKey: candidate))
@@ -380,7 +386,9 @@ public final class DrawService: Sendable {
                 guard let self, let room = existingRoom(other) ?? room(other) else { return false }
                 let bucket = "link:" + code
                 guard limiter.allows(bucket) else { return false }
-                guard room.isHostKey(key) else {
+                // The other draw's owner or a host-role operator (a presenter's key links nothing).
+                guard (room as? DrawRoom).map({ $0.hostKeyHash.matches(key) || $0.operators.lookup(key)?.role == .host })
+                        ?? room.isHostKey(key) else {
                     limiter.recordFailure(bucket)
                     metrics.authFailures.increment()
                     return false
@@ -424,7 +432,7 @@ public final class DrawService: Sendable {
             case .success(let created):
                 let room = DrawRoom(code: code, draw: created.draw, hostKeyHash: created.row.hostKeyHash, loop: loop,
                                     store: SQLiteDrawStore(storage: storage, audit: audit), limiter: limiter,
-                                    settings: settings, metrics: metrics)
+                                    settings: settings, metrics: metrics, operators: operators.keys(for: code))
                 known.withLock {
                     $0.stored[code] = created.row.hostKeyHash
                     $0.rooms[code] = room
