@@ -2,9 +2,10 @@ import JSON
 
 /// What a named operator's key may do (issue #41): `host` everything the owner's key may,
 /// `presenter` only Start and Stop (the screen with controls), `checkin` only the entrants
-/// (entries open/close, the list, removals, erasing).
+/// (entries open/close, the list, removals, erasing), `observer` nothing but look: it sees what
+/// the host sees (the plan, the entrants, the audit log) and gives no command.
 public enum OperatorRole: String, Sendable, CaseIterable {
-    case host, presenter, checkin
+    case host, presenter, checkin, observer
 
     /// Whether a command from this role is carried out (else `role_forbidden`).
     public func permits(_ command: HostCommand) -> Bool {

@@ -164,6 +164,24 @@ enum Migrations {
             PRIMARY KEY (draw_code, id)
         ) STRICT;
         """,
+        // 11: the observer role (issue #41): a read-only co-host. The table is rebuilt because
+        // SQLite cannot change a CHECK constraint; every row is kept as it was.
+        """
+        CREATE TABLE operators_v11 (
+            draw_code TEXT NOT NULL,
+            id TEXT NOT NULL,
+            name TEXT NOT NULL,
+            role TEXT NOT NULL CHECK (role IN ('host', 'presenter', 'checkin', 'observer')),
+            key_hash TEXT NOT NULL UNIQUE,
+            created_at REAL NOT NULL,
+            revoked_at REAL,
+            PRIMARY KEY (draw_code, id)
+        ) STRICT;
+        INSERT INTO operators_v11 (draw_code, id, name, role, key_hash, created_at, revoked_at)
+            SELECT draw_code, id, name, role, key_hash, created_at, revoked_at FROM operators;
+        DROP TABLE operators;
+        ALTER TABLE operators_v11 RENAME TO operators;
+        """,
     ]
 
     /// The version a fully migrated database has.

@@ -4,7 +4,7 @@ public struct OperatorRow: Sendable, Hashable {
     /// Public, unique within the draw (the audit log and the revoke call name it).
     public var id: String
     public var name: String
-    /// `host`, `presenter` or `checkin`.
+    /// `host`, `presenter`, `checkin` or `observer`.
     public var role: String
     public var keyHash: String
     public var createdAt: Double

@@ -63,5 +63,7 @@ import Testing
         #expect(!OperatorRole.presenter.permits(.clear) && !OperatorRole.presenter.permits(.checkin(.close)))
         #expect(OperatorRole.checkin.permits(.checkin(.close)) && !OperatorRole.checkin.permits(.start(audience: nil)))
         #expect(OperatorRole.host.permits(.clear))
+        #expect(!OperatorRole.observer.permits(.start(audience: nil)) && !OperatorRole.observer.permits(.checkin(.close))
+                && !OperatorRole.observer.permits(.clear))
     }
 }

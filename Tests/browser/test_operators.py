@@ -110,3 +110,29 @@ def test_a_presenter_starts_and_stops_only_and_revoking_them_leaves_the_other_ke
     assert call(server, code, bo["key"], "POST", "start")[1]["error"]["code"] == "role_forbidden"
     assert call(server, code, owner_key, "POST", "start")[0] == 200
     assert call(server, code, owner_key, "POST", "stop")[0] == 200
+
+
+def test_an_observer_sees_the_board_and_the_audit_log_and_can_change_nothing(server, browser):
+    code, owner_key = create_draw(server, {"pool": {"kind": "range", "from": 1, "to": 50}})
+    status, eve = call(server, code, owner_key, "POST", "operators", {"name": "Eve", "role": "observer"})
+    assert status == 201, eve
+    assert call(server, code, owner_key, "POST", "start")[0] == 200
+    assert call(server, code, owner_key, "POST", "stop")[0] == 200
+    observer = open_page(browser(390, 844), eve["hostUrl"])
+    observer.wait_js("window.tombola.state.role === 'host'")
+    wait_for(observer, "who they are", lambda: shows(observer, "You are Eve (observer)"))
+    for hidden in ("[data-startstop]", "[data-round-card]", "[data-settings-panel]", ".danger-zone", ".winner-void",
+                   "[data-operators-panel]", "[data-links-card]"):
+        assert not visible(observer, hidden), hidden
+    # The audit log, as the host sees it: the owner's Start and Stop.
+    click(observer, "[data-audit-panel] summary")
+    wait_for(observer, "the owner's Stop in the audit log", lambda: shows(observer, "Stop · round 1", "[data-audit-list]"))
+    assert call(server, code, eve["key"], "GET", "audit")[0] == 200
+    # Nothing changes through its key: Space on the page, a command over WebSocket, REST.
+    observer.find_element(By.TAG_NAME, "body").send_keys(" ")
+    observer.js("window.tombola.socket.send({type: 'clear', seq: 901})")
+    wait_for(observer, "the refusal", lambda: shows(observer, "Your role may not do that"))
+    for method, path, body in (("POST", "start", {}), ("PUT", "config", {"perStop": 2}), ("POST", "operators", {"name": "X", "role": "host"})):
+        assert call(server, code, eve["key"], method, path, body)[1]["error"]["code"] == "role_forbidden", path
+    assert [e["action"] for e in call(server, code, owner_key, "GET", "audit")[1]["entries"]][-3:] == ["operator_add", "start", "stop"]
+    assert observer.js("return window.tombola.state.phase") == "revealed"

@@ -47,7 +47,7 @@ const audit = new HostAudit({ code, key: () => hostKey }); // the audit log, rea
 const operators = new HostOperators({ code, key: () => hostKey, toast: (text) => view.toast(text), socket }); // co-hosts (issue #41)
 
 view.bindStartStop(() => {
-  if (!state.isHost) return;
+  if (!state.isHost || !operators.mayDrive()) return; // Space on an observer's or check-in page does nothing
   if (state.phase === 'rolling' || state.awaiting === 'start') {
     state.expect('stop');
     command('stop');

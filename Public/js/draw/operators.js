@@ -28,6 +28,11 @@ export class HostOperators {
     $('[data-operator-form]', root)?.addEventListener('submit', (event) => { event.preventDefault(); this.add(); });
   }
 
+  /** Whether this page may start and stop (the owner, a host or a presenter co-host). */
+  mayDrive() {
+    return !this.me || this.me.role === 'host' || this.me.role === 'presenter';
+  }
+
   /** This page's co-host identity (null: the owner's key, or no key): what it may see follows. */
   identify(me) {
     this.me = me;

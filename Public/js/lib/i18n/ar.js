@@ -421,6 +421,8 @@ export default {
   'host.ops.is.host': 'مضيف',
   'host.ops.is.presenter': 'مقدّم',
   'host.ops.is.checkin': 'تسجيل',
+  'host.ops.role.observer': 'مراقب (يرى كل شيء ولا يغيّر شيئًا)',
+  'host.ops.is.observer': 'مراقب',
   'audit.actor.owner': 'المالك',
   'audit.action.operator_add': 'أُضيف مضيف مشارك',
   'audit.action.operator_revoke': 'أُلغي مضيف مشارك',

@@ -421,6 +421,8 @@ export default {
   'host.ops.is.host': 'Moderation',
   'host.ops.is.presenter': 'Präsentation',
   'host.ops.is.checkin': 'Empfang',
+  'host.ops.role.observer': 'Beobachtung (sieht alles, ändert nichts)',
+  'host.ops.is.observer': 'Beobachtung',
   'audit.actor.owner': 'Eigentümer',
   'audit.action.operator_add': 'Co-Moderation hinzugefügt',
   'audit.action.operator_revoke': 'Co-Moderation widerrufen',

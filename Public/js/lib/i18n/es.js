@@ -421,6 +421,8 @@ export default {
   'host.ops.is.host': 'anfitrión',
   'host.ops.is.presenter': 'presentador',
   'host.ops.is.checkin': 'registro',
+  'host.ops.role.observer': 'Observador (lo ve todo, no cambia nada)',
+  'host.ops.is.observer': 'observador',
   'audit.actor.owner': 'Propietario',
   'audit.action.operator_add': 'Coanfitrión añadido',
   'audit.action.operator_revoke': 'Coanfitrión revocado',

@@ -421,6 +421,8 @@ export default {
   'host.ops.is.host': 'animateur',
   'host.ops.is.presenter': 'présentateur',
   'host.ops.is.checkin': 'accueil',
+  'host.ops.role.observer': 'Observateur (voit tout, ne change rien)',
+  'host.ops.is.observer': 'observateur',
   'audit.actor.owner': 'Propriétaire',
   'audit.action.operator_add': 'Co-animateur ajouté',
   'audit.action.operator_revoke': 'Co-animateur révoqué',

@@ -421,6 +421,8 @@ export default {
   'host.ops.is.host': '司会者',
   'host.ops.is.presenter': 'プレゼンター',
   'host.ops.is.checkin': '受付',
+  'host.ops.role.observer': '立会人（すべて見られ、変更はできない）',
+  'host.ops.is.observer': '立会人',
   'audit.actor.owner': 'オーナー',
   'audit.action.operator_add': '共同司会者を追加',
   'audit.action.operator_revoke': '共同司会者を取り消し',

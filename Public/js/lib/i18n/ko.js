@@ -421,6 +421,8 @@ export default {
   'host.ops.is.host': '진행자',
   'host.ops.is.presenter': '발표자',
   'host.ops.is.checkin': '접수',
+  'host.ops.role.observer': '참관인(모두 보고, 바꾸지 못함)',
+  'host.ops.is.observer': '참관인',
   'audit.actor.owner': '소유자',
   'audit.action.operator_add': '공동 진행자 추가',
   'audit.action.operator_revoke': '공동 진행자 취소',

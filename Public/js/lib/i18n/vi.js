@@ -421,6 +421,8 @@ export default {
   'host.ops.is.host': 'người dẫn',
   'host.ops.is.presenter': 'trình chiếu',
   'host.ops.is.checkin': 'đăng ký',
+  'host.ops.role.observer': 'Quan sát viên (xem mọi thứ, không thay đổi gì)',
+  'host.ops.is.observer': 'quan sát viên',
   'audit.actor.owner': 'Chủ sở hữu',
   'audit.action.operator_add': 'Đã thêm người đồng dẫn',
   'audit.action.operator_revoke': 'Đã thu hồi người đồng dẫn',

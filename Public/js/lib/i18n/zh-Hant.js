@@ -421,6 +421,8 @@ export default {
   'host.ops.is.host': '主持人',
   'host.ops.is.presenter': '演示者',
   'host.ops.is.checkin': '簽到員',
+  'host.ops.role.observer': '觀察員（可檢視一切，不能更改）',
+  'host.ops.is.observer': '觀察員',
   'audit.actor.owner': '擁有者',
   'audit.action.operator_add': '新增協作主持',
   'audit.action.operator_revoke': '撤銷協作主持',

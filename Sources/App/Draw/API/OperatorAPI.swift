@@ -140,7 +140,7 @@ enum OperatorGate {
     }
 
     /// What each restricted role may call: the board (with names, as the screen shows them) for
-    /// both; a presenter Start and Stop; check-in its entries and entrants.
+    /// all; a presenter Start and Stop; check-in its entries and entrants; an observer every read.
     static func allows(_ role: OperatorRole, _ rest: [String], method: String) -> Bool {
         let name = rest.count >= 2 ? rest[1] : ""
         if name == "rounds", method == "GET" { return true }
@@ -148,6 +148,8 @@ enum OperatorGate {
         case .host: return true
         case .presenter: return method == "POST" && rest.count == 2 && (name == "start" || name == "stop")
         case .checkin: return ["entries", "entrants", "entrants.csv", "entrants.xlsx"].contains(name)
+        // An observer reads everything the host reads (the audit log, the entrants, exports) and changes nothing.
+        case .observer: return method == "GET" && name != "operators"
         }
     }
 }
