@@ -115,6 +115,9 @@ def english_words(page, allow=(), own=()):
     out = [("<input type=file>", "the browser's own button text")] * page.js(NATIVE_FILE_INPUTS)
     for piece in seen(page):
         text = re.sub(r"\S*/\S*|\?\w+", "", piece["text"])  # addresses, paths and ?query words to type
+        # A key's fingerprint in groups of four hex digits (the certificate's signing key): a group
+        # may happen to be all letters (eddd, cffa), which is no word (one run in three had one).
+        text = re.sub(r"\b[0-9a-f]{4}(?: [0-9a-f]{4}){3,}\b", "", text)
         for word in WORD.findall(text):
             # digits in it: a number, a draw's code (358GYW), a hash (c1415cd4); a letter past ASCII: not
             # English (Nguyễn, Thị); one letter: a unit or a mark

@@ -608,7 +608,7 @@ export default {
   'cert.hash': 'Hash de cadena de este registro',
   'cert.algorithm': 'Algoritmo',
   'cert.software': 'Registrado por (software, SHA-256 del binario)',
-  'cert.software.value': 'tombola {version} · commit {commit} · sha256 {sha256}',
+  'cert.software.value': 'tombola {version} · revisión {commit} · sha256 {sha256}',
   'cert.signature': 'Firmado con la clave del servidor (huella Ed25519)',
   'cert.timestamp': 'Sello de tiempo externo (RFC 3161)',
   'cert.notbefore': 'No sorteado antes de',

@@ -608,7 +608,7 @@ export default {
   'cert.hash': 'Hash de chaîne de cet enregistrement',
   'cert.algorithm': 'Algorithme',
   'cert.software': 'Enregistré par (logiciel, SHA-256 du binaire)',
-  'cert.software.value': 'tombola {version} · commit {commit} · sha256 {sha256}',
+  'cert.software.value': 'tombola {version} · révision {commit} · sha256 {sha256}',
   'cert.signature': 'Signé avec la clé du serveur (empreinte Ed25519)',
   'cert.timestamp': 'Horodatage externe (RFC 3161)',
   'cert.notbefore': 'Pas tiré avant',

@@ -608,7 +608,7 @@ export default {
   'cert.hash': 'Hash chuỗi của bản ghi này',
   'cert.algorithm': 'Thuật toán',
   'cert.software': 'Ghi bởi (phần mềm, SHA-256 của tệp chạy)',
-  'cert.software.value': 'tombola {version} · commit {commit} · sha256 {sha256}',
+  'cert.software.value': 'tombola {version} · bản sửa đổi {commit} · sha256 {sha256}',
   'cert.signature': 'Ký bằng khóa của máy chủ (dấu vân tay Ed25519)',
   'cert.timestamp': 'Dấu thời gian bên ngoài (RFC 3161)',
   'cert.notbefore': 'Không rút trước',
