@@ -72,6 +72,8 @@ let package = Package(
         // WebSocketCore only `OutboundStream`); `App`'s `ClusterDrawNode` is the shell that performs
         // its actions.
         .target(name: "ClusterCore", dependencies: ["DrawRoomCore", "RedisStore", "DrawEngine", "JSON", "Crypto", "WebSocketCore"]),
+        // Outgoing webhooks: signed deliveries with retries, chat formats, public targets only (libcurl).
+        .target(name: "Webhooks", dependencies: ["CCurl", "Crypto", "JSON", "Locking", "Posix"]),
         // drand rounds over HTTPS (libcurl), on threads of their own.
         .target(name: "Beacon", dependencies: ["CCurl", "Crypto", "JSON", "DrawEngine", "Posix", "BLS12381"]),
 
@@ -101,6 +103,7 @@ let package = Package(
         .testTarget(name: "PosixTests", dependencies: ["Posix", "Locking"]),
         .testTarget(name: "StorageTests", dependencies: ["Storage", "Locking"]),
         .testTarget(name: "RedisStoreTests", dependencies: ["RedisStore", "CHiredis", "Posix", "Locking"]),
+        .testTarget(name: "WebhooksTests", dependencies: ["Webhooks", "TestSupport", "Server", "HTTPCore", "JSON", "Locking"]),
         .testTarget(name: "BeaconTests", dependencies: ["Beacon", "DrawEngine", "BLS12381"]),
         .testTarget(name: "BLS12381Tests", dependencies: ["BLS12381"]),
         .testTarget(name: "BenchTests", dependencies: ["tombola-bench", "App", "Server"]),

@@ -1,0 +1,39 @@
+import JSON
+
+/// One thing that happened in a draw, as webhooks carry it.
+public struct WebhookEvent: Sendable, Equatable {
+    /// `round.revealed`, `claim`, `pass`, `void`, `checkin.opened`, `checkin.closed`.
+    public enum Kind: String, Sendable, CaseIterable {
+        case roundRevealed = "round.revealed"
+        case claim
+        case pass
+        case void
+        case checkinOpened = "checkin.opened"
+        case checkinClosed = "checkin.closed"
+    }
+
+    /// Unique per event (the receiver's idempotency key: a retried delivery keeps it).
+    public var id: String
+    public var kind: Kind
+    public var draw: String
+    /// Unix milliseconds.
+    public var at: Int64
+    /// The event's details (for `round.revealed`: `round`, `prize`, `winners`).
+    public var data: JSONValue
+    /// One line for a chat (Slack, Teams, Discord, WeCom), in the draw's language.
+    public var text: String
+
+    public init(id: String, kind: Kind, draw: String, at: Int64, data: JSONValue, text: String) {
+        self.id = id
+        self.kind = kind
+        self.draw = draw
+        self.at = at
+        self.data = data
+        self.text = text
+    }
+
+    /// The generic format's body: `{"id","type","draw","at","data"}`, canonical JSON.
+    public var json: JSONValue {
+        .object(["id": .string(id), "type": .string(kind.rawValue), "draw": .string(draw), "at": .int(at), "data": data])
+    }
+}
