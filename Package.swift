@@ -81,7 +81,7 @@ let package = Package(
         .target(name: "App", dependencies: [
             "Server", "Locking", "Posix", "HTTPCore", "WebSocketCore", "Compression", "Storage", "JSON", "Crypto",
             "CalculatorEngine", "DrawEngine", "DrawRoomCore", "ClusterCore", "CQREncode", "RedisStore", "Embedded", "Beacon",
-            "Spreadsheet",
+            "Spreadsheet", "Webhooks",
         ]),
         .executableTarget(name: "tombola", dependencies: [
             "App", "Server", "CalculatorEngine", "DrawEngine", "Storage", "JSON", "Embedded", "Beacon", "BLS12381",
@@ -122,7 +122,7 @@ let package = Package(
         ]),
         .testTarget(name: "AppTests", dependencies: [
             "App", "Server", "TestSupport", "RoomTestSupport", "WebSocketClient", "Posix", "HTTPCore", "WebSocketCore", "CalculatorEngine", "DrawEngine", "DrawRoomCore", "JSON",
-            "Storage", "Locking",
+            "Storage", "Locking", "Webhooks",
         ]),
     ],
     swiftLanguageModes: [.v6]

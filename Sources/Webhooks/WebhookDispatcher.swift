@@ -10,10 +10,13 @@ public struct WebhookHook: Sendable, Equatable {
     /// Signs generic deliveries (shown to the host once, when the hook is made).
     public var secret: String
     public var events: Set<WebhookEvent.Kind>
+    /// The language of a chat message (`en`, `zh`).
+    public var language: String
 
     public init(id: String, target: WebhookTarget, format: WebhookFormat, secret: String,
-                events: Set<WebhookEvent.Kind> = Set(WebhookEvent.Kind.allCases)) {
+                events: Set<WebhookEvent.Kind> = Set(WebhookEvent.Kind.allCases), language: String = "en") {
         self.id = id
+        self.language = language
         self.target = target
         self.format = format
         self.secret = secret
@@ -135,7 +138,7 @@ public final class WebhookDispatcher: Sendable {
 
     /// Every attempt for one event; whether it was delivered.
     private func send(_ event: WebhookEvent, to hook: WebhookHook) -> Bool {
-        let body = hook.format.body(event)
+        let body = hook.format.body(event, language: hook.language)
         var attempt = 0
         while true {
             let outcome = post(event, body: body, to: hook)

@@ -20,17 +20,20 @@ public struct WebhookEvent: Sendable, Equatable {
     public var at: Int64
     /// The event's details (for `round.revealed`: `round`, `prize`, `winners`).
     public var data: JSONValue
-    /// One line for a chat (Slack, Teams, Discord, WeCom), in the draw's language.
-    public var text: String
+    /// One line for a chat (Slack, Teams, Discord, WeCom) by language (`en`, `zh`).
+    public var texts: [String: String]
 
-    public init(id: String, kind: Kind, draw: String, at: Int64, data: JSONValue, text: String) {
+    public init(id: String, kind: Kind, draw: String, at: Int64, data: JSONValue, texts: [String: String]) {
         self.id = id
         self.kind = kind
         self.draw = draw
         self.at = at
         self.data = data
-        self.text = text
+        self.texts = texts
     }
+
+    /// The line in `language`, else in English.
+    public func text(_ language: String) -> String { texts[language] ?? texts["en"] ?? kind.rawValue }
 
     /// The generic format's body: `{"id","type","draw","at","data"}`, canonical JSON.
     public var json: JSONValue {

@@ -13,16 +13,17 @@ public enum WebhookFormat: String, Sendable, CaseIterable {
     /// Whether deliveries carry `Tombola-Signature` (the chats ignore it).
     public var signed: Bool { self == .generic }
 
-    public func body(_ event: WebhookEvent) -> [UInt8] {
+    public func body(_ event: WebhookEvent, language: String = "en") -> [UInt8] {
+        let text = event.text(language)
         let value: JSONValue
         switch self {
         case .generic: value = event.json
         // Slack and Microsoft Teams (Workflows and the classic connector) both take `text`.
-        case .slack, .teams: value = .object(["text": .string(event.text)])
+        case .slack, .teams: value = .object(["text": .string(text)])
         // Discord: `content`, at most 2,000 characters.
-        case .discord: value = .object(["content": .string(String(event.text.prefix(2000)))])
+        case .discord: value = .object(["content": .string(String(text.prefix(2000)))])
         // WeCom (企业微信) group robot: a text message, at most 2,048 bytes.
-        case .wecom: value = .object(["msgtype": .string("text"), "text": .object(["content": .string(Self.utf8Prefix(event.text, 2048))])])
+        case .wecom: value = .object(["msgtype": .string("text"), "text": .object(["content": .string(Self.utf8Prefix(text, 2048))])])
         }
         return value.canonicalBytes
     }

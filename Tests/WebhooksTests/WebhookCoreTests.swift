@@ -7,7 +7,7 @@ import Testing
 @Suite struct WebhookCoreTests {
     static let event = WebhookEvent(id: "ev-1", kind: .roundRevealed, draw: "ABC123", at: 1_796_385_600_500,
                                     data: .object(["round": .int(3), "prize": .string("一等奖"), "winners": .array([.string("王小明")])]),
-                                    text: "Round 3 (一等奖): 王小明")
+                                    texts: ["en": "Round 3 (一等奖): 王小明", "zh": "第 3 轮（一等奖）：王小明"])
 
     @Test func theSignatureCoversTheTimestampAndTheBody() {
         let body = WebhookFormat.generic.body(Self.event)
@@ -30,13 +30,16 @@ import Testing
         #expect(generic["type"]?.stringValue == "round.revealed" && generic["id"]?.stringValue == "ev-1")
         #expect(generic["draw"]?.stringValue == "ABC123" && generic["data"]?["round"]?.intValue == 3)
         for format in [WebhookFormat.slack, .teams] {
-            #expect(try JSONValue.parse(String(decoding: format.body(Self.event), as: UTF8.self)) == .object(["text": .string(Self.event.text)]))
+            #expect(try JSONValue.parse(String(decoding: format.body(Self.event), as: UTF8.self)) == .object(["text": .string(Self.event.text("en"))]))
         }
         #expect(try JSONValue.parse(String(decoding: WebhookFormat.discord.body(Self.event), as: UTF8.self))
-                == .object(["content": .string(Self.event.text)]))
+                == .object(["content": .string(Self.event.text("en"))]))
         #expect(try JSONValue.parse(String(decoding: WebhookFormat.wecom.body(Self.event), as: UTF8.self))
-                == .object(["msgtype": .string("text"), "text": .object(["content": .string(Self.event.text)])]))
+                == .object(["msgtype": .string("text"), "text": .object(["content": .string(Self.event.text("en"))])]))
         #expect(WebhookFormat.generic.signed && !WebhookFormat.slack.signed)
+        #expect(try JSONValue.parse(String(decoding: WebhookFormat.wecom.body(Self.event, language: "zh"), as: UTF8.self))["text"]?["content"]
+                == .string("第 3 轮（一等奖）：王小明"))
+        #expect(Self.event.text("ko") == Self.event.text("en"))
         // WeCom's 2,048-byte limit cuts at a whole character.
         #expect(WebhookFormat.utf8Prefix(String(repeating: "奖", count: 1000), 2048).count == 682)
     }

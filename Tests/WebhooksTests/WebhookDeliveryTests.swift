@@ -52,7 +52,7 @@ import Testing
 
     static func event(_ n: Int, kind: WebhookEvent.Kind = .roundRevealed) -> WebhookEvent {
         WebhookEvent(id: "ev-\(n)", kind: kind, draw: "ABC123", at: 1_796_385_600_000 + Int64(n),
-                     data: .object(["round": .int(Int64(n))]), text: "Round \(n)")
+                     data: .object(["round": .int(Int64(n))]), texts: ["en": "Round \(n)"])
     }
 
     static func waitIdle(_ dispatcher: WebhookDispatcher, _ id: String) async throws {
