@@ -22,7 +22,7 @@ enum APIError {
         case "no_entry", "unknown_entrant": .notFound
         case "too_large", "logo_too_large", "media_too_large": .contentTooLarge
         case "bad_logo", "bad_media": .unsupportedMediaType
-        case "no_logo", "no_media": .notFound
+        case "no_logo", "no_media", "unknown_webhook": .notFound
         case "rate_limited": .tooManyRequests
         case "storage_failed", "disk_full", "busy", "cluster_unavailable": .serviceUnavailable
         default: .badRequest

@@ -49,6 +49,9 @@ public struct AppConfiguration: Sendable {
     /// An RFC 3161 time-stamping authority (`--tsa URL`): each round's record is time-stamped there
     /// (issue #47, docs/FAIRNESS.md §18); nil: none.
     public var tsaURL: String? = nil
+    /// Webhooks may reach loopback, private and link-local addresses and plain http
+    /// (`--webhook-allow-private`; issue #43, docs/SECURITY.md): off, against request forgery.
+    public var webhookAllowPrivate = false
     var beaconChainParts = BeaconChainParts()
     var beaconRelays: [String] = []
     var metricsListenText: String?

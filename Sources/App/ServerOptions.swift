@@ -127,6 +127,10 @@ public enum ServerOptions {
                help: "an RFC 3161 time-stamping authority: each round's record is time-stamped there (http or https)") { c, v in
             if case .text(let s) = v { c.tsaURL = s }
         },
+        Option(name: "webhook-allow-private", environment: "TOMBOLA_WEBHOOK_ALLOW_PRIVATE", kind: .flag, valueName: "",
+               help: "let webhooks reach loopback, private and link-local addresses and plain http (a receiver on your LAN)") { c, v in
+            if case .flag(let b) = v { c.webhookAllowPrivate = b }
+        },
         Option(name: "beacon-relay", environment: "TOMBOLA_BEACON_RELAY", kind: .list, valueName: "URL",
                help: "drand relay for beacon-sealed draws (repeatable; default api.drand.sh and drand.cloudflare.com)") { c, v in
             if case .text(let s) = v { c.beaconRelays.append(s) }

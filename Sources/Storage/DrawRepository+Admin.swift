@@ -52,13 +52,13 @@ extension Database {
         if connection.changes == 0 { throw StorageError(.notFound, detail: "no such draw") }
     }
 
-    /// Deletes a draw's records, entrants, check-in settings, branding and prize media, and keeps its row as a
+    /// Deletes a draw's records, entrants, check-in settings, branding, prize media and webhooks, and keeps its row as a
     /// tombstone (no key hash, no settings) and its audit chain. Call inside a transaction.
     public func deleteDraw(code: String, at seconds: Double) throws(StorageError) {
         try statement("UPDATE draws SET deleted_at = ?, host_key_hash = '', config_json = '{}' WHERE code = ? AND deleted_at IS NULL")
             .run([.real(seconds), .text(code)])
         if connection.changes == 0 { throw StorageError(.notFound, detail: "no such draw") }
-        for table in ["records", "entrant_values", "entrants", "checkin", "branding", "prize_media"] {
+        for table in ["records", "entrant_values", "entrants", "checkin", "branding", "prize_media", "webhooks"] {
             try statement("DELETE FROM \(table) WHERE draw_code = ?").run([.text(code)])
         }
     }

@@ -182,6 +182,21 @@ enum Migrations {
         DROP TABLE operators;
         ALTER TABLE operators_v11 RENAME TO operators;
         """,
+        // 12: outgoing webhooks (issue #43, item 4): each hook a host added to a draw. The signing
+        // secret is kept as given (it must sign, so it cannot be hashed); it is never exported.
+        """
+        CREATE TABLE webhooks (
+            draw_code TEXT NOT NULL REFERENCES draws(code),
+            id TEXT NOT NULL,
+            url TEXT NOT NULL,
+            format TEXT NOT NULL,
+            events TEXT NOT NULL,
+            language TEXT NOT NULL,
+            secret TEXT NOT NULL,
+            created_at REAL NOT NULL,
+            PRIMARY KEY (draw_code, id)
+        ) STRICT;
+        """,
     ]
 
     /// The version a fully migrated database has.

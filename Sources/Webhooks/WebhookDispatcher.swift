@@ -53,6 +53,9 @@ public final class WebhookDispatcher: Sendable {
     let timeoutMillis: Int
     let maxQueued: Int
     let nowMillis: @Sendable () -> Int64
+    /// Told each hook's status after every attempt and every finished event (cluster mode keeps
+    /// it in Redis, so every instance lists it). On the delivering thread.
+    let onStatus: (@Sendable (String, WebhookStatus) -> Void)?
 
     private struct Queue {
         var hook: WebhookHook
@@ -64,7 +67,9 @@ public final class WebhookDispatcher: Sendable {
     private let queues = Lock<[String: Queue]>([:])
 
     public init(allowPrivate: Bool, retryDelays: [Duration] = WebhookDispatcher.defaultRetryDelays, timeoutMillis: Int = 10_000,
-                maxQueued: Int = 1_000, nowMillis: @escaping @Sendable () -> Int64 = WebhookDispatcher.clockMillis) {
+                maxQueued: Int = 1_000, nowMillis: @escaping @Sendable () -> Int64 = WebhookDispatcher.clockMillis,
+                onStatus: (@Sendable (String, WebhookStatus) -> Void)? = nil) {
+        self.onStatus = onStatus
         self.allowPrivate = allowPrivate
         self.retryDelays = retryDelays
         self.timeoutMillis = timeoutMillis
@@ -122,7 +127,13 @@ public final class WebhookDispatcher: Sendable {
                 queue.status.pending = queue.events.count
                 queues[id] = queue
             }
+            report(id)
         }
+    }
+
+    private func report(_ id: String) {
+        guard let onStatus else { return }
+        onStatus(id, status(of: id))
     }
 
     /// The hook's oldest event, or nil (and the queue marked idle) when there is none.
@@ -147,6 +158,7 @@ public final class WebhookDispatcher: Sendable {
                 queues[hook.id]?.status.lastError = outcome.error
                 queues[hook.id]?.status.lastAttemptAt = nowMillis()
             }
+            report(hook.id)
             if outcome.delivered { return true }
             guard outcome.retryable, attempt < retryDelays.count, !removed(hook.id, event.id) else { return false }
             Self.sleep(retryDelays[attempt])

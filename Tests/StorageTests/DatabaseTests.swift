@@ -9,7 +9,7 @@ import Testing
         #expect(try db.schemaVersion() == Migrations.latest)
         #expect(Migrations.latest >= 1)
         let tables = try db.statement("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").query([]) { $0.text(0) }
-        #expect(tables == ["audit", "branding", "checkin", "draws", "entrant_values", "entrants", "operators", "pending_seeds", "prize_media", "records", "server_keys", "timestamps"])
+        #expect(tables == ["audit", "branding", "checkin", "draws", "entrant_values", "entrants", "operators", "pending_seeds", "prize_media", "records", "server_keys", "timestamps", "webhooks"])
     }
 
     @Test func reopensWithoutMigratingAgainAndKeepsData() throws {

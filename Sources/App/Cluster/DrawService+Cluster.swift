@@ -25,6 +25,8 @@ extension DrawService {
         do {
             let (runtime, defaultDraw) = try ClusterRuntime.start(settings: settings, configuration: configuration, limiter: limiter,
                                                                   roomSettings: roomSettings, metrics: metrics)
+            // Hooks and their status in Redis; the owner of a draw delivers its events (docs/CLUSTER.md, Webhooks).
+            ServerWebhooks.install(WebhookRegistry.cluster(client: runtime.client, allowPrivate: configuration.webhookAllowPrivate))
             // Unused in cluster mode (branding lives in Redis: ClusterBranding); the service's type wants one.
             let branding = try BrandingStore(storage: storage)
             // The admin key is this instance's (its data directory): give every instance the same one.

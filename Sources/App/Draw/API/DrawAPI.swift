@@ -124,6 +124,8 @@ enum DrawAPI {
             PrizeMediaAPI.serve(rest, request: request, method: method, room: room, responder: responder, service: service)
         case (2, "operators"), (3, "operators"):
             OperatorAPI.serve(rest, request: request, method: method, room: room, responder: responder, service: service)
+        case (2, "webhooks"), (3, "webhooks"):
+            WebhookAPI.serve(rest, request: request, method: method, room: room, responder: responder, service: service)
         case (2, "audit"):
             AuditAPI.serve(rest, request: request, method: method, room: room, responder: responder, service: service)
         case (2, "rounds"), (4, "rounds"):

@@ -148,8 +148,9 @@ enum OperatorGate {
         case .host: return true
         case .presenter: return method == "POST" && rest.count == 2 && (name == "start" || name == "stop")
         case .checkin: return ["entries", "entrants", "entrants.csv", "entrants.xlsx"].contains(name)
-        // An observer reads everything the host reads (the audit log, the entrants, exports) and changes nothing.
-        case .observer: return method == "GET" && name != "operators"
+        // An observer reads everything the host reads (the audit log, the entrants, exports) and changes nothing;
+        // not the webhooks (a chat's webhook URL is a credential of its own).
+        case .observer: return method == "GET" && name != "operators" && name != "webhooks"
         }
     }
 }

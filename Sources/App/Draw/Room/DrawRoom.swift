@@ -78,6 +78,8 @@ final class DrawRoom: @unchecked Sendable {
     /// When the round being revealed was stopped (for `tombola_draw_reveal_delay_seconds`). Loop only.
     private var stoppedAt: ContinuousClock.Instant?
     private var random = SystemRandomNumberGenerator()
+    /// Turns what the room announces into webhook events (issue #43, item 4). Loop only.
+    private lazy var webhookEvents = WebhookEventMapper(code: code)
     /// This draw's winners for other draws' `excludeWinnersOf`, republished when records are added.
     /// nil until a lazily made room has its draw: other draws wait for it (`whenRestored`).
     private let winnersForOthers: Lock<PastWinners?>
@@ -278,6 +280,7 @@ final class DrawRoom: @unchecked Sendable {
     func apply(_ event: DrawRoomState.Event) {
         let now = DrawRoomState.Time(instant: .now, wallMilliseconds: WallClock.unixMilliseconds())
         let phase = state.draw.phase
+        webhookEvents.learn(open: state.checkin.book.settings.open)
         let actions = state.handle(event, at: now, using: &random)
         if phase != .stopping && state.draw.phase == .stopping { stoppedAt = now.instant }
         if phase == .stopping && state.draw.phase != .stopping, let stoppedAt {
@@ -317,6 +320,10 @@ final class DrawRoom: @unchecked Sendable {
                 } else {
                     announcer.announced(text, kind: announcement.kind, stream: stream)
                 }
+            }
+            // Here, past the cluster's gate: only the instance that announces (the owner) delivers, once per event.
+            if let webhooks = ServerWebhooks.registry {
+                webhooks.deliver(webhookEvents.events(for: announcement, at: Int64(now.wallMilliseconds)), code: code)
             }
             group.broadcast(text: text, stream: stream)
         case .checkKey(let key, let remote, let id):

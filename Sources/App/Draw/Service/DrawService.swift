@@ -81,6 +81,7 @@ public final class DrawService: Sendable {
             // Before any draw is read or written: every record stored from now on is signed (issue #47).
             ServerSigning.install(try ServerSigning.load(dataDirectory: configuration.dataDirectory))
             ServerTimeStamping.install(tsa: configuration.tsaURL)
+            ServerWebhooks.install(try WebhookRegistry.local(storage: storage, allowPrivate: configuration.webhookAllowPrivate))
             let service = try DrawService(configuration: configuration, storage: storage,
                                    settings: DrawRoomSettings(tickHz: configuration.tickHz, slowDown: slowDown,
                                                               maxPoolBytes: configuration.maxPoolBytes, beacon: configuration.beacon,

@@ -86,6 +86,11 @@ final class WebhookEventMapper {
         self.open = open
     }
 
+    /// `knowEntries` the first time only: the room tells the state before each event it handles.
+    func learn(open: Bool) {
+        if self.open == nil { self.open = open }
+    }
+
     private func event(_ kind: WebhookEvent.Kind, at: Int64, data: JSONValue, en: String, zh: String) -> WebhookEvent {
         let digest = SHA256.hexDigest(Array("\(code)\n\(kind.rawValue)\n".utf8) + data.canonicalBytes)
         return WebhookEvent(id: String(digest.prefix(32)), kind: kind, draw: code, at: at, data: data, texts: ["en": en, "zh": zh])
