@@ -13,6 +13,7 @@ import { DrawView } from './view.js';
 import { HostCheckin } from './checkin.js';
 import { HostAudit } from './audit.js';
 import { HostOperators } from './operators.js';
+import { HostWebhooks } from './webhooks.js';
 import { wireBranding } from './branding.js';
 import { wireMedia } from './media.js';
 import { pastDrawsText, readPastDraws } from './pastdraws.js';
@@ -45,6 +46,7 @@ showWitness(state, link); // the record this page witnessed (FAIRNESS §14)
 const checkin = new HostCheckin({ code, key: () => hostKey, toast: (text) => view.toast(text) });
 const audit = new HostAudit({ code, key: () => hostKey }); // the audit log, read while its panel is open
 const operators = new HostOperators({ code, key: () => hostKey, toast: (text) => view.toast(text), socket }); // co-hosts (issue #41)
+const webhooks = new HostWebhooks({ code, key: () => hostKey }); // outgoing webhooks, read while their panel is open
 
 view.bindStartStop(() => {
   if (!state.isHost || !operators.mayDrive()) return; // Space on an observer's or check-in page does nothing
@@ -129,7 +131,7 @@ state.addEventListener('change', ({ detail }) => {
   view.render(state);
   renderCertificateLink(state);
   checkin.render(state);
-  if (detail !== 'viewers') audit.follow();
+  if (detail !== 'viewers') { audit.follow(); webhooks.follow(); }
   if (!pastDirty && document.activeElement !== pastField) pastField.value = pastDrawsText(state.config);
   showPast();
 });
@@ -141,7 +143,7 @@ socket.addEventListener('message', ({ detail }) => {
   }
 });
 
-i18nEvents.addEventListener('change', () => { view.render(state); view.renderLinks(state, hostKey); renderCertificateLink(state); checkin.render(state); audit.render(); operators.render(); });
+i18nEvents.addEventListener('change', () => { view.render(state); view.renderLinks(state, hostKey); renderCertificateLink(state); checkin.render(state); audit.render(); operators.render(); webhooks.render(); });
 view.render(state);
 view.renderLinks(state, hostKey);
 lanBase().then((base) => { state.lanBase = base; view.renderLinks(state, hostKey); });
