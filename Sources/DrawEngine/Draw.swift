@@ -86,6 +86,8 @@ public struct Draw: Sendable {
 
     public internal(set) var phase: DrawPhase = .idle
     public internal(set) var board: [BoardRound] = []
+    /// Whether the session's rounds are rehearsal rounds; nil while it has none (issue 45).
+    public internal(set) var sessionRehearsal: Bool? = nil
     /// The highest round number drawn so far (rounds continue across Clear).
     public private(set) var lastRound = 0
     public private(set) var recordCount = 0
@@ -154,6 +156,7 @@ public struct Draw: Sendable {
                 guard let b = board.firstIndex(where: { $0.round == replaced.round }) else { throw .corruptHistory }
                 board[b].winners += round.winners
             } else {
+                sessionRehearsal = round.rehearsal
                 board.append(BoardRound(round: round.round, prize: round.prize, prizeIndex: round.prizeIndex,
                                         winners: round.winners, voided: [], alternates: round.alternates ?? []))
                 lastRound = max(lastRound, round.round)
@@ -173,6 +176,7 @@ public struct Draw: Sendable {
                   nextAlternate(round: round) == alternate else { throw .corruptHistory }
             _ = applyPass(round: round, winner: winner, reason: reason)
         case .clear:
+            sessionRehearsal = nil
             board = []
             winnersThisSession = []
             voidedThisSession = []
@@ -276,6 +280,8 @@ public struct Draw: Sendable {
     @discardableResult
     public mutating func configure(_ newConfig: DrawConfig, pastWinners: [PastWinners] = []) throws(DrawError) -> [String] {
         guard phase == .idle || phase == .revealed else { throw .wrongPhase }
+        // A session holds rehearsal rounds or real ones, never both (docs/FAIRNESS.md §19).
+        if let kind = sessionRehearsal, kind != newConfig.rehearsal { throw .rehearsalMixed }
         validated = try ValidatedConfig(newConfig)
         self.pastWinners = validated.config.excludeWinnersOf.compactMap { link in pastWinners.first { $0.code == link.code } }
         relock()
@@ -381,6 +387,7 @@ public struct Draw: Sendable {
         let roundRecord = append(.round(round), at: at)
         records.append(roundRecord)
         lastResult = roundRecord
+        sessionRehearsal = round.rehearsal
         board.append(BoardRound(round: round.round, prize: round.prize, prizeIndex: round.prizeIndex, winners: round.winners, voided: [],
                                 alternates: round.alternates ?? []))
         winnersThisSession.formUnion(round.winners)
@@ -466,9 +473,13 @@ public struct Draw: Sendable {
 
     /// Clear: hides the board and starts a new session (earlier winners may win again; the
     /// archive keeps everything). Store the returned `clear` record.
-    public mutating func clear(at: Int64) throws(DrawError) -> DrawRecord {
+    /// `rehearsal`: the wipe of a session of rehearsal rounds before the real event (refused,
+    /// `not_rehearsal`, unless the session holds rehearsal rounds only); docs/FAIRNESS.md §19.
+    public mutating func clear(at: Int64, rehearsal: Bool = false) throws(DrawError) -> DrawRecord {
         guard phase == .idle || phase == .revealed else { throw .wrongPhase }
-        let record = append(.clear, at: at)
+        if rehearsal, sessionRehearsal != true { throw .notRehearsal }
+        let record = append(.clear(rehearsal: rehearsal), at: at)
+        sessionRehearsal = nil
         board = []
         winnersThisSession = []
         voidedThisSession = []
@@ -581,7 +592,7 @@ public struct Draw: Sendable {
             poolHash: lock.hash, eligible: n, repeats: config.repeats, contributions: frozen.contributions.map(\.hex),
             audience: frozen.audience, entropy: Hex.encode(frozen.entropy), commitment: commitment, seed: seed.hex,
             winners: Array(picked.prefix(frozen.count)), replaces: replaces,
-            alternates: alternates == nil ? nil : Array(picked.dropFirst(frozen.count)))
+            alternates: alternates == nil ? nil : Array(picked.dropFirst(frozen.count)), rehearsal: config.rehearsal)
     }
 
     /// The eligible set of docs/FAIRNESS.md §3: exclusions, voided, earlier winners unless repeats, `extra`,

@@ -77,7 +77,8 @@ extension DrawConfig {
                 // Milliseconds, a whole number (its range is checked with the other settings: bad_slow_down).
                 guard let ms = Int(exactly: try reader.integer(value)) else { throw reader.failure() }
                 return ms
-            })
+            },
+            rehearsal: try reader.optional(members, "rehearsal") { (value, reader) throws(DrawConfigDecodingError) in try reader.bool(value) } ?? false)
     }
 
     /// The settings with every key, as stored and as `state.config` carries them (canonical
@@ -125,6 +126,7 @@ extension DrawConfig {
         if let claim { members["claim"] = .object(["seconds": .int(Int64(claim.seconds)), "alternates": .int(Int64(claim.alternates))]) }
         if beacon { members["beacon"] = .bool(true) }
         if let slowDown { members["slowDown"] = .int(Int64(slowDown)) }
+        if rehearsal { members["rehearsal"] = .bool(true) }
         return .object(members)
     }
 }

@@ -119,6 +119,10 @@ public struct DrawConfig: Sendable, Equatable {
     /// How long Stop's slow-down lasts, in milliseconds (`slowDownRange`); nil: the server's
     /// (1.5 s). Display only: the ticks spread over it, the winners are drawn at Stop all the same.
     public var slowDown: Int?
+    /// Rehearsal (issue 45): rounds drawn now are marked `rehearsal` in the record and on every
+    /// page, and can be wiped (`clear` with `rehearsal`) before the real event. A session holds
+    /// rehearsal rounds or real ones, never both (`rehearsal_mixed`).
+    public var rehearsal: Bool = false
 
     /// 1.5 to 6 seconds: shorter reads as a jump, longer keeps the room waiting.
     public static let slowDownRange = 1500...6000
@@ -126,7 +130,7 @@ public struct DrawConfig: Sendable, Equatable {
     public init(pool: PoolConfig = .range(from: 1, to: 500), exclude: [DrawValue] = [], perStop: PerStop = .count(1),
                 repeats: Bool = false, prizes: [Prize] = [], prize: Int = 0, excludeWinnersOf: [PastDraw] = [],
                 mode: DisplayMode = .number, mask: NameMask = .none, claim: ClaimSetting? = nil, beacon: Bool = false,
-                slowDown: Int? = nil) {
+                slowDown: Int? = nil, rehearsal: Bool = false) {
         self.pool = pool
         self.exclude = exclude
         self.perStop = perStop
@@ -139,6 +143,7 @@ public struct DrawConfig: Sendable, Equatable {
         self.claim = claim
         self.beacon = beacon
         self.slowDown = slowDown
+        self.rehearsal = rehearsal
     }
 
     /// 1…500, one winner per Stop, no repeats, no prizes.

@@ -61,6 +61,10 @@ public enum DrawError: Error, Equatable, Sendable, CaseIterable {
     /// A ticket book without a name, with a repeated name, numbers outside 0…999,999,999 or
     /// from > to, a colour that is not `#rrggbb`, or more than 100 books.
     case badBook
+    /// Rehearsal switched on or off while the session holds rounds of the other kind (wipe or Clear first).
+    case rehearsalMixed
+    /// A wipe of rehearsal rounds when the session holds none, or holds real rounds.
+    case notRehearsal
 
     public var code: String {
         switch self {
@@ -88,6 +92,8 @@ public enum DrawError: Error, Equatable, Sendable, CaseIterable {
         case .badGroup: "bad_group"
         case .noneEligible: "none_eligible"
         case .badBook: "bad_book"
+        case .rehearsalMixed: "rehearsal_mixed"
+        case .notRehearsal: "not_rehearsal"
         case .badPastDraw: "bad_past_draw"
         case .pastDrawKey: "past_draw_key"
         case .badClaim: "bad_claim"

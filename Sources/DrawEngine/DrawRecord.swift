@@ -33,6 +33,9 @@ public struct RoundRecord: Sendable, Equatable {
     /// A draw whose winners must claim: the entrants the same sampling picks after the winners,
     /// in order (docs/FAIRNESS.md §13); nil (no key in the record) otherwise.
     public var alternates: [DrawValue]? = nil
+    /// A rehearsal round (issue 45): `"rehearsal":true` in the record, never mixed with real rounds
+    /// in one session (docs/FAIRNESS.md §19); absent (false) otherwise.
+    public var rehearsal: Bool = false
 }
 
 public enum RecordBody: Sendable, Equatable {
@@ -46,7 +49,8 @@ public enum RecordBody: Sendable, Equatable {
     case void(round: Int, winner: DrawValue, reason: String)
     /// An unclaimed win passed to the round's next alternate (nil: none left); docs/FAIRNESS.md §15.
     case pass(round: Int, winner: DrawValue, alternate: DrawValue?, reason: String)
-    case clear
+    /// `rehearsal`: the wipe of a rehearsal session (`"rehearsal":true`, docs/FAIRNESS.md §19).
+    case clear(rehearsal: Bool = false)
     /// A beacon-sealed round's lock, its drand value, or its void (docs/FAIRNESS.md §13).
     case beacon(BeaconLock)
     case beaconValue(BeaconSealValue)
@@ -135,8 +139,8 @@ public struct DrawRecord: Sendable, Equatable {
             members["winner"] = winner.json
             members["alternate"] = alternate?.json ?? .null
             members["reason"] = .string(reason)
-        case .clear:
-            break
+        case .clear(let rehearsal):
+            if rehearsal { members["rehearsal"] = .bool(true) }
         }
         let hash = Hashing.sha256Hex(JSONValue.object(members).canonicalBytes)
         members["hash"] = .string(hash)
@@ -169,6 +173,7 @@ public struct DrawRecord: Sendable, Equatable {
             .object(["round": .int(Int64($0.round)), "winner": $0.winner.json, "void": .string($0.void)])
         } ?? .null
         if let alternates = r.alternates { members["alternates"] = .array(alternates.map(\.json)) }
+        if r.rehearsal { members["rehearsal"] = .bool(true) }
         return members
     }
 
@@ -242,7 +247,9 @@ public struct DrawRecord: Sendable, Equatable {
             }
             body = .pass(round: try f.int("round"), winner: winner, alternate: next, reason: try f.string("reason"))
         case "clear":
-            body = .clear
+            // Only `true` when present (a wipe of rehearsal rounds).
+            if let flag = json["rehearsal"], flag != .bool(true) { throw fail("rehearsal") }
+            body = .clear(rehearsal: json["rehearsal"] != nil)
         default:
             throw fail("kind")
         }
@@ -287,13 +294,14 @@ public struct DrawRecord: Sendable, Equatable {
                 alternates!.append(alternate)
             }
         }
+        if let flag = json["rehearsal"], flag != .bool(true) { throw f.fail("rehearsal") }
         return RoundRecord(
             round: try f.int("round"), prize: try f.optionalString("prize"), prizeIndex: prizeIndex,
             algorithm: try f.string("algorithm"), pool: pool, poolHash: try f.string("poolHash"),
             eligible: UInt64(eligible), repeats: repeats, contributions: try f.strings("contributions"),
             audience: try f.optionalString("audience"), entropy: try f.string("entropy"),
             commitment: try f.string("commitment"), seed: try f.string("seed"), winners: winners, replaces: replaces,
-            alternates: alternates)
+            alternates: alternates, rehearsal: json["rehearsal"] != nil)
     }
 
     /// `hex(SHA256(canon(record without "hash")))`; equals `hash` unless the record was altered.

@@ -107,6 +107,8 @@ private struct ChainState {
     var relockAfterVoid = false
     /// Each round of the session's prize tier (`prizeIndex`, `prize`), to recompute what is left in it.
     var sessionPrize = [Int: LockCheck.Tier]()
+    /// Whether the session's rounds are rehearsal rounds (nil: none yet); docs/FAIRNESS.md §19.
+    var sessionRehearsal: Bool?
     /// Entry tree roots, per list hash.
     var roots = [String: String]()
     /// A `beacon` record not yet followed by its round or void, and its value once stored (§13).
@@ -201,10 +203,14 @@ private struct ChainState {
                     round: round.round, prize: round.prize, prizeIndex: round.prizeIndex, algorithm: round.algorithm, pool: round.pool,
                     poolHash: round.poolHash, eligible: round.eligible, repeats: round.repeats, contributions: round.contributions,
                     audience: round.audience, entropy: round.entropy, commitment: round.commitment, seed: round.seed, winners: [],
-                    replaces: round.replaces)
+                    replaces: round.replaces, rehearsal: round.rehearsal)
                 try require(unsealed == waiting.lock.lock && round.winners.count == waiting.lock.count, "round differs from its beacon lock")
                 key = BeaconSeal.key(lockHash: waiting.hash, randomness: value.randomness)
             }
+            // §19: a session holds rehearsal rounds or real ones, never both.
+            try require(sessionRehearsal == nil || sessionRehearsal == round.rehearsal, RehearsalRules.mixed)
+            sessionRehearsal = round.rehearsal
+            if round.rehearsal { notes.append("REHEARSAL: round \(round.round) is a rehearsal, not a real draw") }
             try checkRound(round, rawPool: json["pool"]!, key: key)
             beacon = nil
             beaconValue = nil
@@ -217,7 +223,10 @@ private struct ChainState {
             pendingVoid = record
         case .pass(let round, let winner, let alternate, _):
             try checkPass(round: round, winner: winner, alternate: alternate)
-        case .clear:
+        case .clear(let rehearsal):
+            // A wipe (§19) ends a session of rehearsal rounds only: it never discards a real round.
+            try require(!rehearsal || sessionRehearsal == true, RehearsalRules.wipeOfReal)
+            sessionRehearsal = nil
             sessionPrize = [:]
             session = [:]
             ever = []
@@ -462,4 +471,10 @@ enum ClaimRules {
     static let passedNotCurrent = "passed winner not a current winner of the latest round (rule C2)"
     static let notNextAlternate = "pass is not to the next alternate (rule C3)"
     static let alternateTaken = "pass to an alternate already a winner or voided (rule C3)"
+}
+
+/// Rehearsal rounds (docs/FAIRNESS.md §19): the reasons a verifier gives.
+enum RehearsalRules {
+    static let mixed = "rehearsal and real rounds in one session (rule R1)"
+    static let wipeOfReal = "rehearsal wipe of a session that is not all rehearsal rounds (rule R2)"
 }

@@ -7,6 +7,9 @@ public enum HostCommand: Sendable {
     case start(audience: String?)
     case stop
     case clear
+    /// `clear` with `"rehearsal":true`: wipe the session's rehearsal rounds (issue 45), a Clear
+    /// that only a session of rehearsal rounds may take.
+    case wipeRehearsal
     case configure(DrawConfig)
     case void(round: Int, winner: DrawValue, reason: String, audience: String?)
     /// Check-in (REST only): open/close entries, remove or erase entrants.
@@ -22,7 +25,7 @@ public enum HostCommand: Sendable {
         case .checkin(let command): command.name
         case .start: "start"
         case .stop: "stop"
-        case .clear: "clear"
+        case .clear, .wipeRehearsal: "clear"
         case .configure, .replacePool: "configure"
         case .void: "void"
         }
@@ -88,7 +91,9 @@ public enum DrawMessageParser {
         case "stop":
             return .stop
         case "clear":
-            return .clear
+            // `{"rehearsal":true}`: the wipe of a session of rehearsal rounds.
+            if let flag = json["rehearsal"], flag.boolValue == nil { throw .badField("rehearsal") }
+            return json["rehearsal"]?.boolValue == true ? .wipeRehearsal : .clear
         case "configure":
             guard let config = json["config"] else { throw .badField("config") }
             return .configure(try drawConfig(config))

@@ -89,6 +89,8 @@ public enum DrawErrorText {
         "bad_tickets": "Tickets must be a whole number from 1 to 1,000,000.",
         "bad_group": "A group must be 1 to 100 bytes without control characters (at most 100 per prize, and only for a list).",
         "none_eligible": "Nobody left in the pool may win this prize (its groups).",
+        "rehearsal_mixed": "Rehearsal rounds and real rounds cannot share a session: wipe the rehearsal rounds (or Clear) first.",
+        "not_rehearsal": "There are no rehearsal rounds to wipe (only a session of rehearsal rounds can be wiped).",
         "bad_book": "Ticket books: 1 to 100 books, each a distinct name of 1 to 40 bytes, numbers from 0 to 999,999,999 (first ≤ last) and a colour such as #c62828.",
         "bad_past_draw": "Past-winner exclusion: at most 20 other draws of a list pool, each an existing draw code, not this draw.",
         "bad_title": "The event title must be at most 100 characters without control characters.",

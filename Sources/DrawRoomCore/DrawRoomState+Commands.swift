@@ -116,10 +116,13 @@ extension DrawRoomState {
                 write(RecordBatch(command: job.command.name, records: records, audit: entry), job: job, candidate: candidate,
                       then: .stop(ranAt: time.instant), &actions)
 
-            case .clear:
+            case .clear, .wipeRehearsal:
+                var rehearsal = false
+                if case .wipeRehearsal = job.command { rehearsal = true }
                 var candidate = draw
-                let record = try candidate.clear(at: now)
-                let entry = AuditEntry(actor: "host", action: "clear", detail: .object(["record": .int(Int64(record.index))]))
+                let record = try candidate.clear(at: now, rehearsal: rehearsal)
+                let entry = AuditEntry(actor: "host", action: rehearsal ? "wipe-rehearsal" : "clear",
+                                       detail: .object(["record": .int(Int64(record.index))]))
                 write(RecordBatch(command: job.command.name, records: [record], clearedThrough: record.index, audit: entry),
                       job: job, candidate: candidate, then: .clear, &actions)
 

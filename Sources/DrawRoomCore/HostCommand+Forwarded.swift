@@ -15,6 +15,8 @@ extension HostCommand {
             members["audience"] = audience.map { .string($0) } ?? .null
         case .stop, .clear, .passUnclaimed:
             break
+        case .wipeRehearsal:
+            members["rehearsal"] = .bool(true)
         case .configure(let config):
             guard case .object(var configJSON) = config.json else { break }
             if !config.excludeWinnersOf.isEmpty {

@@ -294,6 +294,75 @@ def test_script_and_tombola_verify_check_ticket_books(script, tmp_path):
         assert failed(result.stdout) == failed(swift.stdout), tamper.__name__
 
 
+REHEARSAL = pathlib.Path(__file__).with_name("fixtures") / "sample-export-rehearsal.json"
+
+
+def rechain(records):
+    """Every record's prev and hash recomputed in order: a tamper that only the rules can catch."""
+    prev = "0" * 64
+    for record in records:
+        record["prev"] = prev
+        rehash(record)
+        prev = record["hash"]
+
+
+def rehearsal_tampers():
+    def real_round_in_rehearsal(d):
+        # The rehearsal's second round unmarked: a real round in a rehearsal session (rule R1).
+        r = [r for r in d["records"] if r["kind"] == "round" and r.get("rehearsal")][1]
+        del r["rehearsal"]
+        rechain(d["records"])
+
+    def wipe_of_real_rounds(d):
+        # The real event's Clear turned into a wipe: it would discard a real round (rule R2).
+        c = [r for r in d["records"] if r["kind"] == "clear"][1]
+        c["rehearsal"] = True
+        rechain(d["records"])
+
+    return [real_round_in_rehearsal, wipe_of_real_rounds]
+
+
+def test_rehearsal_fixture_is_what_the_engine_produces_now():
+    binary = tombola_binary()
+    expected = REHEARSAL.read_text(encoding="utf-8").strip()
+    if binary is None:
+        data = json.loads(expected)
+        assert json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False) == expected
+        return
+    produced = subprocess.run([binary, "verify", "--sample-export", "rehearsal"], capture_output=True, text=True, timeout=60, check=True)
+    assert produced.stdout.strip() == expected
+
+
+def test_script_and_tombola_verify_check_rehearsal_rounds_and_their_wipe(script, tmp_path):
+    data = json.loads(REHEARSAL.read_text(encoding="utf-8"))
+    rounds = [r for r in data["records"] if r["kind"] == "round"]
+    assert [r.get("rehearsal", False) for r in rounds] == [True, True, True, False, False]
+    assert [c.get("rehearsal", False) for c in data["records"] if c["kind"] == "clear"] == [True, False]
+    binary = tombola_binary()
+    if binary is None:
+        pytest.fail("build tombola first (swift build --product tombola) or set TOMBOLA_BIN")
+    result = run(script, data, tmp_path)
+    swift = subprocess.run([binary, "verify", str(REHEARSAL)], capture_output=True, text=True, timeout=60)
+    for out, code in ((result.stdout, result.returncode), (swift.stdout, swift.returncode)):
+        assert code == 0, out
+        # Each rehearsal round is called out, the real ones are not.
+        assert sorted(re.findall(r"#(\d+) note: REHEARSAL", out)) == sorted(str(i) for i, r in enumerate(data["records"])
+                                                                            if r["kind"] == "round" and r.get("rehearsal"))
+    for tamper in rehearsal_tampers():
+        forged = json.loads(REHEARSAL.read_text(encoding="utf-8"))
+        tamper(forged)
+        result = run(script, forged, tmp_path)
+        path = tmp_path / "tampered.json"
+        path.write_text(json.dumps(forged, ensure_ascii=False), encoding="utf-8")
+        swift = subprocess.run([binary, "verify", str(path)], capture_output=True, text=True, timeout=60)
+        failed = lambda text: [line for line in text.splitlines() if ": FAIL" in line]
+        assert result.returncode == 1 and swift.returncode == 1, tamper.__name__ + "\n" + result.stdout + swift.stdout
+        assert sorted(failed(result.stdout)) == sorted(failed(swift.stdout)), tamper.__name__ + "\n" + result.stdout + swift.stdout
+        # The first failure names the rule (later ones follow from the session the verifiers rebuilt).
+        rule = "(rule R1)" if tamper.__name__ == "real_round_in_rehearsal" else "(rule R2)"
+        assert rule in failed(swift.stdout)[0] and rule in failed(result.stdout)[0], tamper.__name__ + "\n" + swift.stdout
+
+
 PAST = pathlib.Path(__file__).with_name("fixtures") / "sample-export-past.json"
 
 

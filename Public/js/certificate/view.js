@@ -1,5 +1,6 @@
 // Owns the certificate page's DOM.
 
+import { showRehearsal } from '../lib/rehearsal-mark.js';
 import { tint } from '../lib/books.js';
 import { $, el, replaceChildren, setText, show } from '../lib/dom.js';
 import { locale, t } from '../lib/i18n.js';
@@ -41,6 +42,8 @@ export class CertificateView {
     show(n.missing, state.status === 'missing' || state.status === 'error');
     setText(n.missing, state.status === 'missing' ? t('cert.missing') : state.status === 'error' ? t('cert.error') : '');
     const record = state.record;
+    // A rehearsal round (issue 45): the band and the watermark, on screen and on paper.
+    showRehearsal(record?.rehearsal === true);
     setText(n.prize, record?.prize ?? '');
     replaceChildren(n.winners, state.winners.map((w) => tint(el('li', { class: w === null ? 'is-unclaimed' : null, text: holderText(w) }), w)));
     // One line per void and pass, in the record's order: who lost the prize, why, and to whom.

@@ -1,5 +1,6 @@
 // Wiring for /draw/<code>: with #key=… the host's controls, without it a viewer page.
 
+import { markRehearsal } from '../lib/rehearsal-mark.js';
 import { StageModes } from '../lib/stage-modes.js';
 import { renderCertificateLink } from './certificate-link.js';
 import { attachConnectionUI } from '../lib/socket.js';
@@ -23,6 +24,7 @@ initLanguageSwitch();
 const code = codeFromLocation();
 let hostKey = takeHostKey(code);
 const state = new HostState(code);
+markRehearsal(state); // the rehearsal band and watermark (issue 45)
 state.hasKey = hostKey !== null;
 const view = new DrawView();
 new ClaimPanel(state, { role: 'host' }); // claimed / not claimed, live (issue #26)
@@ -63,6 +65,10 @@ view.bindStartStop(() => {
   }
 });
 view.bindClear(() => command('clear'));
+// The rehearsal's wipe (issue 45): a Clear only a rehearsal session takes, then the settings
+// saved without rehearsal, so the next round is the real event's.
+let goLive = false;
+view.bindWipeRehearsal(() => { goLive = true; command('clear', { rehearsal: true }); });
 view.bindVoid(({ round, winner, reason }) => {
   state.voidReasons.set(`${round}|${winnerText(winner)}`, reason);
   command('void', { round, winner, reason });
@@ -128,6 +134,8 @@ state.addEventListener('change', ({ detail }) => {
   }
   if (detail === 'warning' && state.warning) view.toast(state.warning.message ?? state.warning.code);
   if (detail === 'cleared') view.toast(t('draw.cleared'));
+  if (detail === 'cleared' && goLive) { goLive = false; view.goLive(); }
+  if (detail === 'error' && goLive) goLive = false;
   view.render(state);
   renderCertificateLink(state);
   checkin.render(state);

@@ -62,6 +62,19 @@ export class DrawView {
     });
   }
 
+  /** The rehearsal's wipe (issue 45): after a confirmation, `handler()`. */
+  bindWipeRehearsal(handler) {
+    $('[data-wipe-rehearsal]', this.root).addEventListener('click', () => {
+      if (window.confirm(t('host.rehearsal.wipe.confirm'))) handler();
+    });
+  }
+
+  /** After the wipe: the settings saved again without rehearsal, so the next round is real. */
+  goLive() {
+    $('[data-rehearsal]', this.form).checked = false;
+    this.form.requestSubmit();
+  }
+
   bindClear(handler) {
     $('[data-clear]', this.root).addEventListener('click', () => this.clearDialog.showModal());
     this.clearDialog.addEventListener('close', () => {
@@ -298,6 +311,7 @@ export class DrawView {
     $('[data-exclude]', this.form).value = (config.exclude ?? []).join('\n');
     $('[data-perstop]', this.form).value = config.perStop === 'all' ? 1 : config.perStop ?? 1;
     $('[data-repeats]', this.form).checked = Boolean(config.repeats);
+    $('[data-rehearsal]', this.form).checked = config.rehearsal === true;
     $('[data-mode]', this.form).value = config.mode ?? 'number';
     $('[data-mask]', this.form).value = config.mask ?? 'none';
     showSlowDown(this.form, config);
@@ -359,7 +373,8 @@ export class DrawView {
       : null;
     return {
       config: { pool, exclude, perStop, repeats: $('[data-repeats]', this.form).checked, prizes, prize, mode: $('[data-mode]', this.form).value,
-        mask: $('[data-mask]', this.form).value, claim, slowDown: readSlowDown(this.form) },
+        mask: $('[data-mask]', this.form).value, claim, slowDown: readSlowDown(this.form),
+        ...($('[data-rehearsal]', this.form).checked ? { rehearsal: true } : {}) },
     };
   }
 
@@ -472,6 +487,7 @@ export class DrawView {
     const host = state.isHost;
     document.body.classList.toggle('is-host', host);
     for (const node of $$('[data-host-only]', this.root)) show(node, host);
+    show($('[data-wipe-rehearsal]', this.root), host && state.config?.rehearsal === true);
     setText(this.heading, t('draw.heading', { code: state.code }));
     document.title = t('draw.title', { code: state.code });
     setText(this.roleBadge, state.snapshotReceived || state.hasKey ? t(host ? 'role.host' : 'role.viewer') : '');

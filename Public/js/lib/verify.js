@@ -455,7 +455,13 @@ export function verifyExport(exported) {
       const reason = checkPass(r, session);
       out.push(reason ? { index, ok: false, reason } : { index, ok: true });
     }
-    else if (r.kind === 'clear') session = fresh(session.last);
+    else if (r.kind === 'clear') {
+      // A wipe (FAIRNESS §19) ends a session of rehearsal rounds only, never real rounds.
+      if ('rehearsal' in r && (r.rehearsal !== true || session.rehearsal !== true)) {
+        out.push({ index, ok: false, reason: 'rehearsal wipe of a session that is not all rehearsal rounds (rule R2)' });
+      }
+      session = fresh(session.last);
+    }
     else if (r.kind === 'void') {
       session.voided.push(r.winner);
       const won = session.rounds.get(r.round) ?? [];
@@ -469,7 +475,12 @@ export function verifyExport(exported) {
         if (tier[0] === r.prizeIndex && tier[1] === r.prize) awarded += (session.rounds.get(round) ?? []).length;
       }
       const sealed = beacon ? { lock: beacon, value: beaconValue } : null;
-      const outcome = !lock && locked ? { ok: false, reason: 'round without its lock' }
+      // FAIRNESS §19: a session holds rehearsal rounds or real ones, never both.
+      const rehearsal = 'rehearsal' in r;
+      const mixed = rehearsal && r.rehearsal !== true ? 'bad field rehearsal'
+        : session.rehearsal !== undefined && session.rehearsal !== rehearsal ? 'rehearsal and real rounds in one session (rule R1)' : null;
+      session.rehearsal = rehearsal;
+      const outcome = mixed ? { ok: false, reason: mixed } : !lock && locked ? { ok: false, reason: 'round without its lock' }
         : verifyRound(r, { entrants, lock, awarded, session: { voided: session.voided, winners: session.winners, roundWinners }, beacon: sealed });
       out.push({ index, ...outcome, ...(lock ? {} : { note: V1_NOTE }) });
       lock = null;

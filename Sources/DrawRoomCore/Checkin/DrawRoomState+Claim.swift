@@ -44,7 +44,7 @@ extension HostCommand {
     /// Commands that could hand a win to someone else while claim windows are open.
     var waitsForClaims: Bool {
         switch self {
-        case .start, .clear, .void: true
+        case .start, .clear, .wipeRehearsal, .void: true
         default: false
         }
     }

@@ -32,6 +32,10 @@ enum DrawExportCSV {
             if case .name(let id) = value, let name = names[id] { .text(name) } else { .empty }
         }
         var rows: [[SheetCell]] = []
+        // Rehearsal rounds (issue 45): a last column says REHEARSAL on each of their rows, only in
+        // a download that has any (other downloads keep their columns).
+        var marks: [Bool] = []
+        var rehearsalRound: [Int: Bool] = [:]
         var session = 1
         for record in records {
             switch record.body {
@@ -44,8 +48,10 @@ enum DrawExportCSV {
                              .text(reason == nil ? "no" : "yes"), text(said(reason, language)), cell(winner),
                              ExportTable.time(millis: record.at, in: timeZone), .integer(Int64(record.index)), .empty, .empty,
                              .text(record.hash), name(alternate)])
+                marks.append(rehearsalRound[round] ?? false)
             case .round(let round):
                 prizes[round.round] = round.prize ?? ""
+                rehearsalRound[round.round] = round.rehearsal
                 for winner in round.winners {
                     let reason = voids["\(round.round)|\(winner)"]
                     rows.append([.integer(Int64(session)), .integer(Int64(round.round)), text(round.prize), cell(winner),
@@ -53,12 +59,15 @@ enum DrawExportCSV {
                                  round.replaces.map { cell($0.winner) } ?? .empty,
                                  ExportTable.time(millis: record.at, in: timeZone), .integer(Int64(record.index)),
                                  .text(round.commitment), .text(round.seed), .text(record.hash), name(winner)])
+                    marks.append(round.rehearsal)
                 }
             default:
                 break
             }
         }
-        return ExportTable(header: header, rows: rows, timeZone: timeZone, fractionalSeconds: true)
+        guard marks.contains(true) else { return ExportTable(header: header, rows: rows, timeZone: timeZone, fractionalSeconds: true) }
+        let marked = zip(rows, marks).map { row, rehearsal in row + [rehearsal ? .text("REHEARSAL") : .empty] }
+        return ExportTable(header: header + ["rehearsal"], rows: marked, timeZone: timeZone, fractionalSeconds: true)
     }
 
     /// A reason as the download's language says it: a claim pass's fixed "not claimed in N s"
