@@ -5,7 +5,8 @@ import DrawEngine
 /// The start-up text: the addresses a person types or scans, with the LAN address first
 /// (phones in the room cannot reach `localhost`). Host and admin keys ride in the fragment.
 public enum Banner {
-    public static func text(configuration: AppConfiguration, port: Int,
+    /// `signer`: the server's record-signing key (issue #47), whose fingerprint the banner shows.
+    public static func text(configuration: AppConfiguration, port: Int, signer: RecordSigner? = nil,
                             lanAddresses: [String] = NetworkInterfaces.lanIPv4Addresses()) -> String {
         let listensEverywhere = configuration.host == "0.0.0.0" || configuration.host == "::"
         var hosts: [String] = listensEverywhere ? lanAddresses : [configuration.host]
@@ -27,7 +28,7 @@ public enum Banner {
         if let admin = configuration.adminKey {
             lines.append("  Admin (keep this secret): \(AdminKey.link(base: base, key: admin))")
         }
-        if let signer = ServerSigning.signer {
+        if let signer {
             // Public: what a reader of an export compares the signatures' key with (issue #47).
             lines.append("  Signing key: \(RecordSigning.grouped(signer.fingerprint)) (Ed25519, \(base)/api/server/key)")
         }

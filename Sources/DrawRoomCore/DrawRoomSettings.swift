@@ -17,12 +17,17 @@ public struct DrawRoomSettings: Sendable {
     public var beacon = BeaconSettings()
     /// The program writing the records, named by each `commit` record (issue #47); nil: none.
     public var software: SoftwareIdentity?
+    /// The key that signs every record this server stores (issue #47); nil: records are stored
+    /// unsigned. Per server (a service's settings), never process-wide: two servers in one process
+    /// (the tests) sign with their own keys.
+    public var signer: RecordSigner?
 
     public init(tickHz: Int = 20, slowDown: Duration = .milliseconds(1500),
                 maxPoolBytes: Int = DrawRoomSettings.defaultMaxPoolBytes, beacon: BeaconSettings = BeaconSettings(),
-                software: SoftwareIdentity? = nil) {
+                software: SoftwareIdentity? = nil, signer: RecordSigner? = nil) {
         self.beacon = beacon
         self.software = software
+        self.signer = signer
         self.tickHz = tickHz
         self.slowDown = slowDown
         self.maxPoolBytes = maxPoolBytes

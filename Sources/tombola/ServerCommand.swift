@@ -159,7 +159,7 @@ enum ServerCommand {
                 note += "  The admin key is the one you gave (\(configuration.adminKeyFile == nil ? "--admin-key" : "--admin-key-file")).\n"
             }
         }
-        let text = Banner.text(configuration: shown, port: port)
+        let text = Banner.text(configuration: shown, port: port, signer: draws.signer)
         guard !note.isEmpty, let end = text.range(of: "\nPress Ctrl-C") else { return text }
         return text.replacingCharacters(in: end, with: "\n" + note + "\nPress Ctrl-C")
     }

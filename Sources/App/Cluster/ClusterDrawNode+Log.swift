@@ -27,7 +27,7 @@ extension ClusterDrawNode {
                 entry.seal = SeedSeal.seal(seed, key: settings.key, code: code)
             }
             // Signed as it is stored, beside it (issue #47, docs/FAIRNESS.md §17).
-            if let signature = ServerSigning.signer?.sign(hash: record.hash, code: code) {
+            if let signature = runtime.roomSettings.signer?.sign(hash: record.hash, code: code) {
                 entry.signature = signature.key + ":" + signature.signature
             }
             return entry

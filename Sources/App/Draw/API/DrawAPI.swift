@@ -22,7 +22,7 @@ enum DrawAPI {
         }
         // The key every record is signed with (issue #47, docs/FAIRNESS.md §17): what a reader checks an export against.
         router.handle("/api/server/key") { _, responder in
-            guard let document = ServerSigning.keyDocument else { return responder.respond(APIError.response("not_found")) }
+            guard let document = ServerSigning.keyDocument(service.settings.signer) else { return responder.respond(APIError.response("not_found")) }
             responder.respond(APIError.json(document))
         }
         router.handle("/api/qr") { request, responder in
@@ -88,7 +88,7 @@ enum DrawAPI {
                 let format = rest[1] == "export.xlsx" ? "xlsx" : "csv"
                 return exportCSV(room, host: withEntrants, language: language, format: format, responder: responder)
             }
-            export(room, withEntrants: withEntrants, from: from, responder: responder)
+            export(room, withEntrants: withEntrants, from: from, signer: service.settings.signer, responder: responder)
         case (2, "audit.csv"), (2, "audit.xlsx"):
             // The audit log: the host's (its entries name removed entrants and the reasons given).
             guard method == "GET" else { return responder.respond(APIError.methodNotAllowed(allow: ["GET", "HEAD"])) }
@@ -292,15 +292,16 @@ enum DrawAPI {
 
     /// `extra` with the export's `signatures` member (issue #47): the server's key, its rotations
     /// and each stored record's signature.
-    private static func signed(_ records: [DrawRecord], _ extra: [String: JSONValue] = [:]) -> [String: JSONValue] {
+    private static func signed(_ records: [DrawRecord], _ extra: [String: JSONValue] = [:], signer: RecordSigner?) -> [String: JSONValue] {
         var members = extra
-        if let signer = ServerSigning.signer { members["signatures"] = signer.exportMember(records: records) }
+        if let signer { members["signatures"] = signer.exportMember(records: records) }
         if let stamps = RecordTimeStamps.exportMember(records: records) { members["timestamps"] = stamps }
         return members
     }
 
     /// The JSON export (the CSV has its own answer, `exportCSV`).
-    private static func export(_ room: any DrawChannel, withEntrants: Bool = false, from: Int = 0, responder: Responder) {
+    private static func export(_ room: any DrawChannel, withEntrants: Bool = false, from: Int = 0, signer: RecordSigner?,
+                               responder: Responder) {
         let code = room.code
         let piece: @Sendable ([DrawRecord]) -> [DrawRecord] = { records in from == 0 ? records : records.filter { $0.index >= from } }
         guard !withEntrants else {
@@ -314,7 +315,7 @@ enum DrawAPI {
                 room.export { result in
                     switch result {
                     case .success(let records):
-                        var response = HTTPResponse.json(.ok, Array(DrawExport.json(code: code, records: piece(records), extra: signed(piece(records), ["checkin": checkin])).utf8))
+                        var response = HTTPResponse.json(.ok, Array(DrawExport.json(code: code, records: piece(records), extra: signed(piece(records), ["checkin": checkin], signer: signer)).utf8))
                         response.headers.add(name: "Content-Disposition", value: "attachment; filename=\"tombola-\(code).json\"")
                         response.headers.add(name: "Cache-Control", value: "no-store")
                         responder.respond(response)
@@ -328,7 +329,7 @@ enum DrawAPI {
         room.export { result in
             switch result {
             case .success(let records):
-                var response = HTTPResponse.json(.ok, Array(DrawExport.json(code: code, records: piece(records), extra: signed(piece(records))).utf8))
+                var response = HTTPResponse.json(.ok, Array(DrawExport.json(code: code, records: piece(records), extra: signed(piece(records), signer: signer)).utf8))
                 response.headers.add(name: "Content-Disposition", value: "attachment; filename=\"tombola-\(code).json\"")
                 response.headers.add(name: "Cache-Control", value: "no-store")
                 responder.respond(response)

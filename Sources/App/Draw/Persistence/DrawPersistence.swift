@@ -9,7 +9,7 @@ import Storage
 
 /// How a draw maps onto Storage rows. Every function runs on the storage thread.
 enum DrawPersistence {
-    static func row(_ record: DrawRecord, code: String) -> RecordRow {
+    static func row(_ record: DrawRecord, code: String, signer: RecordSigner? = nil) -> RecordRow {
         let round: Int
         switch record.body {
         case .round(let r): round = r.round
@@ -20,7 +20,7 @@ enum DrawPersistence {
         var row = RecordRow(drawCode: code, index: record.index, round: round, kind: record.kind, json: record.canonicalJSON,
                             hash: record.hash, prevHash: record.prev, createdAt: Double(record.at) / 1000)
         // Signed as it is stored, beside it (issue #47, docs/FAIRNESS.md §17).
-        if let signature = ServerSigning.signer?.sign(hash: record.hash, code: code) {
+        if let signature = signer?.sign(hash: record.hash, code: code) {
             row.signature = signature.signature
             row.signatureKey = signature.key
         }
@@ -37,13 +37,14 @@ enum DrawPersistence {
     /// Appends `records` (and optionally the new settings and Clear mark) in one synced
     /// transaction: all or nothing.
     /// `seed`: the seed behind a `commit` record among `records`, kept sealed (`pending_seeds`);
-    /// `rolling`: what a Start froze, kept beside it. Both in the records' transaction.
+    /// `rolling`: what a Start froze, kept beside it. Both in the records' transaction. `signer`:
+    /// the server's key, which signs each record as it is stored (issue #47).
     static func append(_ records: [DrawRecord], code: String, config: String? = nil, clearedThrough: Int? = nil,
                        audit: (log: DrawAuditLog, entry: AuditEntry)? = nil, checkin: CheckinWrite? = nil,
-                       seed: Seed? = nil, rolling: RollingStart? = nil, in database: Database) throws {
+                       seed: Seed? = nil, rolling: RollingStart? = nil, signer: RecordSigner? = nil, in database: Database) throws {
         do {
             try database.transaction {
-                for record in records { try database.appendRecord(row(record, code: code)) }
+                for record in records { try database.appendRecord(row(record, code: code, signer: signer)) }
                 if let seed, records.contains(where: { if case .commit(seed.commitment, _) = $0.body { true } else { false } }) {
                     try database.savePendingSeed(drawCode: code, commitment: seed.commitment,
                                                  sealed: SeedSeal.seal(seed, key: try database.seedKey(), code: code))

@@ -6,6 +6,8 @@ import Storage
 struct SQLiteDrawStore: DrawRecordStore {
     let storage: StorageQueue
     let audit: DrawAuditLog
+    /// Signs each record as it is stored (issue #47); nil: unsigned.
+    let signer: RecordSigner?
 
     func append(_ batch: RecordBatch, to code: String, completion: @escaping @Sendable (Result<Void, any Error>) -> Void) {
         let audit = self.audit
@@ -13,7 +15,7 @@ struct SQLiteDrawStore: DrawRecordStore {
         storage.async({ database in
             try DrawPersistence.append(batch.records, code: code, config: batch.config, clearedThrough: batch.clearedThrough,
                                        audit: batch.audit.map { (audit, $0) }, checkin: batch.checkin,
-                                       seed: batch.committedSeed, rolling: batch.rolling, in: database)
+                                       seed: batch.committedSeed, rolling: batch.rolling, signer: signer, in: database)
         }, completion: { result in
             // A round's record stored: its chain head is time-stamped outside (`--tsa`, issue #47).
             if case .success = result { ServerTimeStamping.stored(batch.records, code: code, storage: storage) }

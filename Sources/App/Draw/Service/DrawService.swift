@@ -34,6 +34,8 @@ public final class DrawService: Sendable {
     public let storage: StorageQueue
     let limiter: AuthRateLimiter
     let settings: DrawRoomSettings
+    /// The key that signs every record this server stores (issue #47), for the banner.
+    public var signer: RecordSigner? { settings.signer }
     let audit = DrawAuditLog()
     /// Every draw's named operators' keys (issue #41; single box).
     let operators = OperatorTable()
@@ -79,13 +81,13 @@ public final class DrawService: Sendable {
         let storage = try StorageQueue(directory: configuration.dataDirectory)
         do {
             // Before any draw is read or written: every record stored from now on is signed (issue #47).
-            ServerSigning.install(try ServerSigning.load(dataDirectory: configuration.dataDirectory))
+            let signer = try ServerSigning.load(dataDirectory: configuration.dataDirectory)
             ServerTimeStamping.install(tsa: configuration.tsaURL)
             ServerWebhooks.install(try WebhookRegistry.local(storage: storage, allowPrivate: configuration.webhookAllowPrivate))
             let service = try DrawService(configuration: configuration, storage: storage,
                                    settings: DrawRoomSettings(tickHz: configuration.tickHz, slowDown: slowDown,
                                                               maxPoolBytes: configuration.maxPoolBytes, beacon: configuration.beacon,
-                                                              software: BinaryIdentity.software),
+                                                              software: BinaryIdentity.software, signer: signer),
                                    limiter: AuthRateLimiter(burst: authBurst, refill: authRefill),
                                    registry: metrics)
             // The named operators, before any page or call can present one's key.
@@ -153,7 +155,8 @@ public final class DrawService: Sendable {
                 }
                 let key = configuration.hostKey ?? DrawKeys.newSecret()
                 let created = try Self.insertDraw(code: code ?? DrawKeys.newCode(), key: key, config: .standard,
-                                                  audit: (audit, AuditEntry(actor: "system", action: "create")), in: database)
+                                                  audit: (audit, AuditEntry(actor: "system", action: "create")),
+                                                  signer: settings.signer, in: database)
                 index.append((created.row.code, created.row.hostKeyHash))
                 return Found(index: index, defaultDraw: DefaultDraw(code: created.row.code, hostKey: key, created: true,
                                                                     keyReset: false), created: created, admin: admin, marks: marks)
@@ -176,7 +179,7 @@ public final class DrawService: Sendable {
         var rooms = [String: DrawRoom]()
         if let created = found.created {
             rooms[created.row.code] = DrawRoom(code: created.row.code, draw: created.draw, hostKeyHash: created.row.hostKeyHash,
-                                               loop: loop, store: SQLiteDrawStore(storage: storage, audit: audit),
+                                               loop: loop, store: SQLiteDrawStore(storage: storage, audit: audit, signer: settings.signer),
                                                limiter: limiter, settings: settings, metrics: metrics,
                                                operators: operators.keys(for: created.row.code))
         }
@@ -228,7 +231,7 @@ public final class DrawService: Sendable {
 
     /// A new draw row with its `open` commitment, in one transaction (storage thread).
     private static func insertDraw(code: String, key: String, config: DrawConfig, audit: (DrawAuditLog, AuditEntry),
-                                   in database: Database) throws -> (row: DrawRow, draw: Draw) {
+                                   signer: RecordSigner?, in database: Database) throws -> (row: DrawRow, draw: Draw) {
         var draw = try Draw(config: config)
         draw.software = BinaryIdentity.software
         let record = try draw.prepareFreshCommitment()
@@ -236,7 +239,7 @@ public final class DrawService: Sendable {
                           configJSON: DrawPersistence.encode(draw.config), clearedThrough: -1)
         try database.transaction {
             try database.insertDraw(row)
-            try DrawPersistence.append([record], code: code, audit: audit, seed: draw.committedSeed, in: database)
+            try DrawPersistence.append([record], code: code, audit: audit, seed: draw.committedSeed, signer: signer, in: database)
         }
         return (row, draw)
     }
@@ -264,7 +267,7 @@ public final class DrawService: Sendable {
                 }
                 guard let hash = known.stored[candidate] else { return nil }
                 let room = DrawRoom(code: candidate, hostKeyHash: hash, loop: loop,
-                                    store: SQLiteDrawStore(storage: storage, audit: audit), limiter: limiter,
+                                    store: SQLiteDrawStore(storage: storage, audit: audit, signer: settings.signer), limiter: limiter,
                                     settings: settings, metrics: metrics, operators: operators.keys(for: candidate))
                 known.rooms[candidate] = room
                 known.lastUsed[candidate] = now
@@ -306,6 +309,7 @@ public final class DrawService: Sendable {
         guard first else { return }
         let pendingLoads = self.pendingLoads
         let audit = self.audit
+        let signer = settings.signer
         storage.async { [weak self] database in
             let rooms = pendingLoads.withLock { pending -> [(room: DrawRoom, dormant: DormantDraw?)] in
                 defer { pending = ([], false) }
@@ -350,7 +354,7 @@ public final class DrawService: Sendable {
                         let detail: JSONValue = entry.interrupted.map { .object(["interrupted": .int(Int64($0))]) } ?? .object([:])
                         try DrawPersistence.append([commitment], code: entry.room.code,
                                                    audit: (audit, AuditEntry(actor: "system", action: "restart", detail: detail)),
-                                                   seed: entry.draw.committedSeed, in: database)
+                                                   seed: entry.draw.committedSeed, signer: signer, in: database)
                     }
                 } }
             } catch {
@@ -425,14 +429,15 @@ public final class DrawService: Sendable {
         let code = fresh
         let loop = group.loops[0]
         let audit = self.audit
+        let signer = settings.signer
         storage.async({ database in
             try Self.insertDraw(code: code, key: key, config: config,
-                                audit: (audit, AuditEntry(actor: "admin", action: "create")), in: database)
+                                audit: (audit, AuditEntry(actor: "admin", action: "create")), signer: signer, in: database)
         }, completion: { [self] result in
             switch result {
             case .success(let created):
                 let room = DrawRoom(code: code, draw: created.draw, hostKeyHash: created.row.hostKeyHash, loop: loop,
-                                    store: SQLiteDrawStore(storage: storage, audit: audit), limiter: limiter,
+                                    store: SQLiteDrawStore(storage: storage, audit: audit, signer: settings.signer), limiter: limiter,
                                     settings: settings, metrics: metrics, operators: operators.keys(for: code))
                 known.withLock {
                     $0.stored[code] = created.row.hostKeyHash

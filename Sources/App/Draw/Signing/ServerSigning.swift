@@ -7,8 +7,8 @@ import DrawEngine
 import JSON
 import Locking
 
-/// The server's Ed25519 record-signing key (issue #47, docs/FAIRNESS.md §17), one per process like
-/// `BinaryIdentity`: installed at start-up (before any draw is read or written) and read by the
+/// The server's Ed25519 record-signing key (issue #47, docs/FAIRNESS.md §17), one per server (its
+/// `DrawRoomSettings.signer`, loaded at start-up before any draw is read or written) and read by the
 /// stores that sign each record they append, the export and `GET /api/server/key`.
 ///
 /// A single box keeps the key in `signing.key` in its data directory (32 random bytes, mode 0600,
@@ -19,12 +19,6 @@ public enum ServerSigning {
     public static let keyFileName = "signing.key"
     public static let rotationsFileName = "signing-rotations.json"
 
-    private static let installed = Lock<RecordSigner?>(nil)
-
-    /// The installed signer; nil before start-up (then records are stored unsigned).
-    public static var signer: RecordSigner? { installed.withLock { $0 } }
-
-    public static func install(_ signer: RecordSigner) { installed.withLock { $0 = signer } }
 
     /// The key of the data directory `directory` (made if there is none) and its rotations.
     public static func load(dataDirectory directory: String) throws -> RecordSigner {
@@ -41,7 +35,9 @@ public enum ServerSigning {
     }
 
     /// `GET /api/server/key`: the key a reader checks exports with (its hex, fingerprint, rotations).
-    public static var keyDocument: JSONValue? {
+    /// The signer is the server's own (its `DrawRoomSettings.signer`), never a process-wide one: two
+    /// servers in one process (the Swift tests) each sign with their own key.
+    public static func keyDocument(_ signer: RecordSigner?) -> JSONValue? {
         signer.map { .object($0.keyMembers) }
     }
 
