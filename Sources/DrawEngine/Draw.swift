@@ -573,7 +573,10 @@ public struct Draw: Sendable {
                 prize: String?, prizeIndex: Int?, replaces: Replacement?) -> RoundRecord {
         let n = lock.pool.count
         // A claim draw's alternates continue the same sampling past the winners (FAIRNESS.md §15).
-        let alternates = replaces == nil ? config.claim.map { min($0.alternates, Int(clamping: n) - frozen.count) } : nil
+        // The whole order (issue 45): every eligible entrant after the winners is the waiting list.
+        let alternates = replaces != nil ? nil
+            : config.waitlist ? Int(clamping: n) - frozen.count
+            : config.claim.map { min($0.alternates, Int(clamping: n) - frozen.count) }
         let count = frozen.count + max(0, alternates ?? 0)
         let positions: [UInt64]
         let algorithm: String

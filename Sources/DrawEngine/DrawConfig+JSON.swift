@@ -78,7 +78,8 @@ extension DrawConfig {
                 guard let ms = Int(exactly: try reader.integer(value)) else { throw reader.failure() }
                 return ms
             },
-            rehearsal: try reader.optional(members, "rehearsal") { (value, reader) throws(DrawConfigDecodingError) in try reader.bool(value) } ?? false)
+            rehearsal: try reader.optional(members, "rehearsal") { (value, reader) throws(DrawConfigDecodingError) in try reader.bool(value) } ?? false,
+            waitlist: try reader.optional(members, "waitlist") { (value, reader) throws(DrawConfigDecodingError) in try reader.bool(value) } ?? false)
     }
 
     /// The settings with every key, as stored and as `state.config` carries them (canonical
@@ -127,6 +128,7 @@ extension DrawConfig {
         if beacon { members["beacon"] = .bool(true) }
         if let slowDown { members["slowDown"] = .int(Int64(slowDown)) }
         if rehearsal { members["rehearsal"] = .bool(true) }
+        if waitlist { members["waitlist"] = .bool(true) }
         return .object(members)
     }
 }

@@ -123,6 +123,10 @@ public struct DrawConfig: Sendable, Equatable {
     /// page, and can be wiped (`clear` with `rehearsal`) before the real event. A session holds
     /// rehearsal rounds or real ones, never both (`rehearsal_mixed`).
     public var rehearsal: Bool = false
+    /// The whole order (issue 45): each round draws its winners and then every other eligible
+    /// entrant, in order, as its waiting list (the round record's `alternates`, the same sampling
+    /// continued: docs/FAIRNESS.md §15). Pools of at most `DrawLimits.maxWaitlist` entrants.
+    public var waitlist: Bool = false
 
     /// 1.5 to 6 seconds: shorter reads as a jump, longer keeps the room waiting.
     public static let slowDownRange = 1500...6000
@@ -130,7 +134,7 @@ public struct DrawConfig: Sendable, Equatable {
     public init(pool: PoolConfig = .range(from: 1, to: 500), exclude: [DrawValue] = [], perStop: PerStop = .count(1),
                 repeats: Bool = false, prizes: [Prize] = [], prize: Int = 0, excludeWinnersOf: [PastDraw] = [],
                 mode: DisplayMode = .number, mask: NameMask = .none, claim: ClaimSetting? = nil, beacon: Bool = false,
-                slowDown: Int? = nil, rehearsal: Bool = false) {
+                slowDown: Int? = nil, rehearsal: Bool = false, waitlist: Bool = false) {
         self.pool = pool
         self.exclude = exclude
         self.perStop = perStop
@@ -144,6 +148,7 @@ public struct DrawConfig: Sendable, Equatable {
         self.beacon = beacon
         self.slowDown = slowDown
         self.rehearsal = rehearsal
+        self.waitlist = waitlist
     }
 
     /// 1…500, one winner per Stop, no repeats, no prizes.
@@ -172,4 +177,6 @@ public enum DrawLimits {
     /// Draws one draw may exclude the winners of.
     public static let maxPastDraws = 20
     public static let maxCodeBytes = 32
+    /// The largest pool whose whole order a round draws (`waitlist`; the record holds every entrant).
+    public static let maxWaitlist = 10_000
 }

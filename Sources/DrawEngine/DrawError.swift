@@ -65,6 +65,8 @@ public enum DrawError: Error, Equatable, Sendable, CaseIterable {
     case rehearsalMixed
     /// A wipe of rehearsal rounds when the session holds none, or holds real rounds.
     case notRehearsal
+    /// `waitlist` (the whole order) for a pool of more than 10,000 entrants.
+    case badWaitlist
 
     public var code: String {
         switch self {
@@ -94,6 +96,7 @@ public enum DrawError: Error, Equatable, Sendable, CaseIterable {
         case .badBook: "bad_book"
         case .rehearsalMixed: "rehearsal_mixed"
         case .notRehearsal: "not_rehearsal"
+        case .badWaitlist: "bad_waitlist"
         case .badPastDraw: "bad_past_draw"
         case .pastDrawKey: "past_draw_key"
         case .badClaim: "bad_claim"

@@ -135,6 +135,8 @@ struct ValidatedConfig: Sendable {
                   ClaimSetting.alternatesRange.contains(claim.alternates) else { throw .badClaim }
         }
         if let slowDown = input.slowDown, !DrawConfig.slowDownRange.contains(slowDown) { throw .badSlowDown }
+        // The whole order is written into each round record: pools of at most 10,000 entrants.
+        if input.waitlist, size > UInt64(DrawLimits.maxWaitlist) { throw .badWaitlist }
 
         self.config = config
         self.duplicates = duplicates

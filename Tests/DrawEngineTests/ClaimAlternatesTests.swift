@@ -90,7 +90,7 @@ import Testing
         #expect(throws: DrawError.badClaim) { _ = try Draw(config: DrawConfig(pool: .checkin(Self.ids), claim: ClaimSetting(seconds: 9))) }
         #expect(throws: DrawError.badClaim) { _ = try Draw(config: DrawConfig(pool: .checkin(Self.ids), claim: ClaimSetting(seconds: 601))) }
         #expect(throws: DrawError.badClaim) { _ = try Draw(config: DrawConfig(pool: .checkin(Self.ids), claim: ClaimSetting(alternates: 0))) }
-        #expect(throws: DrawError.badClaim) { _ = try Draw(config: DrawConfig(pool: .checkin(Self.ids), claim: ClaimSetting(alternates: 21))) }
+        #expect(throws: DrawError.badClaim) { _ = try Draw(config: DrawConfig(pool: .checkin(Self.ids), claim: ClaimSetting(alternates: DrawLimits.maxWaitlist + 1))) }
         #expect(throws: DrawError.badClaim) { _ = try Draw(config: DrawConfig(pool: .list(["a", "b"]), claim: ClaimSetting())) }
         let config = DrawConfig(pool: .checkin(Self.ids), claim: ClaimSetting(seconds: 45, alternates: 2))
         #expect(try DrawConfig(json: config.json) == config)

@@ -1,5 +1,6 @@
 // Wiring for /draw/<code>: with #key=… the host's controls, without it a viewer page.
 
+import { showWaitlist } from '../lib/waitlist-view.js';
 import { markRehearsal } from '../lib/rehearsal-mark.js';
 import { StageModes } from '../lib/stage-modes.js';
 import { renderCertificateLink } from './certificate-link.js';
@@ -25,6 +26,7 @@ const code = codeFromLocation();
 let hostKey = takeHostKey(code);
 const state = new HostState(code);
 markRehearsal(state); // the rehearsal band and watermark (issue 45)
+showWaitlist(state, { perPage: 20 }); // the whole order's waiting list, paged (issue 45)
 state.hasKey = hostKey !== null;
 const view = new DrawView();
 new ClaimPanel(state, { role: 'host' }); // claimed / not claimed, live (issue #26)

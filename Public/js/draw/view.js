@@ -312,6 +312,7 @@ export class DrawView {
     $('[data-perstop]', this.form).value = config.perStop === 'all' ? 1 : config.perStop ?? 1;
     $('[data-repeats]', this.form).checked = Boolean(config.repeats);
     $('[data-rehearsal]', this.form).checked = config.rehearsal === true;
+    $('[data-waitlist-on]', this.form).checked = config.waitlist === true;
     $('[data-mode]', this.form).value = config.mode ?? 'number';
     $('[data-mask]', this.form).value = config.mask ?? 'none';
     showSlowDown(this.form, config);
@@ -374,7 +375,8 @@ export class DrawView {
     return {
       config: { pool, exclude, perStop, repeats: $('[data-repeats]', this.form).checked, prizes, prize, mode: $('[data-mode]', this.form).value,
         mask: $('[data-mask]', this.form).value, claim, slowDown: readSlowDown(this.form),
-        ...($('[data-rehearsal]', this.form).checked ? { rehearsal: true } : {}) },
+        ...($('[data-rehearsal]', this.form).checked ? { rehearsal: true } : {}),
+        ...($('[data-waitlist-on]', this.form).checked ? { waitlist: true } : {}) },
     };
   }
 

@@ -2,6 +2,7 @@
 // a URL; the host page's "Screen with controls" link) Space/Enter or a clicker start and stop
 // (stage.js has every key).
 
+import { showWaitlist } from '../lib/waitlist-view.js';
 import { markRehearsal } from '../lib/rehearsal-mark.js';
 import { StageModes } from '../lib/stage-modes.js';
 import { attachConnectionUI } from '../lib/socket.js';
@@ -34,6 +35,7 @@ const code = codeFromLocation();
 const hostKey = takeHostKey(code);
 const state = new ScreenState(code);
 markRehearsal(state); // the rehearsal band and watermark (issue 45)
+showWaitlist(state, { perPage: 10, turnMs: 6000 }); // the whole order's waiting list, paged (issue 45)
 state.hasKey = hostKey !== null;
 const view = new ScreenView();
 const stage = new StageModes(state); // reels, wheel or names when the draw or its prize tier asks (issue #26)

@@ -1,5 +1,6 @@
 // Wiring for /watch/<code>: a phone following the draw, vibrating on a reveal.
 
+import { showWaitlist } from '../lib/waitlist-view.js';
 import { markRehearsal } from '../lib/rehearsal-mark.js';
 import { StageModes } from '../lib/stage-modes.js';
 import { attachConnectionUI } from '../lib/socket.js';
@@ -17,6 +18,7 @@ import { ClaimPanel } from '../lib/claims.js';
 initLanguageSwitch();
 const state = new WatchState(codeFromLocation());
 markRehearsal(state); // the rehearsal band and watermark (issue 45)
+showWaitlist(state, { perPage: 20 }); // the whole order's waiting list, paged (issue 45)
 const view = new WatchView();
 new StageModes(state); // reels, wheel or names when the draw or its prize tier asks (issue #26)
 wirePrizePicture(state); // the prize tier's picture while rolling and at the reveal

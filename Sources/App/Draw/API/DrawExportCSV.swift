@@ -32,9 +32,11 @@ enum DrawExportCSV {
             if case .name(let id) = value, let name = names[id] { .text(name) } else { .empty }
         }
         var rows: [[SheetCell]] = []
-        // Rehearsal rounds (issue 45): a last column says REHEARSAL on each of their rows, only in
-        // a download that has any (other downloads keep their columns).
+        // Rehearsal rounds (issue 45): a column says REHEARSAL on each of their rows; a round that
+        // drew the whole order lists its waiting list after its winners, the column `waitlist`
+        // giving each place. Each column only in a download that has any (others keep theirs).
         var marks: [Bool] = []
+        var places: [Int?] = []
         var rehearsalRound: [Int: Bool] = [:]
         var session = 1
         for record in records {
@@ -49,6 +51,7 @@ enum DrawExportCSV {
                              ExportTable.time(millis: record.at, in: timeZone), .integer(Int64(record.index)), .empty, .empty,
                              .text(record.hash), name(alternate)])
                 marks.append(rehearsalRound[round] ?? false)
+                places.append(nil)
             case .round(let round):
                 prizes[round.round] = round.prize ?? ""
                 rehearsalRound[round.round] = round.rehearsal
@@ -60,14 +63,33 @@ enum DrawExportCSV {
                                  ExportTable.time(millis: record.at, in: timeZone), .integer(Int64(record.index)),
                                  .text(round.commitment), .text(round.seed), .text(record.hash), name(winner)])
                     marks.append(round.rehearsal)
+                    places.append(nil)
+                }
+                // The whole order: the waiting list completes the pool (FAIRNESS §15, issue 45).
+                if let waiting = round.alternates, !waiting.isEmpty, UInt64(round.winners.count + waiting.count) == round.eligible {
+                    for (i, entrant) in waiting.enumerated() {
+                        rows.append([.integer(Int64(session)), .integer(Int64(round.round)), text(round.prize), cell(entrant),
+                                     .empty, .empty, .empty, ExportTable.time(millis: record.at, in: timeZone),
+                                     .integer(Int64(record.index)), .text(round.commitment), .text(round.seed), .text(record.hash),
+                                     name(entrant)])
+                        marks.append(round.rehearsal)
+                        places.append(i + 1)
+                    }
                 }
             default:
                 break
             }
         }
-        guard marks.contains(true) else { return ExportTable(header: header, rows: rows, timeZone: timeZone, fractionalSeconds: true) }
-        let marked = zip(rows, marks).map { row, rehearsal in row + [rehearsal ? .text("REHEARSAL") : .empty] }
-        return ExportTable(header: header + ["rehearsal"], rows: marked, timeZone: timeZone, fractionalSeconds: true)
+        var columns = header
+        if marks.contains(true) {
+            columns.append("rehearsal")
+            rows = zip(rows, marks).map { row, rehearsal in row + [rehearsal ? .text("REHEARSAL") : .empty] }
+        }
+        if places.contains(where: { $0 != nil }) {
+            columns.append("waitlist")
+            rows = zip(rows, places).map { row, place in row + [place.map { .integer(Int64($0)) } ?? .empty] }
+        }
+        return ExportTable(header: columns, rows: rows, timeZone: timeZone, fractionalSeconds: true)
     }
 
     /// A reason as the download's language says it: a claim pass's fixed "not claimed in N s"
