@@ -19,16 +19,16 @@ def test_the_webhooks_panel_speaks_chinese_and_shows_a_refusal(server, browser):
     host.js("document.querySelector('[data-webhooks-panel]').setAttribute('open', '')")
     host.wait_js("document.querySelector('[data-webhook-empty]') && !document.querySelector('[data-webhook-empty]').hidden", TIMEOUT)
     shown = host.js(VISIBLE, host.find_element("css selector", "[data-webhooks-panel] summary h2"))
-    assert shown == {"text": "Webhook", "inside": True, "opacity": "1", "hit": True}, shown
-    assert host.js(VISIBLE, host.find_element("css selector", "[data-webhook-empty]"))["text"] == "还没有 Webhook"
+    assert shown == {"text": "消息推送（网络回调）", "inside": True, "opacity": "1", "hit": True}, shown
+    assert host.js(VISIBLE, host.find_element("css selector", "[data-webhook-empty]"))["text"] == "还没有消息推送"
     host.find_element("css selector", "[data-webhook-url]").send_keys("http://127.0.0.1:9/hook")
     host.find_element("css selector", "[data-webhook-add]").click()
     host.wait_js("document.querySelector('[data-webhook-error]').innerText.trim() !== ''", TIMEOUT)
     error = host.js(VISIBLE, host.find_element("css selector", "[data-webhook-error]"))
-    assert error["text"] == "Webhook 必须使用 https（仅当服务器允许内网目标时才可用 http）" and error["inside"] and error["hit"], error
+    assert error["text"] == "消息推送必须使用 https（仅当服务器允许内网目标时才可用 http）" and error["inside"] and error["hit"], error
     request = urllib.request.Request(server.url("/api/draws/%s/webhooks" % code), headers={"Authorization": "Bearer " + key})
     with urllib.request.urlopen(request, timeout=10) as r:
         assert json.load(r)["webhooks"] == []
-    assert english_words(host, allow=["Webhook", "https", "http"]) == []
+    assert english_words(host, allow=["https", "http"]) == []
     # The refused request itself is the only console line (the browser logs any 400).
     assert [e for e in host.errors() if "/webhooks - Failed to load resource" not in e] == []

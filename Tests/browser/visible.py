@@ -120,8 +120,9 @@ def english_words(page, allow=(), own=()):
         text = re.sub(r"\b[0-9a-f]{4}(?: [0-9a-f]{4}){3,}\b", "", text)
         for word in WORD.findall(text):
             # digits in it: a number, a draw's code (358GYW), a hash (c1415cd4); a letter past ASCII: not
-            # English (Nguyễn, Thị); one letter: a unit or a mark
-            if word in allowed or word.lower() in own or not (word.isascii() and word.isalpha()) or len(word) < 2 or word.isupper() and len(word) == 6:
+            # English (Nguyễn, Thị); one letter: a unit or a mark; six or eight capitals: a draw's
+            # code or an entrant's public id that happens to hold no digit (NUVDMMHX)
+            if word in allowed or word.lower() in own or not (word.isascii() and word.isalpha()) or len(word) < 2 or word.isupper() and len(word) in (6, 8):
                 continue
             out.append((word, piece["text"][:80]))
     return out

@@ -3,6 +3,7 @@
 still overrides the built-in pages; `tombola --version` and `tombola_build_info` on /metrics
 name the version (VERSION), the commit the binary was built from and the Swift compiler.
 """
+import hashlib
 import os
 import re
 import shutil
@@ -119,8 +120,11 @@ def test_version_names_the_release_the_commit_the_date_and_swift():
     text = version_lines()
     with open(os.path.join(ROOT, "VERSION")) as f:
         version = f.read().strip()
-    match = re.fullmatch(r"tombola (\S+)\ncommit (\S+)\nbuilt (\S+)\nswift (\S+)\n", text)
+    match = re.fullmatch(r"tombola (\S+)\ncommit (\S+)\nbuilt (\S+)\nswift (\S+)\nsha256 ([0-9a-f]{64})\n", text)
     assert match, text
+    # The binary's own SHA-256 (issue #47): the digest of the file that printed it.
+    with open(BINARY, "rb") as f:
+        assert match.group(5) == hashlib.sha256(f.read()).hexdigest(), text
     assert match.group(1) == version
     assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", match.group(3)), text
     assert re.fullmatch(r"\d+\.\d+(\.\d+)?", match.group(4)), text
