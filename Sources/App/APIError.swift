@@ -15,7 +15,7 @@ enum APIError {
         case "wrong_phase", "not_committed", "pool_exhausted", "none_eligible", "prizes_done", "already_voided": .conflict
         case "draw_archived", "not_archived", "default_draw", "draw_linked": .conflict
         case "not_supported": .notImplemented
-        case "beacon_void": .conflict
+        case "beacon_void", "beacon_waiting": .conflict
         case "not_checkin", "entries_open", "entries_closed", "already_joined", "duplicate_value", "entries_full": .conflict
         case "bad_code", "not_winner": .forbidden
         case "claim_closed", "claim_open": .conflict

@@ -156,6 +156,17 @@ public struct BeaconClient: Sendable {
         if !DetachedThread.start(fetch) { then(.failed("the system refused a thread to fetch round \(round)")) }
     }
 
+    /// `fetchReport` on a detached thread of its own, as `fetch(…, then:)`: the room records the
+    /// relays skipped for an invalid value (log and audit entry).
+    public func fetchReport(_ source: BeaconSource, round: UInt64, deadlineMillis: Int64,
+                            then: @escaping @Sendable (BeaconFetchReport) -> Void) {
+        let client = self
+        let fetch: @Sendable () -> Void = { then(client.fetchReport(source, round: round, deadlineMillis: deadlineMillis)) }
+        if !DetachedThread.start(fetch) {
+            then(BeaconFetchReport(outcome: .failed("the system refused a thread to fetch round \(round)"), skipped: []))
+        }
+    }
+
     /// Unix milliseconds, from `Posix`'s wall clock.
     public static func nowMillis() -> Int64 {
         Int64(WallClock.unixMilliseconds())

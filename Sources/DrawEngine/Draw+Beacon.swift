@@ -31,8 +31,11 @@ extension Draw {
         }
         var records: [DrawRecord] = []
         let prize = frozen.prizeIndex
-        let fields = derive(round: nextRound, seed: seed, key: nil, commitment: commitment, lock: lock, frozen: frozen,
+        var fields = derive(round: nextRound, seed: seed, key: nil, commitment: commitment, lock: lock, frozen: frozen,
                             prize: prize.map { config.prizes[$0].name }, prizeIndex: prize, replaces: nil)
+        // Alternates (claims, a waiting list) are drawn with the winners from the beacon key: the
+        // lock holds none (it held `[]` before issue #40, which the round then differed from).
+        fields.alternates = nil
         let beacon = BeaconLock(lock: fields, count: frozen.count, chain: chain,
                                 beaconRound: BeaconSeal.round(of: chain, lockedAt: at), relays: relays)
         let record = append(.beacon(beacon), at: at)

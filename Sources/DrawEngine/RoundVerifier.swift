@@ -34,6 +34,8 @@ public struct VerificationReport: Sendable, Equatable {
     /// signature of (the pairing is not part of this engine: ClusterCore and pages recheck
     /// records without it).
     public var beaconValues: [BeaconValueToCheck] = []
+    /// Each drand round given up on the record, with what it would have drawn once public (issue #40).
+    public var abandonedSeals: [AbandonedSeal] = []
 }
 
 /// A sealed round's drand value and the chain its lock names.
@@ -80,6 +82,7 @@ public enum RoundVerifier {
                                         algorithms: algorithms.isEmpty ? [Fairness.algorithm] : algorithms)
         report.beaconRounds = state.beaconRounds
         report.beaconValues = state.beaconValues
+        report.abandonedSeals = state.abandonedSeals
         return report
     }
 }
@@ -116,6 +119,7 @@ private struct ChainState {
     var beaconValue: BeaconSealValue?
     var beaconRounds = [UInt64]()
     var beaconValues = [BeaconValueToCheck]()
+    var abandonedSeals = [AbandonedSeal]()
 
     mutating func check(_ json: JSONValue, at position: Int, notes: inout [String]) throws(RecordError) {
         func require(_ condition: Bool, _ reason: String) throws(RecordError) {
@@ -155,6 +159,11 @@ private struct ChainState {
             guard let waiting = beacon, beaconValue == nil else { throw RecordError(reason: "beacon void without its lock") }
             try require(round == waiting.lock.lock.round && beaconRound == waiting.lock.beaconRound && !reason.isEmpty, "beacon void")
             notes.append("drand round \(beaconRound) voided: \(reason)")
+            var entrants: (names: [String], tickets: [UInt64]?, groups: [String]?)? = nil
+            if case .list(_, let hash, _, _, _) = waiting.lock.lock.pool { entrants = lists[hash] }
+            abandonedSeals.append(AbandonedSeal(index: position, reason: reason, beaconRound: beaconRound, chain: waiting.lock.chain,
+                                                lockHash: waiting.hash, lock: waiting.lock, entrants: entrants?.names,
+                                                tickets: entrants?.tickets))
             beacon = nil
             // The round keeps its lock (stored at Start): the next Stop seals a new drand round.
             // (Before locks were stored at Start, that Stop stored a new lock too: a lock after a lock.)
@@ -204,7 +213,11 @@ private struct ChainState {
                     poolHash: round.poolHash, eligible: round.eligible, repeats: round.repeats, contributions: round.contributions,
                     audience: round.audience, entropy: round.entropy, commitment: round.commitment, seed: round.seed, winners: [],
                     replaces: round.replaces, rehearsal: round.rehearsal)
-                try require(unsealed == waiting.lock.lock && round.winners.count == waiting.lock.count, "round differs from its beacon lock")
+                // Alternates come from the beacon key with the winners (§15): not a lock field (a lock
+                // written before issue #40 holds `"alternates":[]`).
+                var locked = waiting.lock.lock
+                locked.alternates = nil
+                try require(unsealed == locked && round.winners.count == waiting.lock.count, "round differs from its beacon lock")
                 key = BeaconSeal.key(lockHash: waiting.hash, randomness: value.randomness)
             }
             // §19: a session holds rehearsal rounds or real ones, never both.

@@ -16,6 +16,10 @@ public enum HostCommand: Sendable {
     case checkin(CheckinCommand)
     /// A new pool, the other settings kept (`PUT /api/draws/<code>/pool`); acknowledged as `configure`.
     case replacePool(PoolConfig)
+    /// A sealed round waiting for its drand round R: ask the relays for R now (issue #40).
+    case beaconRetry
+    /// A sealed round waiting for R: give R up, on the record (a `beaconVoid` with this reason).
+    case beaconAbandon(reason: String)
     /// The room's own job, never sent by a page: pass the wins whose claim windows ended (#26).
     case passUnclaimed
 
@@ -28,6 +32,8 @@ public enum HostCommand: Sendable {
         case .clear, .wipeRehearsal: "clear"
         case .configure, .replacePool: "configure"
         case .void: "void"
+        case .beaconRetry: "beaconRetry"
+        case .beaconAbandon: "beaconAbandon"
         }
     }
 }
@@ -75,7 +81,7 @@ public enum DrawMessageParser {
         case "auth":
             guard let key = json["key"]?.stringValue else { throw .badField("key") }
             return .auth(key: key, client: client)
-        case "start", "stop", "clear", "configure", "void":
+        case "start", "stop", "clear", "configure", "void", "beaconRetry", "beaconAbandon":
             let seq = try sequenceNumber(json)
             return .command(try command(type, json), seq: seq)
         default:
@@ -102,6 +108,11 @@ public enum DrawMessageParser {
             guard let winner = json["winner"].flatMap(DrawValue.init(json:)) else { throw .badField("winner") }
             guard let reason = json["reason"]?.stringValue else { throw .badField("reason") }
             return .void(round: small, winner: winner, reason: reason, audience: try audience(json))
+        case "beaconRetry":
+            return .beaconRetry
+        case "beaconAbandon":
+            guard let reason = json["reason"]?.stringValue else { throw .badField("reason") }
+            return .beaconAbandon(reason: reason)
         default:
             throw MessageError(code: "unknown_type", detail: "unknown command")
         }

@@ -16,9 +16,9 @@ extension DrawRoomState {
     }
 
     public mutating func pump(at time: Time, using random: inout some RandomNumberGenerator, _ actions: inout [Action]) {
-        if !isBusy, let (request, outcome) = beaconArrived {
+        if !isBusy, let (request, outcome, skipped) = beaconArrived {
             beaconArrived = nil
-            sealed(request, outcome, at: time, using: &random, &actions)
+            sealed(request, outcome, skipped: skipped, at: time, using: &random, &actions)
         }
         while !isBusy, !queue.isEmpty {
             let job = queue.removeFirst()
@@ -109,6 +109,12 @@ extension DrawRoomState {
                 write(RecordBatch(command: job.command.name, records: records, audit: entry), job: job, candidate: candidate,
                       then: .seal, &actions)
 
+            case .beaconRetry:
+                retryBeacon(job, at: time, &actions)
+
+            case .beaconAbandon(let reason):
+                try abandonBeacon(job, reason: reason, at: time, &actions)
+
             case .stop:
                 var candidate = draw
                 let records = try candidate.stop(at: now, nextSeed: .random(using: &random))
@@ -182,7 +188,9 @@ extension DrawRoomState {
             case .void(_, _, let reason):
                 let result = candidate.lastResult?.resultMessage(voidReason: reason)
                 batch.answer = BatchAnswer(client: job.client ?? "", seq: seq, reply: CommandReply(ack: ack(job), result: result))
-            case .checkin, .pass, .sealFinished, .sealVoid:
+            case .sealVoid:
+                batch.answer = BatchAnswer(client: job.client ?? "", seq: seq, reply: CommandReply(ack: ack(job)))
+            case .checkin, .pass, .sealFinished:
                 break
             }
         }
@@ -236,6 +244,7 @@ extension DrawRoomState {
                 slowDown(at: time, since: ranAt, using: &random, &actions)
             case .seal:
                 beaconVoid = nil
+                beaconWait = BeaconWait()
                 if job.awaitReveal {
                     revealWaiters.append(job)
                     actions.append(.count(.commands))
@@ -247,6 +256,7 @@ extension DrawRoomState {
                 requestBeacon(at: time.unixMilliseconds, &actions)
             case .sealFinished(let ranAt, let beaconRound):
                 lastSealed = (draw.lastRound, beaconRound)
+                beaconWait = BeaconWait()
                 actions.append(.count(.rounds))
                 stopMotion(&actions)
                 announceBeacon(&actions)
@@ -254,6 +264,8 @@ extension DrawRoomState {
                 slowDown(at: time, since: ranAt, using: &random, &actions)
             case .sealVoid(let void):
                 beaconVoid = void
+                beaconWait = BeaconWait()
+                succeed(job, CommandReply(ack: ack(job)), &actions)
                 announceBeacon(&actions)
                 let waiters = revealWaiters
                 revealWaiters = []

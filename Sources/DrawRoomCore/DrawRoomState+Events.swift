@@ -87,7 +87,8 @@ extension DrawRoomState {
         /// A phone claims its win (REST, its device cookie hashed), answered with `.reply(caller:)`.
         case claim(device: String, caller: UInt64)
         /// What fetching a sealed round's drand round gave (`Action.fetchBeacon`).
-        case beaconFetched(BeaconRequest, BeaconFetch)
+        /// `skipped`: the relays skipped for an invalid value, "relay: problem" each.
+        case beaconFetched(BeaconRequest, BeaconFetch, skipped: [String] = [])
         /// A draw read back waiting for its drand round (single box): roll again and fetch it.
         case resumeSealed
         /// The shell wired `excludeWinnersOf` to the other draws.
@@ -213,7 +214,7 @@ extension DrawRoomState {
             case seal
             /// R's value and the round drawn from it are stored: slow down and reveal.
             case sealFinished(ranAt: ContinuousClock.Instant, beaconRound: UInt64)
-            /// No valid value in time: the void is stored; the round keeps rolling.
+            /// The host abandoned R (`beaconAbandon`): the void is stored; the round keeps rolling.
             case sealVoid(BeaconVoidShown)
         }
 

@@ -63,7 +63,9 @@ public struct DrawRoomState {
     /// The latest beacon void of the round rolling now (shown until the next Stop or Start).
     var beaconVoid: BeaconVoidShown?
     /// A drand value (or failure) that came while a write was in flight; handled by `pump`.
-    var beaconArrived: (BeaconRequest, BeaconFetch)?
+    var beaconArrived: (BeaconRequest, BeaconFetch, skipped: [String])?
+    /// The wait for the sealed round's drand round: attempts, the latest problem, the next try.
+    var beaconWait = BeaconWait()
     /// The latest round sealed here by drand (round, drand round), for pages' "sealed by drand round R".
     var lastSealed: (round: Int, beaconRound: UInt64)?
 
@@ -189,9 +191,11 @@ public struct DrawRoomState {
             scheduleViewerAnnouncement(at: time, &actions)
         case .remoteEntropy(let key, let entropy):
             remoteEntropy[key] = entropy
-        case .beaconFetched(let request, let outcome):
+        case .beaconFetched(let request, let outcome, let skipped):
             guard draw.sealingHash == request.lockHash else { break }
-            beaconArrived = (request, outcome)
+            // A stale attempt's failure is dropped here, so it cannot hide a newer attempt's value.
+            if case .failed = outcome, request.attempt != beaconWait.attempt { break }
+            beaconArrived = (request, outcome, skipped)
             pump(at: time, using: &random, &actions)
         case .resumeSealed:
             guard draw.sealing != nil, motion == nil else { break }

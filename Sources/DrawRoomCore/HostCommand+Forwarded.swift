@@ -13,8 +13,10 @@ extension HostCommand {
         switch self {
         case .start(let audience):
             members["audience"] = audience.map { .string($0) } ?? .null
-        case .stop, .clear, .passUnclaimed:
+        case .stop, .clear, .passUnclaimed, .beaconRetry:
             break
+        case .beaconAbandon(let reason):
+            members["reason"] = .string(reason)
         case .wipeRehearsal:
             members["rehearsal"] = .bool(true)
         case .configure(let config):

@@ -7,7 +7,7 @@ import JSON
 /// `tombola verify FILE` rechecks every record of an exported draw (docs/FAIRNESS.md §7),
 /// prints one line per record and exits 0 when all check, 1 when any fails, 2 on usage errors.
 enum VerifyCommand {
-    static let usage = "usage: tombola verify EXPORT.json [--past OTHER.json …] [--proof PROOF.json …] [--all-entries] [--trust-chain HASH:KEY …] [--key SIGNING-KEY] [--tsa-ca CA.pem]   "
+    static let usage = "usage: tombola verify EXPORT.json [--past OTHER.json …] [--proof PROOF.json …] [--all-entries] [--trust-chain HASH:KEY …] [--beacon-value R:SIGNATURE …] [--key SIGNING-KEY] [--tsa-ca CA.pem]   "
         + "(- reads standard input; --sample-export [pools|past|beacon|books|rehearsal] [SEED] prints a demo export)"
 
     static func run(_ arguments: [String]) -> Int32 {
@@ -74,6 +74,17 @@ enum VerifyCommand {
                 return 2
             }
             trusted.append(trust)
+            rest.removeSubrange(flag...flag + 1)
+        }
+        // `--beacon-value R:SIGNATURE` (repeatable): drand round R's value, to show what an
+        // abandoned sealed round would have drawn (issue #40, docs/FAIRNESS.md §13).
+        var beaconValues = [UInt64: String]()
+        while let flag = rest.firstIndex(of: "--beacon-value"), flag + 1 < rest.count {
+            guard let (round, signature) = AbandonedSeal.parseValue(rest[flag + 1]) else {
+                printError("tombola verify: --beacon-value needs R:SIGNATURE (a drand round number and 96 lower-case hex digits)")
+                return 2
+            }
+            beaconValues[round] = signature
             rest.removeSubrange(flag...flag + 1)
         }
         // `--key KEY`: the server's signing key (its hex or fingerprint, from the banner, GET /api/server/key
@@ -150,6 +161,10 @@ enum VerifyCommand {
             print(outcome.line)
             if !outcome.ok { pastFailures += 1 }
         }
+        // Drand rounds given up on the record, and what they would have drawn (issue #40).
+        let abandoned = AbandonedSealReport.lines(report.abandonedSeals, values: beaconValues)
+        abandoned.lines.forEach { print($0) }
+        pastFailures += abandoned.failed
         // The server's signatures of the records (issue #47): unsigned exports pass, reported as such.
         let signatures = SignatureCheck.check(export: (try? JSONValue.parse(text)) ?? .null, expectedKey: expectedKey)
         signatures.lines.forEach { print($0) }

@@ -76,12 +76,31 @@ def test_the_screen_shows_waiting_for_drand_round_then_the_sealed_winners(browse
         assert b.js("return document.querySelector('[data-phase]').dataset.state") == "rolling"
         shots = os.environ.get("TOMBOLA_SHOTS", data_dir)  # set it to keep the screenshots
         b.save_screenshot(os.path.join(shots, "beacon-waiting.png"))
-        for relay in relays:
-            relay.mode = "ok"
+        # No relay answers by R's wait limit (issue #40): nothing is voided, the round keeps R,
+        # and every page says so with the relays' errors (a Chinese phone too).
         stopper.join(timeout=40)
         status, body = answer["r"]
-        assert status == 200, body
-        winner = body["result"]["winners"][0]
+        assert status == 409 and body["error"]["code"] == "beacon_waiting", body
+        visible_notice = ("(() => { const n = document.querySelector('[data-stage-notice]'); if (!n || n.hidden) return '';"
+                          " const r = n.getBoundingClientRect(); return r.width > 0 && r.top >= 0 && r.bottom <= innerHeight"
+                          " && getComputedStyle(n).opacity === '1' ? n.innerText : ''; })()")
+        b.wait_js(visible_notice + ".includes('no relay has served it yet')", timeout=20)
+        notice = b.js("return " + visible_notice)
+        assert notice.startswith("Waiting for drand round %d: no relay has served it yet (" % beacon_round), notice
+        assert relays[0].url.split("//")[1] in notice and "This round keeps drand round %d" % beacon_round in notice, notice
+        b.save_screenshot(os.path.join(shots, "beacon-retrying.png"))
+        zh = browser(390, 844, "zh-CN")
+        zh.get(base + "/watch/" + CODE)
+        zh_notice = zh.wait_js(visible_notice)
+        assert zh_notice.startswith("正在等待 drand 第 %d 轮：尚无中继提供该轮（" % beacon_round), zh_notice
+        for relay in relays:
+            relay.mode = "ok"
+        assert call(base, "POST", "/api/draws/%s/beacon/retry" % CODE, {})[0] == 200
+        b.wait_js("document.querySelector('[data-phase]')?.dataset.state === 'revealed'", timeout=20)
+        with urllib.request.urlopen(base + "/api/draws/" + CODE, timeout=10) as resp:
+            state = json.loads(resp.read())
+        winner = state["result"]["winners"][0]
+        assert state["beacon"]["beaconRound"] == beacon_round
         b.wait_js("document.querySelector('[data-phase]')?.dataset.state === 'revealed'", timeout=15)
         assert b.wait_js("document.querySelector('[data-value]')?.textContent.trim()") == str(winner)
         proof = b.wait_js("(() => { const p = document.querySelector('[data-proof]'); return p && !p.hidden ? p.textContent : ''; })()")

@@ -2,8 +2,8 @@
 rounds"): a real server against real test relays on 127.0.0.1 (drand_relay.py). Stop stores the
 lock, the room waits for drand round R, fetches it and reveals winners that anyone recomputes
 from the lock record and R's randomness alone; a relay serving a wrongly signed value is skipped;
-no relay voids the seal on record and the round
-keeps rolling; kill -9 while waiting resumes the same round with the same winners."""
+no relay leaves the round waiting for the same R
+(never another) until one answers, and only the host's abandon ends the wait, on the record; kill -9 while waiting resumes the same round with the same winners."""
 import hashlib
 import importlib.util
 import json
@@ -14,7 +14,7 @@ import time
 import pytest
 
 from drand_relay import DrandChain, Relay
-from test_draw_export import CODE, Tombola, data_dir, verify_with_script  # noqa: F401 (fixture)
+from test_draw_export import CODE, HOST_KEY, Tombola, data_dir, verify_with_script  # noqa: F401 (fixture)
 from test_fairness_script import script, tombola_binary  # noqa: F401 (fixture)
 
 CONFIG = {"pool": {"kind": "range", "from": 1, "to": 500}, "perStop": 3, "beacon": True}
@@ -56,11 +56,11 @@ def public_winners(script, lock, randomness):
     return [pool["from"] + p for p in v.positions(key, lock["round"], lock["poolHash"], lock["entropy"], lock["eligible"], lock["count"])]
 
 
-def tombola_verify(export, tmp_path, chain):
+def tombola_verify(export, tmp_path, chain, *extra):
     """`tombola verify`, trusting the test chain (any chain but quicknet fails without it, §13)."""
     path = tmp_path / "live-export.json"
     path.write_text(json.dumps(export), encoding="utf-8")
-    return subprocess.run([tombola_binary(), "verify", str(path), *chain.trust_flags()], capture_output=True, text=True,
+    return subprocess.run([tombola_binary(), "verify", str(path), *chain.trust_flags(), *extra], capture_output=True, text=True,
                           timeout=60)
 
 
@@ -130,35 +130,124 @@ def test_a_relay_serving_a_wrongly_signed_value_is_skipped_and_the_round_seals(s
     assert tombola_verify(export, tmp_path, chain).returncode == 0
 
 
-def test_no_relay_voids_the_seal_on_record_and_a_second_stop_reveals(script, data_dir, chain, relays, tmp_path):
+def wait_for(server, predicate, what, timeout=30):
+    deadline = time.time() + timeout
+    while True:
+        status, state = server.json("GET", "/api/draws/" + CODE)
+        if predicate(state):
+            return state
+        assert time.time() < deadline, what + ": " + json.dumps(state.get("beacon"))
+        time.sleep(0.2)
+
+
+def test_relays_cut_after_r_is_due_the_round_waits_and_seals_with_that_r(script, data_dir, chain, relays, tmp_path):
+    # Issue #40: no void by timeout, never another R. The relays are cut: the Stop hears
+    # beacon_waiting, every page sees "waiting" with the relays' errors and the lock's hash, nothing
+    # is stored; once a relay answers (the host's retry asks at once) the round seals with that R.
     for relay in relays:
         relay.mode = "down"
     server = server_for(data_dir, chain, relays)
     try:
         start(server)
         status, body = server.command("stop", timeout=40)
-        assert status == 409 and body["error"]["code"] == "beacon_void", body
+        assert status == 409 and body["error"]["code"] == "beacon_waiting", body
         status, state = server.json("GET", "/api/draws/" + CODE)
         assert state["phase"] == "rolling" and state["result"] is None
-        assert state["beacon"]["status"] == "void" and "in time" in state["beacon"]["reason"], state["beacon"]
+        lock = next(r for r in records(server)["records"] if r["kind"] == "beacon")
+        beacon = state["beacon"]
+        assert (beacon["status"], beacon["beaconRound"], beacon["lock"]) == ("waiting", lock["beaconRound"], lock["hash"]), beacon
+        assert "in time" in beacon["reason"] and relays[0].url in beacon["reason"] and beacon["retryAt"] > time.time() * 1000
+        assert [r["kind"] for r in records(server)["records"]][-2:] == ["lock", "beacon"], "nothing stored while waiting"
+        status, body = server.command("stop")
+        assert status == 409 and body["error"]["code"] == "wrong_phase", "no second Stop, no new R"
+        for relay in relays:
+            relay.mode = "ok"
+        status, body = server.json("POST", "/api/draws/%s/beacon/retry" % CODE, {}, HOST_KEY)
+        assert status == 200 and body["ok"], body
+        wait_for(server, lambda s: s["phase"] == "revealed", "the round never sealed")
         export = records(server)
-        voids = [r for r in export["records"] if r["kind"] == "beaconVoid"]
-        assert len(voids) == 1 and voids[0]["round"] == 1 and not [r for r in export["records"] if r["kind"] == "round"]
+        status, audit = server.json("GET", "/api/draws/%s/audit" % CODE, key=HOST_KEY)
+    finally:
+        server.stop()
+    kinds = [r["kind"] for r in export["records"]]
+    assert kinds[kinds.index("lock"):] == ["lock", "beacon", "beaconValue", "round", "commit"]
+    assert [r for r in export["records"] if r["kind"] == "beacon"] == [lock]
+    round_record = next(r for r in export["records"] if r["kind"] == "round")
+    assert round_record["winners"] == public_winners(script, lock, chain.sign(lock["beaconRound"])["randomness"])
+    sealed = [e for e in audit["entries"] if e["action"] == "beacon"]
+    assert sealed and sealed[0]["detail"]["attempts"] >= 2 and sealed[0]["detail"]["skipped"] == [], sealed
+    outcome = tombola_verify(export, tmp_path, chain)
+    assert outcome.returncode == 0, outcome.stdout + outcome.stderr
+
+
+def test_abandon_is_on_the_record_and_verify_shows_what_r_would_have_drawn(script, data_dir, chain, relays, tmp_path):
+    # Issue #40: only the host gives R up, with a reason, on the record; once R is public,
+    # tombola verify --beacon-value shows the winners R would have drawn beside the abandonment.
+    for relay in relays:
+        relay.mode = "down"
+    server = server_for(data_dir, chain, relays)
+    try:
+        start(server)
+        answer = {}
+        stopper = threading.Thread(target=lambda: answer.update(r=server.command("stop", timeout=40)), daemon=True)
+        stopper.start()
+        wait_for(server, lambda s: (s.get("beacon") or {}).get("status") == "waiting", "no waiting round")
+        lock = next(r for r in records(server)["records"] if r["kind"] == "beacon")
+        status, body = server.json("POST", "/api/draws/%s/beacon/abandon" % CODE, {"reason": ""}, HOST_KEY)
+        assert status == 400 and body["error"]["code"] == "bad_reason", body
+        status, body = server.json("POST", "/api/draws/%s/beacon/abandon" % CODE, {"reason": "venue offline"}, HOST_KEY)
+        assert status == 200 and body["ok"], body
+        stopper.join(timeout=20)
+        assert answer["r"][0] == 409 and answer["r"][1]["error"]["code"] == "beacon_void", answer
+        state = wait_for(server, lambda s: (s.get("beacon") or {}).get("status") == "void", "no abandonment shown")
+        assert state["beacon"]["reason"] == "abandoned by the host: venue offline" and state["phase"] == "rolling"
         for relay in relays:
             relay.mode = "ok"
         status, body = server.command("stop", timeout=40)
         assert status == 200, body
         export = records(server)
+        status, audit = server.json("GET", "/api/draws/%s/audit" % CODE, key=HOST_KEY)
     finally:
         server.stop()
     kinds = [r["kind"] for r in export["records"]]
-    start_at = kinds.index("lock")
-    # The lock Start stored stays the round's lock: the second Stop seals a new drand round under it.
-    assert kinds[start_at:] == ["lock", "beacon", "beaconVoid", "beacon", "beaconValue", "round", "commit"]
-    lock = [r for r in export["records"] if r["kind"] == "beacon"][-1]
-    assert body["result"]["winners"] == public_winners(script, lock, chain.sign(lock["beaconRound"])["randomness"])
+    assert kinds[kinds.index("lock"):] == ["lock", "beacon", "beaconVoid", "beacon", "beaconValue", "round", "commit"]
+    void = next(r for r in export["records"] if r["kind"] == "beaconVoid")
+    assert (void["beaconRound"], void["reason"]) == (lock["beaconRound"], "abandoned by the host: venue offline")
+    assert [e["detail"]["reason"] for e in audit["entries"] if e["action"] == "beaconAbandon"] == ["venue offline"]
     outcome = tombola_verify(export, tmp_path, chain)
     assert outcome.returncode == 0, outcome.stdout + outcome.stderr
+    assert "drand round %d of round 1 ABANDONED on the record (abandoned by the host: venue offline): once it is public" \
+        % lock["beaconRound"] in outcome.stdout, outcome.stdout
+    signed = chain.sign(lock["beaconRound"])
+    would = public_winners(script, lock, signed["randomness"])
+    outcome = tombola_verify(export, tmp_path, chain, "--beacon-value", "%d:%s" % (lock["beaconRound"], signed["signature"]))
+    assert outcome.returncode == 0, outcome.stdout + outcome.stderr
+    assert "it would have drawn: " + ", ".join(str(w) for w in would) in outcome.stdout, outcome.stdout
+    forged = chain.sign(lock["beaconRound"] + 1)["signature"]
+    outcome = tombola_verify(export, tmp_path, chain, "--beacon-value", "%d:%s" % (lock["beaconRound"], forged))
+    assert outcome.returncode == 1 and "does not verify under the lock's chain key" in outcome.stdout, outcome.stdout
+
+
+def test_a_sealed_round_with_a_waiting_list_verifies(script, data_dir, chain, relays, tmp_path):
+    # Issue #40: the product's own export of a sealed draw with alternates (a waiting list, as
+    # claims fix them, FAIRNESS §15) verified with "round differs from its beacon lock" before.
+    server = server_for(data_dir, chain, relays)
+    try:
+        status, body = server.command("config", {"pool": {"kind": "range", "from": 1, "to": 40}, "perStop": 3,
+                                                 "beacon": True, "waitlist": True})
+        assert status == 200, body
+        status, body = server.command("start")
+        assert status == 200, body
+        status, body = server.command("stop", timeout=40)
+        assert status == 200, body
+        export = records(server)
+    finally:
+        server.stop()
+    round_record = next(r for r in export["records"] if r["kind"] == "round")
+    assert len(round_record["alternates"]) == 37
+    outcome = tombola_verify(export, tmp_path, chain)
+    assert outcome.returncode == 0, outcome.stdout + outcome.stderr
+    assert verify_with_script(script, export, tmp_path).returncode == 0
 
 
 def test_kill_9_while_waiting_resumes_the_same_round_with_the_same_winners(script, data_dir, chain, relays, tmp_path):

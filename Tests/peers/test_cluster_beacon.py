@@ -6,9 +6,9 @@ processes: three instances on one Redis (the fixtures of test_cluster.py) and tw
   fetches drand round R, and every instance's pages see `beacon` waiting, then sealed, and the
   result; the winners are the public function of the lock record and R (§13) and both verifiers
   pass the export;
-- no relay answers: the host on a follower (its page there) hears `beacon_void` (its forwarded
-  Stop waits out R's wait limit, longer than a plain command's), the round rolls on, and a second
-  Stop reveals;
+- no relay answers: the host on a follower (its page there) hears `beacon_waiting` (its forwarded
+  Stop waits out R's wait limit, longer than a plain command's), the round rolls on waiting for the
+  same R (nothing voided, issue #40), and a retry on another follower seals it with that R;
 - the owner is killed (kill -9) while it waits for R: the new owner rolls the same round on and
   fetches the same R, never another one; the pages on the followers see the same winners.
 """
@@ -17,6 +17,7 @@ import time
 
 from test_beacon_room import CONFIG, chain, public_winners, relays  # noqa: F401 (fixtures)
 from test_cluster import CODE, Page, cluster, export_rounds, verify_export, wait_new_owner  # noqa: F401 (fixture)
+from test_draw_export import HOST_KEY
 from test_fairness_script import script  # noqa: F401 (fixture)
 
 def start_cluster(cluster, chain, relays):
@@ -71,7 +72,7 @@ def test_a_sealed_round_stopped_on_a_follower_reveals_drands_winners_everywhere(
     watcher.close()
 
 
-def test_no_relay_answers_a_follower_hears_beacon_void_and_a_second_stop_reveals(cluster, chain, relays, script, tmp_path):
+def test_no_relay_answers_the_round_waits_for_the_same_r_and_a_retry_on_a_follower_seals_it(cluster, chain, relays, script, tmp_path):
     owner, followers = start_cluster(cluster, chain, relays)
     # The host's page on the follower: that instance follows the owner's state (its settings too).
     host_page = Page(followers[0])
@@ -83,23 +84,31 @@ def test_no_relay_answers_a_follower_hears_beacon_void_and_a_second_stop_reveals
     began = time.time()
     status, body = followers[0].command("stop", timeout=60)
     waited = time.time() - began
-    # Not `cluster_unavailable` after the plain 10 s: the forwarded Stop waits for R's wait limit.
-    assert status == 409 and body["error"]["code"] == "beacon_void", (body, waited)
+    # Not `cluster_unavailable` after the plain 10 s: the forwarded Stop waits for R's wait limit,
+    # then hears that R has not come; nothing is voided (issue #40).
+    assert status == 409 and body["error"]["code"] == "beacon_waiting", (body, waited)
     assert waited > 10, waited
+    lock = beacon_records(owner, "beacon")[0]
     deadline = time.time() + 5
-    while (state := followers[1].state())["beacon"]["status"] != "void":  # the follower's copy follows the owner's
+    while (state := followers[1].state())["beacon"].get("reason") is None:  # the follower's copy follows the owner's
         assert time.time() < deadline, state["beacon"]
         time.sleep(0.05)
-    assert state["phase"] == "rolling", state["phase"]
+    assert state["phase"] == "rolling" and state["beacon"]["status"] == "waiting", state
+    assert (state["beacon"]["beaconRound"], state["beacon"]["lock"]) == (lock["beaconRound"], lock["hash"])
+    assert "in time" in state["beacon"]["reason"], state["beacon"]
     for relay in relays:
         relay.mode = "ok"
-    status, body = followers[1].command("stop", timeout=40)
+    status, body = followers[1].json("POST", "/api/draws/%s/beacon/retry" % CODE, {}, HOST_KEY)
     assert status == 200, body
+    deadline = time.time() + 30
+    while (state := followers[1].state())["phase"] != "revealed":
+        assert time.time() < deadline, state["beacon"]
+        time.sleep(0.1)
     export, rounds = export_rounds(owner)
     kinds = [r["kind"] for r in export["records"]]
-    assert kinds[kinds.index("lock"):] == ["lock", "beacon", "beaconVoid", "beacon", "beaconValue", "round", "commit"]
-    lock = [r for r in export["records"] if r["kind"] == "beacon"][-1]
-    assert rounds[1] == body["result"]["winners"] == public_winners(script, lock, chain.sign(lock["beaconRound"])["randomness"])
+    assert kinds[kinds.index("lock"):] == ["lock", "beacon", "beaconValue", "round", "commit"]
+    assert beacon_records(owner, "beacon") == [lock]
+    assert rounds[1] == public_winners(script, lock, chain.sign(lock["beaconRound"])["randomness"])
     verify_export(export, tmp_path, script, chain.trust_flags())
     host_page.close()
 

@@ -375,13 +375,21 @@ export class Stage {
 
 /**
  * Beacon-sealed rounds (docs/PROTOCOL.md): "Waiting for drand round R" while the sealed round
- * rolls, or why its drand round did not come (the host must Stop again).
+ * rolls, with the relays' errors once an attempt got no value (the round keeps R and the server
+ * asks again, issue #40), or that the host gave R up (`void`: the host's abandon; older servers
+ * voided by timeout).
  */
 function beaconText(room) {
   const b = room.beacon;
   if (!b || room.phase !== 'rolling') return '';
-  if (b.status === 'waiting') return t('stage.beacon.waiting', { r: b.beaconRound });
-  if (b.status === 'void') return t('stage.beacon.void', { r: b.beaconRound, reason: b.reason ?? '' });
+  if (b.status === 'waiting') {
+    return b.reason ? t('stage.beacon.retrying', { r: b.beaconRound, reason: b.reason }) : t('stage.beacon.waiting', { r: b.beaconRound });
+  }
+  if (b.status === 'void') {
+    const abandoned = /^abandoned by the host: /.test(b.reason ?? '');
+    return abandoned ? t('stage.beacon.abandoned', { r: b.beaconRound, reason: b.reason.replace(/^abandoned by the host: /, '') })
+      : t('stage.beacon.void', { r: b.beaconRound, reason: b.reason ?? '' });
+  }
   return '';
 }
 

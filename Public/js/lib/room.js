@@ -83,7 +83,7 @@ export class DrawRoom extends EventTarget {
     this.snapshotReceived = false;
     this.interrupted = null;       // the round a server restart cut short before Stop, until the next Start
     this.resumed = null;           // the round a server restart carried on (the same winners), until the next Start
-    this.beacon = null;            // a beacon-sealed round: { round, beaconRound, status: waiting|sealed|void, reason }
+    this.beacon = null;            // a beacon-sealed round: { round, beaconRound, status: waiting|sealed|void, reason, lock, retryAt }
     this.sealedBy = new Map();     // round → the drand round that sealed it (read with its records from the export)
     this.relayChecks = new Map();  // round → this device's own look at its drand round: { beaconRound, quicknet, chain, state: checking|match|mismatch|unreachable, relay }
     this.checkin = null;           // check-in: { open, count, fields, presence, publicNames, names, me } or null
@@ -516,5 +516,9 @@ export function resultId(r) {
 function beaconOf(msg) {
   if (!msg || !Number.isInteger(msg.round) || !Number.isInteger(msg.beaconRound)) return null;
   if (!['waiting', 'sealed', 'void'].includes(msg.status)) return null;
-  return { round: msg.round, beaconRound: msg.beaconRound, status: msg.status, reason: typeof msg.reason === 'string' ? msg.reason : null };
+  return {
+    round: msg.round, beaconRound: msg.beaconRound, status: msg.status, reason: typeof msg.reason === 'string' ? msg.reason : null,
+    // While waiting: the `beacon` record's hash (the witness keeps it, FAIRNESS §13/§14) and the next try.
+    lock: typeof msg.lock === 'string' ? msg.lock : null, retryAt: Number.isInteger(msg.retryAt) ? msg.retryAt : null,
+  };
 }

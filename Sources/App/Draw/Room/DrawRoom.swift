@@ -385,25 +385,31 @@ final class DrawRoom: @unchecked Sendable {
         }
     }
 
-    /// Fetches drand round R (docs/FAIRNESS.md §13): the loop waits until R is due with a timer
-    /// (at most 600 s), then `BeaconClient.fetch(then:)` asks the relays with libcurl on a detached
-    /// thread of its own (`DetachedThread`, the one way blocking work leaves a loop:
-    /// docs/ARCHITECTURE.md), never on the loop nor on a shared worker; the outcome comes back to
-    /// the loop for the state machine.
+    /// Fetches drand round R (docs/FAIRNESS.md §13): the loop waits until the attempt's start (R's
+    /// due time, or later for a retry) with a timer (at most 600 s at a time), then
+    /// `BeaconClient.fetchReport(then:)` asks the relays with libcurl on a detached thread of its
+    /// own (`DetachedThread`, the one way blocking work leaves a loop: docs/ARCHITECTURE.md),
+    /// never on the loop nor on a shared worker; the outcome, with the relays skipped for an
+    /// invalid value (logged here), comes back to the loop for the state machine.
     private func fetchBeacon(_ request: BeaconRequest) {
-        let wait = max(0, min(request.dueMillis - BeaconClient.nowMillis(), 600_000))
-        _ = loop.scheduleTimer(after: .milliseconds(wait)) { [self] in
+        let wait = max(0, request.startMillis - BeaconClient.nowMillis())
+        _ = loop.scheduleTimer(after: .milliseconds(min(wait, 600_000))) { [self] in
             guard isLoaded else { return }
+            // A retry hours away waits in steps of at most 600 s.
+            if wait > 600_000 { return fetchBeacon(request) }
             let client = BeaconClient(allowHTTP: request.allowHTTP)
-            client.fetch(BeaconSource(chain: request.chain, relays: request.relays), round: request.beaconRound,
-                         deadlineMillis: request.deadlineMillis) { [self] outcome in
-                let fetched: BeaconFetch = switch outcome {
+            let code = self.code
+            client.fetchReport(BeaconSource(chain: request.chain, relays: request.relays), round: request.beaconRound,
+                               deadlineMillis: request.deadlineMillis) { [self] report in
+                let fetched: BeaconFetch = switch report.outcome {
                 case .value(let value, let relays): .value(randomness: value.randomness, signature: value.signature, relays: relays)
                 case .failed(let reason): .failed(reason)
                 }
+                let skipped = report.skipped.map { "\($0.relay): \($0.problem)" }
+                for line in skipped { DrawLog.error("drand round \(request.beaconRound): relay skipped (\(line))", code: code) }
                 loop.execute { [self] in
                     guard isLoaded else { return }
-                    apply(.beaconFetched(request, fetched))
+                    apply(.beaconFetched(request, fetched, skipped: skipped))
                 }
             }
         }
