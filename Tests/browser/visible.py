@@ -122,7 +122,10 @@ def english_words(page, allow=(), own=()):
             # digits in it: a number, a draw's code (358GYW), a hash (c1415cd4); a letter past ASCII: not
             # English (Nguyễn, Thị); one letter: a unit or a mark; six or eight capitals: a draw's
             # code or an entrant's public id that happens to hold no digit (NUVDMMHX)
-            if word in allowed or word.lower() in own or not (word.isascii() and word.isalpha()) or len(word) < 2 or word.isupper() and len(word) in (6, 8):
+            # eight or more of a-f only: a hash or an id in hex whose digits happen to be all letters
+            # (eaedcbee on the host page failed CI once); no English word is that long in a-f alone
+            if word in allowed or word.lower() in own or not (word.isascii() and word.isalpha()) or len(word) < 2 \
+                    or word.isupper() and len(word) in (6, 8) or len(word) >= 8 and set(word) <= set("abcdef"):
                 continue
             out.append((word, piece["text"][:80]))
     return out
