@@ -170,8 +170,8 @@ extension SampleDraw {
         randomness: "fe290beca10872ef2fb164d2aa4442de4566183ec51c56ff3cd603d930e54fdd",
         signature: "b44679b9a59af2ec876b1a6b1ad52ea9b1615fc3982b19576350f93447cb1125e342b73a8dd2bacbe47e4b6b63ed5e39")
 
-    /// A deterministic draw with a local-proof round and a round sealed by drand quicknet (a void of
-    /// round 999, then round 1000, a real value), dated in August 2023 so that the lock times pick
+    /// A deterministic draw with a local-proof round and a round sealed by drand quicknet (round 996
+    /// abandoned by the host, then round 1000, a real value), dated in August 2023 so that the lock times pick
     /// those rounds: `tombola verify --sample-export beacon` (docs/FAIRNESS.md §13).
     public static func beaconExport(seed: UInt64 = 1) -> String {
         var random = SplitMix64(state: seed)
@@ -192,9 +192,11 @@ extension SampleDraw {
             records += try draw.stop(at: now(), nextSeed: .random(using: &random))
             try draw.reveal()
             records += try draw.start(contributions: contributions(4), audience: "2023", at: now())
-            records += try draw.stopSealed(chain: .quicknet, relays: relays, at: 1_692_806_358_500)  // R = 999
-            records.append(try draw.voidSealed(reason: "relays disagree on round 999", at: 1_692_806_360_000))
-            records += try draw.stopSealed(chain: .quicknet, relays: relays, at: 1_692_806_360_500)  // R = 1000
+            // R = 996 (due 1_692_806_352_000), given up by the host 10 s after it was due (§13 step 5: the
+            // only way a sealed round ends without its value); the next Stop's R = 1000.
+            records += try draw.stopSealed(chain: .quicknet, relays: relays, at: 1_692_806_350_500)
+            records.append(try draw.voidSealed(reason: "abandoned by the host: no relay answered round 996", at: 1_692_806_362_000))
+            records += try draw.stopSealed(chain: .quicknet, relays: relays, at: 1_692_806_362_500)
             records += try draw.finishSealed(randomness: quicknetRound1000.randomness, signature: quicknetRound1000.signature,
                                              relays: relays, at: 1_692_806_364_600, nextSeed: .random(using: &random))
             try draw.reveal()

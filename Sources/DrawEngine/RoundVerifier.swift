@@ -260,6 +260,9 @@ private struct ChainState {
         }
         try require(b.chain.isWellFormed, "chain")
         try require(b.chain.dueMillis(of: b.beaconRound) >= at + BeaconSeal.lockMarginMillis, "drand round due before the lock")
+        // Exactly the first round due the margin after the lock (issue #40): a later R would let a
+        // server that waited see several values and pick the lock time that maps to the one it likes.
+        try require(b.beaconRound == BeaconSeal.round(of: b.chain, lockedAt: at), "drand round later than the first due after the lock")
         try require(!b.relays.isEmpty && b.count >= 1 && b.lock.replaces == nil && b.lock.round == lastRound + 1, "beacon lock")
     }
 

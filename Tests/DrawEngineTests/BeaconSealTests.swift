@@ -103,6 +103,10 @@ import Testing
         // A lock whose drand round was due before it was stored (plus the margin) is refused.
         records[lockIndex] = rehashed(records[lockIndex]) { $0["at"] = .int(BeaconChain.quicknet.dueMillis(of: UInt64($0["beaconRound"]!.intValue!))) }
         #expect(RoundVerifier.verify(records: records).checks[lockIndex].problem == "drand round due before the lock")
+        // A lock naming a later round than the first due after it (a server that waited and chose) is refused.
+        var later = harness.records.map(\.json)
+        later[lockIndex] = rehashed(later[lockIndex]) { $0["at"] = .int($0["at"]!.intValue! - 3_000) }
+        #expect(RoundVerifier.verify(records: later).checks[lockIndex].problem == "drand round later than the first due after the lock")
     }
 
     /// Sealed rounds carry the normal `lock` too, stored at Start (lock, beacon, beaconValue, round); a

@@ -32,6 +32,11 @@ def test_the_page_rechecks_sealed_rounds_and_refuses_tampering(browser, static_s
     outcome = result_of(run_module(b, "/js/lib/verify.js", CHECK, moved))
     assert outcome[1] == [10, False, "round differs from its beacon lock"]
 
+    # A lock naming a later drand round than the first due 1 s after it (issue #40) is refused.
+    later = json.loads(json.dumps(export))
+    later["records"][8]["at"] -= 3000
+    assert [8, False, "drand round later than the first due after the lock"] in result_of(run_module(b, "/js/lib/verify.js", CHECK, later))
+
     # The normal lock, stored at Start, sits before the beacon records (lock, beacon, beaconValue,
     # round); a beaconVoid keeps it, so the next Stop's beacon follows it under the same lock.
     kinds = [r["kind"] for r in export["records"]]

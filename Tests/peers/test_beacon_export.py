@@ -84,7 +84,7 @@ def test_script_and_tombola_verify_check_the_sealed_round_and_its_signature(scri
     assert kinds.count("beacon") == 2 and kinds.count("beaconVoid") == 1 and kinds.count("beaconValue") == 1
     result = run(script, data, tmp_path)
     assert result.returncode == 0, result.stdout
-    assert "#7 note: drand round 999 voided: relays disagree on round 999" in result.stdout
+    assert "#7 note: drand round 996 voided: abandoned by the host: no relay answered round 996" in result.stdout
     own = tombola_verify(data, tmp_path)
     assert own.returncode == 0, own.stdout
     assert "#9 drand round 1000: OK (BLS signature verified under drand quicknet's pinned key)" in own.stdout
@@ -139,3 +139,31 @@ def test_a_private_chain_is_refused_unless_trusted(script, tmp_path):
     other = DrandChain(secret=5, genesis=1692803367)
     wrong = tombola_verify(data, tmp_path, "--trust-chain", "%s:%s" % (own_chain.hash, other.public_key))
     assert wrong.returncode == 1
+
+
+def test_a_lock_naming_a_later_drand_round_than_the_first_due_is_refused_by_both(script, tmp_path):
+    """Issue #40: R is exactly the first round due 1 s after the lock. A server that waited and named a
+    later R (here: the lock dated 3 s earlier, so round 999 was the first due, yet it names 1000), with
+    the beacon key and the winners recomputed as a forger would, is refused by both verifiers."""
+    v = load_script(script)
+    data = load()
+    records = data["records"]
+    i = next(j for j, r in enumerate(records) if r["kind"] == "beaconValue")
+    records[i - 2]["at"] -= 3000  # the void before it, so the times stay in order
+    records[i - 1]["at"] -= 3000
+    rechain(records, i - 2)
+    records[i]["lock"] = records[i - 1]["hash"]
+    rehash(records[i])
+    rnd = records[i + 1]
+    lists = {r["entrantsHash"]: r for r in records if r["kind"] == "entrants"}
+    key = hashlib.sha256(b"tombola-drand-v1\x00" + bytes.fromhex(records[i - 1]["hash"])
+                         + bytes.fromhex(records[i]["randomness"])).digest()
+    n, element, _ = v.eligible(rnd["pool"], lists)
+    rnd["winners"] = [element(p) for p in v.positions(key, rnd["round"], rnd["poolHash"], rnd["entropy"], n, len(rnd["winners"]))]
+    rechain(records, i + 1)
+    result = run(script, data, tmp_path)
+    for out in (result, tombola_verify(data, tmp_path)):
+        assert out.returncode == 1, out.stdout
+        # the first failure is the lock's (what follows a refused lock fails with it)
+        first = next(line for line in out.stdout.splitlines() if "FAIL" in line)
+        assert first == "#8 beacon 2: FAIL: drand round later than the first due after the lock", out.stdout

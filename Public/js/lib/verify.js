@@ -439,7 +439,7 @@ export function verifyExport(exported) {
       if (!lock && locked) out.push({ index, ok: false, reason: 'round without its lock' });
       else if (lock && (lock.round !== r.round || lock.poolHash !== r.poolHash || lock.commitment !== r.commitment)) {
         out.push({ index, ok: false, reason: 'lock does not match its round' });
-      }
+      } else if (!isFirstDueRound(r)) out.push({ index, ok: false, reason: 'drand round later than the first due after the lock' });
       beacon = r;
       beaconValue = null;
     } else if (r.kind === 'beaconVoid') {
@@ -591,6 +591,15 @@ export function verifyRound(record, { entrants = null, published = null, session
 
 const LOCK_FIELDS = ['round', 'prize', 'prizeIndex', 'algorithm', 'pool', 'poolHash', 'eligible', 'repeats',
   'contributions', 'audience', 'entropy', 'commitment', 'seed'];
+
+/** FAIRNESS §13 step 2: R is exactly the first drand round due at least 1,000 ms after the
+ * `beacon` record's `at` (a later R would let a server that waited choose among values). */
+export function isFirstDueRound(lock) {
+  const chain = lock.chain ?? {};
+  const due = (n) => (chain.genesis + (n - 1) * chain.period) * 1000;
+  const r = lock.beaconRound;
+  return Number.isSafeInteger(r) && r >= 1 && due(r) >= lock.at + 1000 && (r === 1 || due(r - 1) < lock.at + 1000);
+}
 
 /** FAIRNESS §13: why a `beaconValue` record does not belong to its lock, or null. */
 export function beaconValueProblem(value, lock) {
