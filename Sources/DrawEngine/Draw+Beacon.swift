@@ -10,6 +10,9 @@
 extension Draw {
     struct Sealed: Sendable {
         let hash: String
+        /// The `beacon` record's place in the chain: pages' witnesses keep it as a head (§14).
+        let index: Int
+        let prev: String
         let lock: BeaconLock
         /// The pool lock the round draws from (nil while restoring).
         var pool: Lock?
@@ -19,6 +22,8 @@ extension Draw {
     public var sealing: BeaconLock? { sealed?.lock }
     /// `hash` of the waiting round's `beacon` record.
     public var sealingHash: String? { sealed?.hash }
+    /// The waiting round's `beacon` record's `index` and `prev` (with `sealingHash`: its head).
+    public var sealingPlace: (index: Int, prev: String)? { sealed.map { ($0.index, $0.prev) } }
 
     /// Stop of a beacon-sealed round: stores the beacon lock with drand round R = the first round of
     /// `chain` due at least `BeaconSeal.lockMarginMillis` after `at` (the round's `lock` record, §8,
@@ -40,7 +45,7 @@ extension Draw {
                                 beaconRound: BeaconSeal.round(of: chain, lockedAt: at), relays: relays)
         let record = append(.beacon(beacon), at: at)
         records.append(record)
-        sealed = Sealed(hash: record.hash, lock: beacon, pool: lock)
+        sealed = Sealed(hash: record.hash, index: record.index, prev: record.prev, lock: beacon, pool: lock)
         return records
     }
 
@@ -89,7 +94,7 @@ extension Draw {
         nextCommitReason = .next
         armedPlan = RoundPlan(round: lock.round, prize: lock.prize, prizeIndex: lock.prizeIndex, count: waiting.lock.count,
                               perStop: config.perStop, cut: nil, prizeLeft: nil)
-        sealed = Sealed(hash: waiting.hash, lock: waiting.lock, pool: Lock(spec: lock.pool, hash: lock.poolHash, pool: pool))
+        sealed = Sealed(hash: waiting.hash, index: waiting.index, prev: waiting.prev, lock: waiting.lock, pool: Lock(spec: lock.pool, hash: lock.poolHash, pool: pool))
         phase = .rolling
     }
 }

@@ -181,7 +181,7 @@ public struct Draw: Sendable {
             winnersThisSession = []
             voidedThisSession = []
             lastResult = nil
-        case .beacon(let lock): sealed = Sealed(hash: record.hash, lock: lock, pool: nil)
+        case .beacon(let lock): sealed = Sealed(hash: record.hash, index: record.index, prev: record.prev, lock: lock, pool: nil)
         case .beaconValue, .beaconVoid: break
         }
         if case .round = record.body { sealed = nil; storedLock = nil }

@@ -54,16 +54,20 @@ extension DrawRoomState {
         Int64(min(attempt + 1, 3)) * 10_000
     }
 
-    /// `{"type":"beacon","round","beaconRound","status":"waiting"|"sealed"|"void","reason","lock","retryAt"}`:
-    /// `lock` is the `beacon` record's hash while waiting (pages' witnesses keep it, FAIRNESS §14),
-    /// `reason` why the latest attempt got no value (nil before any failed), `retryAt` when the
-    /// next attempt starts (Unix ms, nil while one asks).
+    /// `{"type":"beacon","round","beaconRound","status":"waiting"|"sealed"|"void","reason","lock","index","prev","due","retryAt"}`:
+    /// while waiting, `lock`, `index` and `prev` are the `beacon` record's head (pages' witnesses
+    /// keep it and flag a chain where that record differs, FAIRNESS §13/§14) and `due` when R is
+    /// due (Unix ms); `reason` why the latest attempt got no value (nil before any failed), `retryAt`
+    /// when the next attempt starts (Unix ms, nil while one asks).
     var beaconJSON: JSONValue {
         if let lock = draw.sealing {
             return .object(["type": .string("beacon"), "round": .int(Int64(lock.lock.round)),
                             "beaconRound": .int(Int64(lock.beaconRound)), "status": .string("waiting"),
                             "reason": beaconWait.problem.map { .string($0) } ?? .null,
                             "lock": draw.sealingHash.map { .string($0) } ?? .null,
+                            "index": draw.sealingPlace.map { .int(Int64($0.index)) } ?? .null,
+                            "prev": draw.sealingPlace.map { .string($0.prev) } ?? .null,
+                            "due": .int(lock.chain.dueMillis(of: lock.beaconRound)),
                             "retryAt": beaconWait.nextMillis.map { .int($0) } ?? .null])
         }
         if let sealed = lastSealed, sealed.round == draw.lastRound, draw.phase != .rolling {

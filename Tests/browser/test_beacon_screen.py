@@ -74,6 +74,14 @@ def test_the_screen_shows_waiting_for_drand_round_then_the_sealed_winners(browse
         assert notice.startswith("Waiting for drand round ")
         beacon_round = int(notice.rsplit(" ", 1)[1])
         assert b.js("return document.querySelector('[data-phase]').dataset.state") == "rolling"
+        # The screen's witness keeps the `beacon` record's head, shown before R was due (issue #40
+        # item 3): the record with that hash is in the export, and R is exactly the first due after it.
+        with urllib.request.urlopen(base + "/api/draws/%s/export.json" % CODE, timeout=10) as resp:
+            lock = [r for r in json.loads(resp.read())["records"] if r["kind"] == "beacon"][-1]
+        kept = b.wait_js("window.tombola.state.witness.heads.find((h) => h.beaconRound === %d) ?? null" % beacon_round)
+        assert (kept["index"], kept["hash"]) == (lock["index"], lock["hash"]), (kept, lock)
+        due = (lock["chain"]["genesis"] + (beacon_round - 1) * lock["chain"]["period"]) * 1000
+        assert kept["due"] == due and kept["seen"] < due and lock["at"] + 1000 <= due < lock["at"] + 1000 + lock["chain"]["period"] * 1000
         shots = os.environ.get("TOMBOLA_SHOTS", data_dir)  # set it to keep the screenshots
         b.save_screenshot(os.path.join(shots, "beacon-waiting.png"))
         # No relay answers by R's wait limit (issue #40): nothing is voided, the round keeps R,

@@ -262,3 +262,42 @@ def test_the_export_gives_the_chain_from_an_index(server):
         with pytest.raises(urllib.error.HTTPError) as refused:
             urllib.request.urlopen(server.url("/api/draws/%s/export.json?from=%s" % (code, bad)), timeout=10)
         assert refused.value.code == 400 and json.load(refused.value)["error"]["code"] == "bad_page"
+
+
+def test_the_witness_keeps_a_sealed_rounds_beacon_lock_and_flags_it_rewritten(browser, static_site):
+    """FAIRNESS §13 step 2 and §14 (issue #40 item 3): a page shown the `beacon` record's head while
+    the round waits for R keeps it with R's due time; the export with that record settles; an export
+    where the lock was written again after R was public (its `at` moved, every later hash recomputed:
+    a chain sound in itself) raises `rewritten` naming that record."""
+    from test_page_lib import page, result_of, run_module
+    path = os.path.join(os.path.dirname(__file__), "..", "peers", "fixtures", "sample-export-beacon.json")
+    with open(path, encoding="utf-8") as f:
+        records = json.load(f)["records"]
+    lock = next(r for r in records if r["kind"] == "beacon" and records[r["index"] + 1]["kind"] == "beaconValue")
+    due = (lock["chain"]["genesis"] + (lock["beaconRound"] - 1) * lock["chain"]["period"]) * 1000
+    shown = {"type": "beacon", "status": "waiting", "round": lock["round"], "beaconRound": lock["beaconRound"],
+             "lock": lock["hash"], "index": lock["index"], "prev": lock["prev"], "due": due}
+    result = next(r for r in records if r["kind"] == "round" and r["index"] > lock["index"])
+    rewritten = json.loads(json.dumps(records))
+    rewritten[lock["index"]]["at"] += 1
+    for i in range(lock["index"], len(rewritten)):
+        if i > lock["index"]:
+            rewritten[i]["prev"] = rewritten[i - 1]["hash"]
+        rewritten[i]["hash"] = record_hash(rewritten[i])
+    b = page(browser, static_site)
+    got = result_of(run_module(b, "/js/lib/witness.js", """
+        const [records, rewritten, shown, result] = args;
+        const head = { index: shown.index, hash: shown.lock, prev: shown.prev, round: shown.round,
+                       beaconRound: shown.beaconRound, due: shown.due };
+        const ok = new m.Witness('BEACON');
+        const seen = [ok.observe(head, shown.due - 2000), ok.observe(result, shown.due + 5000)];
+        const settled = ok.settle(records, shown.due + 6000);
+        const bad = new m.Witness('BEACON');
+        bad.observe(head, shown.due - 2000); bad.observe(result, shown.due + 5000);
+        return { seen, settled, kept: ok.heads.find((h) => h.index === shown.index),
+                 bad: [bad.settle(rewritten, shown.due + 6000), bad.alarm.reason, bad.alarm.seen] };
+    """, records, rewritten, shown, result))
+    assert got["seen"] == ["added", "check"] and got["settled"] == "ok"
+    kept = got["kept"]
+    assert (kept["hash"], kept["beaconRound"], kept["due"]) == (lock["hash"], lock["beaconRound"], due) and kept["seen"] < kept["due"]
+    assert got["bad"] == ["alarm", "rewritten", {"index": lock["index"], "hash": lock["hash"]}]

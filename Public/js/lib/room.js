@@ -83,7 +83,7 @@ export class DrawRoom extends EventTarget {
     this.snapshotReceived = false;
     this.interrupted = null;       // the round a server restart cut short before Stop, until the next Start
     this.resumed = null;           // the round a server restart carried on (the same winners), until the next Start
-    this.beacon = null;            // a beacon-sealed round: { round, beaconRound, status: waiting|sealed|void, reason, lock, retryAt }
+    this.beacon = null;            // a beacon-sealed round: { round, beaconRound, status: waiting|sealed|void, reason, lock, index, prev, due, retryAt }
     this.sealedBy = new Map();     // round → the drand round that sealed it (read with its records from the export)
     this.relayChecks = new Map();  // round → this device's own look at its drand round: { beaconRound, quicknet, chain, state: checking|match|mismatch|unreachable, relay }
     this.checkin = null;           // check-in: { open, count, fields, presence, publicNames, names, me } or null
@@ -143,7 +143,7 @@ export class DrawRoom extends EventTarget {
         break;
       case 'result': this.applyResult(msg, true); break;
       case 'viewers': this.viewers = msg.count; break;
-      case 'beacon': this.beacon = beaconOf(msg); break;
+      case 'beacon': this.beacon = beaconOf(msg); this.witnessBeacon(); break;
       case 'entrants': {
         // The count (and after a host's change, the settings too: fields, presence, publicNames).
         const { type, ...rest } = msg;
@@ -205,6 +205,7 @@ export class DrawRoom extends EventTarget {
     // (issue 39 item 11).
     if (this.phase === 'revealed' && this.interrupted !== null && this.interrupted > (s.result?.round ?? 0)) this.phase = 'idle';
     this.beacon = beaconOf(s.beacon);
+    this.witnessBeacon();
     this.config = s.config ?? null;
     this.remaining = s.remaining ?? null;
     this.exhausted = Boolean(s.exhausted);
@@ -475,6 +476,16 @@ export class DrawRoom extends EventTarget {
     if (verdict === 'added' || verdict === 'check' || verdict === 'alarm') this.ask('witness', { verdict });
   }
 
+  /** A sealed round's `beacon` record, shown while it waits for R (FAIRNESS §13 step 2): the
+   * witness keeps it as a head, with R's due time, so a chain where that record differs later (a
+   * lock rewritten once R was public) raises its alarm like a rewritten round. */
+  witnessBeacon() {
+    const b = this.beacon;
+    if (b?.status === 'waiting' && b.lock && Number.isInteger(b.index)) {
+      this.witnessed({ index: b.index, hash: b.lock, prev: b.prev, round: b.round, beaconRound: b.beaconRound, due: b.due });
+    }
+  }
+
   /** The export's records (oldest first) settle the heads the witness could not link itself. */
   settleWitness(records) {
     const verdict = this.witness.settle(records, Date.now());
@@ -520,5 +531,7 @@ function beaconOf(msg) {
     round: msg.round, beaconRound: msg.beaconRound, status: msg.status, reason: typeof msg.reason === 'string' ? msg.reason : null,
     // While waiting: the `beacon` record's hash (the witness keeps it, FAIRNESS §13/§14) and the next try.
     lock: typeof msg.lock === 'string' ? msg.lock : null, retryAt: Number.isInteger(msg.retryAt) ? msg.retryAt : null,
+    index: Number.isInteger(msg.index) ? msg.index : null, prev: typeof msg.prev === 'string' ? msg.prev : null,
+    due: Number.isInteger(msg.due) ? msg.due : null,
   };
 }

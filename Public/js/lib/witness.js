@@ -12,12 +12,18 @@ const KEEP = 500;
 const HEX64 = /^[0-9a-f]{64}$/;
 const ZEROS = '0'.repeat(64);
 
-/** `{ index, hash, prev, round }` of a round record or `result` message, or null when it names none. */
+/**
+ * `{ index, hash, prev, round }` of a round record or `result` message, or null when it names none;
+ * a sealed round's `beacon` record shown while waiting adds `beaconRound` and `due` (R's due time,
+ * Unix ms): with `seen`, what this device can say of when it was shown the lock (FAIRNESS §13).
+ */
 export function headOf(record) {
   if (!record || typeof record !== 'object' || !Number.isInteger(record.index) || record.index < 0) return null;
   if (typeof record.hash !== 'string' || !HEX64.test(record.hash)) return null;
-  return { index: record.index, hash: record.hash, prev: typeof record.prev === 'string' ? record.prev : null,
+  const head = { index: record.index, hash: record.hash, prev: typeof record.prev === 'string' ? record.prev : null,
     round: Number.isInteger(record.round) ? record.round : null };
+  if (Number.isInteger(record.beaconRound) && Number.isInteger(record.due)) Object.assign(head, { beaconRound: record.beaconRound, due: record.due });
+  return head;
 }
 
 /** The hash a stored record should have: SHA-256 of its canonical JSON without `hash` (FAIRNESS §8). */
@@ -85,6 +91,7 @@ export class Witness {
 
   remember(head, now) {
     const entry = { index: head.index, hash: head.hash, round: head.round ?? null, seen: now };
+    if (head.due !== undefined) Object.assign(entry, { beaconRound: head.beaconRound, due: head.due });
     const at = this.heads.findIndex((x) => x.index > head.index);
     if (at < 0) this.heads.push(entry); else this.heads.splice(at, 0, entry);
     if (this.heads.length > KEEP) this.heads.shift();
