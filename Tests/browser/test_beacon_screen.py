@@ -101,9 +101,20 @@ def test_the_screen_shows_waiting_for_drand_round_then_the_sealed_winners(browse
         zh.get(base + "/watch/" + CODE)
         zh_notice = zh.wait_js(visible_notice)
         assert zh_notice.startswith("正在等待 drand 第 %d 轮：尚无中继提供该轮（" % beacon_round), zh_notice
+        # The host's phone (in Chinese) offers to ask again or to give R up (issue #40), in view in its
+        # bar; asking again with the relays back seals the round.
+        host = browser(390, 844, "zh-CN")
+        host.get(base + "/draw/%s#key=%s" % (CODE, HOST_KEY))
+        buttons = host.wait_js("(() => { const bs = [...document.querySelectorAll('[data-beacon-actions] button')];"
+                               " if (!bs.length || document.querySelector('[data-beacon-actions]').hidden) return null;"
+                               " return bs.map((n) => { const r = n.getBoundingClientRect();"
+                               " return r.width > 40 && r.top >= 0 && r.bottom <= innerHeight && getComputedStyle(n).opacity === '1' ? n.innerText : null; }); })()")
+        assert buttons == ["立即重新请求中继", "放弃 drand 第 %d 轮…" % beacon_round], buttons
+        host.save_screenshot(os.path.join(shots, "beacon-host-waiting.png"))
         for relay in relays:
             relay.mode = "ok"
-        assert call(base, "POST", "/api/draws/%s/beacon/retry" % CODE, {})[0] == 200
+        host.find_element("css selector", "[data-beacon-retry]").click()
+        host.wait_js("document.querySelector('[data-beacon-actions]').hidden", timeout=20)
         b.wait_js("document.querySelector('[data-phase]')?.dataset.state === 'revealed'", timeout=20)
         with urllib.request.urlopen(base + "/api/draws/" + CODE, timeout=10) as resp:
             state = json.loads(resp.read())
@@ -154,6 +165,27 @@ def test_the_screen_shows_waiting_for_drand_round_then_the_sealed_winners(browse
         assert phone.errors(allow=("/public/%d" % beacon_round,)) == []  # only the refused fetches of R
         audit(phone, "relay unreachable (phone, zh-CN)", found)
         assert found == {}, found
+
+        # The host gives the next sealed round's R up from its phone (issue #40): asked why, then it is
+        # on the record, and the projector says so while the round keeps rolling.
+        assert call(base, "POST", "/api/draws/%s/start" % CODE, {})[0] == 200
+        stopper = threading.Thread(target=lambda: answer.update(r=call(base, "POST", "/api/draws/%s/stop" % CODE, {})))
+        stopper.start()
+        host.wait_js("!document.querySelector('[data-beacon-actions]').hidden", timeout=20)
+        waiting_round = host.js("return window.tombola.state.beacon.beaconRound")
+        host.find_element("css selector", "[data-beacon-abandon]").click()
+        prompt = host.switch_to.alert
+        assert "drand 第 %d 轮" % waiting_round in prompt.text
+        prompt.send_keys("场地断网")
+        prompt.accept()
+        stopper.join(timeout=40)
+        assert answer["r"][0] == 409 and answer["r"][1]["error"]["code"] == "beacon_void", answer["r"]
+        gave_up = b.wait_js(visible_notice + ".includes('gave up')", timeout=20) and b.js("return " + visible_notice)
+        assert gave_up.startswith("The host gave up drand round %d (场地断网)" % waiting_round), gave_up
+        with urllib.request.urlopen(base + "/api/draws/%s/export.json" % CODE, timeout=10) as resp:
+            void = [r for r in json.loads(resp.read())["records"] if r["kind"] == "beaconVoid"][-1]
+        assert (void["beaconRound"], void["reason"]) == (waiting_round, "abandoned by the host: 场地断网"), void
+        host.wait_js("document.querySelector('[data-beacon-actions]').hidden", timeout=10)
     finally:
         if proc.poll() is None:
             proc.terminate()

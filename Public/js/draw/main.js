@@ -67,6 +67,7 @@ view.bindStartStop(() => {
   }
 });
 view.bindClear(() => command('clear'));
+view.bindBeacon({ retry: () => command('beaconRetry'), abandon: (reason) => command('beaconAbandon', { reason }) });
 // The rehearsal's wipe (issue 45): a Clear only a rehearsal session takes, then the settings
 // saved without rehearsal, so the next round is the real event's.
 let goLive = false;

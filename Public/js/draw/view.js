@@ -75,6 +75,25 @@ export class DrawView {
     this.form.requestSubmit();
   }
 
+  /** A sealed round waiting for drand round R (issue #40): `retry()` asks the relays again at once;
+   * `abandon(reason)` gives R up on the record, after the host says why. */
+  bindBeacon({ retry, abandon }) {
+    this.beaconActions = $('[data-beacon-actions]', this.root);
+    $('[data-beacon-retry]', this.root).addEventListener('click', () => retry());
+    $('[data-beacon-abandon]', this.root).addEventListener('click', () => {
+      const reason = window.prompt(t('host.beacon.abandon.prompt', { r: this.beaconRound }))?.trim();
+      if (reason) abandon(reason.slice(0, 200));
+    });
+  }
+
+  renderBeacon(state) {
+    if (!this.beaconActions) return;
+    const waiting = state.isHost && state.beacon?.status === 'waiting';
+    this.beaconRound = state.beacon?.beaconRound ?? null;
+    show(this.beaconActions, waiting);
+    if (waiting) setText($('[data-beacon-abandon]', this.root), t('host.beacon.abandon', { r: this.beaconRound }));
+  }
+
   bindClear(handler) {
     $('[data-clear]', this.root).addEventListener('click', () => this.clearDialog.showModal());
     this.clearDialog.addEventListener('close', () => {
@@ -490,6 +509,7 @@ export class DrawView {
     document.body.classList.toggle('is-host', host);
     for (const node of $$('[data-host-only]', this.root)) show(node, host);
     show($('[data-wipe-rehearsal]', this.root), host && state.config?.rehearsal === true);
+    this.renderBeacon(state);
     setText(this.heading, t('draw.heading', { code: state.code }));
     document.title = t('draw.title', { code: state.code });
     setText(this.roleBadge, state.snapshotReceived || state.hasKey ? t(host ? 'role.host' : 'role.viewer') : '');
