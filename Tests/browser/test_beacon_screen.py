@@ -166,6 +166,17 @@ def test_the_screen_shows_waiting_for_drand_round_then_the_sealed_winners(browse
         audit(phone, "relay unreachable (phone, zh-CN)", found)
         assert found == {}, found
 
+        # A no-show of the sealed round is replaced from the server's seed (not sealed by drand yet:
+        # FAIRNESS §13 "Voids"): the projector shows the replacement labelled "Local proof", not
+        # "Sealed by drand round R".
+        status, body = call(base, "POST", "/api/draws/%s/void" % CODE, {"round": 1, "winner": winner, "reason": "no-show"})
+        assert status == 200, body
+        replacement = body["result"]["winners"][0]
+        b.wait_js("document.querySelector('[data-value]')?.textContent.trim() === %s" % json.dumps(str(replacement)), timeout=20)
+        label = b.wait_js("(() => { const p = document.querySelector('[data-proof]'); return p && !p.hidden"
+                          " && p.getBoundingClientRect().width > 0 ? p.textContent : ''; })()")
+        assert label == "Local proof", label
+
         # The host gives the next sealed round's R up from its phone (issue #40): asked why, then it is
         # on the record, and the projector says so while the round keeps rolling.
         assert call(base, "POST", "/api/draws/%s/start" % CODE, {})[0] == 200

@@ -399,7 +399,10 @@ function renderProof(node, room, result) {
   show(node, Boolean(result));
   if (!result) return;
   const b = room.beacon;
-  const sealedBy = room.sealedBy?.get(result.round) ?? (b && b.status === 'sealed' && b.round === result.round ? b.beaconRound : null);
+  // A void's replacement is drawn from the server's seed even in a sealed draw (FAIRNESS §13,
+  // "Voids"): it shares its round's number, not its drand round.
+  const sealedBy = result.replaces ? null
+    : room.sealedBy?.get(result.round) ?? (b && b.status === 'sealed' && b.round === result.round ? b.beaconRound : null);
   node.dataset.proof = sealedBy ? 'beacon' : 'local';
   setText(node, sealedBy ? t('draw.proof.beacon', { r: sealedBy }) : t('draw.proof.local'));
   // What the label means, on hover and for screen readers (issue 39, item 11: "local proof" was unexplained).
