@@ -218,6 +218,9 @@ public enum ServerOptions {
         configuration.hostKey = try OperatorKey.resolve("host", key: configuration.hostKey, file: configuration.hostKeyFile)
         configuration.adminKey = try OperatorKey.resolve("admin", key: configuration.adminKey, file: configuration.adminKeyFile)
         try resolveBeacon(&configuration)
+        if let tsa = configuration.tsaURL, !isTimeStampURL(tsa) {
+            throw UsageError(message: "--tsa must be an http:// or https:// URL of an RFC 3161 time-stamping authority, not '\(tsa)'")
+        }
         if let text = configuration.metricsListenText {
             guard let address = listenAddress(text) else {
                 throw UsageError(message: "--metrics-listen must be HOST:PORT (an IPv6 host in brackets), not '\(text)'")
@@ -239,6 +242,14 @@ public enum ServerOptions {
             if !origins.contains(origin) { origins.append(origin) }
         }
         return origins
+    }
+
+    /// An http(s) URL with a host and nothing a request line could not carry (`--tsa`).
+    static func isTimeStampURL(_ text: String) -> Bool {
+        let lower = text.lowercased()
+        guard let scheme = ["https://", "http://"].first(where: { lower.hasPrefix($0) }) else { return false }
+        let host = text.dropFirst(scheme.count).prefix { $0 != "/" && $0 != "?" }
+        return !host.isEmpty && text.count <= 2048 && text.unicodeScalars.allSatisfy { $0.value > 0x20 && $0.value < 0x7f }
     }
 
     /// The beacon relays (each an https URL, or http with `--beacon-allow-http`) and chain.

@@ -23,6 +23,9 @@ public struct RedisDrawKeys: Sendable, Equatable {
     /// A hash: `config` (the settings as canonical JSON, written with the records that change
     /// them) and `hostKeyHash`.
     public var meta: String { "\(tag):meta" }
+    /// A hash of RFC 3161 time-stamps (issue #47, docs/FAIRNESS.md §18): record index →
+    /// `"<record hash> <TSA URL> <DER answer in hex>"`, written by the owner once the TSA answered.
+    public var timeStamps: String { "\(tag):stamps" }
     /// The owner's latest public snapshot (what a joining page is sent), kept for instances
     /// that start serving the draw between two publications.
     public var snapshot: String { "\(tag):snap" }

@@ -76,6 +76,9 @@ import Testing
         (["--drain-seconds", "3601"], "--drain-seconds must be a whole number from 0 to 3600, not '3601'"),
         (["--metrics-listen", "9090"], "--metrics-listen must be HOST:PORT (an IPv6 host in brackets), not '9090'"),
         (["--metrics-listen", "127.0.0.1:70000"], "--metrics-listen must be HOST:PORT (an IPv6 host in brackets), not '127.0.0.1:70000'"),
+        (["--tsa", "freetsa.org/tsr"], "--tsa must be an http:// or https:// URL of an RFC 3161 time-stamping authority, not 'freetsa.org/tsr'"),
+        (["--tsa", "https:///tsr"], "--tsa must be an http:// or https:// URL of an RFC 3161 time-stamping authority, not 'https:///tsr'"),
+        (["--tsa", "https://tsa.example/a b"], "--tsa must be an http:// or https:// URL of an RFC 3161 time-stamping authority, not 'https://tsa.example/a b'"),
     ])
     func badUsageIsExplained(arguments: [String], message: String) {
         #expect(throws: ServerOptions.UsageError(message: message)) { try ServerOptions.parse(arguments) }

@@ -14,6 +14,7 @@ import time
 from local_tsa import LocalTSA
 from test_draw_export import CODE, Tombola, data_dir  # noqa: F401 (the fixture is used by name)
 from test_fairness_script import script, tombola_binary  # noqa: F401
+from test_cluster import CODE as CLUSTER_CODE, cluster  # noqa: F401 (the fixture is used by name)
 
 
 def test_each_rounds_chain_head_is_time_stamped_and_checks_with_openssl(script, data_dir, tmp_path):
@@ -73,3 +74,32 @@ def test_each_rounds_chain_head_is_time_stamped_and_checks_with_openssl(script, 
     swift, python = run(forged)
     assert swift.returncode == 1 and "#0 time-stamp: FAIL" in swift.stdout, swift.stdout
     assert python.returncode == 1 and "#0 time-stamp: FAIL" in python.stdout, python.stdout
+
+
+def test_cluster_instances_time_stamp_the_owners_rounds_for_every_instances_export(cluster, tmp_path):
+    """Cluster mode (docs/CLUSTER.md): the owner of the draw asks the TSA after each round and keeps
+    the answer in Redis beside the round log; an export from another instance carries it, and
+    `tombola verify --tsa-ca` checks it."""
+    tsa = LocalTSA(tmp_path / "tsa")
+    try:
+        owner = cluster.start(("--tsa", tsa.url))
+        follower = cluster.start(("--tsa", tsa.url))
+        assert cluster.owner() is owner
+        for _ in range(2):
+            assert follower.command("start")[0] == 200 and follower.command("stop")[0] == 200
+        deadline = time.time() + 20
+        while True:
+            status, export = follower.json("GET", "/api/draws/%s/export.json" % CLUSTER_CODE)
+            if status == 200 and len(export.get("timestamps", {})) == 2:
+                break
+            assert time.time() < deadline, "no time-stamps in the follower's export: %r" % export.get("timestamps")
+            time.sleep(0.1)
+    finally:
+        tsa.close()
+    records = export["records"]
+    rounds = [r["index"] for r in records if r["kind"] == "round"]
+    assert sorted(int(i) for i in export["timestamps"]) == [i + 1 for i in rounds]
+    path = tmp_path / "export.json"
+    path.write_text(json.dumps(export), encoding="utf-8")
+    checked = subprocess.run([tombola_binary(), "verify", str(path), "--tsa-ca", tsa.ca], capture_output=True, text=True, timeout=60)
+    assert checked.returncode == 0 and checked.stdout.count("OK (signature checked)") == 2, checked.stdout

@@ -68,21 +68,56 @@ extension ClusterDrawNode {
                 case .failure(let error):
                     completion(.failure(error))
                 case .success(let (cursor, entries)):
-                    var records: [DrawRecord] = []
-                    var seal: (String, String)?
-                    for entry in entries {
-                        guard var record = try? DrawRecord(text: entry.json) else {
-                            return completion(.failure(ClusterError.unexpectedReply("record \(entry.index) of draw \(self.code) unreadable")))
-                        }
-                        if case .commit(let commitment, _) = record.body { seal = entry.seal.isEmpty ? nil : (entry.seal, commitment) }
-                        let signature = entry.signature.split(separator: ":")
-                        if signature.count == 2 { record.signature = RecordSignature(key: String(signature[0]), signature: String(signature[1])) }
-                        records.append(record)
+                    self.readTimeStamps { stamps in
+                        self.chainRead(entries, stamps: stamps, config: config, cursor: cursor, completion)
                     }
-                    completion(.success(ClusterChain(configJSON: config, records: records, pendingSeal: seal,
-                                                     epoch: cursor.epoch ?? "", offset: cursor.offset ?? "")))
                 }
             }
         }
+    }
+
+    /// The owner keeps a TSA's answer beside the round log (`--tsa`, issue #47). Loop only.
+    func saveTimeStamp(index: Int, hash: String, _ stamp: RecordTimeStamp) {
+        let value = "\(hash) \(stamp.tsa) \(Hex.encode(stamp.response))"
+        store.client.send(["HSET", keys.timeStamps, String(index), value]) { [code] reply in
+            if case .failure(let error) = reply {
+                Log.error("draw.timestamp_failed", "draw \(code): the time-stamp of record \(index) was not kept: \(error)",
+                          fields: ["draw": .string(code), "record": .int(Int64(index))])
+            }
+        }
+    }
+
+    /// Every kept time-stamp by record index (none when Redis cannot say: the export then has none).
+    private func readTimeStamps(_ completion: @escaping ([Int: (hash: String, stamp: RecordTimeStamp)]) -> Void) {
+        store.client.send(["HGETALL", keys.timeStamps]) { reply in
+            var stamps: [Int: (hash: String, stamp: RecordTimeStamp)] = [:]
+            let fields = (try? reply.get())?.array ?? []
+            for pair in stride(from: 0, to: fields.count - 1, by: 2) {
+                guard let index = fields[pair].string.flatMap({ Int($0) }), let value = fields[pair + 1].string else { continue }
+                let parts = value.split(separator: " ", maxSplits: 2).map(String.init)
+                guard parts.count == 3, let response = Hex.decode(parts[2]) else { continue }
+                stamps[index] = (parts[0], RecordTimeStamp(tsa: parts[1], response: response))
+            }
+            completion(stamps)
+        }
+    }
+
+    /// The records of the round log with their signatures and kept time-stamps.
+    private func chainRead(_ entries: [LogEntry], stamps: [Int: (hash: String, stamp: RecordTimeStamp)], config: String, cursor: ChainCursor,
+                           _ completion: @escaping (Result<ClusterChain, any Error>) -> Void) {
+        var records: [DrawRecord] = []
+        var seal: (String, String)?
+        for entry in entries {
+            guard var record = try? DrawRecord(text: entry.json) else {
+                return completion(.failure(ClusterError.unexpectedReply("record \(entry.index) of draw \(self.code) unreadable")))
+            }
+            if case .commit(let commitment, _) = record.body { seal = entry.seal.isEmpty ? nil : (entry.seal, commitment) }
+            let signature = entry.signature.split(separator: ":")
+            if signature.count == 2 { record.signature = RecordSignature(key: String(signature[0]), signature: String(signature[1])) }
+            if let kept = stamps[record.index], kept.hash == record.hash { record.timeStamp = kept.stamp }
+            records.append(record)
+        }
+        completion(.success(ClusterChain(configJSON: config, records: records, pendingSeal: seal,
+                                         epoch: cursor.epoch ?? "", offset: cursor.offset ?? "")))
     }
 }

@@ -16,6 +16,13 @@ struct ClusterRecordStore: DrawRecordStore {
                 if case .success = result, let audit = batch.audit {
                     if node.loop.inEventLoop { node.recordAudit(audit) } else { node.loop.execute { node.recordAudit(audit) } }
                 }
+                // A round's record stored: its chain head is time-stamped outside (`--tsa`, issue #47),
+                // kept in Redis beside the round log for every instance's export.
+                if case .success = result {
+                    ServerTimeStamping.stored(batch.records, code: code) { index, hash, stamp in
+                        node.loop.execute { node.saveTimeStamp(index: index, hash: hash, stamp) }
+                    }
+                }
                 completion(result)
             }
         }

@@ -26,6 +26,8 @@ extension DrawService {
                                                                   roomSettings: roomSettings, metrics: metrics)
             // Hooks and their status in Redis; the owner of a draw delivers its events (docs/CLUSTER.md, Webhooks).
             ServerWebhooks.install(WebhookRegistry.cluster(client: runtime.client, allowPrivate: configuration.webhookAllowPrivate))
+            // The owner of a draw time-stamps its rounds' chain heads, kept in Redis (docs/FAIRNESS.md §18).
+            ServerTimeStamping.install(tsa: configuration.tsaURL)
             // Unused in cluster mode (branding lives in Redis: ClusterBranding); the service's type wants one.
             let branding = try BrandingStore(storage: storage)
             // The admin key is this instance's (its data directory): give every instance the same one.

@@ -18,18 +18,26 @@ public enum ServerTimeStamping {
 
     public static func install(tsa: String?) { installed.withLock { $0 = tsa } }
 
-    /// After `records` of draw `code` are stored: stamps the last one when they hold a round.
+    /// After `records` of draw `code` are stored (SQLite): stamps the last one when they hold a round.
     static func stored(_ records: [DrawRecord], code: String, storage: StorageQueue) {
+        stored(records, code: code) { index, hash, stamp in
+            storage.async { database in
+                try database.saveTimeStamp(drawCode: code, TimeStampRow(index: index, hash: hash, tsa: stamp.tsa, response: stamp.response),
+                                           at: WallClock.unixMilliseconds() / 1000)
+            }
+        }
+    }
+
+    /// After `records` of draw `code` are stored: when they hold a round, asks the TSA for a stamp
+    /// of the last one's hash off the loop and hands the answer to `save` (record index, hash, stamp; on that thread).
+    static func stored(_ records: [DrawRecord], code: String, save: @escaping @Sendable (Int, String, RecordTimeStamp) -> Void) {
         guard let url = tsaURL, let head = records.last,
               records.contains(where: { if case .round = $0.body { true } else { false } }),
               let digest = Hex.decode(head.hash) else { return }
         let started = DetachedThread.start {
             switch TimeStampFetch.stamp(digest: digest, url: url) {
             case .success(let response):
-                storage.async { database in
-                    try database.saveTimeStamp(drawCode: code, TimeStampRow(index: head.index, hash: head.hash, tsa: url, response: response),
-                                               at: WallClock.unixMilliseconds() / 1000)
-                }
+                save(head.index, head.hash, RecordTimeStamp(tsa: url, response: response))
                 Log.event("draw.timestamped", fields: ["draw": .string(code), "record": .int(Int64(head.index)), "tsa": .string(url)],
                           text: nil)
             case .failure(let error):
