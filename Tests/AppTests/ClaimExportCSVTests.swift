@@ -31,4 +31,17 @@ import Testing
         #expect(named[0].first == "\u{FEFF}session" && named[0].last == "name")
         #expect(named[1][5] == "30 秒内未领取" && named[2][12] == "黄丽" && named[1][12] == "")
     }
+
+    /// Every language of the pages says a claim pass's reason its own way (issue #43); Traditional
+    /// Chinese by its tags, not as Simplified; a host's own reason and unknown languages as recorded.
+    @Test(arguments: [
+        ("zh-Hant", "30 秒內未領取"), ("zh-TW", "30 秒內未領取"), ("zh-CN", "30 秒内未领取"), ("ja", "30 秒以内に受け取りなし"),
+        ("ko", "30초 안에 미수령"), ("es", "sin reclamar en 30 s"), ("fr", "non réclamé en 30 s"),
+        ("de", "nicht abgeholt in 30 s"), ("vi", "không nhận trong 30 giây"), ("ar", "لم تُستلم خلال 30 ث"),
+        ("en", "not claimed in 30 s"), ("xx", "not claimed in 30 s"),
+    ])
+    func aClaimPassesReasonIsSaidInThePagesLanguage(language: String, said: String) {
+        #expect(DrawExportCSV.said("not claimed in 30 s", language) == said)
+        #expect(DrawExportCSV.said("did not come", language) == "did not come")
+    }
 }

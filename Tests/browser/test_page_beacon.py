@@ -53,3 +53,29 @@ def test_the_page_rechecks_sealed_rounds_and_refuses_tampering(browser, static_s
     # The export written before locks were stored at Start still verifies (a lock after the void: no abandoned roll).
     with open(STOPLOCK, encoding="utf-8") as f:
         assert result_of(run_module(b, "/js/lib/verify.js", CHECK, json.load(f))) == [[3, True, None], [11, True, None]]
+
+
+def test_the_relays_errors_are_said_in_the_pages_language(browser, static_site):
+    """Issue #43: a sealed round's 'no value yet' reason (BeaconClient's fixed English grammar) is
+    translated on the page: the framing and every known problem, relays' URLs and HTTP statuses kept."""
+    b = page(browser, static_site)
+    reasons = [
+        "no relay answered round 12 in time (https://a.example: HTTP 503; https://b.example: Timeout was reached)",
+        "no relay served a valid round 12 (https://a.example: signature does not verify under the chain's public key; "
+        "https://b.example: answered round 11)",
+        "relays disagree on round 12",
+        "no relay answered round 12 in time (https://a.example: no answer; https://b.example: Couldn't connect to server)",
+        "something new",
+    ]
+    said = {}
+    for lang in ("en", "zh"):
+        result_of(run_module(b, "/js/lib/i18n.js", "m.setLang(args[0]); return true;", lang))
+        said[lang] = result_of(run_module(b, "/js/lib/beacon-reason.js", "return args[0].map(m.beaconReasonText);", reasons))
+    assert said["zh"] == [
+        "未按时应答：https://a.example: HTTP 503；https://b.example: 超时",
+        "所有中继提供的值均无效：https://a.example: 签名无法用该链的公钥验证；https://b.example: 应答的是第 11 轮",
+        "各中继对第 12 轮的值不一致",
+        "未按时应答：https://a.example: 无应答；https://b.example: 连接被拒绝",
+        "something new",  # what no table knows is shown as it came
+    ]
+    assert said["en"][0] == "no answer in time: https://a.example: HTTP 503; https://b.example: timed out"

@@ -8,6 +8,7 @@ import { winnerText } from './room.js';
 import { maskName } from './mask.js';
 import { nameSize, showName, widestNames } from './fitname.js';
 import { reasonText } from './claims.js';
+import { beaconReasonText } from './beacon-reason.js';
 import { tint } from './books.js';
 
 /** A draw value for display: numbers grouped by locale, names as they are (masked as the draw says). */
@@ -383,7 +384,7 @@ function beaconText(room) {
   const b = room.beacon;
   if (!b || room.phase !== 'rolling') return '';
   if (b.status === 'waiting') {
-    return b.reason ? t('stage.beacon.retrying', { r: b.beaconRound, reason: b.reason }) : t('stage.beacon.waiting', { r: b.beaconRound });
+    return b.reason ? t('stage.beacon.retrying', { r: b.beaconRound, reason: beaconReasonText(b.reason) }) : t('stage.beacon.waiting', { r: b.beaconRound });
   }
   if (b.status === 'void') {
     const abandoned = /^abandoned by the host: /.test(b.reason ?? '');

@@ -13,7 +13,8 @@ enum DrawExportCSV {
                          "commitment", "seed", "hash", "name"]
 
     /// `names`: a check-in pool's public id → name (the `name` column; empty without). `language`:
-    /// `zh` says a claim pass's reason in Chinese (the record keeps the fixed English text).
+    /// the page's language (`?lang=`), in which a claim pass's reason is said (the record keeps the
+    /// fixed English text).
     static func text(records: [DrawRecord], names: [String: String] = [:], language: String = "en",
                      timeZone: TimeZone = .current) -> String {
         table(records: records, names: names, language: language, timeZone: timeZone).csv
@@ -92,13 +93,29 @@ enum DrawExportCSV {
         return ExportTable(header: columns, rows: rows, timeZone: timeZone, fractionalSeconds: true)
     }
 
+    /// A claim pass's fixed reason ("not claimed in N s", kept in English on the record) in each
+    /// language of the pages (the same words as their `claim.reason`, Public/js/lib/i18n*).
+    static let claimReason: [String: @Sendable (Int) -> String] = [
+        "zh": { "\($0) 秒内未领取" }, "zh-Hant": { "\($0) 秒內未領取" }, "ja": { "\($0) 秒以内に受け取りなし" },
+        "ko": { "\($0)초 안에 미수령" }, "es": { "sin reclamar en \($0) s" }, "fr": { "non réclamé en \($0) s" },
+        "de": { "nicht abgeholt in \($0) s" }, "vi": { "không nhận trong \($0) giây" }, "ar": { "لم تُستلم خلال \($0) ث" },
+    ]
+
+    /// The pages' language for a `?lang=` tag: zh-Hant (also zh-TW, zh-HK, zh-MO), zh, or the
+    /// tag's first part (en when none).
+    static func pageLanguage(_ tag: String) -> String {
+        let lower = tag.lowercased()
+        if ["zh-hant", "zh-tw", "zh-hk", "zh-mo"].contains(where: { lower.hasPrefix($0) }) { return "zh-Hant" }
+        return String(lower.prefix { $0 != "-" && $0 != "_" })
+    }
+
     /// A reason as the download's language says it: a claim pass's fixed "not claimed in N s"
-    /// in Chinese for `zh`; a host's own void reason as typed.
+    /// in that language; a host's own void reason as typed.
     static func said(_ reason: String?, _ language: String) -> String {
         guard let reason else { return "" }
-        guard language.lowercased().hasPrefix("zh"), reason.hasPrefix("not claimed in "), reason.hasSuffix(" s"),
+        guard let say = claimReason[pageLanguage(language)], reason.hasPrefix("not claimed in "), reason.hasSuffix(" s"),
               let seconds = Int(reason.dropFirst("not claimed in ".count).dropLast(2)) else { return reason }
-        return "\(seconds) 秒内未领取"
+        return say(seconds)
     }
 
     private static func text(_ value: String?) -> SheetCell {
