@@ -14,6 +14,7 @@ import sys
 
 from test_draw_export import CODE, Tombola, data_dir  # noqa: F401 (the fixture is used by name)
 from test_fairness_script import rehash, script, tombola_binary  # noqa: F401
+from test_cluster import cluster  # noqa: F401 (the fixture is used by name)
 
 DER_PREFIX = bytes.fromhex("302a300506032b6570032100")  # SubjectPublicKeyInfo of an Ed25519 key (RFC 8410)
 
@@ -114,3 +115,46 @@ def test_every_record_is_signed_with_the_served_key_and_forgeries_are_refused(sc
     # The right export, another key expected (the reader trusts a different server).
     swift, python = check(binary, script, export, tmp_path, hashlib.sha256(other_pub).hexdigest())
     assert swift.returncode == 1 and python.returncode == 1
+
+
+def test_a_cluster_key_change_is_handed_over_on_the_record(cluster, script, tmp_path):
+    """Cluster mode (docs/CLUSTER.md): the signing key follows the cluster key; `tombola
+    rotate-signing-key --redis … --cluster-key OLD --new-cluster-key NEW` has the old key sign the
+    new one into Redis, an instance restarted with NEW carries that hand-over in its export and its
+    served key, and both verifiers pass records signed by either key; without the hand-over the
+    change is refused."""
+    from test_cluster import CODE as CLUSTER_CODE, Instance
+    binary = tombola_binary()
+    first = cluster.start()
+    assert first.command("start")[0] == 200 and first.command("stop")[0] == 200
+    old_key = first.json("GET", "/api/server/key")[1]
+    first.stop()
+    old_file, new_file = tmp_path / "cluster.key", tmp_path / "new-cluster.key"
+    new_file.write_bytes(bytes(range(32)))
+    rotate = [binary, "rotate-signing-key", *cluster.redis.args, "--cluster-key", str(old_file), "--new-cluster-key", str(new_file)]
+    rotated = subprocess.run(rotate, capture_output=True, text=True, timeout=30)
+    assert rotated.returncode == 0, rotated.stderr
+    # A second hand-over from the old key would fork the chain: refused, nothing written.
+    again = subprocess.run(rotate, capture_output=True, text=True, timeout=30)
+    assert again.returncode == 1 and "is not to the key of --cluster-key" in again.stderr, again.stderr
+    assert cluster.redis.cli("LLEN", "tombola:signing-rotations") == "1"
+
+    second = Instance(cluster.redis, str(new_file))
+    cluster.instances.append(second)
+    assert second.command("start")[0] == 200 and second.command("stop")[0] == 200
+    new_key = second.json("GET", "/api/server/key")[1]
+    assert new_key["publicKey"] != old_key["publicKey"] and len(new_key["rotations"]) == 1
+    assert (new_key["rotations"][0]["old"], new_key["rotations"][0]["new"]) == (old_key["publicKey"], new_key["publicKey"])
+    assert new_key["fingerprint"] in rotated.stdout.replace(" ", "")
+    status, export = second.json("GET", "/api/draws/%s/export.json" % CLUSTER_CODE)
+    assert status == 200 and export["signatures"]["rotations"] == new_key["rotations"]
+    keys = {entry["key"] for entry in export["signatures"]["records"].values()}
+    assert keys == {old_key["fingerprint"], new_key["fingerprint"]}, keys
+    swift, python = check(binary, script, export, tmp_path, new_key["fingerprint"])
+    assert swift.returncode == 0, swift.stdout + swift.stderr
+    assert python.returncode == 0, python.stdout + python.stderr
+    # The same export without the hand-over: the old key's records are refused.
+    forged = copy.deepcopy(export)
+    forged["signatures"]["rotations"] = []
+    swift, python = check(binary, script, forged, tmp_path, new_key["fingerprint"])
+    assert swift.returncode == 1 and python.returncode == 1, swift.stdout + python.stdout

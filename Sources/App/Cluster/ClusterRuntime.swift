@@ -31,7 +31,8 @@ final class ClusterRuntime: @unchecked Sendable {
     let limiter: AuthRateLimiter
     /// The rate limits' buckets shared by every instance (the host-key limiter's and each draw's check-in limits).
     let sharedLimits: SharedRateLimits
-    let roomSettings: DrawRoomSettings
+    /// Set once in `prepare` (the signer's rotations, read from Redis) before any draw is served.
+    private(set) var roomSettings: DrawRoomSettings
     let metrics: DrawMetrics
     /// Every draw's screen branding, in Redis (ClusterBranding.swift).
     let branding: ClusterBranding
@@ -113,6 +114,18 @@ final class ClusterRuntime: @unchecked Sendable {
         func command(_ arguments: [String]) async -> RedisReply? {
             if case .success(let reply) = await client.command(arguments) { return reply }
             return nil
+        }
+        // The signing key's hand-overs (issue #47): every export carries them.
+        if let signer = roomSettings.signer {
+            guard let list = await command(["LRANGE", ClusterSigningRotations.key, "0", "-1"]) else {
+                return .failure(ClusterStartError(description: "Redis at \(endpoint) stopped answering during start-up"))
+            }
+            let (rotations, problem) = ClusterSigningRotations.chain((list.array ?? []).compactMap(\.string), for: signer)
+            if let problem {
+                Log.error("cluster.signing_rotations", "tombola: WARNING: \(problem); exports carry no hand-over, so records signed"
+                          + " by an earlier key do not verify against this one", fields: [:])
+            }
+            roomSettings.signer = RecordSigner(key: signer.key, rotations: rotations)
         }
         // The default draw: the one given, or the one the first instance made.
         var code = configuration.defaultDrawCode ?? DrawKeys.newCode()

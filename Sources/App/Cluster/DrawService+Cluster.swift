@@ -38,7 +38,7 @@ extension DrawService {
                 Double(runtime.nodes.values.reduce(0) { $0 + ($1.isOwner ? 1 : 0) })
             }
             return DrawService(cluster: runtime, defaultDraw: defaultDraw, admin: admin, storage: storage,
-                               branding: branding, settings: roomSettings, limiter: limiter, metrics: metrics, registry: registry)
+                               branding: branding, settings: runtime.roomSettings, limiter: limiter, metrics: metrics, registry: registry)
         } catch {
             storage.close()
             throw error
