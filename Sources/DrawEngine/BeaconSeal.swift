@@ -71,7 +71,8 @@ extension DrawRecord {
         case .beacon(let b):
             var members = roundMembers(b.lock)
             members["winners"] = nil
-            members["replaces"] = nil
+            // A void's replacement names what it replaces (FAIRNESS §13, "Voids"); a round's lock has no such key.
+            if b.lock.replaces == nil { members["replaces"] = nil }
             members["count"] = .int(Int64(b.count))
             members["chain"] = b.chain.json
             members["beaconRound"] = .int(Int64(b.beaconRound))
@@ -94,7 +95,7 @@ extension DrawRecord {
         case "beacon":
             guard var members = json.objectValue else { throw f.fail("kind") }
             members["winners"] = .array([])
-            members["replaces"] = .null
+            members["replaces"] = json["replaces"] ?? .null
             let lock = try parseRound(.object(members))
             guard let count = json["count"]?.intValue, count >= 1, let small = Int(exactly: count) else { throw f.fail("count") }
             guard let chain = json["chain"].flatMap(BeaconChain.init(json:)) else { throw f.fail("chain") }

@@ -14,7 +14,7 @@ extension Draw {
     /// prize stays unawarded (a prize tier then has a winner left for the next Start). Store the
     /// returned record before announcing it. The pending commitment is kept (nothing is drawn).
     public mutating func pass(round: Int, winner: DrawValue, reason: String, at: Int64) throws(DrawError) -> DrawRecord {
-        guard phase == .idle || phase == .revealed else { throw .wrongPhase }
+        guard (phase == .idle || phase == .revealed) && sealed == nil else { throw .wrongPhase }
         guard let b = board.firstIndex(where: { $0.round == round }) else { throw .unknownRound }
         guard board[b].winners.contains(winner) else { throw .unknownWinner }
         let reason = EntrantList.trim(reason)

@@ -93,7 +93,7 @@ public struct Draw: Sendable {
     public private(set) var recordCount = 0
     public private(set) var lastHash = DrawRecord.genesisPrev
     /// The latest `round` record of this session (for `state.result`); nil after Clear.
-    public private(set) var lastResult: DrawRecord?
+    public internal(set) var lastResult: DrawRecord?
 
     var validated: ValidatedConfig
     var lock: Lock
@@ -279,7 +279,7 @@ public struct Draw: Sendable {
     /// published lock already leaves them out (Start resolves them again).
     @discardableResult
     public mutating func configure(_ newConfig: DrawConfig, pastWinners: [PastWinners] = []) throws(DrawError) -> [String] {
-        guard phase == .idle || phase == .revealed else { throw .wrongPhase }
+        guard (phase == .idle || phase == .revealed) && sealed == nil else { throw .wrongPhase }
         // A session holds rehearsal rounds or real ones, never both (docs/FAIRNESS.md §19).
         if let kind = sessionRehearsal, kind != newConfig.rehearsal { throw .rehearsalMixed }
         validated = try ValidatedConfig(newConfig)
@@ -320,7 +320,7 @@ public struct Draw: Sendable {
     @discardableResult
     public mutating func start(contributions: [Contribution], audience: String? = nil, at: Int64,
                                pastWinners: [PastWinners] = []) throws(DrawError) -> [DrawRecord] {
-        guard phase == .idle || phase == .revealed else { throw .wrongPhase }
+        guard (phase == .idle || phase == .revealed) && sealed == nil else { throw .wrongPhase }
         guard pendingSeed != nil else { throw .notCommitted }
         let audience = try Self.audienceNumber(audience)
         var next = self
@@ -434,8 +434,43 @@ public struct Draw: Sendable {
     /// records to store: `void`, maybe `entrants`, the replacement `round`, the next `commit`.
     public mutating func void(round: Int, winner: DrawValue, reason: String, contributions: [Contribution] = [],
                               audience: String? = nil, nextSeed: Seed, at: Int64) throws(DrawError) -> [DrawRecord] {
-        guard phase == .idle || phase == .revealed else { throw .wrongPhase }
-        guard let seed = pendingSeed, let commitment = pendingCommitment else { throw .notCommitted }
+        let plan = try voidPlan(round: round, winner: winner, reason: reason, contributions: contributions, audience: audience)
+        guard let seed = pendingSeed else { throw .notCommitted }
+        let (b, w) = (plan.board, plan.winner)
+        var (voidRecord, records) = appendVoid(plan, round: round, at: at)
+        let replacement = derive(round: round, seed: seed, key: seed, commitment: plan.commitment, lock: plan.lock, frozen: plan.frozen,
+                                 prize: board[b].prize, prizeIndex: board[b].prizeIndex,
+                                 replaces: Replacement(round: round, winner: w, void: voidRecord.hash))
+        let replacementRecord = append(.round(replacement), at: at)
+        records.append(replacementRecord)
+        lastResult = replacementRecord
+        board[b].winners.removeAll { $0 == w }
+        board[b].voided.append(VoidedWinner(winner: w, reason: plan.reason))
+        board[b].winners += replacement.winners
+        voidedThisSession = plan.voided
+        winnersThisSession.formUnion(replacement.winners)
+        keptWinners.void(w)
+        keptWinners.add(replacement.winners)
+        relock()
+        records.append(commitNext(nextSeed, at: at))
+        return records
+    }
+
+    /// What a void checks and re-locks before its replacement is drawn (`void`, `voidSealing`).
+    struct VoidPlan {
+        let board: Int
+        let winner: DrawValue
+        let reason: String
+        let voided: Set<DrawValue>
+        let lock: Lock
+        let frozen: Frozen
+        let commitment: String
+    }
+
+    func voidPlan(round: Int, winner: DrawValue, reason: String, contributions: [Contribution],
+                  audience: String?) throws(DrawError) -> VoidPlan {
+        guard (phase == .idle || phase == .revealed) && sealed == nil else { throw .wrongPhase }
+        guard pendingSeed != nil, let commitment = pendingCommitment else { throw .notCommitted }
         let reason = EntrantList.trim(reason)
         guard (1...DrawLimits.maxReasonLength).contains(reason.count), !EntrantList.hasControlCharacter(reason) else { throw .badReason }
         let audience = try Self.audienceNumber(audience)
@@ -449,26 +484,39 @@ public struct Draw: Sendable {
         if replacementLock.pool.count == 0, case .list(_, _, _, .some, _) = replacementLock.spec { throw .noneEligible }
         guard replacementLock.pool.count > 0 else { throw .poolExhausted }
         let frozen = Self.freeze(contributions, audience: audience, count: 1, prizeIndex: board[b].prizeIndex)
+        return VoidPlan(board: b, winner: w, reason: reason, voided: voided, lock: replacementLock, frozen: frozen, commitment: commitment)
+    }
 
-        let voidRecord = append(.void(round: round, winner: w, reason: reason), at: at)
+    /// The void's records up to its replacement's lock: `void`, maybe `entrants`, the `lock`.
+    mutating func appendVoid(_ plan: VoidPlan, round: Int, at: Int64) -> (void: DrawRecord, records: [DrawRecord]) {
+        let voidRecord = append(.void(round: round, winner: plan.winner, reason: plan.reason), at: at)
         var records = [voidRecord] + recordListIfNew(at: at)
-        records.append(append(.lock(lockRecord(round: round, commitment: commitment, lock: replacementLock, plan: .replacement)), at: at))
-        let replacement = derive(round: round, seed: seed, key: seed, commitment: commitment, lock: replacementLock, frozen: frozen,
-                                 prize: board[b].prize, prizeIndex: board[b].prizeIndex,
-                                 replaces: Replacement(round: round, winner: w, void: voidRecord.hash))
-        let replacementRecord = append(.round(replacement), at: at)
-        records.append(replacementRecord)
-        lastResult = replacementRecord
-        board[b].winners.removeAll { $0 == w }
-        board[b].voided.append(VoidedWinner(winner: w, reason: reason))
-        board[b].winners += replacement.winners
-        voidedThisSession = voided
-        winnersThisSession.formUnion(replacement.winners)
-        keptWinners.void(w)
-        keptWinners.add(replacement.winners)
-        relock()
-        records.append(commitNext(nextSeed, at: at))
-        return records
+        records.append(append(.lock(lockRecord(round: round, commitment: plan.commitment, lock: plan.lock, plan: .replacement)), at: at))
+        return (voidRecord, records)
+    }
+
+    /// A void in a beacon-sealed draw (docs/FAIRNESS.md §13, "Voids"; issue #40): the replacement is
+    /// sealed by a drand round of its own, due after the void, as a Stop seals a round. Stores the
+    /// `void`, maybe `entrants`, the replacement's `lock` and its `beacon` lock (with `replaces`,
+    /// count 1); the voided winner leaves the board now, the replacement comes with R's value
+    /// (`finishSealed`). Nothing else may happen meanwhile (`sealed` holds the waiting replacement).
+    public mutating func voidSealing(round: Int, winner: DrawValue, reason: String, contributions: [Contribution] = [],
+                                     audience: String? = nil, chain: BeaconChain, relays: [String], at: Int64) throws(DrawError) -> [DrawRecord] {
+        let plan = try voidPlan(round: round, winner: winner, reason: reason, contributions: contributions, audience: audience)
+        guard let seed = pendingSeed else { throw .notCommitted }
+        let b = plan.board
+        let (voidRecord, earlier) = appendVoid(plan, round: round, at: at)
+        let replaces = Replacement(round: round, winner: plan.winner, void: voidRecord.hash)
+        var fields = derive(round: round, seed: seed, key: nil, commitment: plan.commitment, lock: plan.lock, frozen: plan.frozen,
+                            prize: board[b].prize, prizeIndex: board[b].prizeIndex, replaces: replaces)
+        fields.alternates = nil
+        board[b].winners.removeAll { $0 == plan.winner }
+        board[b].voided.append(VoidedWinner(winner: plan.winner, reason: plan.reason))
+        voidedThisSession = plan.voided
+        keptWinners.void(plan.winner)
+        let beacon = appendReplacementSeal(fields, chain: chain, relays: relays, pool: plan.lock,
+                                           pending: PendingReplacement(replaces: replaces, frozen: plan.frozen), at: at)
+        return earlier + [beacon]
     }
 
     /// Clear: hides the board and starts a new session (earlier winners may win again; the
@@ -476,7 +524,7 @@ public struct Draw: Sendable {
     /// `rehearsal`: the wipe of a session of rehearsal rounds before the real event (refused,
     /// `not_rehearsal`, unless the session holds rehearsal rounds only); docs/FAIRNESS.md §19.
     public mutating func clear(at: Int64, rehearsal: Bool = false) throws(DrawError) -> DrawRecord {
-        guard phase == .idle || phase == .revealed else { throw .wrongPhase }
+        guard (phase == .idle || phase == .revealed) && sealed == nil else { throw .wrongPhase }
         if rehearsal, sessionRehearsal != true { throw .notRehearsal }
         let record = append(.clear(rehearsal: rehearsal), at: at)
         sessionRehearsal = nil

@@ -129,7 +129,9 @@ private struct ChainState {
                     "chain broken")
         let record = try DrawRecord(json: json)
         try require(record.computedHash == record.hash, "record hash")
-        try require(pendingVoid == nil || ["round", "entrants", "lock"].contains(record.kind), "void without replacement")
+        // A sealed draw's replacement waits for its own drand round (§13, "Voids"): its beacon records come between.
+        try require(pendingVoid == nil || ["round", "entrants", "lock", "beacon", "beaconValue", "beaconVoid"].contains(record.kind),
+                    "void without replacement")
         try require(pendingLock == nil || LockCheck.mayFollowLock.contains(record.kind), LockCheck.lockWithoutRound)
         try require(beacon == nil || ["beaconValue", "beaconVoid", "round"].contains(record.kind), "beacon round without its value")
         prev = record.hash
@@ -263,7 +265,14 @@ private struct ChainState {
         // Exactly the first round due the margin after the lock (issue #40): a later R would let a
         // server that waited see several values and pick the lock time that maps to the one it likes.
         try require(b.beaconRound == BeaconSeal.round(of: b.chain, lockedAt: at), "drand round later than the first due after the lock")
-        try require(!b.relays.isEmpty && b.count >= 1 && b.lock.replaces == nil && b.lock.round == lastRound + 1, "beacon lock")
+        try require(!b.relays.isEmpty && b.count >= 1, "beacon lock")
+        if let void = pendingVoid, case .void(let round, let winner, _) = void.body {
+            // A void's replacement, sealed by its own drand round: one winner, replacing that void.
+            try require(b.lock.replaces == Replacement(round: round, winner: winner, void: void.hash) && b.lock.round == round
+                        && b.count == 1, "beacon lock")
+        } else {
+            try require(b.lock.replaces == nil && b.lock.round == lastRound + 1, "beacon lock")
+        }
     }
 
     mutating func checkRound(_ r: RoundRecord, rawPool: JSONValue, key: Seed? = nil) throws(RecordError) {

@@ -54,21 +54,25 @@ extension DrawRoomState {
         Int64(min(attempt + 1, 3)) * 10_000
     }
 
-    /// `{"type":"beacon","round","beaconRound","status":"waiting"|"sealed"|"void","reason","lock","index","prev","due","retryAt"}`:
+    /// `{"type":"beacon","round","beaconRound","status":"waiting"|"sealed"|"void","reason","lock","index","prev","due","retryAt"}`
+    /// (and `"replacement":true` while a void's replacement waits):
     /// while waiting, `lock`, `index` and `prev` are the `beacon` record's head (pages' witnesses
     /// keep it and flag a chain where that record differs, FAIRNESS §13/§14) and `due` when R is
     /// due (Unix ms); `reason` why the latest attempt got no value (nil before any failed), `retryAt`
     /// when the next attempt starts (Unix ms, nil while one asks).
     var beaconJSON: JSONValue {
         if let lock = draw.sealing {
-            return .object(["type": .string("beacon"), "round": .int(Int64(lock.lock.round)),
+            var members: [String: JSONValue] = ["type": .string("beacon"), "round": .int(Int64(lock.lock.round)),
                             "beaconRound": .int(Int64(lock.beaconRound)), "status": .string("waiting"),
                             "reason": beaconWait.problem.map { .string($0) } ?? .null,
                             "lock": draw.sealingHash.map { .string($0) } ?? .null,
                             "index": draw.sealingPlace.map { .int(Int64($0.index)) } ?? .null,
                             "prev": draw.sealingPlace.map { .string($0.prev) } ?? .null,
                             "due": .int(lock.chain.dueMillis(of: lock.beaconRound)),
-                            "retryAt": beaconWait.nextMillis.map { .int($0) } ?? .null])
+                            "retryAt": beaconWait.nextMillis.map { .int($0) } ?? .null]
+            // A void's replacement waits for its own drand round (FAIRNESS §13, "Voids").
+            if draw.sealingReplacement { members["replacement"] = .bool(true) }
+            return .object(members)
         }
         if let sealed = lastSealed, sealed.round == draw.lastRound, draw.phase != .rolling {
             return .object(["type": .string("beacon"), "round": .int(Int64(sealed.round)), "beaconRound": .int(Int64(sealed.beaconRound)),
@@ -120,6 +124,13 @@ extension DrawRoomState {
                 let entry = AuditEntry(actor: "system", action: "beacon", detail: .object([
                     "round": .int(Int64(lock.lock.round)), "beaconRound": .int(Int64(lock.beaconRound)),
                     "attempts": .int(Int64(beaconWait.attempt)), "skipped": .array(skipped.map { .string($0) })]))
+                if let replaces = lock.lock.replaces {
+                    // A void's replacement (FAIRNESS §13, "Voids"): revealed at once, as an unsealed one is.
+                    let reason = draw.board.first { $0.round == replaces.round }?.voided.last { $0.winner == replaces.winner }?.reason
+                    write(RecordBatch(command: "void", records: records, audit: entry), job: job, candidate: candidate,
+                          then: .replacementSealed(reason: reason), &actions)
+                    return
+                }
                 write(RecordBatch(command: "stop", records: records, audit: entry), job: job, candidate: candidate,
                       then: .sealFinished(ranAt: time.instant, beaconRound: lock.beaconRound), &actions)
                 return
@@ -162,11 +173,20 @@ extension DrawRoomState {
         guard let lock = draw.sealing else { throw .wrongPhase }
         guard (1...DrawLimits.maxReasonLength).contains(reason.count), !EntrantList.hasControlCharacter(reason) else { throw .badReason }
         var candidate = draw
-        let record = try candidate.voidSealed(reason: "abandoned by the host: " + reason, at: time.unixMilliseconds)
-        guard case .beaconVoid(_, _, let stored) = record.body else { throw .wrongPhase }
         let entry = AuditEntry(actor: "host", action: "beaconAbandon", detail: .object([
             "round": .int(Int64(lock.lock.round)), "beaconRound": .int(Int64(lock.beaconRound)), "reason": .string(reason),
             "lastProblem": beaconWait.problem.map { .string($0) } ?? .null]))
+        if draw.sealingReplacement {
+            // A replacement has no Stop to press: a later drand round seals it at once, under the same lock.
+            let beacon = settings.beacon
+            let records = try candidate.abandonReplacementSeal(reason: "abandoned by the host: " + reason, chain: beacon.chain,
+                                                               relays: beacon.relays, at: time.unixMilliseconds)
+            write(RecordBatch(command: job.command.name, records: records, audit: entry), job: job, candidate: candidate,
+                  then: .voidSealing(contributors: nil, voided: nil), &actions)
+            return
+        }
+        let record = try candidate.voidSealed(reason: "abandoned by the host: " + reason, at: time.unixMilliseconds)
+        guard case .beaconVoid(_, _, let stored) = record.body else { throw .wrongPhase }
         write(RecordBatch(command: job.command.name, records: [record], audit: entry), job: job, candidate: candidate,
               then: .sealVoid(BeaconVoidShown(round: lock.lock.round, beaconRound: lock.beaconRound, reason: stored)), &actions)
     }

@@ -151,6 +151,19 @@ extension DrawRoomState {
                 write(RecordBatch(command: job.command.name, records: [], config: text, audit: entry), job: job, candidate: candidate,
                       then: .configure(text: Self.publicConfigText(candidate.config), duplicates: duplicates), &actions)
 
+            case .void(let round, let winner, let reason, let audience) where draw.config.beacon:
+                // The replacement is sealed by a drand round of its own (issue #40), not drawn from the seed.
+                var candidate = draw
+                let contributions = currentContributions
+                let beacon = settings.beacon
+                let records = try candidate.voidSealing(round: round, winner: winner, reason: reason, contributions: contributions.values,
+                                                        audience: audience, chain: beacon.chain, relays: beacon.relays, at: now)
+                let entry = AuditEntry(actor: "host", action: "void", detail: .object([
+                    "round": .int(Int64(round)), "winner": winner.json, "reason": .string(reason),
+                    "beaconRound": .int(Int64(candidate.sealing?.beaconRound ?? 0))]))
+                write(RecordBatch(command: job.command.name, records: records, audit: entry), job: job, candidate: candidate,
+                      then: .voidSealing(contributors: contributions.members, voided: records.first?.voidMessage()), &actions)
+
             case .void(let round, let winner, let reason, let audience):
                 var candidate = draw
                 let contributions = currentContributions
@@ -188,9 +201,9 @@ extension DrawRoomState {
             case .void(_, _, let reason):
                 let result = candidate.lastResult?.resultMessage(voidReason: reason)
                 batch.answer = BatchAnswer(client: job.client ?? "", seq: seq, reply: CommandReply(ack: ack(job), result: result))
-            case .sealVoid:
+            case .sealVoid, .voidSealing:
                 batch.answer = BatchAnswer(client: job.client ?? "", seq: seq, reply: CommandReply(ack: ack(job)))
-            case .checkin, .pass, .sealFinished:
+            case .checkin, .pass, .sealFinished, .replacementSealed:
                 break
             }
         }
@@ -270,6 +283,23 @@ extension DrawRoomState {
                 let waiters = revealWaiters
                 revealWaiters = []
                 for waiter in waiters { deliver(.failure(CommandFailure(code: "beacon_void")), for: waiter, &actions) }
+            case .voidSealing(let contributors, let voided):
+                if let contributors { frozenMembers = contributors }
+                beaconVoid = nil
+                beaconWait = BeaconWait()
+                succeed(job, CommandReply(ack: ack(job)), &actions)
+                if let voided { actions.append(.announce(.void(voided))) }
+                announceCheckinWinners(&actions)
+                announceBeacon(&actions)
+                requestBeacon(at: time.unixMilliseconds, &actions)
+            case .replacementSealed(let reason):
+                actions.append(.count(.rounds))
+                beaconWait = BeaconWait()
+                beaconVoid = nil
+                announceBeacon(&actions)
+                announceCheckinWinners(&actions)
+                if let result = draw.lastResult?.resultMessage(voidReason: reason) { actions.append(.announce(.result(result))) }
+                if let commit = draw.commit { actions.append(.announce(.commit(commit))) }
             case .clear:
                 lastTick = nil
                 succeed(job, CommandReply(ack: ack(job)), &actions)

@@ -216,6 +216,11 @@ extension DrawRoomState {
             case sealFinished(ranAt: ContinuousClock.Instant, beaconRound: UInt64)
             /// The host abandoned R (`beaconAbandon`): the void is stored; the round keeps rolling.
             case sealVoid(BeaconVoidShown)
+            /// A void in a sealed draw is stored with its replacement's beacon lock: the voided winner
+            /// leaves the board; the replacement waits for its own drand round (FAIRNESS §13, "Voids").
+            case voidSealing(contributors: Set<UInt64>?, voided: JSONValue?)
+            /// A sealed replacement's value and round are stored: reveal the replacement.
+            case replacementSealed(reason: String?)
         }
 
         public let job: Job

@@ -199,8 +199,11 @@ public struct DrawRoomState {
             pump(at: time, using: &random, &actions)
         case .resumeSealed:
             guard draw.sealing != nil, motion == nil else { break }
-            announcePhase(.rolling, &actions)
-            startRolling(at: time, using: &random, &actions)
+            // A void's replacement waits on a revealed board; a sealed round rolls on.
+            if !draw.sealingReplacement {
+                announcePhase(.rolling, &actions)
+                startRolling(at: time, using: &random, &actions)
+            }
             announceBeacon(&actions)
             requestBeacon(at: time.unixMilliseconds, &actions)
         case .resumeRolling:

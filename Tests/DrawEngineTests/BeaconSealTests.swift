@@ -147,4 +147,67 @@ import Testing
         wrong[lastLock] = .object(members)
         #expect(RoundVerifier.verify(records: relinked(wrong)).checks[lastLock + 1].problem == LockCheck.lockMismatch)
     }
+
+    /// A void in a sealed draw (issue #40, §13 "Voids"): the replacement waits for a drand round of
+    /// its own (records void, lock, beacon naming what it replaces); nothing else may happen
+    /// meanwhile; a restore resumes the same wait; the host's abandon seals a later R at once; the
+    /// replacement is drawn from the last lock's key and the whole chain verifies.
+    @Test func aVoidsReplacementIsSealedByItsOwnDrandRound() throws {
+        var harness = try sealedHarness()
+        harness.records += try harness.draw.finishSealed(randomness: Self.randomness, signature: Self.signature, relays: Self.relays,
+                                                         at: harness.tick(), nextSeed: Seed.random(using: &harness.random))
+        try harness.draw.reveal()
+        guard case .round(let sealedRound) = harness.records[harness.records.count - 2].body else { Issue.record("no round"); return }
+        let noShow = sealedRound.winners[1]
+        let voided = try harness.draw.voidSealing(round: 2, winner: noShow, reason: "no-show", contributions: harness.contributions(1),
+                                                  chain: .quicknet, relays: Self.relays, at: harness.tick())
+        harness.records += voided
+        #expect(voided.map(\.kind) == ["void", "lock", "beacon"])
+        guard case .beacon(let lock) = voided[2].body, let replaces = lock.lock.replaces else { Issue.record("no replacement lock"); return }
+        #expect(replaces == Replacement(round: 2, winner: noShow, void: voided[0].hash) && lock.count == 1 && lock.lock.round == 2)
+        #expect(harness.draw.phase == .revealed && harness.draw.sealingReplacement)
+        #expect(harness.draw.board.last?.winners.contains(noShow) == false)
+        #expect(throws: DrawError.wrongPhase) { _ = try harness.draw.start(contributions: [], at: harness.now) }
+        #expect(throws: DrawError.wrongPhase) { _ = try harness.draw.clear(at: harness.now) }
+
+        // A restore while it waits comes back waiting for the same R, on a revealed board.
+        var config = DrawConfig.standard
+        config.pool = .range(from: 1, to: 1_000)
+        config.perStop = .count(3)
+        let restored = try Draw(config: config, restoring: harness.records)
+        #expect(restored.sealing == lock && restored.sealingReplacement && restored.phase == .revealed)
+
+        // The host gives R up: a later R seals it at once, under the same lock.
+        harness.now += 10_000
+        let abandoned = try harness.draw.abandonReplacementSeal(reason: "abandoned by the host: offline", chain: .quicknet,
+                                                                relays: Self.relays, at: harness.tick())
+        harness.records += abandoned
+        #expect(abandoned.map(\.kind) == ["beaconVoid", "beacon"])
+        let later = try #require(harness.draw.sealing)
+        #expect(later.beaconRound > lock.beaconRound && later.lock == lock.lock)
+
+        var again = restored
+        let records = try harness.draw.finishSealed(randomness: Self.randomness, signature: Self.signature, relays: Self.relays,
+                                                    at: harness.tick(), nextSeed: Seed.random(using: &harness.random))
+        harness.records += records
+        #expect(records.map(\.kind) == ["beaconValue", "round", "commit"])
+        guard case .round(let replacement) = records[1].body else { Issue.record("no replacement"); return }
+        #expect(replacement.replaces == replaces && replacement.winners.count == 1 && !harness.draw.sealingReplacement)
+        #expect(harness.draw.board.last?.winners.contains(replacement.winners[0]) == true)
+        let report = harness.verify()
+        #expect(report.passed, "\(report.checks.filter { !$0.ok }.map(\.line))")
+        // The restored draw, given the same value for the first R, draws from the first lock instead.
+        let other = try again.finishSealed(randomness: Self.randomness, signature: Self.signature, relays: Self.relays,
+                                           at: harness.now, nextSeed: Seed.random(using: &harness.random))
+        #expect(other[1].kind == "round")
+        // A replacement lock that names another void is refused by the verifier.
+        var forged = harness.records.map(\.json)
+        let at = forged.firstIndex { $0["kind"]?.stringValue == "beacon" && $0["replaces"] != nil }!
+        var members = forged[at].objectValue!
+        members["replaces"] = .object(["round": .int(2), "winner": .int(Int64(1_001)), "void": .string(voided[0].hash)])
+        members["hash"] = nil
+        members["hash"] = .string(Hashing.sha256Hex(JSONValue.object(members).canonicalBytes))
+        forged[at] = .object(members)
+        #expect(RoundVerifier.verify(records: forged).checks[at].problem == "beacon lock")
+    }
 }

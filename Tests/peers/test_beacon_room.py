@@ -304,3 +304,62 @@ def safe_stop(server):
         return server.command("stop", timeout=30)
     except OSError:
         return None
+
+
+def test_a_voids_replacement_is_sealed_by_its_own_drand_round_across_a_kill_9(script, data_dir, chain, relays, tmp_path):
+    """Issue #40 (FAIRNESS §13, "Voids"): in a sealed draw a no-show's replacement is not drawn from
+    the seed the server knows but sealed by a drand round of its own, due after the void: the void
+    stores `void`, `lock` and a `beacon` lock naming what it replaces; nothing else may happen
+    meanwhile (Start is refused); a kill -9 while it waits resumes the same wait, and the
+    replacement is the public function of its lock and that R; both verifiers pass the export."""
+    server = server_for(data_dir, chain, relays)
+    try:
+        start(server)
+        status, body = server.command("stop", timeout=30)
+        assert status == 200, body
+        winner = body["result"]["winners"][0]
+        for relay in relays:
+            relay.mode = "down"
+        status, body = server.command("void", {"round": 1, "winner": winner, "reason": "no-show"})
+        assert status == 200 and "result" not in body, body
+        kinds = [r["kind"] for r in records(server)["records"]]
+        assert kinds[-3:] == ["void", "lock", "beacon"], kinds
+        lock = records(server)["records"][-1]
+        assert lock["replaces"]["winner"] == winner and lock["count"] == 1 and lock["round"] == 1
+        state = server.json("GET", "/api/draws/" + CODE)[1]
+        assert state["beacon"]["status"] == "waiting" and state["beacon"]["replacement"] is True
+        assert state["beacon"]["beaconRound"] == lock["beaconRound"] and state["phase"] == "revealed"
+        status, body = server.command("start")
+        assert status == 409 and body["error"]["code"] == "wrong_phase", body
+        server.proc.kill()
+        server.proc.wait(timeout=10)
+    finally:
+        server.kill()
+    for relay in relays:
+        relay.mode = "ok"
+    server = server_for(data_dir, chain, relays)
+    try:
+        deadline = time.time() + 40
+        while records(server)["records"][-2]["kind"] != "round":
+            assert time.time() < deadline, "the resumed replacement never came"
+            time.sleep(0.2)
+        export = records(server)
+        state = server.json("GET", "/api/draws/" + CODE)[1]
+    finally:
+        server.stop()
+    kinds = [r["kind"] for r in export["records"]]
+    assert kinds.count("beacon") == 2 and [r for r in export["records"] if r["kind"] == "beacon"][-1] == lock
+    replacement = export["records"][-2]
+    assert replacement["replaces"] == lock["replaces"] and state["result"]["hash"] == replacement["hash"]
+    # The public function of the replacement's lock and its own R (the pool without the round's winners).
+    spec = importlib.util.spec_from_file_location("verify_tombola", script)
+    v = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(v)
+    randomness = chain.sign(lock["beaconRound"])["randomness"]
+    key = hashlib.sha256(b"tombola-drand-v1\x00" + bytes.fromhex(lock["hash"]) + bytes.fromhex(randomness)).digest()
+    n, element, _ = v.eligible(lock["pool"], {})
+    assert replacement["winners"] == [element(p) for p in v.positions(key, 1, lock["poolHash"], lock["entropy"], n, 1)]
+    outcome = tombola_verify(export, tmp_path, chain)
+    assert outcome.returncode == 0, outcome.stdout + outcome.stderr
+    checked = verify_with_script(script, export, tmp_path)
+    assert checked.returncode == 0, checked.stdout + checked.stderr

@@ -382,9 +382,11 @@ export class Stage {
  */
 function beaconText(room) {
   const b = room.beacon;
-  if (!b || room.phase !== 'rolling') return '';
+  // A void's replacement waits for its drand round on a revealed board (FAIRNESS §13, "Voids").
+  if (!b || (room.phase !== 'rolling' && b.status !== 'waiting')) return '';
   if (b.status === 'waiting') {
-    return b.reason ? t('stage.beacon.retrying', { r: b.beaconRound, reason: beaconReasonText(b.reason) }) : t('stage.beacon.waiting', { r: b.beaconRound });
+    const waiting = b.replacement ? t('stage.beacon.replacement', { r: b.beaconRound }) : t('stage.beacon.waiting', { r: b.beaconRound });
+    return b.reason ? t('stage.beacon.retrying', { r: b.beaconRound, reason: beaconReasonText(b.reason) }) : waiting;
   }
   if (b.status === 'void') {
     const abandoned = /^abandoned by the host: /.test(b.reason ?? '');
@@ -400,9 +402,9 @@ function renderProof(node, room, result) {
   show(node, Boolean(result));
   if (!result) return;
   const b = room.beacon;
-  // A void's replacement is drawn from the server's seed even in a sealed draw (FAIRNESS §13,
-  // "Voids"): it shares its round's number, not its drand round.
-  const sealedBy = result.replaces ? null
+  // A void's replacement has a drand round of its own in a sealed draw (FAIRNESS §13, "Voids"),
+  // known by its record's hash once rechecked; it shares its round's number, not its drand round.
+  const sealedBy = result.replaces ? room.sealedBy?.get(result.hash) ?? null
     : room.sealedBy?.get(result.round) ?? (b && b.status === 'sealed' && b.round === result.round ? b.beaconRound : null);
   node.dataset.proof = sealedBy ? 'beacon' : 'local';
   setText(node, sealedBy ? t('draw.proof.beacon', { r: sealedBy }) : t('draw.proof.local'));
@@ -417,7 +419,7 @@ function renderProof(node, room, result) {
  */
 function renderRelayCheck(node, room, result) {
   if (!node) return;
-  const check = result ? room.relayChecks?.get(result.round) : null;
+  const check = result ? room.relayChecks?.get(result.replaces ? result.hash : result.round) : null;
   show(node, Boolean(check) && check.state !== 'checking');
   if (!check || check.state === 'checking') return;
   node.dataset.relay = check.state;

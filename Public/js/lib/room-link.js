@@ -166,15 +166,17 @@ export class RoomLink {
     // A beacon-sealed draw: the round's winners come from its `beacon` lock and drand value, read
     // with the round from the export (FAIRNESS §13); a round without them was drawn from its seed.
     let beacon = null;
-    if (room.config?.beacon && !result.replaces) {
+    if (room.config?.beacon) {
       const records = (await this.fetchExport(true))?.records ?? [];
       const at = records.findIndex((r) => r.hash === result.hash);
       const value = at > 0 && records[at - 1].kind === 'beaconValue' ? records[at - 1] : null;
       const lock = value ? records.find((r) => r.kind === 'beacon' && r.hash === value.lock) ?? null : null;
       if (value && lock) {
         beacon = { lock, value };
-        room.sealedBy.set(result.round, value.beaconRound);
-        this.checkRelay(result.round, lock, value);
+        // A void's replacement is sealed by a drand round of its own (§13, "Voids"): known by its hash.
+        const key = result.replaces ? result.hash : result.round;
+        room.sealedBy.set(key, value.beaconRound);
+        this.checkRelay(key, lock, value);
       }
     }
     const outcome = verifyRound(record, { entrants, published, session, beacon });

@@ -85,7 +85,7 @@ export class DrawRoom extends EventTarget {
     this.resumed = null;           // the round a server restart carried on (the same winners), until the next Start
     this.beacon = null;            // a beacon-sealed round: { round, beaconRound, status: waiting|sealed|void, reason, lock, index, prev, due, retryAt }
     this.sealedBy = new Map();     // round → the drand round that sealed it (read with its records from the export)
-    this.relayChecks = new Map();  // round → this device's own look at its drand round: { beaconRound, quicknet, chain, state: checking|match|mismatch|unreachable, relay }
+    this.relayChecks = new Map();  // round (a replacement: its hash) → this device's own look at its drand round: { beaconRound, quicknet, chain, state: checking|match|mismatch|unreachable, relay }
     this.checkin = null;           // check-in: { open, count, fields, presence, publicNames, names, me } or null
     this.winnerPresence = null;    // host: { round, winners: [{ id, name, connected }] }
     this.witness = new Witness(code); // the record heads this page saw, and any contradiction (witness.js)
@@ -532,6 +532,6 @@ function beaconOf(msg) {
     // While waiting: the `beacon` record's hash (the witness keeps it, FAIRNESS §13/§14) and the next try.
     lock: typeof msg.lock === 'string' ? msg.lock : null, retryAt: Number.isInteger(msg.retryAt) ? msg.retryAt : null,
     index: Number.isInteger(msg.index) ? msg.index : null, prev: typeof msg.prev === 'string' ? msg.prev : null,
-    due: Number.isInteger(msg.due) ? msg.due : null,
+    due: Number.isInteger(msg.due) ? msg.due : null, replacement: msg.replacement === true,
   };
 }

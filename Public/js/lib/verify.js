@@ -617,7 +617,9 @@ export function beaconValueProblem(value, lock) {
  */
 export function beaconKey(record, { lock, value }) {
   if (!lock || !value) return null;
-  if (LOCK_FIELDS.some((f) => canon(record[f]) + '' !== canon(lock[f]) + '') || record.replaces || record.winners.length !== lock.count) return null;
+  // A void's replacement sealed by its own drand round names what it replaces in its lock too.
+  if (LOCK_FIELDS.some((f) => canon(record[f]) + '' !== canon(lock[f]) + '') || canon(record.replaces ?? null) !== canon(lock.replaces ?? null)
+    || record.winners.length !== lock.count) return null;
   return toHex(sha256(concatBytes(toBytes('tombola-drand-v1'), new Uint8Array([0]), fromHex(lock.hash), fromHex(value.randomness))));
 }
 

@@ -271,6 +271,7 @@ export default {
   'stage.interrupted': 'انقطعت الجولة {n} قبل الإيقاف؛ لم يُسحب أي فائز',
   'stage.resumed': 'تستمر الجولة {n} بعد إعادة تشغيل الخادم: القفل نفسه والفائزون أنفسهم',
   'stage.beacon.waiting': 'في انتظار جولة drand رقم {r}',
+  'stage.beacon.replacement': 'في انتظار جولة drand رقم {r} لسحب البديل',
   'stage.beacon.void': 'لم تصل جولة drand رقم {r} ({reason})؛ السحب ما زال يدور: على المقدّم الضغط على إيقاف مرة أخرى',
   'stage.beacon.retrying': 'في انتظار جولة drand رقم {r}: لم يقدّمها أي مُرحِّل بعد ({reason}). يحتفظ هذا السحب بجولة drand رقم {r}؛ والخادم يطلبها مجددًا',
   'beacon.fail.timeout': 'لا ردّ في الوقت: {relays}',

@@ -271,6 +271,7 @@ export default {
   'stage.interrupted': 'Runde {n} wurde vor dem Stopp unterbrochen; kein Gewinner wurde gezogen',
   'stage.resumed': 'Runde {n} läuft nach einem Serverneustart weiter: dieselbe Sperre, dieselben Gewinner',
   'stage.beacon.waiting': 'Warte auf drand-Runde {r}',
+  'stage.beacon.replacement': 'Warten auf drand-Runde {r}, um den Ersatz zu ziehen',
   'stage.beacon.void': 'drand-Runde {r} kam nicht ({reason}); es läuft weiter: die Moderation muss noch einmal Stopp drücken',
   'stage.beacon.retrying': 'Warten auf drand-Runde {r}: noch kein Relay hat sie geliefert ({reason}). Diese Runde behält drand-Runde {r}; der Server fragt erneut',
   'beacon.fail.timeout': 'keine Antwort rechtzeitig: {relays}',

@@ -271,6 +271,7 @@ export default {
   'stage.interrupted': 'La ronda {n} se interrumpió antes de Parar; no salió ningún ganador',
   'stage.resumed': 'La ronda {n} sigue tras reiniciar el servidor: el mismo cierre, los mismos ganadores',
   'stage.beacon.waiting': 'Esperando la ronda {r} de drand',
+  'stage.beacon.replacement': 'Esperando la ronda {r} de drand para sortear el reemplazo',
   'stage.beacon.void': 'La ronda {r} de drand no llegó ({reason}); sigue girando: el presentador debe pulsar Parar otra vez',
   'stage.beacon.retrying': 'Esperando la ronda {r} de drand: ningún relé la ha servido aún ({reason}). Esta ronda conserva la ronda {r} de drand; el servidor vuelve a preguntar',
   'beacon.fail.timeout': 'sin respuesta a tiempo: {relays}',

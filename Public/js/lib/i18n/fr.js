@@ -271,6 +271,7 @@ export default {
   'stage.interrupted': 'Le tour {n} a été interrompu avant l’arrêt ; aucun gagnant n’a été tiré',
   'stage.resumed': 'Le tour {n} reprend après un redémarrage du serveur : même verrou, mêmes gagnants',
   'stage.beacon.waiting': 'En attente du tour drand {r}',
+  'stage.beacon.replacement': 'En attente du tour drand {r} pour tirer le remplaçant',
   'stage.beacon.void': 'Le tour drand {r} n’est pas arrivé ({reason}) ; le tirage continue : l’animateur doit appuyer de nouveau sur Arrêter',
   'stage.beacon.retrying': 'En attente du tour drand {r} : aucun relais ne l’a encore servi ({reason}). Ce tirage garde le tour drand {r} ; le serveur redemande',
   'beacon.fail.timeout': 'pas de réponse à temps : {relays}',

@@ -271,6 +271,7 @@ export default {
   'stage.interrupted': '第 {n} 回は停止前に中断されました。当選者は出ていません',
   'stage.resumed': 'サーバー再起動後も第 {n} 回は続行：同じロック、同じ当選者',
   'stage.beacon.waiting': 'drand ラウンド {r} を待っています',
+  'stage.beacon.replacement': '代わりの当選者を抽くため drand ラウンド {r} を待っています',
   'stage.beacon.void': 'drand ラウンド {r} が届きませんでした（{reason}）。抽選は続いています：司会者はもう一度停止を押してください',
   'stage.beacon.retrying': 'drand ラウンド {r} を待っています：まだどの中継も提供していません（{reason}）。この回は drand ラウンド {r} のままで、サーバーが再度問い合わせます',
   'beacon.fail.timeout': '時間内に応答なし：{relays}',

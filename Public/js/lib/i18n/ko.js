@@ -271,6 +271,7 @@ export default {
   'stage.interrupted': '{n}회차는 정지 전에 중단되어 당첨자가 나오지 않았습니다',
   'stage.resumed': '서버 재시작 후 {n}회차가 이어집니다: 같은 잠금, 같은 당첨자',
   'stage.beacon.waiting': 'drand {r}라운드를 기다리는 중',
+  'stage.beacon.replacement': '대체 당첨자를 뽑기 위해 drand {r}라운드를 기다리는 중',
   'stage.beacon.void': 'drand {r}라운드가 오지 않았습니다({reason}). 추첨은 계속됩니다: 진행자가 정지를 다시 눌러야 합니다',
   'stage.beacon.retrying': 'drand {r}라운드를 기다리는 중: 아직 어떤 릴레이도 제공하지 않았습니다({reason}). 이 회차는 drand {r}라운드를 유지하며 서버가 다시 요청합니다',
   'beacon.fail.timeout': '시간 내 응답 없음: {relays}',

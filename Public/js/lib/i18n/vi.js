@@ -271,6 +271,7 @@ export default {
   'stage.interrupted': 'Lượt {n} bị gián đoạn trước khi Dừng; chưa có ai trúng',
   'stage.resumed': 'Lượt {n} tiếp tục sau khi máy chủ khởi động lại: cùng khóa, cùng người trúng',
   'stage.beacon.waiting': 'Đang chờ vòng drand {r}',
+  'stage.beacon.replacement': 'Đang chờ vòng drand {r} để rút người thay thế',
   'stage.beacon.void': 'Vòng drand {r} không đến ({reason}); vẫn đang quay: người dẫn phải bấm Dừng lần nữa',
   'stage.beacon.retrying': 'Đang chờ vòng drand {r}: chưa máy chuyển tiếp nào cung cấp ({reason}). Lượt này giữ vòng drand {r}; máy chủ sẽ hỏi lại',
   'beacon.fail.timeout': 'không trả lời kịp: {relays}',

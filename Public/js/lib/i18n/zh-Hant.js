@@ -271,6 +271,7 @@ export default {
   'stage.interrupted': '第 {n} 輪在停止前中斷，未抽出中獎者',
   'stage.resumed': '伺服器重啟後第 {n} 輪繼續滾動：鎖定不變，中獎者不變',
   'stage.beacon.waiting': '正在等待 drand 第 {r} 輪',
+  'stage.beacon.replacement': '正在等待 drand 第 {r} 輪以抽出遞補',
   'stage.beacon.void': 'drand 第 {r} 輪未按時到達（{reason}）；仍在滾動：主持人需再次按停止',
   'stage.beacon.retrying': '正在等待 drand 第 {r} 輪：尚無中繼提供該輪（{reason}）。本輪保持 drand 第 {r} 輪，伺服器會再次請求',
   'beacon.fail.timeout': '未按時回應：{relays}',
