@@ -120,6 +120,8 @@ public struct Draw: Sendable {
     /// The program that writes this draw's records now, named by each `commit` record it writes
     /// (issue #47); set by the server (nil: records name none, as before).
     public var software: SoftwareIdentity?
+    /// The program the chain's latest `commit` record names (nil: none named).
+    var lastCommitSoftware: SoftwareIdentity?
     /// The `lock` record the latest Start stored (its round not drawn yet), or after a restore the
     /// chain's last lock no round followed: what `resumeRolling` carries on.
     var storedLock: LockRecord?
@@ -148,7 +150,9 @@ public struct Draw: Sendable {
         guard record.index == recordCount, record.prev == lastHash, record.computedHash == record.hash else { throw .corruptHistory }
         if case .round(let round) = record.body, round.commitment == unusedCommitment { unusedCommitment = nil }
         switch record.body {
-        case .commit(let commitment, _): unusedCommitment = commitment
+        case .commit(let commitment, _):
+            unusedCommitment = commitment
+            lastCommitSoftware = record.software ?? lastCommitSoftware
         case .entrants(let hash, _, _, _, _): recordedLists.insert(hash)
         case .lock(let lock): storedLock = lock
         case .round(let round):
@@ -562,8 +566,12 @@ public struct Draw: Sendable {
         storedLock = nil
         pendingSeed = seed
         pendingCommitment = seed.commitment
-        let record = append(.commit(commitment: seed.commitment, reason: nextCommitReason), at: at)
+        // The first commitment a restarted process writes says so, also after it resumed a round
+        // the previous process started (§16: the program changes only at a restart's commit).
+        let restarted = nextCommitReason == .next && software != nil && lastCommitSoftware != nil && software != lastCommitSoftware
+        let record = append(.commit(commitment: seed.commitment, reason: restarted ? .restart : nextCommitReason), at: at)
         nextCommitReason = .next
+        lastCommitSoftware = software
         return record
     }
 

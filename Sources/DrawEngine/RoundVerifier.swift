@@ -171,7 +171,11 @@ private struct ChainState {
             // (Before locks were stored at Start, that Stop stored a new lock too: a lock after a lock.)
             relockAfterVoid = true
         case .commit(let commitment, let reason):
-            // Which program wrote it (issue #47): said at the first commit and whenever it changes.
+            // Which program wrote it (issue #47): said at the first commit and whenever it changes,
+            // which only a restart (a new process, or a cluster's new owner) may do (§16).
+            if lastSoftware != nil, record.software != lastSoftware {
+                try require(reason == .restart, "program changed without a restart")
+            }
             if let software = record.software, software != lastSoftware {
                 notes.append("written by \(software.summary)")
                 lastSoftware = software

@@ -3,6 +3,7 @@ independent verifier printed in docs/FAIRNESS.md, and a Python WebSocket client 
 `websockets` package) sees its own entropy counted and rechecks the round itself.
 """
 import asyncio
+import copy
 import hashlib
 import hmac
 import json
@@ -20,7 +21,7 @@ import urllib.request
 import pytest
 import websockets
 
-from test_fairness_script import script, tombola_binary  # noqa: F401 (the fixture is used by name)
+from test_fairness_script import rehash, script, tombola_binary  # noqa: F401 (the fixture is used by name)
 
 HOST_KEY = "peer-host-key-0123456789"
 ADMIN_KEY = "peer-admin-key-0123456789"
@@ -276,7 +277,7 @@ def test_unknown_draw_codes_are_refused_and_the_admin_key_creates_draws(data_dir
         server.stop()
 
 
-def test_every_commit_record_names_the_binary_that_wrote_it_and_verify_says_so(data_dir, tmp_path):
+def test_every_commit_record_names_the_binary_that_wrote_it_and_verify_says_so(data_dir, script, tmp_path):
     """Issue #47: each `commit` record carries `software` (version, commit, the SHA-256 of the
     running executable), inside its hash; `tombola --version` prints the same digest, which is the
     file's own `sha256sum`; `tombola verify` names the program."""
@@ -303,6 +304,22 @@ def test_every_commit_record_names_the_binary_that_wrote_it_and_verify_says_so(d
     assert verified.returncode == 0, verified.stdout + verified.stderr
     assert "written by tombola %s (commit %s, binary sha256 %s…)" % (release, commit, digest[:16]) in verified.stdout
     assert verified.stdout.count("written by") == 1, verified.stdout
+    # Another binary named at the next round's commit, every hash recomputed (a forger's chain sound in
+    # itself): only a restart may change the program, so both verifiers refuse it.
+    forged = copy.deepcopy(export)
+    at = commits[1]["index"]
+    assert commits[1]["reason"] == "next"
+    forged["records"][at]["software"]["sha256"] = "0" * 64
+    for i in range(at, len(forged["records"])):
+        if i > at:
+            forged["records"][i]["prev"] = forged["records"][i - 1]["hash"]
+        rehash(forged["records"][i])
+    forged.pop("signatures", None)
+    path.write_text(json.dumps(forged), encoding="utf-8")
+    refused = subprocess.run([binary, "verify", str(path)], capture_output=True, text=True, timeout=60)
+    assert refused.returncode == 1 and "#%d commit: FAIL: program changed without a restart" % at in refused.stdout, refused.stdout
+    checked = verify_with_script(script, forged, tmp_path)
+    assert checked.returncode == 1 and "#%d commit: FAIL: program changed without a restart" % at in checked.stdout, checked.stdout
     # A changed `software` breaks the record's hash: the chain no longer verifies.
     commits[0]["software"]["sha256"] = "0" * 64
     path.write_text(json.dumps(export), encoding="utf-8")
