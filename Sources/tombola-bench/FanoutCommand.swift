@@ -8,12 +8,14 @@ struct FanoutCommand {
     static let usage = """
         tombola-bench fanout --viewers N --hz H --seconds S --code CODE --host-key KEY
                              [--url http://127.0.0.1:8080] [--processes P] [--threads T] [--sources K]
-                             [--server-pid PID] [--deflate] [--calc-clients C [--calc-interval-ms 100]]
+                             [--server-pid PID] [--deflate] [--calc-clients C [--calc-interval-ms 100]] [--ready-file PATH]
                              [--spread URL,URL,… [--cluster-pids PID,PID,…] [--redis-pid PID]]
             (start the server with --tick-hz H; H here is the rate the run is checked against)
             --spread: cluster mode (docs/CLUSTER.md): the viewers are split evenly over these
             instances (one or more worker processes each), the host stays on --url; the
             instances' CPU (--cluster-pids) and Redis's (--redis-pid) are reported
+            --ready-file: made when the viewers are connected, right before Start (so that a profiler
+            started on it measures the rolling part only: bench/fanout-cost.sh)
         """
 
     var options: ViewerOptions
@@ -29,6 +31,8 @@ struct FanoutCommand {
     var spread: [BenchTarget]
     var clusterPIDs: [Int32]
     var redisPID: Int32?
+    /// Made right before Start, once every viewer is connected (`bench/fanout-cost.sh` waits for it).
+    var readyFile: String?
 
     init(_ arguments: [String]) throws(BenchError) {
         var args = try Arguments(arguments, switches: ["deflate"])
@@ -48,6 +52,7 @@ struct FanoutCommand {
             clusterPIDs.append(value)
         }
         redisPID = try args.optionalInt("redis-pid", range: 1...Int(Int32.max)).map { Int32($0) }
+        readyFile = args.string("ready-file")
         try args.finish()
     }
 
@@ -93,6 +98,7 @@ struct FanoutCommand {
         let before = server?.sample()
         let othersBefore = others.map { $0.sample() }
         let sampler = server.map { MemorySampler(server: $0) }
+        if let readyFile { _ = FileManager.default.createFile(atPath: readyFile, contents: Data()) }
         let runStarted = ContinuousClock.now
         host.send(#"{"type":"start","seq":\#(seq)}"#)
         let typists = try calcClients > 0 ? Typists(options: options, clients: calcClients, intervalMilliseconds: calcInterval) : nil
