@@ -52,6 +52,9 @@ public struct AppConfiguration: Sendable {
     /// Webhooks may reach loopback, private and link-local addresses and plain http
     /// (`--webhook-allow-private`; issue #43, docs/SECURITY.md): off, against request forgery.
     public var webhookAllowPrivate = false
+    /// New draws are private unless their settings say `"private": false` (`--private-draws`,
+    /// issue #42, docs/FAIRNESS.md §22): a list's names never leave the server.
+    public var privateDraws = false
     var beaconChainParts = BeaconChainParts()
     var beaconRelays: [String] = []
     var metricsListenText: String?

@@ -131,6 +131,10 @@ public enum ServerOptions {
                help: "let webhooks reach loopback, private and link-local addresses and plain http (a receiver on your LAN)") { c, v in
             if case .flag(let b) = v { c.webhookAllowPrivate = b }
         },
+        Option(name: "private-draws", environment: "TOMBOLA_PRIVATE_DRAWS", kind: .flag, valueName: "",
+               help: "new draws are private: pages, exports and proofs carry masked names and public ids, never a list's names") { c, v in
+            if case .flag(let b) = v { c.privateDraws = b }
+        },
         Option(name: "beacon-relay", environment: "TOMBOLA_BEACON_RELAY", kind: .list, valueName: "URL",
                help: "drand relay for beacon-sealed draws (repeatable; default api.drand.sh and drand.cloudflare.com)") { c, v in
             if case .text(let s) = v { c.beaconRelays.append(s) }

@@ -208,6 +208,9 @@ public struct Draw: Sendable {
     // MARK: State for pages
 
     public var config: DrawConfig { validated.config }
+    /// A private list's entrant behind public id `id` (docs/FAIRNESS.md §22): the host's to see, and
+    /// masked (`NameMasking`) for everyone else. nil: not a private list's id.
+    public func privateName(of id: String) -> String? { validated.privateNames[id] }
     /// Names the last accepted list had more than once (each kept once).
     public var duplicates: [String] { validated.duplicates }
     /// SHA-256 hex of the canonical entrant list (docs/FAIRNESS.md §3, the pool's `entrants`); nil for a range.
@@ -286,6 +289,11 @@ public struct Draw: Sendable {
         guard (phase == .idle || phase == .revealed) && sealed == nil else { throw .wrongPhase }
         // A session holds rehearsal rounds or real ones, never both (docs/FAIRNESS.md §19).
         if let kind = sessionRehearsal, kind != newConfig.rehearsal { throw .rehearsalMixed }
+        var newConfig = newConfig
+        // Settings that do not say `private` keep the draw's (a private draw never turns public by omission).
+        if !newConfig.privateGiven { newConfig.isPrivate = config.isPrivate }
+        // A private draw keeps its secret, so every entry keeps its public id (docs/FAIRNESS.md §22).
+        if newConfig.isPrivate, newConfig.privateSecret == nil { newConfig.privateSecret = config.privateSecret }
         validated = try ValidatedConfig(newConfig)
         self.pastWinners = validated.config.excludeWinnersOf.compactMap { link in pastWinners.first { $0.code == link.code } }
         relock()
@@ -545,6 +553,9 @@ public struct Draw: Sendable {
     public func rollingValue(using generator: inout some RandomNumberGenerator) -> DrawValue {
         switch config.pool {
         case .range(let from, let to): .number(Int64.random(in: from...to, using: &generator))
+        // A private draw rolls its public ids (`validated.entrants`), never a name.
+        case .list where config.isPrivate: .name(validated.entrants?.randomElement(using: &generator) ?? "")
+        case .entries where config.isPrivate: .name(validated.entrants?.randomElement(using: &generator) ?? "")
         case .list(let names): .name(names.randomElement(using: &generator) ?? "")
         case .entries(let entrants): .name(entrants.randomElement(using: &generator)?.name ?? "")
         case .checkin(let ids): .name(ids.randomElement(using: &generator) ?? "")

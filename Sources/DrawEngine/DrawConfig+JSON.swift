@@ -80,6 +80,14 @@ extension DrawConfig {
             },
             rehearsal: try reader.optional(members, "rehearsal") { (value, reader) throws(DrawConfigDecodingError) in try reader.bool(value) } ?? false,
             waitlist: try reader.optional(members, "waitlist") { (value, reader) throws(DrawConfigDecodingError) in try reader.bool(value) } ?? false)
+        let given = try reader.optional(members, "private") { (value, reader) throws(DrawConfigDecodingError) in try reader.bool(value) }
+        isPrivate = given ?? false
+        privateGiven = given != nil
+        // Only in the stored settings (`json`), never in the public ones.
+        privateSecret = try reader.optional(members, "privateSecret") { (value, reader) throws(DrawConfigDecodingError) in
+            guard let bytes = Hex.decode(try reader.string(value)), bytes.count == 32 else { throw reader.failure() }
+            return bytes
+        }
     }
 
     /// The settings with every key, as stored and as `state.config` carries them (canonical
@@ -92,13 +100,24 @@ extension DrawConfig {
 
     private func json(public: Bool) -> JSONValue {
         let poolJSON: JSONValue
+        // A private draw's pages see its entrants as their public ids only (`PrivateEntries`).
+        let shown: (String) -> String = if `public`, isPrivate, poolHasNames {
+            // Without the secret (never on a server: it sets it), the masked name alone.
+            if let privateSecret { { PrivateEntries.publicID(name: EntrantList.trim($0), secret: privateSecret) } } else { NameMasking.mask }
+        } else {
+            { $0 }
+        }
         switch pool {
         case .range(let from, let to): poolJSON = .object(["kind": .string("range"), "from": .int(from), "to": .int(to)])
-        case .list(let names): poolJSON = .object(["kind": .string("list"), "entrants": .array(names.map { .string($0) })])
+        case .list(let names): poolJSON = .object(["kind": .string("list"), "entrants": .array(names.map { .string(shown($0)) })])
         case .entries(let entrants) where `public` && entrants.allSatisfy({ $0.tickets == 1 && $0.group == nil }):
-            poolJSON = .object(["kind": .string("list"), "entrants": .array(entrants.map { .string($0.name) })])
+            poolJSON = .object(["kind": .string("list"), "entrants": .array(entrants.map { .string(shown($0.name)) })])
         case .entries(let entrants):
-            poolJSON = .object(["kind": .string("list"), "entrants": .array(entrants.map { `public` ? $0.publicJSON : $0.json })])
+            poolJSON = .object(["kind": .string("list"), "entrants": .array(entrants.map {
+                var entrant = $0
+                entrant.name = shown(entrant.name)
+                return `public` ? entrant.publicJSON : entrant.json
+            })])
         case .books(let books):
             // A handful of books: pages number the tickets themselves (TicketBook.tickets).
             poolJSON = .object(["kind": .string("books"), "books": .array(books.map(\.json))])
@@ -114,7 +133,10 @@ extension DrawConfig {
         }
         var members: [String: JSONValue] = [
             "pool": poolJSON,
-            "exclude": .array(exclude.map(\.json)),
+            "exclude": .array(exclude.map { value in
+                if case .name(let name) = value { return DrawValue.name(shown(name)).json }
+                return value.json
+            }),
             "perStop": perStopJSON,
             "repeats": .bool(repeats),
             "prizes": .array(prizes.map(\.json)),
@@ -129,7 +151,21 @@ extension DrawConfig {
         if let slowDown { members["slowDown"] = .int(Int64(slowDown)) }
         if rehearsal { members["rehearsal"] = .bool(true) }
         if waitlist { members["waitlist"] = .bool(true) }
+        if isPrivate { members["private"] = .bool(true) }
+        // Said and off: kept, so a configure relayed as JSON (cluster mode) still turns it off.
+        if !`public`, privateGiven, !isPrivate { members["private"] = .bool(false) }
+        if !`public`, isPrivate, let privateSecret { members["privateSecret"] = .string(Hex.encode(privateSecret)) }
         return .object(members)
+    }
+}
+
+extension DrawConfig {
+    /// Whether the pool is a list of names (plain or detailed): what a private draw hides.
+    public var poolHasNames: Bool {
+        switch pool {
+        case .list, .entries: true
+        case .range, .books, .checkin: false
+        }
     }
 }
 

@@ -127,6 +127,14 @@ public struct DrawConfig: Sendable, Equatable {
     /// entrant, in order, as its waiting list (the round record's `alternates`, the same sampling
     /// continued: docs/FAIRNESS.md §15). Pools of at most `DrawLimits.maxWaitlist` entrants.
     public var waitlist: Bool = false
+    /// A private draw (issue #42, docs/FAIRNESS.md §22): a list's entrants are drawn, locked and
+    /// published as their public ids (`PrivateEntries`), never by name.
+    public var isPrivate: Bool = false
+    /// The draw's secret behind the public ids (`PrivateEntries.drawSecret`): set by the server
+    /// from its seal key, never read from or written to JSON.
+    public var privateSecret: [UInt8]? = nil
+    /// Whether the settings named `private` (JSON); a configure that does not keeps the draw's.
+    public var privateGiven = false
 
     /// 1.5 to 6 seconds: shorter reads as a jump, longer keeps the room waiting.
     public static let slowDownRange = 1500...6000

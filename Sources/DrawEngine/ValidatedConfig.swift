@@ -15,6 +15,8 @@ struct ValidatedConfig: Sendable {
     /// Id per entrant ("" for none), only when some entrant has one; kept for `excludeWinnersOf`
     /// (matched by id), never hashed and never in the public settings.
     let ids: [String]?
+    /// A private list's names by public id (docs/FAIRNESS.md §22); empty otherwise. The server's only.
+    let privateNames: [String: String]
     /// The ticket books of a `.books` pool (hashed with the names, FAIRNESS.md §3), else nil.
     let books: [TicketBook]?
     /// List name → index.
@@ -75,6 +77,29 @@ struct ValidatedConfig: Sendable {
             size = UInt64(ids.count)
         }
 
+        // A private draw (docs/FAIRNESS.md §22): the chain's list is the entries' public ids; the
+        // host's names (exclusions too) are matched to them here and go no further.
+        var privateIDs: [String: String]? = nil
+        var privateNames: [String: String] = [:]
+        if input.isPrivate, input.poolHasNames, let names = entrants {
+            // The draw's secret: made at the first private configure, then kept in the stored
+            // settings (`Draw.configure` carries it over), never in the public ones.
+            let secret = input.privateSecret ?? PrivateEntries.newSecret()
+            config.privateSecret = secret
+            var byName = [String: String](minimumCapacity: names.count)
+            privateNames.reserveCapacity(names.count)
+            let ids = names.map { name in
+                let id = PrivateEntries.publicID(name: name, secret: secret)
+                byName[name] = id
+                privateNames[id] = name
+                return id
+            }
+            privateIDs = byName
+            entrants = ids
+            nameIndex.removeAll(keepingCapacity: true)
+            for (index, id) in ids.enumerated() { nameIndex[.name(id)] = index }
+        }
+
         guard input.exclude.count <= DrawLimits.maxExclusions else { throw .badExclusion }
         var excluded = Set<DrawValue>()
         var excludeList = [DrawValue]()
@@ -90,8 +115,11 @@ struct ValidatedConfig: Sendable {
                 member = .number(number)
             case .list, .entries, .checkin, .books:
                 let name = EntrantList.trim(value.description)
-                guard nameIndex[.name(name)] != nil else { throw .badExclusion }
-                member = .name(name)
+                // A private list's exclusions stay the host's names in the settings, and leave out their public ids.
+                let id = privateIDs.flatMap { $0[name] } ?? name
+                guard nameIndex[.name(id)] != nil else { throw .badExclusion }
+                if excluded.insert(.name(id)).inserted { excludeList.append(.name(name)) }
+                continue
             }
             if excluded.insert(member).inserted { excludeList.append(member) }
         }
@@ -146,6 +174,7 @@ struct ValidatedConfig: Sendable {
         self.books = books
         self.entrantsHash = entrants.map { EntrantList.hash(names: $0, tickets: tickets, groups: groups, books: books) }
         self.ids = ids
+        self.privateNames = privateNames
         self.nameIndex = nameIndex
         self.excluded = excluded
     }

@@ -21,10 +21,13 @@ public struct DrawRoomSettings: Sendable {
     /// unsigned. Per server (a service's settings), never process-wide: two servers in one process
     /// (the tests) sign with their own keys.
     public var signer: RecordSigner?
+    /// New draws are private unless their settings say otherwise (`--private-draws`, issue #42).
+    public var privateDraws = false
 
     public init(tickHz: Int = 20, slowDown: Duration = .milliseconds(1500),
                 maxPoolBytes: Int = DrawRoomSettings.defaultMaxPoolBytes, beacon: BeaconSettings = BeaconSettings(),
-                software: SoftwareIdentity? = nil, signer: RecordSigner? = nil) {
+                software: SoftwareIdentity? = nil, signer: RecordSigner? = nil, privateDraws: Bool = false) {
+        self.privateDraws = privateDraws
         self.beacon = beacon
         self.software = software
         self.signer = signer

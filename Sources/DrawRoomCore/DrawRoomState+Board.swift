@@ -43,7 +43,7 @@ extension DrawRoomState {
                 "total": .int(Int64(board.count)), "offset": .int(Int64(request.offset)), "limit": .int(Int64(request.limit)),
                 "rounds": .array(rounds.map { $0.summaryJSON() }),
             ]
-            if isCheckinPool { page["names"] = .object(entrantNames(rounds.flatMap { $0.winners.prefix(BoardSummary.winnersPerRound) + $0.voided.map(\.winner) }, host: request.host)) }
+            if hasEntrantNames { page["names"] = .object(entrantNames(rounds.flatMap { $0.winners.prefix(BoardSummary.winnersPerRound) + $0.voided.map(\.winner) }, host: request.host)) }
             return .page(.object(page))
         }
         guard let round = board.last(where: { $0.round == number }) else { return .unknownRound }
@@ -58,17 +58,17 @@ extension DrawRoomState {
             "winners": .array(winners.map(\.json)),
             "voided": .array(round.voided.map { .object(["winner": $0.winner.json, "reason": .string($0.reason)]) }),
         ]
-        if isCheckinPool { page["names"] = .object(entrantNames(winners + round.voided.map(\.winner), host: request.host)) }
+        if hasEntrantNames { page["names"] = .object(entrantNames(winners + round.voided.map(\.winner), host: request.host)) }
         return .page(.object(page))
     }
 
     /// The names of these checked-in entrants that the asker may see: all for the host, else only
     /// when the host made names public (as `state.checkin.names` and the `winners` message decide).
     public func entrantNames(_ values: [DrawValue], host: Bool) -> [String: JSONValue] {
-        guard isCheckinPool, host || checkin.book.settings.publicNames else { return [:] }
+        guard hasEntrantNames else { return [:] }
         var names = [String: JSONValue]()
         for case .name(let id) in values {
-            if let name = checkin.book.entry(id: id)?.name { names[id] = .string(name) }
+            if let name = entrantName(id, host: host) { names[id] = .string(name) }
         }
         return names
     }

@@ -16,7 +16,9 @@ extension DrawRoomState {
         tickSeq += 1
         var tick = DrawTick(seq: tickSeq, at: time.wallMilliseconds, value: value, landing: landing)
         // Check-in with names public: the room reads the names rolling by, not entry ids (issue 34).
-        if isCheckinPool, checkin.book.settings.publicNames, case .name(let id) = value, let name = checkin.book.entry(id: id)?.name {
+        // Not in a private draw: the names rolling by would be the pool's (docs/FAIRNESS.md §22).
+        if isCheckinPool, !draw.config.isPrivate, checkin.book.settings.publicNames, case .name(let id) = value,
+           let name = checkin.book.entry(id: id)?.name {
             tick.name = name
         }
         lastTick = tick

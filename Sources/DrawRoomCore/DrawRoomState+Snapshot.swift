@@ -121,6 +121,11 @@ extension DrawRoomState {
             members["archived"] = .bool(true)
             state = .object(members)
         }
+        // Only in a private list's draw: the listed winners' names (masked but for the host), docs/FAIRNESS.md §22.
+        if isPrivateList, case .object(var members) = state {
+            members["names"] = .object(winnerNames(forHost: variant.host))
+            state = .object(members)
+        }
         // Only when set: a round carried on after a restart (issue #40), until the next Start.
         if let resumed, case .object(var members) = state {
             members["resumed"] = .object(["round": .int(Int64(resumed))])

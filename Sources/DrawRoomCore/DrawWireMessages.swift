@@ -112,6 +112,7 @@ extension DrawConfig {
             ])
         }
         members["exclude"] = nil
+        members["privateSecret"] = nil  // the stored settings' only: never on a page
         members["excludeCount"] = .int(Int64(exclude.count))
         members["hash"] = .string(hash)
         return .object(members)

@@ -14,7 +14,8 @@ extension DrawService {
         let storage = try StorageQueue(directory: configuration.dataDirectory)
         // One signing key for every instance, derived from the cluster key (issue #47, docs/CLUSTER.md).
         let roomSettings = DrawRoomSettings(tickHz: configuration.tickHz, slowDown: slowDown, beacon: configuration.beacon,
-                                            software: BinaryIdentity.software, signer: ServerSigning.derived(clusterKey: settings.key))
+                                            software: BinaryIdentity.software, signer: ServerSigning.derived(clusterKey: settings.key),
+                                            privateDraws: configuration.privateDraws)
         var settings = settings
         settings.software = BinaryIdentity.software
         // A forwarded Stop of a beacon-sealed round is answered once drand round R came (or was void).

@@ -109,7 +109,7 @@ extension DrawRoomState {
     /// Names of the winners `state` lists that pages may show (all of them for the host): the
     /// bounded board's and the latest result's; pages read the rest with the winners' pages.
     public func winnerNames(forHost host: Bool) -> [String: JSONValue] {
-        guard isCheckinPool, host || checkin.book.settings.publicNames else { return [:] }
+        guard hasEntrantNames else { return [:] }
         var winners = BoardSummary.listed(visibleBoard).rounds.flatMap {
             $0.winners.prefix(BoardSummary.winnersPerRound) + $0.voided.map(\.winner)
         }
@@ -126,7 +126,8 @@ extension DrawRoomState {
         var me: JSONValue = .null
         if let device, let entry = checkin.book.entry(device: device) {
             // `wins`: the board's rounds this entry wins, so a winner past the listed first ones knows.
-            me = .object(["id": .string(entry.id), "name": entry.name.map { .string($0) } ?? .null,
+            // The phone's own name, masked too in a private draw: a frame may be seen over a shoulder or forwarded.
+            me = .object(["id": .string(entry.id), "name": entry.name.map { .string(host ? $0 : publicName($0)) } ?? .null,
                           "removed": entry.removedReason.map { .string($0) } ?? .null,
                           "wins": .array(roundsWon(by: entry.id).map { .int(Int64($0)) })])
         }
@@ -139,12 +140,10 @@ extension DrawRoomState {
     /// After a reveal or a replacement: the winners' names for every page (when allowed) and,
     /// for hosts, whether each winner's phone is connected.
     public func announceCheckinWinners(_ actions: inout [Action]) {
-        guard isCheckinPool, case .round(let round)? = draw.lastResult?.body else { return }
+        guard hasEntrantNames, case .round(let round)? = draw.lastResult?.body else { return }
         let ids = round.winners.compactMap { if case .name(let id) = $0 { id } else { nil } }
         var names = [String: JSONValue]()
-        if checkin.book.settings.publicNames {
-            for id in ids { if let name = checkin.book.entry(id: id)?.name { names[id] = .string(name) } }
-        }
+        for id in ids { if let name = entrantName(id, host: false) { names[id] = .string(name) } }
         actions.append(.announce(.winners(round: round.round, names: names)))
         guard let presence = winnerPresenceMessage else { return }
         for (member, info) in members where info.isHost { actions.append(.send(.winnerPresence(presence), to: member)) }

@@ -21,7 +21,7 @@ extension DrawRoomState {
             var answer: [String: JSONValue] = ["count": .int(Int64(ids.count)), "entrants": .array(ids.map { .string($0) }),
                                                "entrantsHash": .string(EntrantList.hash(names: ids, tickets: nil, groups: nil))]
             // With public names the stage's wheel and field show names, not ids (issue 39 item 16).
-            if checkin.book.settings.publicNames {
+            if checkin.book.settings.publicNames, !draw.config.isPrivate {
                 var names: [String: JSONValue] = [:]
                 for id in ids { if let name = checkin.book.entry(id: id)?.name { names[id] = .string(name) } }
                 answer["names"] = .object(names)

@@ -130,7 +130,7 @@ extension DrawRoomState {
             var message: [String: JSONValue] = ["type": .string("pass"), "round": .int(Int64(claims.round ?? 0)),
                                                 "winner": .string(winner), "alternate": alternate.map { .string($0) } ?? .null,
                                                 "reason": .string(reason)]
-            if checkin.book.settings.publicNames, let alternate, let name = checkin.book.entry(id: alternate)?.name { message["name"] = .string(name) }
+            if checkin.book.settings.publicNames, let alternate, let name = checkin.book.entry(id: alternate)?.name { message["name"] = .string(publicName(name)) }
             actions.append(.announce(.pass(JSONValue.object(message))))
         }
         scheduleClaims(&actions)
@@ -157,7 +157,7 @@ extension DrawRoomState {
                     members["left"] = .int(max(0, Int64((item.deadline - time.instant) / .milliseconds(1))))
                 }
                 if item.status == .passed { members["to"] = item.to.map { .string($0) } ?? .null }
-                if checkin.book.settings.publicNames, let name = checkin.book.entry(id: item.winner)?.name { members["name"] = .string(name) }
+                if checkin.book.settings.publicNames, let name = checkin.book.entry(id: item.winner)?.name { members["name"] = .string(publicName(name)) }
                 return .object(members)
             }),
         ])

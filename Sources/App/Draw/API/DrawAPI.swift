@@ -112,6 +112,10 @@ enum DrawAPI {
             }
             guard method == "PUT" else { return responder.respond(APIError.methodNotAllowed(allow: ["GET", "HEAD", "PUT"])) }
             command("configure", request, room: room, responder: responder, service: service)
+        case (2, "private"), (2, "receipts.csv"), (2, "receipts.xlsx"):
+            guard method == "GET" else { return responder.respond(APIError.methodNotAllowed(allow: ["GET", "HEAD"])) }
+            PrivateRosterAPI.serve(request, csvFormat: rest[1] == "private" ? nil : rest[1] == "receipts.xlsx" ? "xlsx" : "csv",
+                                   room: room, responder: responder, service: service)
         case (2, "import"):
             guard method == "POST" else { return responder.respond(APIError.methodNotAllowed(allow: ["POST"])) }
             guard DrawAPI.admits(request, responder: responder, service: service, check: room.isHostKey) else { return }
@@ -254,6 +258,8 @@ enum DrawAPI {
         if let value = json["config"], !value.isNull {
             do { config = try DrawMessageParser.drawConfig(value) } catch { return responder.respond(APIError.response(error.code)) }
         }
+        // `--private-draws`: a new draw is private unless its settings say (issue #42).
+        if !config.privateGiven { config.isPrivate = service.settings.privateDraws }
         do { _ = try Draw(config: config) } catch { return responder.respond(APIError.response(error.code)) }
         service.createDraw(config: config) { result in
             switch result {
@@ -283,14 +289,22 @@ enum DrawAPI {
                 }
             }
         }
-        guard let checkin = room as? any CheckinChannel else { return respond([:]) }
-        checkin.checkinRead(.export) { outcome in
-            guard case .success(let book) = outcome, host || book["settings"]?["publicNames"]?.boolValue == true else { return respond([:]) }
-            var names: [String: String] = [:]
-            for entry in book["entrants"]?.arrayValue ?? [] {
-                if let id = entry["id"]?.stringValue, let name = entry["name"]?.stringValue { names[id] = name }
+        // A private draw (issue #42): the host's download names a list's winners; anyone else's
+        // shows a check-in pool's names masked, as the screens do.
+        room.storedSettings { config in
+            let isPrivate = config?.isPrivate == true
+            if host, isPrivate, let config, config.poolHasNames {
+                return respond(Dictionary(PrivateRosterAPI.rows(config, code: code, base: "").map { ($0.id, $0.name) }, uniquingKeysWith: { a, _ in a }))
             }
-            respond(names)
+            guard let checkin = room as? any CheckinChannel else { return respond([:]) }
+            checkin.checkinRead(.export) { outcome in
+                guard case .success(let book) = outcome, host || book["settings"]?["publicNames"]?.boolValue == true else { return respond([:]) }
+                var names: [String: String] = [:]
+                for entry in book["entrants"]?.arrayValue ?? [] {
+                    if let id = entry["id"]?.stringValue, let name = entry["name"]?.stringValue { names[id] = host || !isPrivate ? name : NameMasking.mask(name) }
+                }
+                respond(names)
+            }
         }
     }
 

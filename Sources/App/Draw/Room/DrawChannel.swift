@@ -26,6 +26,8 @@ protocol DrawChannel: AnyObject, Sendable {
     /// The full settings (`GET /api/draws/<code>/config`); nil when this instance cannot serve
     /// them (cluster mode: only the owner holds them).
     func settingsDocument(_ completion: @escaping @Sendable (SettingsDocument?) -> Void)
+    /// The stored settings, names included (a private draw's roster, host key only: PrivateRosterAPI).
+    func storedSettings(_ completion: @escaping @Sendable (DrawConfig?) -> Void)
     /// One page of the board (`GET …/rounds`, `GET …/rounds/<n>/winners`); nil when this instance
     /// cannot serve it (cluster mode: only the owner holds the board).
     func boardPage(_ request: BoardPageRequest, _ completion: @escaping @Sendable (BoardPageAnswer?) -> Void)

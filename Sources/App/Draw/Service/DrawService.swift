@@ -87,7 +87,8 @@ public final class DrawService: Sendable {
             let service = try DrawService(configuration: configuration, storage: storage,
                                    settings: DrawRoomSettings(tickHz: configuration.tickHz, slowDown: slowDown,
                                                               maxPoolBytes: configuration.maxPoolBytes, beacon: configuration.beacon,
-                                                              software: BinaryIdentity.software, signer: signer),
+                                                              software: BinaryIdentity.software, signer: signer,
+                                                              privateDraws: configuration.privateDraws),
                                    limiter: AuthRateLimiter(burst: authBurst, refill: authRefill),
                                    registry: metrics)
             // The named operators, before any page or call can present one's key.
@@ -154,7 +155,9 @@ public final class DrawService: Sendable {
                                                                         created: false, keyReset: keyReset), admin: admin, marks: marks)
                 }
                 let key = configuration.hostKey ?? DrawKeys.newSecret()
-                let created = try Self.insertDraw(code: code ?? DrawKeys.newCode(), key: key, config: .standard,
+                var standard = DrawConfig.standard
+                standard.isPrivate = configuration.privateDraws
+                let created = try Self.insertDraw(code: code ?? DrawKeys.newCode(), key: key, config: standard,
                                                   audit: (audit, AuditEntry(actor: "system", action: "create")),
                                                   signer: settings.signer, in: database)
                 index.append((created.row.code, created.row.hostKeyHash))
