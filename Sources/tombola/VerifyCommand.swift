@@ -169,6 +169,10 @@ enum VerifyCommand {
         let signatures = SignatureCheck.check(export: (try? JSONValue.parse(text)) ?? .null, expectedKey: expectedKey)
         signatures.lines.forEach { print($0) }
         if !signatures.ok { pastFailures += 1 }
+        // A private draw's host export: every name opens its public id, the winners by name (issue #42).
+        let roster = PrivateRosterCheck.check(export: (try? JSONValue.parse(text)) ?? .null)
+        roster.lines.forEach { print($0) }
+        if !roster.ok { pastFailures += 1 }
         // Outside time-stamps of chain heads (issue #47).
         let stamps = TimeStampCheck.check(export: (try? JSONValue.parse(text)) ?? .null, caFile: tsaCA)
         stamps.lines.forEach { print($0) }

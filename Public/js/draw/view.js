@@ -331,6 +331,7 @@ export class DrawView {
     $('[data-perstop]', this.form).value = config.perStop === 'all' ? 1 : config.perStop ?? 1;
     $('[data-repeats]', this.form).checked = Boolean(config.repeats);
     $('[data-rehearsal]', this.form).checked = config.rehearsal === true;
+    $('[data-private]', this.form).checked = config.private === true;
     $('[data-waitlist-on]', this.form).checked = config.waitlist === true;
     $('[data-mode]', this.form).value = config.mode ?? 'number';
     $('[data-mask]', this.form).value = config.mask ?? 'none';
@@ -395,6 +396,7 @@ export class DrawView {
       config: { pool, exclude, perStop, repeats: $('[data-repeats]', this.form).checked, prizes, prize, mode: $('[data-mode]', this.form).value,
         mask: $('[data-mask]', this.form).value, claim, slowDown: readSlowDown(this.form),
         ...($('[data-rehearsal]', this.form).checked ? { rehearsal: true } : {}),
+        private: $('[data-private]', this.form).checked,
         ...($('[data-waitlist-on]', this.form).checked ? { waitlist: true } : {}) },
     };
   }
@@ -430,7 +432,8 @@ export class DrawView {
       // The CSV and .xlsx in the page's language (a claim pass's reason); fetched with the host key,
       // they name a check-in pool's winners beside their ids (personal data: never in a plain link).
       a.href = `/api/draws/${code}/export.${format}${sheet ? `?lang=${encodeURIComponent(lang())}` : ''}`;
-      if (sheet) a.onclick = hostKey ? (event) => { event.preventDefault(); downloadExport(a.href, hostKey, `tombola-${state.code}.${format}`, this); } : null;
+      // A private draw's JSON export with the key is the host's: the public ids beside the names (docs/FAIRNESS.md §22).
+      if (sheet || (format === 'json' && state.config?.private === true)) a.onclick = hostKey ? (event) => { event.preventDefault(); downloadExport(a.href, hostKey, `tombola-${state.code}.${format}`, this); } : null;
     }
     // The audit log is the host's: shown only with the key, always fetched with it.
     show($('[data-audit-links]', this.root), Boolean(hostKey));
@@ -439,6 +442,11 @@ export class DrawView {
       a.href = `/api/draws/${code}/audit.${format}`;
       a.onclick = hostKey ? (event) => { event.preventDefault(); downloadExport(a.href, hostKey, `tombola-${state.code}-audit.${format}`, this); } : null;
     }
+    // A private draw's receipts: one row per entrant, its link opens "your entry is in the locked pool" (mail merge).
+    const receipts = $('[data-receipts]', this.root);
+    show(receipts, Boolean(hostKey) && state.config?.private === true);
+    receipts.href = `/api/draws/${code}/receipts.csv`;
+    receipts.onclick = hostKey ? (event) => { event.preventDefault(); downloadExport(receipts.href, hostKey, `tombola-${state.code}-receipts.csv`, this); } : null;
   }
 
   // --- feedback ---

@@ -6,6 +6,7 @@
 import { Socket } from './socket.js';
 import { downloadBlob, randomHex } from './dom.js';
 import { entrantsHash, verifyRound } from './verify.js';
+import { hostNames } from './room.js';
 
 /** The draw code from /draw/<code>, /screen/<code> or /watch/<code> (or ?code= in development). */
 export function codeFromLocation() {
@@ -99,6 +100,8 @@ export class RoomLink {
     if (!this.settingsLoad || this.settingsLoad.hash !== hash) {
       const load = (async () => {
         try {
+          // A private draw's host reads its own settings (the names) and the roster (docs/FAIRNESS.md §22).
+          if (room.config?.private === true && this.apiKey) return await this.loadPrivateSettings(hash);
           const response = await fetch(`/api/draws/${this.code}/config`, { cache: 'no-cache' });
           if (!response.ok) return null;
           const tag = (response.headers.get('ETag') ?? '').replace(/^W\//, '').replace(/"/g, '');
@@ -115,6 +118,16 @@ export class RoomLink {
       this.settingsLoad = entry;
     }
     return this.settingsLoad.promise;
+  }
+
+  /** The host's roster of a private draw: every public id's name (`hostNames`) and the settings with names. */
+  async loadPrivateSettings(hash) {
+    const response = await fetch(`/api/draws/${this.code}/private`, { cache: 'no-store', headers: this.headers() });
+    if (!response.ok) return null;
+    const body = await response.json();
+    for (const e of body.entrants ?? []) if (typeof e.id === 'string' && typeof e.name === 'string') hostNames.set(e.id, e.name);
+    this.room.applySettings(hash, body.config);
+    return body.config;
   }
 
   scheduleVerify(result, id, session = null) {

@@ -17,12 +17,24 @@ import { Witness } from './witness.js';
  */
 export const entrantNames = new Map();
 
+/** A private draw's names by public id, from the host's roster (GET …/private): the host page only.
+ * They come before `entrantNames`, which the `winners` message fills with masked names. */
+export const hostNames = new Map();
+
 /** A winner value as text: numbers and names as they are, objects by name/value; a checked-in
  * entrant's public id as its name when known. */
 export function winnerText(w) {
   if (w === null || w === undefined) return '';
   if (typeof w === 'object') return String(w.name ?? w.value ?? w.label ?? JSON.stringify(w));
-  return entrantNames.get(w) ?? String(w);
+  return hostNames.get(w) ?? entrantNames.get(w) ?? privateTag(w) ?? String(w);
+}
+
+const PRIVATE_ID = /^#[0-9a-f]{64}$/;
+
+/** A private draw's public id (docs/FAIRNESS.md §22, `#` and 64 hex digits) as a screen shows an
+ * entrant whose name it does not know: its first 6 digits, `#A1B2C3`. Else null. */
+export function privateTag(w) {
+  return typeof w === 'string' && PRIVATE_ID.test(w) ? `#${w.slice(1, 7).toUpperCase()}` : null;
 }
 
 function learnNames(names) {
@@ -219,6 +231,8 @@ export class DrawRoom extends EventTarget {
     this.checkin = s.checkin && typeof s.checkin === 'object' ? s.checkin : null;
     this.claims = claimsOf(s.claims);
     learnNames(this.checkin?.names);
+    // A private list's winners (masked by the server; the host's real): docs/FAIRNESS.md §22.
+    learnNames(s.names);
     if (typeof s.tick?.name === 'string') learnNames({ [s.tick.value]: s.tick.name });
     this.tick = s.tick === null || s.tick === undefined ? null
       : typeof s.tick === 'object' && 'value' in s.tick ? s.tick : { value: s.tick };

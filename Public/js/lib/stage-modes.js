@@ -63,7 +63,8 @@ async function loadPool(room) {
   return {
     kind: 'list',
     items: entrants
-      .map((e) => (typeof e === 'string' ? { value: e, label: e, weight: 1 } : { value: e.name, label: e.name, weight: e.tickets ?? 1 }))
+      // winnerText: a private draw's public ids as their short tags (or the host's names).
+      .map((e) => (typeof e === 'string' ? { value: e, label: winnerText(e), weight: 1 } : { value: e.name, label: winnerText(e.name), weight: e.tickets ?? 1 }))
       .filter((item) => !excluded.has(item.value)),
   };
 }

@@ -11,6 +11,7 @@ import { WatchState } from './state.js';
 import { WatchView } from './view.js';
 import { JoinPanel, join, myEntry } from './checkin.js';
 import { EntryProofLine } from './proof.js';
+import { ReceiptLine } from './receipt.js';
 import { applyBranding, fetchBranding } from '../lib/branding.js';
 import { wirePrizePicture } from '../lib/prize-media.js';
 import { ClaimPanel } from '../lib/claims.js';
@@ -27,6 +28,7 @@ attachConnectionUI(socket);
 showWitness(state, link, { withRecord: true }); // the record this page witnessed (FAIRNESS §14)
 const panel = new JoinPanel();
 const proof = new EntryProofLine();
+const receipt = new ReceiptLine();
 // The winner's "Tap to claim" (issue #26), right under "You won!"; a tap on "You won!" claims too.
 new ClaimPanel(state, { role: 'phone', parent: document.querySelector('[data-claim-slot]') });
 document.querySelector('[data-you-won]').addEventListener('click', () => {
@@ -62,6 +64,7 @@ state.addEventListener('change', ({ detail }) => {
   view.render(state);
   panel.render(state);
   proof.update(state);
+  receipt.update(state);
   const win = state.myWin();
   const claimOpen = state.myClaim()?.status === 'open';
   document.body.classList.toggle('claim-open', claimOpen);
@@ -73,7 +76,7 @@ state.addEventListener('change', ({ detail }) => {
   }
 });
 
-i18nEvents.addEventListener('change', () => { view.render(state); panel.render(state); proof.render(); });
+i18nEvents.addEventListener('change', () => { view.render(state); panel.render(state); proof.render(); receipt.render(); });
 view.render(state);
 panel.render(state);
 // The event's branding (title, logo, accent) on the phones too, as on the projector; the title

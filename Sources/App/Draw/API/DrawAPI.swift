@@ -330,17 +330,20 @@ enum DrawAPI {
                 case .success(let value): checkin = value
                 case .failure(let error): return responder.respond(CheckinAPI.failure(error))
                 }
-                room.export { result in
+                // A private list's roster (docs/FAIRNESS.md §22): `tombola verify --names` opens each public id.
+                room.storedSettings { config in room.export { result in
                     switch result {
                     case .success(let records):
-                        var response = HTTPResponse.json(.ok, Array(DrawExport.json(code: code, records: piece(records), extra: signed(piece(records), ["checkin": checkin], signer: signer)).utf8))
+                        var extra: [String: JSONValue] = ["checkin": checkin]
+                        if let config, let roster = PrivateRosterAPI.exportMember(config, code: code) { extra["private"] = roster }
+                        var response = HTTPResponse.json(.ok, Array(DrawExport.json(code: code, records: piece(records), extra: signed(piece(records), extra, signer: signer)).utf8))
                         response.headers.add(name: "Content-Disposition", value: "attachment; filename=\"tombola-\(code).json\"")
                         response.headers.add(name: "Cache-Control", value: "no-store")
                         responder.respond(response)
                     case .failure(let error):
                         responder.respond(APIError.response(DrawPersistence.errorCode(error)))
                     }
-                }
+                } }
             }
             return
         }

@@ -40,6 +40,15 @@ enum PrivateRosterAPI {
         }
     }
 
+    /// The host export's `private` member: `{"entrants":[{"position","id","name","salt"}]}`; nil unless a private list.
+    static func exportMember(_ config: DrawConfig, code: String) -> JSONValue? {
+        let rows = rows(config, code: code, base: "")
+        guard !rows.isEmpty else { return nil }
+        return .object(["entrants": .array(rows.map {
+            .object(["position": .int(Int64($0.position)), "id": .string($0.id), "name": .string($0.name), "salt": .string($0.salt)])
+        })])
+    }
+
     static func component(_ text: String) -> String {
         var allowed = CharacterSet.alphanumerics
         allowed.insert(charactersIn: "-._~")
