@@ -13,7 +13,7 @@ import Posix
 /// proofs (the round's first, then one from the kept tree); and the tree's root alone, here.
 struct PoolCommand {
     static let usage = """
-        tombola-bench pool --binary PATH --data DIR [--port P] [--rows 100000] [--runs 5]
+        tombola-bench pool --binary PATH --data DIR [--port P] [--rows 100000] [--runs 5] [--private]
         """
 
     var binary: String
@@ -21,14 +21,17 @@ struct PoolCommand {
     var port: Int
     var rows: Int
     var runs: Int
+    /// Every list is a private draw's (issue #42): its names become salted public ids at configure.
+    var isPrivate: Bool
 
     init(_ arguments: [String]) throws(BenchError) {
-        var args = try Arguments(arguments)
+        var args = try Arguments(arguments, switches: ["private"])
         binary = try args.required("binary", hint: "the tombola executable, e.g. .build/release/tombola")
         data = try args.required("data", hint: "an empty data directory for the server started here")
         port = try args.int("port", default: 18091, range: 1...65535)
         rows = try args.int("rows", default: 100_000, range: 2...100_000)
         runs = try args.int("runs", default: 5, range: 1...50)
+        isPrivate = args.flag("private")
         try args.finish()
         guard access(binary, X_OK) == 0 else { throw .usage("\(binary) is not an executable") }
     }
@@ -52,7 +55,7 @@ struct PoolCommand {
             throw .usage("port \(port) is already in use; pick another with --port")
         }
         let names = Self.names(rows)
-        let json = "{\"pool\":{\"kind\":\"list\",\"entrants\":[" + names.map(Self.quote).joined(separator: ",") + "]}}"
+        let json = "{\"pool\":{\"kind\":\"list\",\"entrants\":[" + names.map(Self.quote).joined(separator: ",") + "]}\(privacy)}"
         var csv = "Employee ID,Name,Tickets,Department\r\n"
         let groups = ["Sales", "IT", "研发", "Board", ""]
         for (i, name) in names.enumerated() {
@@ -79,7 +82,7 @@ struct PoolCommand {
             // Alternate with a one-name list so each PUT really replaces the pool (and its hash).
             for _ in 0..<(runs + 1) {
                 if item.method == "PUT" {
-                    _ = try request("PUT", base + "/config", "application/json", Array("{\"pool\":{\"kind\":\"range\",\"from\":1,\"to\":500}}".utf8))
+                    _ = try request("PUT", base + "/config", "application/json", Array("{\"pool\":{\"kind\":\"range\",\"from\":1,\"to\":500}\(privacy)}".utf8))
                 }
                 let before = server.sample()?.cpuSeconds ?? 0
                 let started = ContinuousClock.now
@@ -116,14 +119,27 @@ struct PoolCommand {
         var walls = [String: [Double]](), cpus = [String: [Double]]()
         for run in 0...runs {
             let mine = "Run \(run)"
-            let list = "{\"pool\":{\"kind\":\"list\",\"entrants\":[" + (names.dropLast() + [mine]).map(Self.quote).joined(separator: ",") + "]}}"
+            let list = "{\"pool\":{\"kind\":\"list\",\"entrants\":[" + (names.dropLast() + [mine]).map(Self.quote).joined(separator: ",") + "]}\(privacy)}"
+            let configured = ContinuousClock.now
+            let cpuBefore = server.sample()?.cpuSeconds ?? 0
             guard try request("PUT", base + "/config", "application/json", Array(list.utf8)).0 == 200 else { throw .failed("PUT config answered no 200") }
+            if run > 0 {
+                walls["configure", default: []].append((ContinuousClock.now - configured).seconds * 1000)
+                cpus["configure", default: []].append(((server.sample()?.cpuSeconds ?? 0) - cpuBefore) * 1000)
+            }
             // The round's first proof builds its tree; the next, another entrant's, is served kept.
-            let other = names[(run * 7_919) % (names.count - 1)].addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+            // A private list's entries are proved by public id: read from the host's roster (not timed).
+            var entry = "Run%20\(run)", other = names[(run * 7_919) % (names.count - 1)]
+            if isPrivate {
+                let roster = try body("GET", base + "/private")
+                entry = Self.publicID(of: mine, in: roster)
+                other = Self.publicID(of: other, in: roster)
+            }
+            let escaped = other.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
             let steps: [(key: String, method: String, path: String)] = [
                 ("start", "POST", base + "/start"), ("stop", "POST", base + "/stop"),
-                ("proof", "GET", base + "/rounds/\(run + 1)/proof?entry=Run%20\(run)"),
-                ("proofKept", "GET", base + "/rounds/\(run + 1)/proof?entry=" + other),
+                ("proof", "GET", base + "/rounds/\(run + 1)/proof?entry=" + (entry.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")),
+                ("proofKept", "GET", base + "/rounds/\(run + 1)/proof?entry=" + escaped),
             ]
             for step in steps {
                 let before = server.sample()?.cpuSeconds ?? 0
@@ -136,7 +152,8 @@ struct PoolCommand {
                 cpus[step.key, default: []].append(((server.sample()?.cpuSeconds ?? 0) - before) * 1000)
             }
         }
-        for (key, label) in [("start", "Start with a new list (stored with its lock and tree root)"), ("stop", "Stop (answered after the 1.5 s slow-down)"),
+        for (key, label) in [("configure", isPrivate ? "PUT config of a new private list (its public ids made)" : "PUT config of a new list"),
+                             ("start", "Start with a new list (stored with its lock and tree root)"), ("stop", "Stop (answered after the 1.5 s slow-down)"),
                              ("proof", "GET …/rounds/<n>/proof?entry= (the round's first: builds its tree)"),
                              ("proofKept", "… another entrant's proof of that round (its tree kept)")] {
             let wall = Self.median(walls[key] ?? []), cpu = Self.median(cpus[key] ?? [])
@@ -153,6 +170,34 @@ struct PoolCommand {
         roots.removeFirst()
         report.row("entry tree root of \(names.count) names, in this process", String(format: "%.1f ms (median of %d)", Self.median(roots), roots.count),
                    key: "entryRootMs", .double((Self.median(roots) * 10).rounded() / 10))
+    }
+
+    /// `,"private":true` when the lists are a private draw's.
+    var privacy: String { isPrivate ? ",\"private\":true" : "" }
+
+    /// The public id of `name` in a roster (`GET …/private`, canonical JSON: `"id"` just before `"name"`).
+    static func publicID(of name: String, in roster: String) -> String {
+        guard let at = roster.range(of: ",\"name\":" + quote(name) + ",") else { return name }
+        let before = roster[..<at.lowerBound]
+        guard let start = before.range(of: "\"id\":\"", options: .backwards) else { return name }
+        return String(before[start.upperBound...].dropLast())
+    }
+
+    /// One request's answer body (after the head), as text.
+    private func body(_ method: String, _ path: String) throws(BenchError) -> String {
+        do {
+            let socket = try BlockingSocket(host: "127.0.0.1", port: port, timeout: .seconds(60))
+            defer { socket.close() }
+            let head = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nAuthorization: Bearer \(Self.hostKey)\r\nConnection: close\r\n\r\n"
+            try socket.send(Array(head.utf8))
+            let answer = String(decoding: try socket.receiveUntilClosed(), as: UTF8.self)
+            guard let split = answer.range(of: "\r\n\r\n") else { throw BenchError.failed("no HTTP answer to \(method) \(path)") }
+            return String(answer[split.upperBound...])
+        } catch let error as BenchError {
+            throw error
+        } catch {
+            throw .failed("\(method) \(path): \(error)")
+        }
     }
 
     /// One request on a fresh connection; the status and the answer's size.

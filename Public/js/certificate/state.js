@@ -100,9 +100,12 @@ export class CertificateState extends EventTarget {
    * list or range pool needs no names at all.
    */
   async loadNames() {
-    if (!this.checkinPool) return;
+    if (!this.checkinPool && !this.privateDraw) return;
     try {
-      const response = await fetch(`/api/draws/${encodeURIComponent(this.code)}/entries/pool`, { cache: 'no-store' });
+      // A private draw (docs/FAIRNESS.md §22) names only a round's winners, masked: its winners page.
+      const url = this.privateDraw ? `/api/draws/${encodeURIComponent(this.code)}/rounds/${this.round}/winners`
+        : `/api/draws/${encodeURIComponent(this.code)}/entries/pool`;
+      const response = await fetch(url, { cache: 'no-store' });
       const pool = response.ok ? await response.json() : null;
       for (const [id, name] of Object.entries(pool?.names ?? {})) if (typeof name === 'string') entrantNames.set(id, name);
     } catch {
@@ -123,6 +126,7 @@ export class CertificateState extends EventTarget {
         const config = (await response.json()).config;
         setMask(config?.mask);
         this.checkinPool = config?.pool?.kind === 'checkin';
+        this.privateDraw = config?.private === true;
       }
     } catch {
       // The draw's state is unreachable: the export below tells whether the page can show anything.
