@@ -101,12 +101,7 @@ extension DrawConfig {
     private func json(public: Bool) -> JSONValue {
         let poolJSON: JSONValue
         // A private draw's pages see its entrants as their public ids only (`PrivateEntries`).
-        let shown: (String) -> String = if `public`, isPrivate, poolHasNames {
-            // Without the secret (never on a server: it sets it), the masked name alone.
-            if let privateSecret { { PrivateEntries.publicID(name: EntrantList.trim($0), secret: privateSecret) } } else { NameMasking.mask }
-        } else {
-            { $0 }
-        }
+        let shown = `public` && isPrivate && poolHasNames ? publicIDs() : { $0 }
         switch pool {
         case .range(let from, let to): poolJSON = .object(["kind": .string("range"), "from": .int(from), "to": .int(to)])
         case .list(let names): poolJSON = .object(["kind": .string("list"), "entrants": .array(names.map { .string(shown($0)) })])
@@ -160,6 +155,24 @@ extension DrawConfig {
 }
 
 extension DrawConfig {
+    /// A private list's names to public ids: the ids validation made, else made here (one salter
+    /// for the list). Without the secret (never on a server: validation makes one), the masked name.
+    func publicIDs() -> (String) -> String {
+        guard let privateSecret else { return NameMasking.mask }
+        let salter = PrivateEntries.Salter(secret: privateSecret)
+        let made = privateIDs.map { ids in Dictionary(zip(poolNames, ids), uniquingKeysWith: { a, _ in a }) }
+        return { name in made?[name] ?? salter.publicID(name: EntrantList.trim(name)) }
+    }
+
+    /// A list pool's names in order (empty for other pools).
+    var poolNames: [String] {
+        switch pool {
+        case .list(let names): names
+        case .entries(let entrants): entrants.map(\.name)
+        case .range, .books, .checkin: []
+        }
+    }
+
     /// Whether the pool is a list of names (plain or detailed): what a private draw hides.
     public var poolHasNames: Bool {
         switch pool {

@@ -133,6 +133,9 @@ public struct DrawConfig: Sendable, Equatable {
     /// The draw's secret behind the public ids (`PrivateEntries.drawSecret`): set by the server
     /// from its seal key, never read from or written to JSON.
     public var privateSecret: [UInt8]? = nil
+    /// A private list's public ids, in the list's order, as validation made them (so the public
+    /// settings do not make them again); never in JSON.
+    public var privateIDs: [String]? = nil
     /// Whether the settings named `private` (JSON); a configure that does not keeps the draw's.
     public var privateGiven = false
 

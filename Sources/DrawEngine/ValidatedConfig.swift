@@ -88,13 +88,15 @@ struct ValidatedConfig: Sendable {
             config.privateSecret = secret
             var byName = [String: String](minimumCapacity: names.count)
             privateNames.reserveCapacity(names.count)
+            let salter = PrivateEntries.Salter(secret: secret)
             let ids = names.map { name in
-                let id = PrivateEntries.publicID(name: name, secret: secret)
+                let id = salter.publicID(name: name)
                 byName[name] = id
                 privateNames[id] = name
                 return id
             }
             privateIDs = byName
+            config.privateIDs = ids
             entrants = ids
             nameIndex.removeAll(keepingCapacity: true)
             for (index, id) in ids.enumerated() { nameIndex[.name(id)] = index }

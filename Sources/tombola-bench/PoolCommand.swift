@@ -129,7 +129,7 @@ struct PoolCommand {
             }
             // The round's first proof builds its tree; the next, another entrant's, is served kept.
             // A private list's entries are proved by public id: read from the host's roster (not timed).
-            var entry = "Run%20\(run)", other = names[(run * 7_919) % (names.count - 1)]
+            var entry = mine, other = names[(run * 7_919) % (names.count - 1)]
             if isPrivate {
                 let roster = try body("GET", base + "/private")
                 entry = Self.publicID(of: mine, in: roster)

@@ -8,7 +8,10 @@ Then the entry proofs: a receipt holder and the checked-in phone prove their own
 verifiers), the host's export names the winners, and with the whole list as the dictionary a
 guess leaves no trace in anything public but a winner's masked name."""
 import hashlib
+import hmac
 import io
+import os
+import sqlite3
 import json
 import re
 import shutil
@@ -246,6 +249,14 @@ def test_entrants_prove_their_own_entries_and_a_guess_leaves_no_trace(private_ev
     assert set(roster) == set(ENTRIES)
     assert call(server, "GET", "/api/draws/%s/private" % code)[0] == 401
     won = {w for _, w in event["winners"]}
+    # The salts are FAIRNESS §22's: HMAC-SHA256(the draw's secret, "salt" 0x00 name); the secret is in
+    # the stored settings only (the data folder), never in anything public.
+    with sqlite3.connect(os.path.join(event["data_dir"], "tombola.sqlite")) as db:
+        stored = json.loads(db.execute("SELECT config_json FROM draws WHERE code = ?", (code,)).fetchone()[0])
+    secret = bytes.fromhex(stored["privateSecret"])
+    for entry in ENTRIES[:50]:
+        assert hmac.new(secret, b"salt\x00" + entry.encode(), hashlib.sha256).hexdigest() == roster[entry]["salt"]
+    assert stored["privateSecret"] not in "\n".join(event["texts"] + event["frames"])
 
     # A receipt holder (a winner and one who did not win): the name and salt open the public id, and
     # the id's proof for round 3 checks in both verifiers.

@@ -31,8 +31,9 @@ enum PrivateRosterAPI {
         case .entries(let entrants): entrants.map(\.name)
         default: []
         }
+        let salter = PrivateEntries.Salter(secret: secret)
         return names.enumerated().map { position, name in
-            let salt = PrivateEntries.salt(secret: secret, name: name)
+            let salt = salter.salt(name: name)
             let id = PrivateEntries.prefix + PrivateEntries.commitment(salt: salt, name: name)
             let hex = salt.map { String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16) }.joined()
             return Row(position: position, id: id, name: name, salt: hex,
