@@ -95,7 +95,10 @@ def test_ticket_books_show_their_colour_in_every_mode_and_verify(server, browser
         if mode == "number":
             # The stage's big value: the ticket, large, after its book's swatch.
             got = swatch_shows(screen, "[data-stage]", ticket, at_least=80)
-            assert got["left"] >= 0
+            # Inside the screen to within a pixel, as SWATCH itself counts: a name is fitted to the
+            # box with scrollWidth, an integer, so its fractional width may overhang by a fraction of
+            # a pixel (-0.115 px once on a fresh clone, for one ticket's glyphs: invisible).
+            assert got["left"] >= -1
             swatch_shows(phone, "[data-stage]", ticket, at_least=24)
         else:
             # The winner card every mode ends on, on the projector and the phone.
