@@ -9,6 +9,7 @@ the unit's ExecStart and its environment file, serves every page built into it (
 holds no page tree), draws a round and rechecks it with the installed `tombola verify`.
 """
 import gzip
+import hashlib
 import json
 import os
 import re
@@ -190,7 +191,10 @@ def test_the_installed_binary_serves_pages_and_a_draw_with_the_units_command_lin
             status, page = call("GET", route)
             assert status == 200 and b"<html" in page.lower(), route
         version = subprocess.run([root + "/usr/bin/tombola", "--version"], capture_output=True, text=True, check=True).stdout
-        assert re.match(r"tombola \S+\ncommit \S+\nbuilt \S+\nswift \S+\n$", version), version
+        assert re.match(r"tombola \S+\ncommit \S+\nbuilt \S+\nswift \S+\nsha256 [0-9a-f]{64}\n$", version), version
+        # The digest it prints is the installed binary's own (the software's identity on every commit record).
+        with open(root + "/usr/bin/tombola", "rb") as f:
+            assert version.split("sha256 ")[1].strip() == hashlib.sha256(f.read()).hexdigest()
         assert re.search(r'^tombola_build_info\{version="[^"]+",commit="[^"]+",swift="[^"]+"\} 1$',
                          call("GET", "/metrics")[1].decode(), flags=re.M)
         key = env["TOMBOLA_HOST_KEY"]
