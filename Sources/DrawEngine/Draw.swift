@@ -94,6 +94,10 @@ public struct Draw: Sendable {
     public private(set) var lastHash = DrawRecord.genesisPrev
     /// The latest `round` record of this session (for `state.result`); nil after Clear.
     public internal(set) var lastResult: DrawRecord?
+    /// Observers' sign-offs of this session, in order (issue #41); emptied by Clear.
+    public internal(set) var signoffs: [Signoff] = []
+    /// The index of the chain's latest `commit` or `entrants` record: a lock's sign-off must come after it.
+    var lockBoundary = 0
 
     var validated: ValidatedConfig
     var lock: Lock
@@ -187,7 +191,10 @@ public struct Draw: Sendable {
             lastResult = nil
         case .beacon(let lock): sealed = Sealed(hash: record.hash, index: record.index, prev: record.prev, lock: lock, pool: nil)
         case .beaconValue, .beaconVoid: break
+        case .signoff(let signoff): signoffs.append(signoff)
         }
+        if case .clear = record.body { signoffs = [] }
+        if record.kind == "commit" || record.kind == "entrants" { lockBoundary = record.index }
         if case .round = record.body { sealed = nil; storedLock = nil }
         if case .commit = record.body { storedLock = nil }
         if case .beaconVoid = record.body { sealed = nil }
@@ -334,6 +341,8 @@ public struct Draw: Sendable {
                                pastWinners: [PastWinners] = []) throws(DrawError) -> [DrawRecord] {
         guard (phase == .idle || phase == .revealed) && sealed == nil else { throw .wrongPhase }
         guard pendingSeed != nil else { throw .notCommitted }
+        // Four eyes (issue #41): an observer has signed this round's lock as it stands.
+        if config.foureyes, !lockSignedOff { throw .signoffRequired }
         let audience = try Self.audienceNumber(audience)
         var next = self
         if !config.excludeWinnersOf.isEmpty {
@@ -539,6 +548,7 @@ public struct Draw: Sendable {
         guard (phase == .idle || phase == .revealed) && sealed == nil else { throw .wrongPhase }
         if rehearsal, sessionRehearsal != true { throw .notRehearsal }
         let record = append(.clear(rehearsal: rehearsal), at: at)
+        signoffs = []
         sessionRehearsal = nil
         board = []
         winnersThisSession = []
@@ -567,6 +577,7 @@ public struct Draw: Sendable {
 
     mutating func append(_ body: RecordBody, at: Int64) -> DrawRecord {
         let record = DrawRecord(index: recordCount, at: at, prev: lastHash, body: body, software: software)
+        if record.kind == "commit" || record.kind == "entrants" { lockBoundary = record.index }
         recordCount += 1
         lastHash = record.hash
         return record

@@ -127,6 +127,9 @@ public struct DrawConfig: Sendable, Equatable {
     /// entrant, in order, as its waiting list (the round record's `alternates`, the same sampling
     /// continued: docs/FAIRNESS.md §15). Pools of at most `DrawLimits.maxWaitlist` entrants.
     public var waitlist: Bool = false
+    /// Four eyes (issue #41): Start is refused (`signoff_required`) until an observer has signed
+    /// off the lock of the round about to start (docs/FAIRNESS.md §20).
+    public var foureyes: Bool = false
     /// A private draw (issue #42, docs/FAIRNESS.md §22): a list's entrants are drawn, locked and
     /// published as their public ids (`PrivateEntries`), never by name.
     public var isPrivate: Bool = false

@@ -67,6 +67,16 @@ public enum DrawError: Error, Equatable, Sendable, CaseIterable {
     case notRehearsal
     /// `waitlist` (the whole order) for a pool of more than 10,000 entrants.
     case badWaitlist
+    /// A sign-off (issue #41): Start with four eyes before an observer signed the lock.
+    case signoffRequired
+    /// A sign-off of a round that is not the next (lock) or not drawn in this session (result).
+    case badSignoffRound
+    /// A sign-off of a chain head that is no longer the head (sign again).
+    case signoffStale
+    /// An observer's key or signature that is malformed or does not verify.
+    case badSignoff
+    /// The observer already signed this (the lock as it stands, or the result).
+    case alreadySigned
 
     public var code: String {
         switch self {
@@ -97,6 +107,11 @@ public enum DrawError: Error, Equatable, Sendable, CaseIterable {
         case .rehearsalMixed: "rehearsal_mixed"
         case .notRehearsal: "not_rehearsal"
         case .badWaitlist: "bad_waitlist"
+        case .signoffRequired: "signoff_required"
+        case .badSignoffRound: "bad_signoff_round"
+        case .signoffStale: "signoff_stale"
+        case .badSignoff: "bad_signoff"
+        case .alreadySigned: "already_signed"
         case .badPastDraw: "bad_past_draw"
         case .pastDrawKey: "past_draw_key"
         case .badClaim: "bad_claim"

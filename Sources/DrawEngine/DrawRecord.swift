@@ -55,6 +55,8 @@ public enum RecordBody: Sendable, Equatable {
     case beacon(BeaconLock)
     case beaconValue(BeaconSealValue)
     case beaconVoid(round: Int, beaconRound: UInt64, reason: String)
+    /// An observer's sign-off of a round's lock or result (issue #41, docs/FAIRNESS.md §20).
+    case signoff(Signoff)
 
     public var kind: String {
         switch self {
@@ -68,6 +70,7 @@ public enum RecordBody: Sendable, Equatable {
         case .beacon: "beacon"
         case .beaconValue: "beaconValue"
         case .beaconVoid: "beaconVoid"
+        case .signoff: "signoff"
         }
     }
 }
@@ -141,6 +144,8 @@ public struct DrawRecord: Sendable, Equatable {
             members["reason"] = .string(reason)
         case .clear(let rehearsal):
             if rehearsal { members["rehearsal"] = .bool(true) }
+        case .signoff(let signoff):
+            signoff.write(into: &members)
         }
         let hash = Hashing.sha256Hex(JSONValue.object(members).canonicalBytes)
         members["hash"] = .string(hash)
@@ -250,6 +255,8 @@ public struct DrawRecord: Sendable, Equatable {
             // Only `true` when present (a wipe of rehearsal rounds).
             if let flag = json["rehearsal"], flag != .bool(true) { throw fail("rehearsal") }
             body = .clear(rehearsal: json["rehearsal"] != nil)
+        case "signoff":
+            body = .signoff(try Signoff(json: json))
         default:
             throw fail("kind")
         }

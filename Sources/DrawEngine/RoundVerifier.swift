@@ -120,6 +120,10 @@ private struct ChainState {
     var beaconRounds = [UInt64]()
     var beaconValues = [BeaconValueToCheck]()
     var abandonedSeals = [AbandonedSeal]()
+    /// Every record's hash by index, for sign-offs' targets (§20).
+    var hashes = [String]()
+    /// Lock sign-offs of the next round: its pool lock as the observer signed it (§20).
+    var lockSignoffs = [(observer: String, round: Int, poolHash: String)]()
 
     mutating func check(_ json: JSONValue, at position: Int, notes: inout [String]) throws(RecordError) {
         func require(_ condition: Bool, _ reason: String) throws(RecordError) {
@@ -135,6 +139,7 @@ private struct ChainState {
         try require(pendingLock == nil || LockCheck.mayFollowLock.contains(record.kind), LockCheck.lockWithoutRound)
         try require(beacon == nil || ["beaconValue", "beaconVoid", "round"].contains(record.kind), "beacon round without its value")
         prev = record.hash
+        hashes.append(record.hash)
         switch record.body {
         case .beacon(let lock):
             try checkBeacon(lock, at: record.at)
@@ -197,6 +202,7 @@ private struct ChainState {
             lists[hash] = (names, tickets, groups)
         case .lock(let lock):
             try require(pending != nil && lock.commitment == pending, LockCheck.lockCommitment)
+            if lock.round == lastRound + 1 { noteSignedLocks(lock, notes: &notes) }
             if let earlier = pendingLock {
                 // A Start again after its roll was cut short (the same round, the same commitment).
                 try require(earlier.round == lock.round && pendingVoid == nil, LockCheck.lockWithoutRound)
@@ -242,6 +248,8 @@ private struct ChainState {
             pendingVoid = record
         case .pass(let round, let winner, let alternate, _):
             try checkPass(round: round, winner: winner, alternate: alternate)
+        case .signoff(let signoff):
+            try checkSignoff(signoff, at: position, notes: &notes)
         case .clear(let rehearsal):
             // A wipe (§19) ends a session of rehearsal rounds only: it never discards a real round.
             try require(!rehearsal || sessionRehearsal == true, RehearsalRules.wipeOfReal)
@@ -506,4 +514,33 @@ enum ClaimRules {
 enum RehearsalRules {
     static let mixed = "rehearsal and real rounds in one session (rule R1)"
     static let wipeOfReal = "rehearsal wipe of a session that is not all rehearsal rounds (rule R2)"
+}
+
+/// Observers' sign-offs (issue #41, docs/FAIRNESS.md §20).
+extension ChainState {
+    /// A sign-off names an earlier record by index and hash; a lock's is of the next round (not
+    /// drawn yet), a result's of a round of this session; an observer's signature must verify.
+    mutating func checkSignoff(_ signoff: Signoff, at position: Int, notes: inout [String]) throws(RecordError) {
+        guard signoff.targetIndex >= 0, signoff.targetIndex < position, hashes[signoff.targetIndex] == signoff.target else {
+            throw RecordError(reason: "sign-off of a record not in the chain")
+        }
+        switch signoff.statement {
+        case .lock:
+            guard signoff.round == lastRound + 1 else { throw RecordError(reason: "sign-off of a lock that is not the next round's") }
+            lockSignoffs.append((signoff.observer, signoff.round, signoff.poolHash ?? ""))
+        case .result:
+            guard session[signoff.round] != nil else { throw RecordError(reason: "sign-off of a result not drawn in this session") }
+        }
+        guard signoff.signatureVerifies else { throw RecordError(reason: "observer's signature") }
+        let key = signoff.keyFingerprint.map { ", own key \($0.prefix(16))…" } ?? ", no key of their own"
+        notes.append("round \(signoff.round): \(signoff.statement.rawValue) witnessed by \(signoff.observer)\(key)")
+    }
+
+    /// The first lock of a round whose lock an observer signed: a pool other than the one signed is noted.
+    mutating func noteSignedLocks(_ lock: LockRecord, notes: inout [String]) {
+        for signed in lockSignoffs where signed.round == lock.round && signed.poolHash != lock.poolHash {
+            notes.append("NOTE: \(signed.observer) signed off pool \(signed.poolHash.prefix(8))… for round \(lock.round); it was locked on \(lock.poolHash.prefix(8))…")
+        }
+        lockSignoffs.removeAll { $0.round <= lock.round }
+    }
 }

@@ -20,6 +20,8 @@ public enum HostCommand: Sendable {
     case beaconRetry
     /// A sealed round waiting for R: give R up, on the record (a `beaconVoid` with this reason).
     case beaconAbandon(reason: String)
+    /// An observer's sign-off of a round's lock or result (issue #41); only the role `observer` gives it.
+    case signoff(Draw.SignoffRequest)
     /// The room's own job, never sent by a page: pass the wins whose claim windows ended (#26).
     case passUnclaimed
 
@@ -34,6 +36,7 @@ public enum HostCommand: Sendable {
         case .void: "void"
         case .beaconRetry: "beaconRetry"
         case .beaconAbandon: "beaconAbandon"
+        case .signoff: "signoff"
         }
     }
 }
@@ -81,7 +84,7 @@ public enum DrawMessageParser {
         case "auth":
             guard let key = json["key"]?.stringValue else { throw .badField("key") }
             return .auth(key: key, client: client)
-        case "start", "stop", "clear", "configure", "void", "beaconRetry", "beaconAbandon":
+        case "start", "stop", "clear", "configure", "void", "beaconRetry", "beaconAbandon", "signoff":
             let seq = try sequenceNumber(json)
             return .command(try command(type, json), seq: seq)
         default:
@@ -113,6 +116,8 @@ public enum DrawMessageParser {
         case "beaconAbandon":
             guard let reason = json["reason"]?.stringValue else { throw .badField("reason") }
             return .beaconAbandon(reason: reason)
+        case "signoff":
+            return .signoff(try signoffRequest(json))
         default:
             throw MessageError(code: "unknown_type", detail: "unknown command")
         }

@@ -115,6 +115,21 @@ extension DrawRoomState {
             case .beaconAbandon(let reason):
                 try abandonBeacon(job, reason: reason, at: time, &actions)
 
+            case .signoff(let request):
+                // Only an observer signs off (issue #41); the room checked the role, this names them.
+                guard let by = job.by, by.role == .observer else {
+                    actions.append(.count(.refusedCommands))
+                    deliver(.failure(CommandFailure(code: "role_forbidden")), for: job, &actions)
+                    return
+                }
+                var candidate = draw
+                let record = try candidate.signoff(request, observer: by.name, observerId: by.id, at: now)
+                let entry = AuditEntry(actor: "host", action: "signoff", detail: .object([
+                    "round": .int(Int64(request.round)), "statement": .string(request.statement.rawValue),
+                    "record": .int(Int64(record.index)), "ownKey": .bool(request.publicKey != nil)]))
+                write(RecordBatch(command: job.command.name, records: [record], audit: entry), job: job, candidate: candidate,
+                      then: .signoff, &actions)
+
             case .stop:
                 var candidate = draw
                 let records = try candidate.stop(at: now, nextSeed: .random(using: &random))
@@ -193,7 +208,7 @@ extension DrawRoomState {
         // The answer the command gets once stored, for stores that keep it beside the records.
         if let seq = job.seq {
             switch then {
-            case .start, .stop, .clear, .seal:
+            case .start, .stop, .clear, .seal, .signoff:
                 batch.answer = BatchAnswer(client: job.client ?? "", seq: seq, reply: CommandReply(ack: ack(job)))
             case .configure(_, let duplicates):
                 let extra: [String: JSONValue] = ["duplicates": .array(duplicates.map { .string($0) })]
@@ -332,6 +347,10 @@ extension DrawRoomState {
                     if let commit = draw.commit { actions.append(.announce(.commit(commit))) }
                 }
                 actions.append(.announce(.entrantsSettings(checkin.entrantsSettingsMessage)))
+            case .signoff:
+                succeed(job, CommandReply(ack: ack(job)), &actions)
+                actions.append(.announce(.signoff(.object([
+                    "type": .string("signoff"), "signoffs": .array(draw.signoffs.map(\.pageJSON))]))))
             case .pass(let passes):
                 actions.append(.count(.commands))
                 announceCheckinWinners(&actions)

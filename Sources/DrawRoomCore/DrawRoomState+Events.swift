@@ -221,6 +221,8 @@ extension DrawRoomState {
             case voidSealing(contributors: Set<UInt64>?, voided: JSONValue?)
             /// A sealed replacement's value and round are stored: reveal the replacement.
             case replacementSealed(reason: String?)
+            /// An observer's sign-off is stored: every page hears the session's sign-offs.
+            case signoff
         }
 
         public let job: Job

@@ -28,6 +28,8 @@ extension DrawRoomState {
 
     /// Whether page `member` may give `command` (its operator's role); the owner may do everything.
     static func permits(_ member: Member, _ command: HostCommand) -> Bool {
-        member.operatorRef?.role.permits(command) ?? true
+        // The owner's key (no operator) may do everything but sign off as an observer.
+        if case .signoff = command { return member.operatorRef?.role == .observer }
+        return member.operatorRef?.role.permits(command) ?? true
     }
 }

@@ -126,6 +126,11 @@ extension DrawRoomState {
             members["names"] = .object(winnerNames(forHost: variant.host))
             state = .object(members)
         }
+        // Only when any: the session's observers' sign-offs (issue #41).
+        if !draw.signoffs.isEmpty, case .object(var members) = state {
+            members["signoffs"] = .array(draw.signoffs.map(\.pageJSON))
+            state = .object(members)
+        }
         // Only when set: a round carried on after a restart (issue #40), until the next Start.
         if let resumed, case .object(var members) = state {
             members["resumed"] = .object(["round": .int(Int64(resumed))])

@@ -34,6 +34,8 @@ public enum DrawAnnouncement: Sendable {
     /// round's `lock` record, before `phase` `rolling`, so every page's witness holds it
     /// (docs/FAIRNESS.md §14).
     case lock(JSONValue)
+    /// `{"type":"signoff","signoffs":[…]}`: the session's observers' sign-offs once one more is stored (issue #41).
+    case signoff(JSONValue)
 
     /// How a relay must treat it (cluster mode's fan-out, docs/CLUSTER.md): a follower keeps the
     /// latest viewer count, forgets the latest tick on `cleared`, relays check-in winners'
@@ -44,7 +46,7 @@ public enum DrawAnnouncement: Sendable {
         case .cleared: .cleared
         case .phase(let phase): .phase(phase)
         case .winners: .checkinWinners
-        case .tick, .result, .void, .commit, .config, .entrants, .entrantsSettings, .claims, .pass, .beacon, .lock: .other
+        case .tick, .result, .void, .commit, .config, .entrants, .entrantsSettings, .claims, .pass, .beacon, .lock, .signoff: .other
         }
     }
 
@@ -118,7 +120,7 @@ public enum DrawWire {
         case .tick(let tick): json(tick).canonicalString
         case .phase(let phase): phaseMessage(phase).canonicalString
         case .result(let message), .void(let message), .entrants(let message), .entrantsSettings(let message), .claims(let message),
-             .pass(let message), .beacon(let message), .lock(let message):
+             .pass(let message), .beacon(let message), .lock(let message), .signoff(let message):
             message.canonicalString
         case .commit(let commit): commit.message.canonicalString
         case .cleared: JSONValue.object(["type": .string("cleared")]).canonicalString

@@ -39,6 +39,13 @@ extension HostCommand {
             members["winner"] = winner.json
             members["reason"] = .string(reason)
             members["audience"] = audience.map { .string($0) } ?? .null
+        case .signoff(let request):
+            // Operators (and so observers) are single-box only (docs/CLUSTER.md); written out for completeness.
+            members["statement"] = .string(request.statement.rawValue)
+            members["round"] = .int(Int64(request.round))
+            members["target"] = request.target.map { .string($0) } ?? .null
+            members["publicKey"] = request.publicKey.map { .string($0) } ?? .null
+            members["signature"] = request.signature.map { .string($0) } ?? .null
         }
         return .object(members)
     }

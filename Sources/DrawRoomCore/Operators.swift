@@ -10,9 +10,12 @@ public enum OperatorRole: String, Sendable, CaseIterable {
     /// Whether a command from this role is carried out (else `role_forbidden`).
     public func permits(_ command: HostCommand) -> Bool {
         switch (self, command) {
+        case (.host, .signoff): false
         case (.host, _): true
         case (.presenter, .start), (.presenter, .stop): true
         case (.checkin, .checkin): true
+        // Only an observer signs off (never a host: the point is a second pair of eyes).
+        case (.observer, .signoff): true
         default: false
         }
     }

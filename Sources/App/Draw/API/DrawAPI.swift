@@ -141,6 +141,10 @@ enum DrawAPI {
         case (2, let name?) where ["start", "stop", "clear", "void"].contains(name):
             guard method == "POST" else { return responder.respond(APIError.methodNotAllowed(allow: ["POST"])) }
             command(name, request, room: room, responder: responder, service: service)
+        case (2, "signoffs"):
+            // An observer's sign-off of a round's lock or result (issue #41); the room refuses any other role.
+            guard method == "POST" else { return responder.respond(APIError.methodNotAllowed(allow: ["POST"])) }
+            command("signoff", request, room: room, responder: responder, service: service)
         case (3, "beacon") where rest[2] == "retry" || rest[2] == "abandon":
             // A sealed round waiting for its drand round: ask again now, or give R up on the record (issue #40).
             guard method == "POST" else { return responder.respond(APIError.methodNotAllowed(allow: ["POST"])) }

@@ -150,7 +150,9 @@ enum OperatorGate {
         case .checkin: return ["entries", "entrants", "entrants.csv", "entrants.xlsx"].contains(name)
         // An observer reads everything the host reads (the audit log, the entrants, exports) and changes nothing;
         // not the webhooks (a chat's webhook URL is a credential of its own).
-        case .observer: return method == "GET" && name != "operators" && name != "webhooks"
+        // Its one write: its own sign-offs (issue #41).
+        case .observer: return (method == "GET" && name != "operators" && name != "webhooks")
+            || (method == "POST" && rest.count == 2 && name == "signoffs")
         }
     }
 }
