@@ -350,7 +350,8 @@ extension DrawRoomState {
             case .signoff:
                 succeed(job, CommandReply(ack: ack(job)), &actions)
                 actions.append(.announce(.signoff(.object([
-                    "type": .string("signoff"), "signoffs": .array(draw.signoffs.map(\.pageJSON))]))))
+                    "type": .string("signoff"), "signoffs": .array(draw.signoffs.map(\.pageJSON)),
+                    "lockSigned": .bool(draw.lockSignedOff)]))))
             case .pass(let passes):
                 actions.append(.count(.commands))
                 announceCheckinWinners(&actions)

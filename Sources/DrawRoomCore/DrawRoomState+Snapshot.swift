@@ -126,9 +126,11 @@ extension DrawRoomState {
             members["names"] = .object(winnerNames(forHost: variant.host))
             state = .object(members)
         }
-        // Only when any: the session's observers' sign-offs (issue #41).
-        if !draw.signoffs.isEmpty, case .object(var members) = state {
+        // Only when any: the session's observers' sign-offs (issue #41), and whether one stands for the
+        // lock of the round about to start (four eyes: Start waits for it).
+        if !draw.signoffs.isEmpty || draw.config.foureyes, case .object(var members) = state {
             members["signoffs"] = .array(draw.signoffs.map(\.pageJSON))
+            members["lockSigned"] = .bool(draw.lockSignedOff)
             state = .object(members)
         }
         // Only when set: a round carried on after a restart (issue #40), until the next Start.

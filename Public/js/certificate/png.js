@@ -85,6 +85,7 @@ export async function certificatePNG(root = document) {
     wrap(g, text('.cert-qr figcaption'), WIDTH - MARGIN - qrSize, y + qrSize + 10, qrSize, 30);
   }
   for (const dt of $$('.cert-facts dt', root)) {
+    if (dt.hidden) continue; // a fact this round does not have (no time-stamp, no sign-off…)
     const dd = dt.nextElementSibling;
     g.font = `600 24px ${FONT}`;
     y = wrap(g, dt.textContent.trim(), MARGIN, y, factsWidth, 32);

@@ -30,7 +30,8 @@ export class CertificateState extends EventTarget {
     this.software = null;          // the program its commitment's record names (issue #47), or null
     this.signedBy = null;          // the fingerprint of the key that signed the round's record (issue #47), or null
     this.timeStamp = null;         // the first outside time-stamp of a chain head at or after it (issue #47), or null
-    this.notBefore = null;         // a beacon-sealed round: { round, at } of the drand round it waited for, or null
+    this.notBefore = null;
+    this.signoffs = [];            // the round's observers' sign-offs (issue #41)         // a beacon-sealed round: { round, at } of the drand round it waited for, or null
   }
 
   changed(detail) { this.dispatchEvent(new CustomEvent('change', { detail })); }
@@ -67,6 +68,9 @@ export class CertificateState extends EventTarget {
       this.voids = all.filter((r) => r.kind === 'void' && r.round === this.round);
       this.passes = all.filter((r) => r.kind === 'pass' && r.round === this.round);
       this.changes = all.filter((r) => (r.kind === 'void' || r.kind === 'pass') && r.round === this.round);
+      // Observers' sign-offs of this round's lock and result (issue #41), since the session's last Clear.
+      const cleared = all.findLastIndex((r) => r.kind === 'clear' && r.index < (this.records[0]?.index ?? Infinity));
+      this.signoffs = all.filter((r, i) => r.kind === 'signoff' && r.round === this.round && i > cleared);
       const commitment = this.records[0]?.commitment;
       const software = all.find((r) => r.kind === 'commit' && r.commitment === commitment)?.software;
       this.software = software && typeof software.sha256 === 'string' ? software : null;

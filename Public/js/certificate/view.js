@@ -6,13 +6,14 @@ import { $, el, replaceChildren, setText, show } from '../lib/dom.js';
 import { locale, t } from '../lib/i18n.js';
 import { holderText, valueText } from '../lib/board.js';
 import { reasonText } from '../lib/claims.js';
+import { signoffPeople } from '../lib/signoff-view.js';
 
 export class CertificateView {
   constructor(root = document) {
     this.root = root;
     this.n = {};
     for (const hook of ['title', 'prize', 'missing', 'winners', 'voided', 'time', 'commitment', 'seed', 'entropy', 'hash', 'algorithm',
-      'software', 'softwareLabel', 'signature', 'signatureLabel', 'timestamp', 'timestampLabel', 'notBefore', 'notBeforeLabel', 'qr', 'verify', 'back', 'print', 'png']) {
+      'software', 'softwareLabel', 'signature', 'signatureLabel', 'timestamp', 'timestampLabel', 'notBefore', 'notBeforeLabel', 'signoffs', 'signoffsLabel', 'qr', 'verify', 'back', 'print', 'png']) {
       this.n[hook] = $(`[data-${hook.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}]`, root);
     }
     this.n.qr.addEventListener('load', () => show(this.n.qr, true));
@@ -81,6 +82,11 @@ export class CertificateView {
     setText(n.notBefore, notBefore ? t('cert.notbefore.value', { round: notBefore.round, time: when(notBefore.at) }) : '');
     show(n.notBefore, Boolean(notBefore));
     show(n.notBeforeLabel, Boolean(notBefore));
+    // Who witnessed the lock and the result (issue #41): "Ann (lock ✓, result ✓, own key)".
+    const witnessed = signoffPeople(state.signoffs, state.round);
+    setText(n.signoffs, witnessed);
+    show(n.signoffs, witnessed !== '');
+    show(n.signoffsLabel, witnessed !== '');
     if (record && !n.qr.dataset.for) {
       // The QR code opens this page, which rechecks the round itself.
       // On the origin the screen's QR codes use (the LAN address), not this page's (127.0.0.1).

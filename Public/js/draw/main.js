@@ -6,6 +6,7 @@ import { StageModes } from '../lib/stage-modes.js';
 import { renderCertificateLink } from './certificate-link.js';
 import { attachConnectionUI } from '../lib/socket.js';
 import { showWitness } from '../lib/witness-view.js';
+import { showSignoffs } from '../lib/signoff-view.js';
 import { errorText, i18nEvents, initLanguageSwitch, t } from '../lib/i18n.js';
 import { winnerText } from '../lib/room.js';
 import { codeFromLocation, connectRoom, forgetHostKey, takeHostKey } from '../lib/room-link.js';
@@ -15,6 +16,7 @@ import { DrawView } from './view.js';
 import { HostCheckin } from './checkin.js';
 import { HostAudit } from './audit.js';
 import { HostOperators } from './operators.js';
+import { ObserverSignoff } from './signoff.js';
 import { HostWebhooks } from './webhooks.js';
 import { wireBranding } from './branding.js';
 import { wireMedia } from './media.js';
@@ -47,9 +49,12 @@ socket.addEventListener('message', ({ detail }) => {
 });
 attachConnectionUI(socket);
 showWitness(state, link); // the record this page witnessed (FAIRNESS §14)
+showSignoffs(state); // who witnessed this round's lock and result (issue #41)
 const checkin = new HostCheckin({ code, key: () => hostKey, toast: (text) => view.toast(text) });
 const audit = new HostAudit({ code, key: () => hostKey }); // the audit log, read while its panel is open
 const operators = new HostOperators({ code, key: () => hostKey, toast: (text) => view.toast(text), socket }); // co-hosts (issue #41)
+// An observer's sign-offs (issue #41): the card shows only on an observer's page.
+new ObserverSignoff({ code, key: () => hostKey, me: () => operators.me, toast: (text) => view.toast(text), state });
 const webhooks = new HostWebhooks({ code, key: () => hostKey }); // outgoing webhooks, read while their panel is open
 
 view.bindStartStop(() => {

@@ -331,6 +331,7 @@ export class DrawView {
     $('[data-perstop]', this.form).value = config.perStop === 'all' ? 1 : config.perStop ?? 1;
     $('[data-repeats]', this.form).checked = Boolean(config.repeats);
     $('[data-rehearsal]', this.form).checked = config.rehearsal === true;
+    $('[data-foureyes]', this.form).checked = config.foureyes === true;
     $('[data-private]', this.form).checked = config.private === true;
     $('[data-waitlist-on]', this.form).checked = config.waitlist === true;
     $('[data-mode]', this.form).value = config.mode ?? 'number';
@@ -396,6 +397,7 @@ export class DrawView {
       config: { pool, exclude, perStop, repeats: $('[data-repeats]', this.form).checked, prizes, prize, mode: $('[data-mode]', this.form).value,
         mask: $('[data-mask]', this.form).value, claim, slowDown: readSlowDown(this.form),
         ...($('[data-rehearsal]', this.form).checked ? { rehearsal: true } : {}),
+        ...($('[data-foureyes]', this.form).checked ? { foureyes: true } : {}),
         private: $('[data-private]', this.form).checked,
         ...($('[data-waitlist-on]', this.form).checked ? { waitlist: true } : {}) },
     };
@@ -535,12 +537,15 @@ export class DrawView {
     this.startStop.dataset.state = mode;
     // Nothing left to start (every prize drawn, an archived draw): Start is off and the bar says
     // why, once (pressed, it used to add the server's refusal to the same words; issue 39, item 11).
-    const cannotStart = mode === 'start' && (state.prizesDone || state.archived);
+    // Four eyes (issue #41): Start waits for an observer's sign-off of the lock as it stands.
+    const waitingSignoff = mode === 'start' && state.config?.foureyes === true && !state.lockSigned && !state.prizesDone && !state.archived;
+    const cannotStart = mode === 'start' && (state.prizesDone || state.archived || waitingSignoff);
     this.startStop.disabled = mode === 'stopping' || cannotStart || (!state.snapshotReceived && state.connection !== 'offline');
 
     const notice = state.archived ? errorText('draw_archived') : state.checkin?.open ? t('host.checkin.status.open', { n: state.checkin.count ?? 0 })
       : state.exhausted && emptyPool(state) ? t(state.checkin ? 'host.checkin.nobody' : 'host.pool.empty')
-        : state.exhausted ? t('host.exhausted') : state.prizesDone ? t('host.prizesdone') : '';
+        : state.exhausted ? t('host.exhausted') : state.prizesDone ? t('host.prizesdone')
+          : waitingSignoff ? t('host.foureyes.waiting', { n: state.commit?.round ?? state.round ?? '' }) : '';
     setText($('[data-start-notice]', this.root), notice);
     // While rolling the plan is the round being drawn: the stage says so; the bar keeps quiet.
     this.planText = rolling || phase === 'stopping' ? '' : notice || DrawView.planText(state);

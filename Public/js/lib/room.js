@@ -103,6 +103,8 @@ export class DrawRoom extends EventTarget {
     this.witness = new Witness(code); // the record heads this page saw, and any contradiction (witness.js)
     this.witnessReport = null;     // host: { count, reason, heads } relayed from pages that saw another history
     this.claims = null;            // claims (#26): { round, seconds, open, items: [{ winner, status, until, to }] }
+    this.signoffs = [];            // observers' sign-offs of this session (#41): [{ round, statement, observer, observerId, key }]
+    this.lockSigned = false;       // a sign-off stands for the lock of the round about to start (four eyes)
   }
 
   /** The entry this page's device made (check-in), or null. */
@@ -143,6 +145,7 @@ export class DrawRoom extends EventTarget {
         break;
       case 'commit':
         this.commit = { round: msg.round, commitment: msg.commitment, poolHash: msg.poolHash };
+        this.lockSigned = false; // a new lock: its sign-off is still to come (docs/PROTOCOL.md, "Sign-offs")
         this.round = msg.round ?? this.round;
         // What is left and what the armed round draws (servers before issue 19 sent none of these).
         this.applyCounts(msg);
@@ -160,17 +163,24 @@ export class DrawRoom extends EventTarget {
         // The count (and after a host's change, the settings too: fields, presence, publicNames).
         const { type, ...rest } = msg;
         this.checkin = { fields: [], names: {}, me: null, ...(this.checkin ?? {}), ...rest };
+        this.lockSigned = false;
         break;
       }
       case 'winners': learnNames(msg.names); break;
       case 'witness': this.witnessReport = { count: msg.count, reason: msg.reason, heads: msg.heads ?? [] }; break;
       case 'claims': this.claims = claimsOf(msg); break;
+      case 'signoff':
+        this.signoffs = Array.isArray(msg.signoffs) ? msg.signoffs : [];
+        this.lockSigned = msg.lockSigned === true;
+        break;
       case 'pass': this.applyPass(msg); break;
       case 'winnerPresence':
         this.winnerPresence = msg;
         for (const w of msg.winners ?? []) if (typeof w.name === 'string') entrantNames.set(w.id, w.name);
         break;
       case 'cleared':
+        this.signoffs = [];
+        this.lockSigned = false;
         this.rounds = [];
         this.olderRounds = 0;
         this.listLimits.clear();
@@ -186,6 +196,7 @@ export class DrawRoom extends EventTarget {
       case 'role': this.role = msg.role === 'host' ? 'host' : 'viewer'; break;
       case 'config':
         if (msg.config) this.config = msg.config;
+        this.lockSigned = false;
         if (msg.config?.pool?.kind !== 'checkin') this.checkin = null;
         else this.checkin ??= { open: false, count: msg.config.pool.count ?? 0, fields: [], names: {}, me: null };
         this.applyCounts(msg);
@@ -230,6 +241,8 @@ export class DrawRoom extends EventTarget {
     this.algorithm = s.algorithm ?? null;
     this.checkin = s.checkin && typeof s.checkin === 'object' ? s.checkin : null;
     this.claims = claimsOf(s.claims);
+    this.signoffs = Array.isArray(s.signoffs) ? s.signoffs : [];
+    this.lockSigned = s.lockSigned === true;
     learnNames(this.checkin?.names);
     // A private list's winners (masked by the server; the host's real): docs/FAIRNESS.md §22.
     learnNames(s.names);

@@ -7,6 +7,7 @@ import { markRehearsal } from '../lib/rehearsal-mark.js';
 import { StageModes } from '../lib/stage-modes.js';
 import { attachConnectionUI } from '../lib/socket.js';
 import { showWitness } from '../lib/witness-view.js';
+import { showSignoffs } from '../lib/signoff-view.js';
 import { errorText, i18nEvents, initLanguageSwitch } from '../lib/i18n.js';
 import { codeFromLocation, connectRoom, forgetHostKey, takeHostKey } from '../lib/room-link.js';
 import { lanBase } from '../lib/info.js';
@@ -51,6 +52,7 @@ const { socket, command, link } = connectRoom(state, {
 });
 attachConnectionUI(socket);
 showWitness(state, link); // the record this page witnessed (FAIRNESS §14)
+showSignoffs(state); // who witnessed this round's lock and result (issue #41)
 const checkin = new ScreenCheckin({ code, key: () => (state.hasKey ? hostKey : null) });
 
 function startStop() {

@@ -5,6 +5,7 @@ import { markRehearsal } from '../lib/rehearsal-mark.js';
 import { StageModes } from '../lib/stage-modes.js';
 import { attachConnectionUI } from '../lib/socket.js';
 import { showWitness } from '../lib/witness-view.js';
+import { showSignoffs } from '../lib/signoff-view.js';
 import { i18nEvents, initLanguageSwitch } from '../lib/i18n.js';
 import { codeFromLocation, connectRoom } from '../lib/room-link.js';
 import { WatchState } from './state.js';
@@ -26,6 +27,7 @@ wirePrizePicture(state); // the prize tier's picture while rolling and at the re
 const { socket, link } = connectRoom(state);
 attachConnectionUI(socket);
 showWitness(state, link, { withRecord: true }); // the record this page witnessed (FAIRNESS §14)
+showSignoffs(state); // who witnessed this round's lock and result (issue #41)
 const panel = new JoinPanel();
 const proof = new EntryProofLine();
 const receipt = new ReceiptLine();
