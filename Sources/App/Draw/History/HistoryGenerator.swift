@@ -56,7 +56,6 @@ public enum HistoryGenerator {
                 // Rounds a second apart, ending now, as if the draw had been run live.
                 var at = Int64(WallClock.unixMilliseconds()) - Int64(rounds) * 1000 - 1000
                 let createdAt = Double(at) / 1000
-                var csprng = SystemRandomNumberGenerator()
                 var draw = try Draw(config: config)
                 var batch = [try draw.prepareFreshCommitment(at: at)]
                 var audits = [AuditEntry(actor: "system", action: "create")]
@@ -73,7 +72,7 @@ public enum HistoryGenerator {
                         "round": .int(Int64(draw.nextRound)), "audience": .null, "contributors": .int(0)])))
                     batch += try draw.start(contributions: [], at: at)
                     audits.append(AuditEntry(actor: "host", action: "stop", detail: .object(["round": .int(Int64(draw.nextRound))])))
-                    batch += try draw.stop(at: at, nextSeed: .random(using: &csprng))
+                    batch += try draw.stop(at: at, nextSeed: .fresh())
                     try draw.reveal()
                 }
                 let row = DrawRow(code: code, hostKeyHash: hash, createdAt: createdAt,

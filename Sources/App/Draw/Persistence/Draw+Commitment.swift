@@ -6,7 +6,6 @@ extension Draw {
     /// given): the one place the server makes a commitment (a new draw, a draw read back, a
     /// room rebuilt after a failed write, a cluster owner taking over, the history generator).
     mutating func prepareFreshCommitment(at: Int64 = Int64(WallClock.unixMilliseconds())) throws(DrawError) -> DrawRecord {
-        var csprng = SystemRandomNumberGenerator()
-        return try prepareCommitment(seed: .random(using: &csprng), at: at)
+        try prepareCommitment(seed: .fresh(), at: at)
     }
 }
