@@ -10,6 +10,13 @@ import PackageDescription
 /// RedisStore).
 /// Every `import` of a target is declared here, so this is the real graph. Linux only (epoll,
 /// io_uring, eventfd).
+/// The fan-out path (sockets, the send ring, WebSocket frames, the server's sessions) in release
+/// builds without the runtime's dynamic exclusivity checks: `swift_beginAccess`/`endAccess` and their
+/// thread-local access set were 46 % of the server's instructions per delivered tick frame
+/// (callgrind, issue #46; BENCHMARKS.md). Debug builds, the tests and the sanitizer runs keep
+/// every check, so an overlapping access still traps where the tests run.
+let fanOutPath: [SwiftSetting] = [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]
+
 let package = Package(
     name: "Tombola",
     products: [
@@ -53,17 +60,17 @@ let package = Package(
         // no clock, no locks, no frames; `App`'s `DrawRoom` is the shell that performs its actions.
         .target(name: "DrawRoomCore", dependencies: ["DrawEngine", "JSON", "Crypto"]),
         .target(name: "HTTPCore"),
-        .target(name: "WebSocketCore", dependencies: ["Crypto", "Compression", "Locking"]),
+        .target(name: "WebSocketCore", dependencies: ["Crypto", "Compression", "Locking"], swiftSettings: fanOutPath),
 
         // I/O.
-        .target(name: "Posix", dependencies: ["CLinux", "Locking"]),
+        .target(name: "Posix", dependencies: ["CLinux", "Locking"], swiftSettings: fanOutPath),
         .target(name: "Storage", dependencies: ["CSQLite"]),
         .target(name: "WebSocketClient", dependencies: ["Posix", "WebSocketCore"]),
 
         // A generic HTTP/WebSocket server: knows no draw or calculator.
         .target(name: "Server", dependencies: [
             "CLinux", "Crypto", "Locking", "Posix", "HTTPCore", "WebSocketCore", "Compression", "JSON", "CSystemd",
-        ]),
+        ], swiftSettings: fanOutPath),
         // A Redis client, driver and the cluster's stores (leases, round logs, Pub/Sub): knows Redis, not the room.
         .target(name: "RedisStore", dependencies: ["CHiredis", "Posix"]),
         // One draw's cluster role on one instance as a state machine (`ClusterNodeState`: events in

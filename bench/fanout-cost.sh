@@ -8,11 +8,17 @@
 #   swift build -c release --product tombola && swift build -c release --product tombola-bench
 #   bench/fanout-cost.sh [N ...]        (default: 1000 2500 5000 10000)
 # Environment: SECONDS_PER_RUN (default 20), OUT (default bench/results/issue46-<time>.jsonl),
-# FLOOR=0 to skip the floor. Bounded: every step stops by itself; every process is killed by pid.
+# FLOOR=0 to skip the floor; BIN (the server's directory, default .build/release), BENCH (the
+# generator, default $BIN/tombola-bench), PUBLIC (default Public) and SERVER_FLAGS (default
+# "--tick-hz 20 --max-connections 25000") let scripts/ab measure another build with one generator.
+# Bounded: every step stops by itself; every process is killed by pid.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-bench/results/issue46-$(date +%Y%m%d-%H%M).jsonl}
-BIN=.build/release
+BIN=${BIN:-.build/release}
+BENCH=${BENCH:-$BIN/tombola-bench}
+PUBLIC=${PUBLIC:-Public}
+SERVER_FLAGS=${SERVER_FLAGS:---tick-hz 20 --max-connections 25000}
 PORT=${PORT:-18470}
 SECONDS_PER_RUN=${SECONDS_PER_RUN:-20}
 sizes=${*:-1000 2500 5000 10000}
@@ -35,13 +41,14 @@ done | paste -sd, -)
 
 for n in $sizes; do
     dir="$data/$n"; mkdir -p "$dir"
-    "$BIN/tombola" --host 127.0.0.1 --port "$PORT" --data "$dir" --public Public --default-draw BENCH \
-        --host-key bench-host-key-0123 --tick-hz 20 --max-connections 25000 > "$dir/server.log" 2>&1 &
+    # shellcheck disable=SC2086 # SERVER_FLAGS is a list of flags
+    "$BIN/tombola" --host 127.0.0.1 --port "$PORT" --data "$dir" --public "$PUBLIC" --default-draw BENCH \
+        --host-key bench-host-key-0123 $SERVER_FLAGS > "$dir/server.log" 2>&1 &
     server_pid=$!
     for _ in $(seq 100); do curl -fs "http://127.0.0.1:$PORT/healthz" > /dev/null 2>&1 && break; sleep 0.1; done
     load=$(cut -d' ' -f1-3 /proc/loadavg)
     # perf counts from the moment every viewer is connected (fanout's --ready-file) to the end.
-    (timeout $((SECONDS_PER_RUN + 120)) "$BIN/tombola-bench" fanout --url "http://127.0.0.1:$PORT" --viewers "$n" --hz 20 \
+    (timeout $((SECONDS_PER_RUN + 120)) "$BENCH" fanout --url "http://127.0.0.1:$PORT" --viewers "$n" --hz 20 \
         --seconds "$SECONDS_PER_RUN" --code BENCH --host-key bench-host-key-0123 --server-pid "$server_pid" \
         --ready-file "$dir/ready" ${PROCESSES:+--processes $PROCESSES} > "$dir/fanout.txt" 2>&1) &
     bench_pid=$!
@@ -63,7 +70,8 @@ for line in open(perf_path):
 frames = report["ticksDelivered"] or 1
 row = {"command": "fanout-cost", "viewers": int(n), "load": load, "seconds": report["seconds"], "sentHz": report["sentHz"],
        "delivered": report["ticksDelivered"], "p50Ms": report["p50Ms"], "p99Ms": report["p99Ms"],
-       "perfMs": counts.get("task-clock"), "usPerFrame": round(counts.get("task-clock", 0) * 1000 / frames, 3)}
+       "perfMs": counts.get("task-clock"), "usPerFrame": round(counts.get("task-clock", 0) * 1000 / frames, 3),
+       "cores": round(counts.get("task-clock", 0) / 1000 / max(report["seconds"], 1e-9), 3)}
 for key, name in (("raw_syscalls:sys_enter", "syscallsPerFrame"), ("context-switches", "switchesPerFrame"),
                   ("io_uring:io_uring_submit_req", "uringSubmitsPerFrame"), ("tcp:tcp_probe", "tcpProbesPerFrame")):
     if key in counts:
@@ -76,7 +84,7 @@ done
 if [ "${FLOOR:-1}" != 0 ]; then
     for n in $sizes; do
         load=$(cut -d' ' -f1-3 /proc/loadavg)
-        timeout 120 "$BIN/tombola-bench" floor --connections "$n" --hz 20 --seconds 10 | grep '^{' \
+        timeout 120 "$BENCH" floor --connections "$n" --hz 20 --seconds 10 | grep '^{' \
             | sed "s/^{/{\"load\":\"$load\",/" | tee -a "$OUT" >&2
     done
 fi

@@ -6,6 +6,8 @@
 #   bench/run-issue18.sh [storm] [storm-idle] [rooms] [fanout] [floor] [startup] [history]     (default: all)
 # Issue 31 (permessage-deflate as browsers offer it, idle draws unloaded), not in the default:
 #   bench/run-issue18.sh fanout-deflate storm-deflate reveal-deflate unload   (and reveal: the same at 5,000 without deflate)
+# Issue 46 (the p99 at 5,000 viewers, Tombola and the Go hub alternated, REPS times):
+#   bench/run-issue18.sh p99-5k
 # Issue 27 (a beacon-sealed Stop at 5,000 viewers, drand from two loopback test relays; needs the
 # test venv with py_ecc, which scripts/test makes):
 #   bench/run-issue18.sh reveal-beacon
@@ -73,6 +75,21 @@ for step in $steps; do
             sleep 0.5
             timeout 300 "$BIN/tombola-bench" fanout --viewers "$viewers" --hz 20 --seconds 20 --code BENCH --host-key bench-host-key-0123 \
                 --url "http://127.0.0.1:$GOPORT" --server-pid "$go_pid" | record go
+            kill -9 "$go_pid"; wait "$go_pid" 2> /dev/null; go_pid=
+        done ;;
+    p99-5k)
+        # Issue 46: the p99 at 5,000 viewers, Tombola and the Go hub alternated REPS times (default 5),
+        # 20 Hz, SECONDS_PER_RUN each, no compression offered: the same generator, the same machine.
+        for rep in $(seq 1 "${REPS:-5}"); do
+            start_server "$data/p99-$rep"
+            timeout 300 "$BIN/tombola-bench" fanout --viewers 5000 --hz 20 --seconds "$SECONDS_PER_RUN" --code BENCH --host-key bench-host-key-0123 \
+                --url "http://127.0.0.1:$PORT" --server-pid "$server_pid" | record "tombola-rep$rep"
+            stop_server
+            bench/gohub/gohub --addr "127.0.0.1:$GOPORT" --tick-hz 20 --seconds 200 > /dev/null 2>&1 &
+            go_pid=$!
+            sleep 0.5
+            timeout 300 "$BIN/tombola-bench" fanout --viewers 5000 --hz 20 --seconds "$SECONDS_PER_RUN" --code BENCH --host-key bench-host-key-0123 \
+                --url "http://127.0.0.1:$GOPORT" --server-pid "$go_pid" | record "go-rep$rep"
             kill -9 "$go_pid"; wait "$go_pid" 2> /dev/null; go_pid=
         done ;;
     fanout-deflate)
