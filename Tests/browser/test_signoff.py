@@ -115,6 +115,11 @@ def test_four_eyes_an_observers_own_key_signs_lock_and_result_on_every_page_and_
     assert checked.returncode == 0, checked.stdout + checked.stderr
     assert "Eve" in checked.stdout, checked.stdout
 
+    # The observer's page offers the auditor's pack (test_audit_pack.py opens one).
+    observer.js("document.querySelector('[data-audit-export=zip]').scrollIntoView({block: 'center'})")
+    wait_for(observer, "the pack's link", lambda: shows(observer, "Auditor's pack (ZIP)"))
+    assert observer.js("return document.querySelector('[data-audit-export=zip]').href").endswith("/api/draws/%s/auditpack.zip" % code)
+
     # The certificate of round 1 lists the sign-offs (and still verifies on the page).
     cert = browser(1280, 900)
     cert.get(server.url("/draw/%s/round/1" % code))

@@ -440,9 +440,11 @@ export class DrawView {
     // The audit log is the host's: shown only with the key, always fetched with it.
     show($('[data-audit-links]', this.root), Boolean(hostKey));
     for (const a of $$('[data-audit-export]', this.root)) {
+      // `zip`: the auditor's pack (issue #41): export, audit log, certificates, key, identity, summary.
       const format = a.dataset.auditExport;
-      a.href = `/api/draws/${code}/audit.${format}`;
-      a.onclick = hostKey ? (event) => { event.preventDefault(); downloadExport(a.href, hostKey, `tombola-${state.code}-audit.${format}`, this); } : null;
+      const file = format === 'zip' ? 'auditpack.zip' : `audit.${format}`;
+      a.href = `/api/draws/${code}/${file}`;
+      a.onclick = hostKey ? (event) => { event.preventDefault(); downloadExport(a.href, hostKey, `tombola-${state.code}-${file}`, this); } : null;
     }
     // A private draw's receipts: one row per entrant, its link opens "your entry is in the locked pool" (mail merge).
     const receipts = $('[data-receipts]', this.root);

@@ -454,6 +454,7 @@ export default {
   'host.export.xlsx': 'تنزيل Excel (.xlsx)',
   'host.export.audit.csv': 'سجل التدقيق (CSV)',
   'host.export.audit.xlsx': 'سجل التدقيق (Excel)',
+  'host.export.auditpack': 'حزمة التدقيق (ZIP)',
   'host.export.json': 'تنزيل JSON',
   'host.audit': 'سجل التدقيق',
   'host.audit.hint': 'كل إجراء على هذا السحب، الأحدث أولًا؛ كل قيد مربوط بالقيد الذي قبله.',

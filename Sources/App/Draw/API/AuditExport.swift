@@ -46,6 +46,12 @@ enum AuditExport {
                 responder.respond(APIError.response(service.cluster == nil ? "storage_failed" : "cluster_unavailable"))
             }
         }
+        entries(code: code, service: service, completion: answer)
+    }
+
+    /// Every audit entry of draw `code`, in chain order: from SQLite (single box) or the draw's
+    /// audit stream (cluster mode).
+    static func entries(code: String, service: DrawService, completion answer: @escaping @Sendable (Result<[Entry], any Error>) -> Void) {
         if let cluster = service.cluster {
             let client = cluster.client
             Task {

@@ -89,6 +89,11 @@ enum DrawAPI {
                 return exportCSV(room, host: withEntrants, language: language, format: format, responder: responder)
             }
             export(room, withEntrants: withEntrants, from: from, signer: service.settings.signer, responder: responder)
+        case (2, "auditpack.zip"):
+            // The auditor's pack (issue #41): the host export, the audit log, certificates, key, identity, summary.
+            guard method == "GET" else { return responder.respond(APIError.methodNotAllowed(allow: ["GET", "HEAD"])) }
+            guard DrawAPI.admits(request, responder: responder, service: service, check: room.isHostKey) else { return }
+            AuditPack.respond(room, service: service, responder: responder)
         case (2, "audit.csv"), (2, "audit.xlsx"):
             // The audit log: the host's (its entries name removed entrants and the reasons given).
             guard method == "GET" else { return responder.respond(APIError.methodNotAllowed(allow: ["GET", "HEAD"])) }
@@ -325,14 +330,32 @@ enum DrawAPI {
     private static func export(_ room: any DrawChannel, withEntrants: Bool = false, from: Int = 0, signer: RecordSigner?,
                                responder: Responder) {
         let code = room.code
+        exportText(room, withEntrants: withEntrants, from: from, signer: signer) { outcome in
+            switch outcome {
+            case .success(let text):
+                var response = HTTPResponse.json(.ok, Array(text.utf8))
+                response.headers.add(name: "Content-Disposition", value: "attachment; filename=\"tombola-\(code).json\"")
+                response.headers.add(name: "Cache-Control", value: "no-store")
+                responder.respond(response)
+            case .failure(let refusal):
+                responder.respond(refusal.response)
+            }
+        }
+    }
+
+    /// The JSON export's text: with `withEntrants` the host's (check-in entrants, a private list's
+    /// roster), signed by `signer`; or the refusal to answer instead.
+    static func exportText(_ room: any DrawChannel, withEntrants: Bool = false, from: Int = 0, signer: RecordSigner?,
+                           completion: @escaping @Sendable (Result<String, HTTPResponseFailure>) -> Void) {
+        let code = room.code
         let piece: @Sendable ([DrawRecord]) -> [DrawRecord] = { records in from == 0 ? records : records.filter { $0.index >= from } }
         guard !withEntrants else {
-            guard let room = room as? any CheckinChannel else { return responder.respond(APIError.response("not_found")) }
+            guard let room = room as? any CheckinChannel else { return completion(.failure(HTTPResponseFailure(APIError.response("not_found")))) }
             room.checkinRead(.export) { outcome in
                 let checkin: JSONValue
                 switch outcome {
                 case .success(let value): checkin = value
-                case .failure(let error): return responder.respond(CheckinAPI.failure(error))
+                case .failure(let error): return completion(.failure(HTTPResponseFailure(CheckinAPI.failure(error))))
                 }
                 // A private list's roster (docs/FAIRNESS.md §22): `tombola verify --names` opens each public id.
                 room.storedSettings { config in room.export { result in
@@ -340,12 +363,9 @@ enum DrawAPI {
                     case .success(let records):
                         var extra: [String: JSONValue] = ["checkin": checkin]
                         if let config, let roster = PrivateRosterAPI.exportMember(config, code: code) { extra["private"] = roster }
-                        var response = HTTPResponse.json(.ok, Array(DrawExport.json(code: code, records: piece(records), extra: signed(piece(records), extra, signer: signer)).utf8))
-                        response.headers.add(name: "Content-Disposition", value: "attachment; filename=\"tombola-\(code).json\"")
-                        response.headers.add(name: "Cache-Control", value: "no-store")
-                        responder.respond(response)
+                        completion(.success(DrawExport.json(code: code, records: piece(records), extra: signed(piece(records), extra, signer: signer))))
                     case .failure(let error):
-                        responder.respond(APIError.response(DrawPersistence.errorCode(error)))
+                        completion(.failure(HTTPResponseFailure(APIError.response(DrawPersistence.errorCode(error)))))
                     }
                 } }
             }
@@ -354,15 +374,18 @@ enum DrawAPI {
         room.export { result in
             switch result {
             case .success(let records):
-                var response = HTTPResponse.json(.ok, Array(DrawExport.json(code: code, records: piece(records), extra: signed(piece(records), signer: signer)).utf8))
-                response.headers.add(name: "Content-Disposition", value: "attachment; filename=\"tombola-\(code).json\"")
-                response.headers.add(name: "Cache-Control", value: "no-store")
-                responder.respond(response)
+                completion(.success(DrawExport.json(code: code, records: piece(records), extra: signed(piece(records), signer: signer))))
             case .failure(let error):
-                responder.respond(APIError.response(DrawPersistence.errorCode(error)))
+                completion(.failure(HTTPResponseFailure(APIError.response(DrawPersistence.errorCode(error)))))
             }
         }
     }
+}
+
+/// An HTTP answer that is a refusal, carried as a `Result`'s failure.
+struct HTTPResponseFailure: Error, Sendable {
+    let response: HTTPResponse
+    init(_ response: HTTPResponse) { self.response = response }
 }
 
 extension Substring {

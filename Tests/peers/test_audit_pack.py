@@ -1,0 +1,88 @@
+"""The auditor's pack (issue #41): `GET /api/draws/<code>/auditpack.zip` with the host's or an
+observer's key is one ZIP with the host export, the audit log (JSON and CSV), each round's
+certificate, the server's key, the binary's identity, the verification and a one-page summary that
+names the operators, the observers, the winners, the void and the verdict; the export in it passes
+`tombola verify` and the FAIRNESS.md script. A viewer (no key), a wrong key and a presenter's key
+get no pack."""
+import csv
+import io
+import json
+import subprocess
+import zipfile
+
+from test_draw_export import CODE, HOST_KEY, Tombola, data_dir, verify_with_script  # noqa: F401 (fixture)
+from test_fairness_script import script, tombola_binary  # noqa: F401 (fixture)
+
+
+def test_the_auditors_pack_holds_what_an_auditor_checks_and_only_hosts_and_observers_get_it(script, data_dir, tmp_path):
+    server = Tombola(data_dir)
+    try:
+        assert server.command("config", {"pool": {"kind": "list", "entrants": ["Ann", "Bo", "Cy", "Di", "Ed", "Flo"]},
+                                         "prizes": [{"name": "Grand prize", "count": 1}, {"name": "Mug", "count": 2}]})[0] == 200
+        status, eve = server.json("POST", "/api/draws/%s/operators" % CODE, {"name": "Eve", "role": "observer"}, HOST_KEY)
+        assert status == 201, eve
+        status, pat = server.json("POST", "/api/draws/%s/operators" % CODE, {"name": "Pat", "role": "presenter"}, HOST_KEY)
+        assert status == 201, pat
+        assert server.json("POST", "/api/draws/%s/signoffs" % CODE, {"statement": "lock", "round": 1}, eve["key"])[0] == 200
+        assert server.json("POST", "/api/draws/%s/start" % CODE, {}, pat["key"])[0] == 200
+        status, body = server.json("POST", "/api/draws/%s/stop" % CODE, {}, pat["key"])
+        assert status == 200, body
+        grand = body["result"]["winners"][0]
+        assert server.json("POST", "/api/draws/%s/signoffs" % CODE, {"statement": "result", "round": 1}, eve["key"])[0] == 200
+        assert server.command("start")[0] == 200
+        status, body = server.command("stop")
+        mugs = body["result"]["winners"]
+        status, body = server.command("void", {"round": 2, "winner": mugs[0], "reason": "left early"})
+        assert status == 200, body
+        replacement = body["result"]["winners"][0]
+
+        path = "/api/draws/%s/auditpack.zip" % CODE
+        assert server.request("GET", path)[0] == 401
+        status, body = server.request("GET", path, key="wrong-key-0123456789")
+        assert (status, json.loads(body)["error"]["code"]) == (403, "bad_key"), body
+        status, body = server.request("GET", path, key=pat["key"])
+        assert (status, json.loads(body)["error"]["code"]) == (403, "role_forbidden"), body
+        status, observer_pack = server.request("GET", path, key=eve["key"])
+        assert status == 200 and observer_pack[:2] == b"PK"
+        status, raw = server.request("GET", path, key=HOST_KEY)
+        assert status == 200, raw[:200]
+        status, host_export = server.request("GET", "/api/draws/%s/export.json" % CODE, key=HOST_KEY)
+    finally:
+        server.stop()
+
+    pack = zipfile.ZipFile(io.BytesIO(raw))
+    names = set(pack.namelist())
+    assert {"summary.html", "export.json", "verification.txt", "audit.json", "audit.csv", "server-key.json", "software.json",
+            "certificates/round-1.html", "certificates/round-2.html"} == names, names
+    assert pack.testzip() is None
+
+    # The export is the host's, as export.json gives it (the signatures aside: each download is signed anew).
+    exported = json.loads(pack.read("export.json"))
+    assert exported["records"] == json.loads(host_export)["records"]
+    path = tmp_path / "export.json"
+    path.write_bytes(pack.read("export.json"))
+    verified = subprocess.run([tombola_binary(), "verify", str(path)], capture_output=True, text=True, timeout=60)
+    assert verified.returncode == 0, verified.stdout + verified.stderr
+    assert verify_with_script(script, exported, tmp_path).returncode == 0
+    verification = pack.read("verification.txt").decode()
+    assert verification.strip().splitlines()[-1].startswith("verified: 3 rounds")  # two rounds and a void's replacement, verification
+
+    # The audit log, whole, in both forms: every entry, chained, naming who gave each command.
+    audit = json.loads(pack.read("audit.json"))
+    rows = list(csv.DictReader(io.StringIO(pack.read("audit.csv").decode())))
+    assert [e["hash"] for e in audit] == [r["hash"] for r in rows] and len(audit) >= 8
+    assert all(b["prev"] == a["hash"] for a, b in zip(audit, audit[1:]))
+    assert {("start", "Pat"), ("signoff", "Eve"), ("void", "owner")} <= {(e["action"], e["detail"].get("operator")) for e in audit}
+
+    software = json.loads(pack.read("software.json"))
+    assert len(software["sha256"]) == 64
+    key = json.loads(pack.read("server-key.json"))
+    assert key["fingerprint"] in pack.read("summary.html").decode()
+
+    summary = pack.read("summary.html").decode()
+    for text in ("Pat", "Eve", grand, replacement, "left early", "Grand prize", "verified: 3 rounds", "Eve (lock)", "Eve (result)"):
+        assert text in summary, text
+    certificate = pack.read("certificates/round-2.html").decode()
+    assert replacement in certificate and "<script" not in certificate and "Mug" in certificate
+    assert "<li>%s</li>" % mugs[0] not in certificate and "void: %s (left early)" % mugs[0] in certificate
+    assert "Witnessed by" in pack.read("certificates/round-1.html").decode()
