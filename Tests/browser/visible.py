@@ -90,7 +90,7 @@ def largest(page, text, scope=None):
 # tables keep in Latin letters on purpose, and protocol names.
 ALLOWED_ON_ZH = {"Tombola", "QR", "CSV", "PNG", "JPEG", "WebP", "SVG", "JSON", "KiB", "MiB", "MP", "Ogg", "drand",
                  "quicknet", "OBS", "URL", "SHA", "Host", "host-link", "admin-link", "tombola", "verify", "Page", "Up",
-                 "Down", "Esc", "Space", "Enter", "UTF", "GB", "IT", "https", "http", "px", "Excel", "xlsx"}
+                 "Down", "Esc", "Space", "Enter", "UTF", "GB", "IT", "https", "http", "px", "Excel", "xlsx", "ZIP"}
 WORD = re.compile(r"\w+")
 
 
