@@ -12,7 +12,7 @@ enum APIError {
         case "bad_key", "bad_admin_key", "not_host", "past_draw_key", "role_forbidden": .forbidden
         case "unknown_draw", "not_found", "unknown_operator": .notFound
         case "method_not_allowed": .methodNotAllowed
-        case "wrong_phase", "not_committed", "pool_exhausted", "none_eligible", "prizes_done", "already_voided": .conflict
+        case "wrong_phase", "not_committed", "pool_exhausted", "none_eligible", "prizes_done", "already_voided", "reverse_done": .conflict
         case "draw_archived", "not_archived", "default_draw", "draw_linked": .conflict
         case "not_supported": .notImplemented
         case "beacon_void", "beacon_waiting": .conflict

@@ -263,6 +263,8 @@ public struct Draw: Sendable {
         var prizeIndex: Int? = nil
         var prizeLeft: Int? = nil
         var available = remaining
+        // A reverse raffle draws out at most all but one: the last one in wins (docs/FAIRNESS.md §21).
+        if config.reverse { available = remaining > 0 ? remaining - 1 : 0 }
         if !prizes.isEmpty {
             if let prize = currentPrize {
                 prizeIndex = prize
@@ -375,6 +377,7 @@ public struct Draw: Sendable {
     private mutating func startLocked(contributions: [Contribution], audience: String?) throws(DrawError) {
         if lock.pool.count == 0, case .list(_, _, _, .some, _) = lock.spec { throw .noneEligible }
         guard lock.pool.count > 0 else { throw .poolExhausted }
+        if config.reverse, lock.pool.count == 1 { throw .reverseDone }
         guard !prizesDone else { throw .prizesDone }
         let plan = nextPlan
         guard plan.count <= DrawLimits.maxPerRound else { throw .badPerStop }
@@ -492,6 +495,8 @@ public struct Draw: Sendable {
                   audience: String?) throws(DrawError) -> VoidPlan {
         guard (phase == .idle || phase == .revealed) && sealed == nil else { throw .wrongPhase }
         guard pendingSeed != nil, let commitment = pendingCommitment else { throw .notCommitted }
+        // Who is drawn out of a reverse raffle is not a prize to re-draw (docs/FAIRNESS.md §21).
+        guard !config.reverse else { throw .badReverse }
         let reason = EntrantList.trim(reason)
         guard (1...DrawLimits.maxReasonLength).contains(reason.count), !EntrantList.hasControlCharacter(reason) else { throw .badReason }
         let audience = try Self.audienceNumber(audience)
@@ -668,12 +673,20 @@ public struct Draw: Sendable {
                                                  entropy: frozen.entropy, eligible: n, count: count) } ?? []
         }
         let picked = positions.map(lock.pool.element(at:))
+        let out = Array(picked.prefix(frozen.count))
+        // A reverse raffle's round that leaves one in names it: the winner (docs/FAIRNESS.md §21).
+        var lastIn: DrawValue? = nil
+        if config.reverse, replaces == nil, key != nil, n == UInt64(out.count) + 1 {
+            let gone = Set(out)
+            lastIn = (0..<n).lazy.map(lock.pool.element(at:)).first { !gone.contains($0) }
+        }
         return RoundRecord(
             round: round, prize: prize, prizeIndex: prizeIndex, algorithm: algorithm, pool: lock.spec,
             poolHash: lock.hash, eligible: n, repeats: config.repeats, contributions: frozen.contributions.map(\.hex),
             audience: frozen.audience, entropy: Hex.encode(frozen.entropy), commitment: commitment, seed: seed.hex,
-            winners: Array(picked.prefix(frozen.count)), replaces: replaces,
-            alternates: alternates == nil ? nil : Array(picked.dropFirst(frozen.count)), rehearsal: config.rehearsal)
+            winners: out, replaces: replaces,
+            alternates: alternates == nil ? nil : Array(picked.dropFirst(frozen.count)), rehearsal: config.rehearsal,
+            reverse: config.reverse && replaces == nil, lastIn: lastIn)
     }
 
     /// The eligible set of docs/FAIRNESS.md §3: exclusions, voided, earlier winners unless repeats, `extra`,

@@ -80,6 +80,7 @@ extension DrawConfig {
             },
             rehearsal: try reader.optional(members, "rehearsal") { (value, reader) throws(DrawConfigDecodingError) in try reader.bool(value) } ?? false,
             waitlist: try reader.optional(members, "waitlist") { (value, reader) throws(DrawConfigDecodingError) in try reader.bool(value) } ?? false)
+        reverse = try reader.optional(members, "reverse") { (value, reader) throws(DrawConfigDecodingError) in try reader.bool(value) } ?? false
         foureyes = try reader.optional(members, "foureyes") { (value, reader) throws(DrawConfigDecodingError) in try reader.bool(value) } ?? false
         let given = try reader.optional(members, "private") { (value, reader) throws(DrawConfigDecodingError) in try reader.bool(value) }
         isPrivate = given ?? false
@@ -147,6 +148,7 @@ extension DrawConfig {
         if let slowDown { members["slowDown"] = .int(Int64(slowDown)) }
         if rehearsal { members["rehearsal"] = .bool(true) }
         if waitlist { members["waitlist"] = .bool(true) }
+        if reverse { members["reverse"] = .bool(true) }
         if foureyes { members["foureyes"] = .bool(true) }
         if isPrivate { members["private"] = .bool(true) }
         // Said and off: kept, so a configure relayed as JSON (cluster mode) still turns it off.

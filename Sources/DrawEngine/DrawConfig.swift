@@ -127,6 +127,10 @@ public struct DrawConfig: Sendable, Equatable {
     /// entrant, in order, as its waiting list (the round record's `alternates`, the same sampling
     /// continued: docs/FAIRNESS.md §15). Pools of at most `DrawLimits.maxWaitlist` entrants.
     public var waitlist: Bool = false
+    /// The reverse (elimination) raffle (issue 45): each round draws out the next `perStop` entrants
+    /// still in (at most all but one; the round record says `reverse`), and the round that leaves
+    /// one names it `lastIn`, the winner (docs/FAIRNESS.md §21). Pools of 2 to `maxReverse` entrants.
+    public var reverse: Bool = false
     /// Four eyes (issue #41): Start is refused (`signoff_required`) until an observer has signed
     /// off the lock of the round about to start (docs/FAIRNESS.md §20).
     public var foureyes: Bool = false
@@ -148,7 +152,7 @@ public struct DrawConfig: Sendable, Equatable {
     public init(pool: PoolConfig = .range(from: 1, to: 500), exclude: [DrawValue] = [], perStop: PerStop = .count(1),
                 repeats: Bool = false, prizes: [Prize] = [], prize: Int = 0, excludeWinnersOf: [PastDraw] = [],
                 mode: DisplayMode = .number, mask: NameMask = .none, claim: ClaimSetting? = nil, beacon: Bool = false,
-                slowDown: Int? = nil, rehearsal: Bool = false, waitlist: Bool = false) {
+                slowDown: Int? = nil, rehearsal: Bool = false, waitlist: Bool = false, reverse: Bool = false) {
         self.pool = pool
         self.exclude = exclude
         self.perStop = perStop
@@ -163,6 +167,7 @@ public struct DrawConfig: Sendable, Equatable {
         self.slowDown = slowDown
         self.rehearsal = rehearsal
         self.waitlist = waitlist
+        self.reverse = reverse
     }
 
     /// 1…500, one winner per Stop, no repeats, no prizes.
@@ -193,4 +198,6 @@ public enum DrawLimits {
     public static let maxCodeBytes = 32
     /// The largest pool whose whole order a round draws (`waitlist`; the record holds every entrant).
     public static let maxWaitlist = 10_000
+    /// The largest pool of a reverse raffle (the projector's board shows every entrant still in).
+    public static let maxReverse = 10_000
 }

@@ -67,6 +67,11 @@ public enum DrawError: Error, Equatable, Sendable, CaseIterable {
     case notRehearsal
     /// `waitlist` (the whole order) for a pool of more than 10,000 entrants.
     case badWaitlist
+    /// A reverse raffle (docs/FAIRNESS.md §21) with prizes, repeats, a claim, the whole order, a
+    /// beacon seal, weights or a pool outside 2…10,000; or a void (no-show re-draw) in one.
+    case badReverse
+    /// Start in a reverse raffle whose pool holds one entrant: the last one in has won.
+    case reverseDone
     /// A sign-off (issue #41): Start with four eyes before an observer signed the lock.
     case signoffRequired
     /// A sign-off of a round that is not the next (lock) or not drawn in this session (result).
@@ -107,6 +112,8 @@ public enum DrawError: Error, Equatable, Sendable, CaseIterable {
         case .rehearsalMixed: "rehearsal_mixed"
         case .notRehearsal: "not_rehearsal"
         case .badWaitlist: "bad_waitlist"
+        case .badReverse: "bad_reverse"
+        case .reverseDone: "reverse_done"
         case .signoffRequired: "signoff_required"
         case .badSignoffRound: "bad_signoff_round"
         case .signoffStale: "signoff_stale"

@@ -36,6 +36,11 @@ public struct RoundRecord: Sendable, Equatable {
     /// A rehearsal round (issue 45): `"rehearsal":true` in the record, never mixed with real rounds
     /// in one session (docs/FAIRNESS.md §19); absent (false) otherwise.
     public var rehearsal: Bool = false
+    /// A round of a reverse raffle (issue 45): its `winners` are drawn *out*; `"reverse":true` in
+    /// the record, absent (false) otherwise (docs/FAIRNESS.md §21).
+    public var reverse: Bool = false
+    /// The reverse raffle's round that leaves one entrant in: that entrant, the winner (`lastIn`).
+    public var lastIn: DrawValue? = nil
 }
 
 public enum RecordBody: Sendable, Equatable {
@@ -179,6 +184,8 @@ public struct DrawRecord: Sendable, Equatable {
         } ?? .null
         if let alternates = r.alternates { members["alternates"] = .array(alternates.map(\.json)) }
         if r.rehearsal { members["rehearsal"] = .bool(true) }
+        if r.reverse { members["reverse"] = .bool(true) }
+        if let lastIn = r.lastIn { members["lastIn"] = lastIn.json }
         return members
     }
 
@@ -302,13 +309,19 @@ public struct DrawRecord: Sendable, Equatable {
             }
         }
         if let flag = json["rehearsal"], flag != .bool(true) { throw f.fail("rehearsal") }
+        if let flag = json["reverse"], flag != .bool(true) { throw f.fail("reverse") }
+        var lastIn: DrawValue? = nil
+        if let value = json["lastIn"] {
+            guard let last = DrawValue(json: value) else { throw f.fail("lastIn") }
+            lastIn = last
+        }
         return RoundRecord(
             round: try f.int("round"), prize: try f.optionalString("prize"), prizeIndex: prizeIndex,
             algorithm: try f.string("algorithm"), pool: pool, poolHash: try f.string("poolHash"),
             eligible: UInt64(eligible), repeats: repeats, contributions: try f.strings("contributions"),
             audience: try f.optionalString("audience"), entropy: try f.string("entropy"),
             commitment: try f.string("commitment"), seed: try f.string("seed"), winners: winners, replaces: replaces,
-            alternates: alternates, rehearsal: json["rehearsal"] != nil)
+            alternates: alternates, rehearsal: json["rehearsal"] != nil, reverse: json["reverse"] != nil, lastIn: lastIn)
     }
 
     /// `hex(SHA256(canon(record without "hash")))`; equals `hash` unless the record was altered.

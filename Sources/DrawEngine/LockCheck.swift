@@ -60,7 +60,8 @@ enum LockCheck {
         if let count = plan.prizeCount {
             try require(count >= 1 && plan.prizeLeft == count - awarded, prizeLeft)
         }
-        var expected = UInt64(n)
+        // A reverse raffle's round draws out at most all but one (docs/FAIRNESS.md §21, rule V1).
+        var expected = r.reverse ? UInt64(n) - 1 : UInt64(n)
         if let perStop = plan.perStop { expected = min(expected, UInt64(max(perStop, 0))) }
         if let left = plan.prizeLeft { expected = min(expected, UInt64(max(left, 0))) }
         try require(plan.count == k && UInt64(k) == expected && (plan.perStop.map { $0 >= 1 } ?? true), plan_)

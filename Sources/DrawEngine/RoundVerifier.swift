@@ -124,6 +124,8 @@ private struct ChainState {
     var hashes = [String]()
     /// Lock sign-offs of the next round: its pool lock as the observer signed it (§20).
     var lockSignoffs = [(observer: String, round: Int, poolHash: String)]()
+    /// The note a reverse raffle's round gives (§21), set by `checkRound`.
+    var reverseNote: String?
 
     mutating func check(_ json: JSONValue, at position: Int, notes: inout [String]) throws(RecordError) {
         func require(_ condition: Bool, _ reason: String) throws(RecordError) {
@@ -237,6 +239,7 @@ private struct ChainState {
             sessionRehearsal = round.rehearsal
             if round.rehearsal { notes.append("REHEARSAL: round \(round.round) is a rehearsal, not a real draw") }
             try checkRound(round, rawPool: json["pool"]!, key: key)
+            if let note = reverseNote { notes.append(note); reverseNote = nil }
             beacon = nil
             beaconValue = nil
         case .void(let round, let winner, _):
@@ -330,6 +333,11 @@ private struct ChainState {
         let drawn = r.winners.count + (r.alternates?.count ?? 0)
         try require(r.alternates == nil || (r.replaces == nil && pendingVoid == nil && UInt64(drawn) <= n), ClaimRules.replacementAlternates)
         try require(pendingVoid == nil || r.winners.count == 1, RoundRules.replacementCount)
+        // §21, rule V1: a reverse raffle's round draws out between one and all but one, nothing else.
+        if r.reverse || r.lastIn != nil {
+            try require(r.reverse && r.prize == nil && r.prizeIndex == nil && !r.repeats && r.alternates == nil && r.replaces == nil
+                        && pendingVoid == nil && r.algorithm == Fairness.algorithm && UInt64(r.winners.count) < n, ReverseRules.shape)
+        }
         try checkRemoved(r)
         if let filter {
             let indices = pool.eligibleIndices()
@@ -359,6 +367,7 @@ private struct ChainState {
             let next = Array(picked.dropFirst(r.winners.count))
             try require(next == listed, ClaimRules.alternatesDiffer + ": recomputed \(next.map(\.description))")
         }
+        try checkReverse(r, pool: pool)
         let winners = Set(r.winners)
         if let void = pendingVoid, case .void(let round, let winner, _) = void.body {
             try require(r.replaces == Replacement(round: round, winner: winner, void: void.hash) && r.round == round, "replacement")
@@ -508,6 +517,36 @@ enum ClaimRules {
     static let passedNotCurrent = "passed winner not a current winner of the latest round (rule C2)"
     static let notNextAlternate = "pass is not to the next alternate (rule C3)"
     static let alternateTaken = "pass to an alternate already a winner or voided (rule C3)"
+}
+
+extension ChainState {
+    /// A reverse raffle's round (docs/FAIRNESS.md §21), its winners rechecked and V1 checked before:
+    /// V2, `lastIn` is there exactly when one is left, and is that one.
+    mutating func checkReverse(_ r: RoundRecord, pool: EligiblePool) throws(RecordError) {
+        func require(_ condition: Bool, _ reason: String) throws(RecordError) {
+            if !condition { throw RecordError(reason: reason) }
+        }
+        guard r.reverse || r.lastIn != nil else { return }
+        let n = pool.count
+        var last: DrawValue? = nil
+        if UInt64(r.winners.count) + 1 == n {
+            let out = Set(r.winners)
+            last = (0..<n).lazy.map(pool.element(at:)).first { !out.contains($0) }
+        }
+        try require(r.lastIn == last, ReverseRules.lastIn)
+        let left = n - UInt64(r.winners.count)
+        if let last {
+            reverseNote = "REVERSE: round \(r.round) draws out \(r.winners.count); the last one in, \(last), wins"
+        } else {
+            reverseNote = "REVERSE: round \(r.round) draws out \(r.winners.count); \(left) still in"
+        }
+    }
+}
+
+/// The reverse raffle (docs/FAIRNESS.md §21): the reasons a verifier gives.
+enum ReverseRules {
+    static let shape = "reverse round draws out none or all, or has a prize, repeats, alternates, tickets or a replacement (rule V1)"
+    static let lastIn = "lastIn is not the one entrant left (rule V2)"
 }
 
 /// Rehearsal rounds (docs/FAIRNESS.md §19): the reasons a verifier gives.

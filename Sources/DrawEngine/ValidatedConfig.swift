@@ -167,6 +167,12 @@ struct ValidatedConfig: Sendable {
         if let slowDown = input.slowDown, !DrawConfig.slowDownRange.contains(slowDown) { throw .badSlowDown }
         // The whole order is written into each round record: pools of at most 10,000 entrants.
         if input.waitlist, size > UInt64(DrawLimits.maxWaitlist) { throw .badWaitlist }
+        // A reverse raffle (docs/FAIRNESS.md §21) draws people *out*: no prizes, repeats, claims, whole
+        // order, beacon seal or weights (more tickets would mean more chances to be eliminated).
+        if input.reverse {
+            guard (2...UInt64(DrawLimits.maxReverse)).contains(size), input.prizes.isEmpty, !input.repeats, input.claim == nil,
+                  !input.waitlist, !input.beacon, tickets == nil else { throw .badReverse }
+        }
 
         self.config = config
         self.duplicates = duplicates

@@ -119,6 +119,8 @@ public enum DrawErrorText {
         // Claims (#26)
         "bad_claim": "Claims need a check-in pool, a window of 10 to 600 seconds and 1 to 10,000 alternates.",
         "bad_waitlist": "The whole order (a waiting list after the winners) is drawn for pools of at most 10,000 entrants.",
+        "bad_reverse": "A reverse raffle needs a pool of 2 to 10,000 entrants without prizes, repeats, claims, the whole order, a beacon seal or tickets, and draws out nobody again (no void).",
+        "reverse_done": "The reverse raffle is over: one entrant is left, the winner. Clear to run it again.",
         "bad_slow_down": "The slow-down lasts 1500 to 6000 milliseconds (1.5 to 6 seconds), a whole number.",
         "not_winner": "This phone has no win to claim now.",
         "claim_closed": "The time to claim has run out: the prize passed to the next alternate.",

@@ -8,7 +8,7 @@ import JSON
 /// prints one line per record and exits 0 when all check, 1 when any fails, 2 on usage errors.
 enum VerifyCommand {
     static let usage = "usage: tombola verify EXPORT.json [--past OTHER.json …] [--proof PROOF.json …] [--all-entries] [--trust-chain HASH:KEY …] [--beacon-value R:SIGNATURE …] [--key SIGNING-KEY] [--tsa-ca CA.pem]   "
-        + "(- reads standard input; --sample-export [pools|past|beacon|books|rehearsal] [SEED] prints a demo export)"
+        + "(- reads standard input; --sample-export [pools|past|beacon|books|rehearsal|reverse] [SEED] prints a demo export)"
 
     static func run(_ arguments: [String]) -> Int32 {
         if CommandHelp.asked(arguments) { return CommandHelp.show(usage) }
@@ -27,11 +27,13 @@ enum VerifyCommand {
             return 0
         }
         // `pools`: weighted entries and prizes limited to groups (docs/FAIRNESS.md §3, §5);
-        // `beacon`: a round sealed by drand quicknet round 1000 (§13); `books`: ticket books (§3); `rehearsal`: a wiped rehearsal (§19).
+        // `beacon`: a round sealed by drand quicknet round 1000 (§13); `books`: ticket books (§3); `rehearsal`: a wiped rehearsal (§19);
+        // `reverse`: a reverse raffle, a list and a range drawn out to the last one in (§21).
         let named: [String: (UInt64) -> String] = ["pools": { SampleDraw.poolsExport(seed: $0) },
                                                    "beacon": { SampleDraw.beaconExport(seed: $0) },
                                                    "books": { SampleDraw.booksExport(seed: $0) },
-                                                   "rehearsal": { SampleDraw.rehearsalExport(seed: $0) }]
+                                                   "rehearsal": { SampleDraw.rehearsalExport(seed: $0) },
+                                                   "reverse": { SampleDraw.reverseExport(seed: $0) }]
         if arguments.first == "--sample-export", arguments.count > 1, let make = named[arguments[1]] {
             let seed = arguments.count > 2 ? UInt64(arguments[2]) : 1
             guard let seed, arguments.count <= 3 else {

@@ -552,3 +552,68 @@ def test_script_and_tombola_verify_refuse_a_pool_outside_the_closed_schema(scrip
         pytest.fail("build tombola first (swift build --product tombola) or set TOMBOLA_BIN")
     swift = subprocess.run([binary, "verify", str(tmp_path / "forged.json")], capture_output=True, text=True, timeout=60)
     assert swift.returncode == 1 and label in swift.stdout, swift.stdout
+
+
+REVERSE = pathlib.Path(__file__).with_name("fixtures") / "sample-export-reverse.json"
+
+
+def reverse_tampers():
+    """Forgeries of a reverse raffle (FAIRNESS.md §21), re-chained so only the rules can catch them."""
+    def finals(d):
+        return [r for r in d["records"] if r["kind"] == "round" and "lastIn" in r]
+
+    def other_last_one_in(d):
+        # The winner named is someone already drawn out (rule V2).
+        final = finals(d)[0]
+        final["lastIn"] = final["winners"][0]
+        rechain(d["records"])
+
+    def last_one_in_left_out(d):
+        # The round that leaves one does not say who (rule V2).
+        del finals(d)[1]["lastIn"]
+        rechain(d["records"])
+
+    def repeats_in_reverse(d):
+        # A round that lets the ones drawn out back in: not a reverse raffle (rule V1).
+        finals(d)[0]["repeats"] = True
+        rechain(d["records"])
+
+    return [(other_last_one_in, "(rule V2)"), (last_one_in_left_out, "(rule V2)"), (repeats_in_reverse, "(rule V1)")]
+
+
+def test_reverse_fixture_is_what_the_engine_produces_now():
+    binary = tombola_binary()
+    expected = REVERSE.read_text(encoding="utf-8").strip()
+    if binary is None:
+        data = json.loads(expected)
+        assert json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False) == expected
+        return
+    produced = subprocess.run([binary, "verify", "--sample-export", "reverse"], capture_output=True, text=True, timeout=60, check=True)
+    assert produced.stdout.strip() == expected
+
+
+def test_script_and_tombola_verify_check_a_reverse_raffle(script, tmp_path):
+    data = json.loads(REVERSE.read_text(encoding="utf-8"))
+    rounds = [r for r in data["records"] if r["kind"] == "round"]
+    assert all(r["reverse"] is True for r in rounds) and [len(r["winners"]) for r in rounds] == [4, 4, 2, 10, 10, 9]
+    binary = tombola_binary()
+    if binary is None:
+        pytest.fail("build tombola first (swift build --product tombola) or set TOMBOLA_BIN")
+    result = run(script, data, tmp_path)
+    swift = subprocess.run([binary, "verify", str(REVERSE)], capture_output=True, text=True, timeout=60)
+    for out, code in ((result.stdout, result.returncode), (swift.stdout, swift.returncode)):
+        assert code == 0, out
+        # Each round is called out with who is still in; the last of each session names its winner.
+        notes = re.findall(r"#\d+ note: REVERSE: .*", out)
+        assert len(notes) == 6 and [n.endswith("wins") for n in notes] == [False, False, True, False, False, True], out
+    assert re.findall(r"#\d+ note: REVERSE: .*", result.stdout) == re.findall(r"#\d+ note: REVERSE: .*", swift.stdout)
+    for tamper, rule in reverse_tampers():
+        forged = json.loads(REVERSE.read_text(encoding="utf-8"))
+        tamper(forged)
+        result = run(script, forged, tmp_path)
+        path = tmp_path / "tampered.json"
+        path.write_text(json.dumps(forged, ensure_ascii=False), encoding="utf-8")
+        swift = subprocess.run([binary, "verify", str(path)], capture_output=True, text=True, timeout=60)
+        failed = lambda text: [line for line in text.splitlines() if ": FAIL" in line]
+        assert result.returncode == 1 and swift.returncode == 1, tamper.__name__ + "\n" + result.stdout + swift.stdout
+        assert rule in failed(swift.stdout)[0] and rule in failed(result.stdout)[0], tamper.__name__ + "\n" + swift.stdout + result.stdout

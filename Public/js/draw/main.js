@@ -1,6 +1,7 @@
 // Wiring for /draw/<code>: with #key=… the host's controls, without it a viewer page.
 
 import { showWaitlist } from '../lib/waitlist-view.js';
+import { showReverse } from '../lib/reverse-board.js';
 import { markRehearsal } from '../lib/rehearsal-mark.js';
 import { StageModes } from '../lib/stage-modes.js';
 import { renderCertificateLink } from './certificate-link.js';
@@ -42,6 +43,7 @@ const keyLost = () => {
   view.renderLinks(state, null);
 };
 const { socket, command, link } = connectRoom(state, { hostKey, onAuthFailed: keyLost });
+showReverse(state, link); // the reverse raffle: how many are still in (issue 45)
 // A key revoked while the page is open (a co-host's, issue #41; or replaced by tombola host-link):
 // the server makes the page a viewer, and so does the page, at once.
 socket.addEventListener('message', ({ detail }) => {

@@ -334,6 +334,7 @@ export class DrawView {
     $('[data-foureyes]', this.form).checked = config.foureyes === true;
     $('[data-private]', this.form).checked = config.private === true;
     $('[data-waitlist-on]', this.form).checked = config.waitlist === true;
+    $('[data-reverse-on]', this.form).checked = config.reverse === true;
     $('[data-mode]', this.form).value = config.mode ?? 'number';
     $('[data-mask]', this.form).value = config.mask ?? 'none';
     showSlowDown(this.form, config);
@@ -399,7 +400,8 @@ export class DrawView {
         ...($('[data-rehearsal]', this.form).checked ? { rehearsal: true } : {}),
         ...($('[data-foureyes]', this.form).checked ? { foureyes: true } : {}),
         private: $('[data-private]', this.form).checked,
-        ...($('[data-waitlist-on]', this.form).checked ? { waitlist: true } : {}) },
+        ...($('[data-waitlist-on]', this.form).checked ? { waitlist: true } : {}),
+        ...($('[data-reverse-on]', this.form).checked ? { reverse: true } : {}) },
     };
   }
 
@@ -511,7 +513,9 @@ export class DrawView {
       onMore: (entry) => state.showMore(entry.round),
     });
     show(this.winnersEmpty, !current);
-    setText(this.winnersHeading, current ? t('draw.winners.round', { n: current.round }) : t('draw.winners'));
+    // A reverse raffle's rounds draw people out (docs/FAIRNESS.md §21): not winners.
+    const heading = state.config?.reverse === true ? 'reverse.outHeading' : 'draw.winners.round';
+    setText(this.winnersHeading, current ? t(heading, { n: current.round }) : t('draw.winners'));
     renderHistory(this.history, board.slice(1), { older: state.olderRounds, onOlder: () => state.loadOlderRounds() });
     show(this.historyEmpty, board.length < 2 && !state.olderRounds);
   }

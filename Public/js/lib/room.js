@@ -118,7 +118,8 @@ export class DrawRoom extends EventTarget {
    */
   myWin() {
     const id = this.me?.id;
-    if (!id) return null;
+    // A reverse raffle's rounds draw people out (FAIRNESS §21): its card says who is still in.
+    if (!id || this.config?.reverse === true) return null;
     const wins = Array.isArray(this.checkin?.me?.wins) && this.checkin.me.id === id ? this.checkin.me.wins : [];
     return this.board().find((r) => wins.includes(r.round) || r.winners.some((w) => !w.voided && w.value === id)) ?? null;
   }

@@ -367,7 +367,8 @@ function lockProblem(lock, record, list, n, session, awarded) {
   const none = record.prizeIndex === null;
   if ((plan.prizeCount === null) !== none || (plan.prizeLeft === null) !== none) return BAD_LEFT;
   if (!none && (plan.prizeCount < 1 || plan.prizeLeft !== plan.prizeCount - awarded)) return BAD_LEFT;
-  const limits = [n, plan.perStop, plan.prizeLeft].filter(Number.isInteger);
+  // A reverse raffle's round draws out at most all but one (FAIRNESS §21, rule V1).
+  const limits = [record.reverse ? n - 1 : n, plan.perStop, plan.prizeLeft].filter(Number.isInteger);
   if (plan.count !== k || k !== Math.min(...limits) || (plan.perStop !== 'all' && plan.perStop < 1)) return BAD_K;
   return null;
 }
@@ -548,6 +549,11 @@ export function verifyRound(record, { entrants = null, published = null, session
       return { ok: false, reason: CLAIM_RULES.replacementAlternates };
     }
     if (record.replaces && k !== 1) return { ok: false, reason: 'a replacement draws k = 1' };
+    const reverse = 'reverse' in record || 'lastIn' in record;
+    if (reverse && !(record.reverse === true && record.prize === null && record.prizeIndex === null && record.repeats === false
+        && alternates === undefined && !record.replaces && record.algorithm === ALGORITHM && k < n)) {
+      return { ok: false, reason: REVERSE_RULES.shape };
+    }
     if (session) {
       const reason = removedProblem(record, list ? list.names : null, session);
       if (reason) return { ok: false, reason };
@@ -578,6 +584,15 @@ export function verifyRound(record, { entrants = null, published = null, session
     for (let i = k; i < drawn; i++) {
       if (got[i] !== alternates[i - k]) return { ok: false, reason: `${CLAIM_RULES.alternatesDiffer}: recomputed ${JSON.stringify(got.slice(k))}` };
     }
+    if (reverse) {
+      // FAIRNESS §21, rule V2: lastIn is there exactly when one is left in, and is that one.
+      let last;
+      if (k + 1 === n) {
+        const out = new Set(record.winners);
+        for (let p = 0; p < n && last === undefined; p++) if (!out.has(element(p))) last = element(p);
+      }
+      if (record.lastIn !== last) return { ok: false, reason: REVERSE_RULES.lastIn };
+    }
     if (typeof record.hash === 'string') {
       const body = { ...record };
       delete body.hash; delete body.type; delete body.contributors; delete body.voidReason;
@@ -588,6 +603,12 @@ export function verifyRound(record, { entrants = null, published = null, session
     return { ok: false, reason: error?.message ?? 'malformed record' };
   }
 }
+
+/** The reverse raffle's rules (FAIRNESS §21), worded as every verifier words them. */
+const REVERSE_RULES = {
+  shape: 'reverse round draws out none or all, or has a prize, repeats, alternates, tickets or a replacement (rule V1)',
+  lastIn: 'lastIn is not the one entrant left (rule V2)',
+};
 
 const LOCK_FIELDS = ['round', 'prize', 'prizeIndex', 'algorithm', 'pool', 'poolHash', 'eligible', 'repeats',
   'contributions', 'audience', 'entropy', 'commitment', 'seed'];

@@ -3,6 +3,7 @@
 // (stage.js has every key).
 
 import { showWaitlist } from '../lib/waitlist-view.js';
+import { showReverse } from '../lib/reverse-board.js';
 import { markRehearsal } from '../lib/rehearsal-mark.js';
 import { StageModes } from '../lib/stage-modes.js';
 import { attachConnectionUI } from '../lib/socket.js';
@@ -50,6 +51,7 @@ const { socket, command, link } = connectRoom(state, {
   hostKey,
   onAuthFailed: () => { forgetHostKey(code); state.hasKey = false; },
 });
+showReverse(state, link); // the reverse raffle's board of who is still in (issue 45)
 attachConnectionUI(socket);
 showWitness(state, link); // the record this page witnessed (FAIRNESS §14)
 showSignoffs(state); // who witnessed this round's lock and result (issue #41)

@@ -1,6 +1,7 @@
 // Wiring for /watch/<code>: a phone following the draw, vibrating on a reveal.
 
 import { showWaitlist } from '../lib/waitlist-view.js';
+import { showReverse } from '../lib/reverse-board.js';
 import { markRehearsal } from '../lib/rehearsal-mark.js';
 import { StageModes } from '../lib/stage-modes.js';
 import { attachConnectionUI } from '../lib/socket.js';
@@ -25,6 +26,7 @@ const view = new WatchView();
 new StageModes(state); // reels, wheel or names when the draw or its prize tier asks (issue #26)
 wirePrizePicture(state); // the prize tier's picture while rolling and at the reveal
 const { socket, link } = connectRoom(state);
+showReverse(state, link); // the reverse raffle: is my entry still in? (issue 45)
 attachConnectionUI(socket);
 showWitness(state, link, { withRecord: true }); // the record this page witnessed (FAIRNESS §14)
 showSignoffs(state); // who witnessed this round's lock and result (issue #41)

@@ -53,7 +53,9 @@ export class WatchView {
       onMore: (entry) => state.showMore(entry.round),
     });
     show(this.winnersEmpty, !current);
-    setText(this.winnersHeading, current ? t('draw.winners.round', { n: current.round }) : t('draw.winners'));
+    // A reverse raffle's rounds draw people out (docs/FAIRNESS.md §21): not winners.
+    const heading = state.config?.reverse === true ? 'reverse.outHeading' : 'draw.winners.round';
+    setText(this.winnersHeading, current ? t(heading, { n: current.round }) : t('draw.winners'));
     renderHistory(this.history, board.slice(1), { older: state.olderRounds, onOlder: () => state.loadOlderRounds() });
     show(this.historyEmpty, board.length < 2 && !state.olderRounds);
   }
