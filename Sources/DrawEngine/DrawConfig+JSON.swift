@@ -82,6 +82,11 @@ extension DrawConfig {
             waitlist: try reader.optional(members, "waitlist") { (value, reader) throws(DrawConfigDecodingError) in try reader.bool(value) } ?? false)
         reverse = try reader.optional(members, "reverse") { (value, reader) throws(DrawConfigDecodingError) in try reader.bool(value) } ?? false
         foureyes = try reader.optional(members, "foureyes") { (value, reader) throws(DrawConfigDecodingError) in try reader.bool(value) } ?? false
+        retentionDays = try reader.optional(members, "retentionDays") { (value, reader) throws(DrawConfigDecodingError) in
+            // Whole days (the range is checked with the other settings: bad_retention).
+            guard let days = Int(exactly: try reader.integer(value)) else { throw reader.failure() }
+            return days
+        }
         let given = try reader.optional(members, "private") { (value, reader) throws(DrawConfigDecodingError) in try reader.bool(value) }
         isPrivate = given ?? false
         privateGiven = given != nil
@@ -150,6 +155,7 @@ extension DrawConfig {
         if waitlist { members["waitlist"] = .bool(true) }
         if reverse { members["reverse"] = .bool(true) }
         if foureyes { members["foureyes"] = .bool(true) }
+        if let retentionDays { members["retentionDays"] = .int(Int64(retentionDays)) }
         if isPrivate { members["private"] = .bool(true) }
         // Said and off: kept, so a configure relayed as JSON (cluster mode) still turns it off.
         if !`public`, privateGiven, !isPrivate { members["private"] = .bool(false) }

@@ -145,9 +145,15 @@ public struct DrawConfig: Sendable, Equatable {
     public var privateIDs: [String]? = nil
     /// Whether the settings named `private` (JSON); a configure that does not keeps the draw's.
     public var privateGiven = false
+    /// Retention (issue #41): the check-in entrants' personal data (names, fields, devices) is
+    /// erased this many days (1…3650) after the draw's last activity (`RetentionPolicy`); nil:
+    /// kept until the host erases it. Not in the pool: it may be set or changed after rounds.
+    public var retentionDays: Int? = nil
 
     /// 1.5 to 6 seconds: shorter reads as a jump, longer keeps the room waiting.
     public static let slowDownRange = 1500...6000
+    /// A day to ten years.
+    public static let retentionRange = 1...3650
 
     public init(pool: PoolConfig = .range(from: 1, to: 500), exclude: [DrawValue] = [], perStop: PerStop = .count(1),
                 repeats: Bool = false, prizes: [Prize] = [], prize: Int = 0, excludeWinnersOf: [PastDraw] = [],

@@ -58,6 +58,8 @@ public enum DrawError: Error, Equatable, Sendable, CaseIterable {
     case badClaim
     /// `slowDown`: not a whole number of milliseconds in 1500…6000.
     case badSlowDown
+    /// `retentionDays`: not a whole number of days in 1…3650.
+    case badRetention
     /// A ticket book without a name, with a repeated name, numbers outside 0…999,999,999 or
     /// from > to, a colour that is not `#rrggbb`, or more than 100 books.
     case badBook
@@ -123,6 +125,7 @@ public enum DrawError: Error, Equatable, Sendable, CaseIterable {
         case .pastDrawKey: "past_draw_key"
         case .badClaim: "bad_claim"
         case .badSlowDown: "bad_slow_down"
+        case .badRetention: "bad_retention"
         }
     }
 }

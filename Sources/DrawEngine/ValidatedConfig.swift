@@ -165,6 +165,7 @@ struct ValidatedConfig: Sendable {
                   ClaimSetting.alternatesRange.contains(claim.alternates) else { throw .badClaim }
         }
         if let slowDown = input.slowDown, !DrawConfig.slowDownRange.contains(slowDown) { throw .badSlowDown }
+        if let days = input.retentionDays, !DrawConfig.retentionRange.contains(days) { throw .badRetention }
         // The whole order is written into each round record: pools of at most 10,000 entrants.
         if input.waitlist, size > UInt64(DrawLimits.maxWaitlist) { throw .badWaitlist }
         // A reverse raffle (docs/FAIRNESS.md §21) draws people *out*: no prizes, repeats, claims, whole

@@ -136,6 +136,9 @@ public enum DrawMessageParser {
             if error.path == "slowDown" {
                 throw MessageError(code: "bad_slow_down", detail: "config.slowDown must be a whole number of milliseconds, 1500 to 6000")
             }
+            if error.path == "retentionDays" {
+                throw MessageError(code: "bad_retention", detail: "config.retentionDays must be a whole number of days, 1 to 3650")
+            }
             if error.path == "mask" {
                 throw MessageError(code: "bad_mask", detail: "config.mask must be none, phones or names")
             }

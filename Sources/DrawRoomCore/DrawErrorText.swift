@@ -122,6 +122,7 @@ public enum DrawErrorText {
         "bad_reverse": "A reverse raffle needs a pool of 2 to 10,000 entrants without prizes, repeats, claims, the whole order, a beacon seal or tickets, and draws out nobody again (no void).",
         "reverse_done": "The reverse raffle is over: one entrant is left, the winner. Clear to run it again.",
         "bad_slow_down": "The slow-down lasts 1500 to 6000 milliseconds (1.5 to 6 seconds), a whole number.",
+        "bad_retention": "Personal data is kept 1 to 3650 days after the draw's last activity, a whole number.",
         "not_winner": "This phone has no win to claim now.",
         "claim_closed": "The time to claim has run out: the prize passed to the next alternate.",
         "claim_open": "Winners are still claiming: wait until every claim window has ended.",

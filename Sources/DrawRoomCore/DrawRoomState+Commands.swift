@@ -47,7 +47,7 @@ extension DrawRoomState {
             return
         }
         let now = time.unixMilliseconds
-        if archived {
+        if archived, !job.command.isRetentionErase {
             actions.append(.count(.refusedCommands))
             deliver(.failure(CommandFailure(code: "draw_archived")), for: job, &actions)
             return

@@ -72,6 +72,7 @@ extension CheckinCommand {
         case .close: .object(["op": .string("close")])
         case .remove(let id, let reason): .object(["op": .string("remove"), "id": .string(id), "reason": .string(reason)])
         case .erase: .object(["op": .string("erase")])
+        case .expire(let days): .object(["op": .string("expire"), "days": .int(Int64(days))])
         }
     }
 
@@ -90,6 +91,9 @@ extension CheckinCommand {
             guard let id = json["id"]?.stringValue, let reason = json["reason"]?.stringValue else { throw .badField("checkin") }
             self = .remove(id: id, reason: reason)
         case "erase": self = .erase
+        case "expire":
+            guard let days = json["days"]?.intValue else { throw .badField("checkin.days") }
+            self = .expire(days: Int(days))
         default: throw .badField("checkin.op")
         }
     }

@@ -26,7 +26,7 @@ import Testing
             .void(round: 1, winner: .number(17), reason: "left", audience: "9"),
             .replacePool(.range(from: 1, to: 90)),
             .checkin(.open(nil)), .checkin(.open(settings)), .checkin(.close), .checkin(.remove(id: "ABCD2345", reason: "left")),
-            .checkin(.erase),
+            .checkin(.erase), .checkin(.expire(days: 30)),
         ]
     }
 

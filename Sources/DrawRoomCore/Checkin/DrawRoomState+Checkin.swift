@@ -79,12 +79,16 @@ extension DrawRoomState {
             change = .remove(id: id, reason: reason)
             write = .remove(id: id, reason: reason, settings: settings.json.canonicalString)
             audit = .object(["id": .string(id), "reason": .string(reason)])
-        case .erase:
+        case .erase, .expire:
             settings.open = false
             ids = []
             change = .erase(settings)
             write = .erase(settings: settings.json.canonicalString)
             audit = .object(["entrants": .int(Int64(checkin.book.entries.count))])
+            if case .expire(let days) = command, case .object(var members) = audit {
+                members["days"] = .int(Int64(days))
+                audit = .object(members)
+            }
         }
         var candidate = draw
         var configJSON: String? = nil
@@ -98,7 +102,9 @@ extension DrawRoomState {
             configJSON = candidate.config.storedText
             publicText = Self.publicConfigText(candidate.config)
         }
-        let entry = AuditEntry(actor: "host", action: command.name, detail: audit)
+        // The retention sweep is the server's own act: no operator to name.
+        let actor = if case .expire = command { "system" } else { "host" }
+        let entry = AuditEntry(actor: actor, action: command.name, detail: audit)
         return .success(CheckinPlan(batch: RecordBatch(command: command.name, records: [], config: configJSON, audit: entry,
                                                       checkin: write),
                                     candidate: candidate, change: change, configText: publicText))

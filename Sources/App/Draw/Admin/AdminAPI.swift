@@ -41,16 +41,21 @@ enum AdminAPI {
         service.listDraws(limit: limit + 1, after: after) { [limit] result in
             switch result {
             case .success(let rows):
-                let page = rows.prefix(limit)
-                let draws: [JSONValue] = page.map { row in
-                    .object([
-                        "code": .string(row.code), "title": row.title.map { .string($0) } ?? .null,
-                        "created": .int(Int64(row.createdAt * 1000)), "rounds": .int(Int64(row.rounds)),
-                        "lastActivity": .int(Int64(row.lastActivity * 1000)), "archived": .bool(row.archivedAt != nil),
-                    ])
+                // Each draw's retention (what will be erased when), read after the page (RetentionSweep.swift).
+                service.retentionStatuses { retention in
+                    let statuses = (try? retention.get()) ?? [:]
+                    let page = rows.prefix(limit)
+                    let draws: [JSONValue] = page.map { row in
+                        .object([
+                            "code": .string(row.code), "title": row.title.map { .string($0) } ?? .null,
+                            "created": .int(Int64(row.createdAt * 1000)), "rounds": .int(Int64(row.rounds)),
+                            "lastActivity": .int(Int64(row.lastActivity * 1000)), "archived": .bool(row.archivedAt != nil),
+                            "retention": statuses[row.code]?.json ?? .null,
+                        ])
+                    }
+                    let next: JSONValue = rows.count > limit ? .string(page.last!.code) : .null
+                    responder.respond(APIError.json(.object(["draws": .array(draws), "next": next])))
                 }
-                let next: JSONValue = rows.count > limit ? .string(page.last!.code) : .null
-                responder.respond(APIError.json(.object(["draws": .array(draws), "next": next])))
             case .failure(let error as StorageError) where error.code == .notFound:
                 responder.respond(APIError.response("bad_page", message: pageMessage))
             case .failure(let error):

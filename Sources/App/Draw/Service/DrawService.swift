@@ -207,6 +207,7 @@ public final class DrawService: Sendable {
             Double(self?.known.withLock { $0.rooms.values.reduce(0) { $0 + $1.group.count } } ?? 0)
         }
         startUnloading(idleSeconds: configuration.unloadIdleAfter)
+        startRetention()
     }
 
     /// Cluster mode: the draws are the cluster's nodes; SQLite is opened but holds no draw.

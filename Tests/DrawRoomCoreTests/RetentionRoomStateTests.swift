@@ -1,0 +1,55 @@
+@testable import DrawRoomCore
+import DrawEngine
+import JSON
+import RoomTestSupport
+import Testing
+
+/// The retention sweep's erase (`CheckinCommand.expire`) in the room: the same write as the
+/// host's *Erase entrants*, audited as `retention_erase` by `system` with the days, and carried
+/// out on an archived draw, where the host's erase is refused.
+@Suite struct RetentionRoomStateTests {
+    func closedRoomWithEntrants() throws -> RoomHarness {
+        var room = try RoomHarness(config: DrawConfig(pool: .checkin([])))
+        _ = room.command(.checkin(.open(nil)))
+        _ = room.handle(.stored(.success(())))
+        for n in 1...3 {
+            _ = room.handle(.checkinJoin(CheckinJoin(form: CheckinForm(name: "Person \(n)", fields: []), device: "d\(n)", code: nil),
+                                         caller: UInt64(100 + n)))
+            _ = room.handle(.entrantsStored(.success(())))
+        }
+        _ = room.command(.checkin(.close))
+        _ = room.handle(.stored(.success(())))
+        return room
+    }
+
+    func storedBatch(_ actions: [DrawRoomState.Action]) -> RecordBatch? {
+        for case .store(let batch) in actions { return batch }
+        return nil
+    }
+
+    @Test func anArchivedDrawIsErasedBySystemAndRefusesTheHostsErase() throws {
+        var room = try closedRoomWithEntrants()
+        #expect(room.state.checkin.book.activeCount == 3)
+        _ = room.handle(.archivedChanged(true))
+        let refused = room.command(.checkin(.erase))
+        #expect(refused.actions.reply(to: refused.caller).map { if case .failure(let f) = $0 { f.code } else { "ok" } } == "draw_archived")
+
+        let expire = room.command(.checkin(.expire(days: 30)))
+        let batch = try #require(storedBatch(expire.actions))
+        #expect(batch.command == "retention_erase")
+        #expect(batch.audit?.actor == "system")
+        #expect(batch.audit?.detail["days"]?.intValue == 30)
+        #expect(batch.audit?.detail["entrants"]?.intValue == 3)
+        #expect(batch.audit?.detail["operator"] == nil)
+        guard case .erase? = batch.checkin else { Issue.record("not the erase write"); return }
+        _ = room.handle(.stored(.success(())))
+        #expect(room.state.checkin.book.activeCount == 0)
+        #expect(room.state.checkin.book.entries.allSatisfy { $0.name == nil })
+    }
+
+    @Test func theCommandCrossesToAClusterOwnerIntact() throws {
+        let json = HostCommand.checkin(.expire(days: 12)).forwardedJSON
+        guard case .checkin(.expire(let days)) = try HostCommand(forwarded: json) else { Issue.record("\(json)"); return }
+        #expect(days == 12)
+    }
+}
