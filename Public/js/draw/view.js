@@ -266,6 +266,7 @@ export class DrawView {
       setText($('[data-entrant-count]', this.form), t('host.pool.count', { n: count }));
     }
     show($('[data-claim-fields]', this.form), this.poolKind() === 'checkin');
+    show($('[data-retention-fields]', this.form), this.poolKind() === 'checkin');
     const rows = $$('[data-prize-name]', this.prizeRows);
     show($('[data-prize-current-field]', this.form), rows.length > 0);
     const selected = this.prizeCurrent.value;
@@ -341,6 +342,7 @@ export class DrawView {
     $('[data-claim-on]', this.form).checked = Boolean(config.claim);
     $('[data-claim-seconds]', this.form).value = config.claim?.seconds ?? 30;
     $('[data-claim-alternates]', this.form).value = config.claim?.alternates ?? 3;
+    $('[data-retention]', this.form).value = config.retentionDays ?? '';
     replaceChildren(this.prizeRows);
     for (const p of config.prizes ?? []) this.addPrizeRow(p);
     this.updateFormShape();
@@ -397,6 +399,8 @@ export class DrawView {
     return {
       config: { pool, exclude, perStop, repeats: $('[data-repeats]', this.form).checked, prizes, prize, mode: $('[data-mode]', this.form).value,
         mask: $('[data-mask]', this.form).value, claim, slowDown: readSlowDown(this.form),
+        // Retention (check-in only): empty is none; the server checks the bounds (bad_retention).
+        retentionDays: kind === 'checkin' && $('[data-retention]', this.form).value.trim() !== '' ? Number($('[data-retention]', this.form).value) : null,
         ...($('[data-rehearsal]', this.form).checked ? { rehearsal: true } : {}),
         ...($('[data-foureyes]', this.form).checked ? { foureyes: true } : {}),
         private: $('[data-private]', this.form).checked,

@@ -135,6 +135,14 @@ export class HomeView {
       el('p', { class: 'admin-meta', text: t('home.admin.meta', {
         created: when.format(new Date(draw.created)), rounds: draw.rounds, last: when.format(new Date(draw.lastActivity)),
       }) }),
+      draw.retention ? el('p', { class: 'admin-meta', data: { retention: '' }, text: retentionText(draw.retention, when) }) : null,
       actions);
   }
+}
+
+/** What the draw's retention (`retentionDays`) erases when: the admin list's line under the dates. */
+function retentionText(retention, when) {
+  if (retention.entrants === 0) return t('home.admin.retention.none');
+  if (retention.open) return t('home.admin.retention.open');
+  return t('home.admin.retention.due', { date: when.format(new Date(retention.dueAt)) });
 }
