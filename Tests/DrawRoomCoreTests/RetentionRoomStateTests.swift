@@ -47,6 +47,20 @@ import Testing
         #expect(room.state.checkin.book.entries.allSatisfy { $0.name == nil })
     }
 
+    @Test func entrantsKeptAfterTheHostSwitchedToAListAreErasedAndTheListStays() throws {
+        var room = try closedRoomWithEntrants()
+        _ = room.command(.configure(DrawConfig(pool: .list(["Ann", "Bo"]))))
+        _ = room.handle(.stored(.success(())))
+        #expect(room.state.checkin.book.entries.contains { $0.name != nil })
+        #expect(room.command(.checkin(.erase)).actions.contains { if case .reply(_, .failure(let f)) = $0 { f.code == "not_checkin" } else { false } })
+        let expire = room.command(.checkin(.expire(days: 7)))
+        let batch = try #require(storedBatch(expire.actions))
+        #expect(batch.command == "retention_erase" && batch.config == nil)
+        _ = room.handle(.stored(.success(())))
+        #expect(room.state.checkin.book.entries.allSatisfy { $0.name == nil })
+        #expect(room.state.draw.config.pool == .list(["Ann", "Bo"]))
+    }
+
     @Test func theCommandCrossesToAClusterOwnerIntact() throws {
         let json = HostCommand.checkin(.expire(days: 12)).forwardedJSON
         guard case .checkin(.expire(let days)) = try HostCommand(forwarded: json) else { Issue.record("\(json)"); return }

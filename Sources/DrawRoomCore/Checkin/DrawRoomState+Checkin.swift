@@ -49,7 +49,9 @@ extension DrawRoomState {
     /// What a host's check-in command writes, or why it is refused.
     public func checkinPlan(_ command: CheckinCommand, at time: Time) -> Result<CheckinPlan, CommandFailure> {
         guard draw.phase == .idle || draw.phase == .revealed else { return .failure(CommandFailure(code: "wrong_phase")) }
-        guard isCheckinPool else { return .failure(CommandFailure(code: "not_checkin")) }
+        // Retention also reaches entrants a draw kept after its host switched to another pool.
+        let expiring = if case .expire = command { true } else { false }
+        guard isCheckinPool || expiring else { return .failure(CommandFailure(code: "not_checkin")) }
         var settings = checkin.book.settings
         var ids = checkin.book.activeIDs
         let change: CheckinChange
@@ -94,7 +96,7 @@ extension DrawRoomState {
         var configJSON: String? = nil
         var publicText: String? = nil
         // While entries are open the pool is not locked yet: Start is refused until they close.
-        if !settings.open, draw.config.pool != .checkin(ids) {
+        if isCheckinPool, !settings.open, draw.config.pool != .checkin(ids) {
             var config = draw.config
             config.pool = .checkin(ids)
             config.exclude = config.exclude.filter { ids.contains($0.description) }
@@ -103,7 +105,7 @@ extension DrawRoomState {
             publicText = Self.publicConfigText(candidate.config)
         }
         // The retention sweep is the server's own act: no operator to name.
-        let actor = if case .expire = command { "system" } else { "host" }
+        let actor = expiring ? "system" : "host"
         let entry = AuditEntry(actor: actor, action: command.name, detail: audit)
         return .success(CheckinPlan(batch: RecordBatch(command: command.name, records: [], config: configJSON, audit: entry,
                                                       checkin: write),
