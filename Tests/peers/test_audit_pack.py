@@ -3,13 +3,15 @@ observer's key is one ZIP with the host export, the audit log (JSON and CSV), ea
 certificate, the server's key, the binary's identity, the verification and a one-page summary that
 names the operators, the observers, the winners, the void and the verdict; the export in it passes
 `tombola verify` and the FAIRNESS.md script. A viewer (no key), a wrong key and a presenter's key
-get no pack."""
+get no pack. In cluster mode the owner and a follower give the same pack."""
 import csv
 import io
 import json
 import subprocess
 import zipfile
 
+from test_cluster import CODE as CLUSTER_CODE, HOST_KEY as CLUSTER_KEY, cluster  # noqa: F401 (fixture)
+from test_cluster_extras import wait_audit
 from test_draw_export import CODE, HOST_KEY, Tombola, data_dir, verify_with_script  # noqa: F401 (fixture)
 from test_fairness_script import script, tombola_binary  # noqa: F401 (fixture)
 
@@ -86,3 +88,36 @@ def test_the_auditors_pack_holds_what_an_auditor_checks_and_only_hosts_and_obser
     assert replacement in certificate and "<script" not in certificate and "Mug" in certificate
     assert "<li>%s</li>" % mugs[0] not in certificate and "void: %s (left early)" % mugs[0] in certificate
     assert "Witnessed by" in pack.read("certificates/round-1.html").decode()
+
+
+def test_every_cluster_instance_gives_the_same_pack_from_redis(cluster, tmp_path):
+    """Cluster mode: the pack reads the export and the audit stream the cluster's downloads read, so
+    the owner and a follower give the same draw, log and verdict."""
+    for _ in range(2):
+        cluster.start(("--host-key", CLUSTER_KEY))
+    owner = cluster.owner()
+    follower = cluster.others(owner)[0]
+    assert follower.command("config", {"pool": {"kind": "list", "entrants": ["Ann", "Bo", "Cy", "Di"]}})[0] == 200
+    assert follower.command("start")[0] == 200
+    status, body = follower.command("stop")
+    assert status == 200, body
+    winner = body["result"]["winners"][0]
+    wait_audit(cluster.redis, 4)
+    path = "/api/draws/%s/auditpack.zip" % CLUSTER_CODE
+    packs = []
+    for instance in (owner, follower):
+        assert instance.request("GET", path)[0] == 401
+        status, raw = instance.request("GET", path, key=CLUSTER_KEY)
+        assert status == 200 and raw[:2] == b"PK", (status, raw[:200])
+        packs.append(zipfile.ZipFile(io.BytesIO(raw)))
+    for pack in packs:
+        assert {"summary.html", "export.json", "audit.json", "audit.csv", "certificates/round-1.html"} <= set(pack.namelist())
+        assert winner in pack.read("summary.html").decode() and winner in pack.read("certificates/round-1.html").decode()
+    first, second = (json.loads(p.read("audit.json")) for p in packs)
+    assert [e["hash"] for e in first] == [e["hash"] for e in second]
+    assert [e["action"] for e in first][-3:] == ["configure", "start", "stop"]
+    assert json.loads(packs[0].read("export.json"))["records"] == json.loads(packs[1].read("export.json"))["records"]
+    exported = tmp_path / "cluster-export.json"
+    exported.write_bytes(packs[1].read("export.json"))
+    verified = subprocess.run([tombola_binary(), "verify", str(exported)], capture_output=True, text=True, timeout=60)
+    assert verified.returncode == 0, verified.stdout + verified.stderr
