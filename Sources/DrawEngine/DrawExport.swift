@@ -19,42 +19,34 @@ public enum DrawExport {
 /// --sample-export`, the cross-language tests and the pages' recheck tests.
 public enum SampleDraw {
     public static func export(seed: UInt64 = 1) -> String {
-        var random = SplitMix64(state: seed)
-        var clock: Int64 = 1_764_455_400_000
+        var sample = SampleRandomness(seed: seed)
         var records = [DrawRecord]()
-        func now() -> Int64 { clock += 1_250; return clock }
-        func contributions(_ count: Int) -> [Contribution] {
-            (0..<count).map { _ in
-                let a = random.next(), b = random.next()
-                return Contribution(hex: Hex.encode(Fairness.bigEndian(a) + Fairness.bigEndian(b)))!
-            }
-        }
         do {
             var draw = try Draw(config: DrawConfig(pool: .range(from: 1, to: 500), exclude: [.number(7), .number(13)],
                                                   perStop: .count(3), prizes: [Prize(name: "3rd prize", count: 4), Prize(name: "2nd prize", count: 1)]))
-            records.append(try draw.prepareCommitment(seed: .random(using: &random), at: now()))
+            records.append(try draw.prepareCommitment(seed: sample.seed(), at: sample.now()))
             for audience in ["4711", nil] {
-                records += try draw.start(contributions: contributions(5), audience: audience, at: now())
-                records += try draw.stop(at: now(), nextSeed: .random(using: &random))
+                records += try draw.start(contributions: sample.contributions(5), audience: audience, at: sample.now())
+                records += try draw.stop(at: sample.now(), nextSeed: sample.seed())
                 try draw.reveal()
             }
             let noShow = draw.board[0].winners[1]
-            records += try draw.void(round: 1, winner: noShow, reason: "no-show", contributions: contributions(2),
-                                     nextSeed: .random(using: &random), at: now())
-            records += try draw.start(contributions: [], at: now())
-            records += try draw.stop(at: now(), nextSeed: .random(using: &random))
+            records += try draw.void(round: 1, winner: noShow, reason: "no-show", contributions: sample.contributions(2),
+                                     nextSeed: sample.seed(), at: sample.now())
+            records += try draw.start(contributions: [], at: sample.now())
+            records += try draw.stop(at: sample.now(), nextSeed: sample.seed())
             try draw.reveal()
-            records.append(try draw.clear(at: now()))
+            records.append(try draw.clear(at: sample.now()))
             try draw.configure(DrawConfig(pool: .list(["Ann", "Bob", "Zoë", "李雷", "韩梅梅", "\"Q\" \\ Smith", "Ann"]),
                                           exclude: [.name("Bob")], perStop: .count(2)))
-            records += try draw.start(contributions: contributions(3), audience: "0042", at: now())
-            records += try draw.stop(at: now(), nextSeed: .random(using: &random))
+            records += try draw.start(contributions: sample.contributions(3), audience: "0042", at: sample.now())
+            records += try draw.stop(at: sample.now(), nextSeed: sample.seed())
             try draw.reveal()
             // A restart: the pending commitment is abandoned and a fresh one published.
             var restored = try Draw(config: draw.config, restoring: records)
-            records.append(try restored.prepareCommitment(seed: .random(using: &random), at: now()))
-            records += try restored.start(contributions: contributions(1), at: now())
-            records += try restored.stop(at: now(), nextSeed: .random(using: &random))
+            records.append(try restored.prepareCommitment(seed: sample.seed(), at: sample.now()))
+            records += try restored.start(contributions: sample.contributions(1), at: sample.now())
+            records += try restored.stop(at: sample.now(), nextSeed: sample.seed())
         } catch {
             preconditionFailure("sample draw failed: \(error.code)")
         }
@@ -64,15 +56,8 @@ public enum SampleDraw {
     /// A deterministic draw of a weighted list with prizes limited to groups (a void included),
     /// for `tombola verify --sample-export pools` and the cross-language tests.
     public static func poolsExport(seed: UInt64 = 1) -> String {
-        var random = SplitMix64(state: seed)
-        var clock: Int64 = 1_764_455_400_000
+        var sample = SampleRandomness(seed: seed)
         var records = [DrawRecord]()
-        func now() -> Int64 { clock += 1_250; return clock }
-        func contributions(_ count: Int) -> [Contribution] {
-            (0..<count).map { _ in
-                Contribution(hex: Hex.encode(Fairness.bigEndian(random.next()) + Fairness.bigEndian(random.next())))!
-            }
-        }
         let staff = [
             Entrant(name: "Ann", id: "E1", tickets: 3, group: "Sales"), Entrant(name: "Bob", id: "E2", tickets: 1, group: "Sales"),
             Entrant(name: "Zoë", id: "E3", tickets: 5, group: "IT"), Entrant(name: "李雷", id: "E4", tickets: 2, group: "IT"),
@@ -84,23 +69,23 @@ public enum SampleDraw {
                 Prize(name: "IT prize", count: 2, onlyGroups: ["IT"]),
                 Prize(name: "Main prize", count: 2, exceptGroups: ["Board"]),
             ]))
-            records.append(try draw.prepareCommitment(seed: .random(using: &random), at: now()))
-            records += try draw.start(contributions: contributions(4), audience: "17", at: now())
-            records += try draw.stop(at: now(), nextSeed: .random(using: &random))
+            records.append(try draw.prepareCommitment(seed: sample.seed(), at: sample.now()))
+            records += try draw.start(contributions: sample.contributions(4), audience: "17", at: sample.now())
+            records += try draw.stop(at: sample.now(), nextSeed: sample.seed())
             try draw.reveal()
             let noShow = draw.board[0].winners[0]
-            records += try draw.void(round: 1, winner: noShow, reason: "no-show", contributions: contributions(1),
-                                     nextSeed: .random(using: &random), at: now())
-            records += try draw.start(contributions: contributions(2), at: now())
-            records += try draw.stop(at: now(), nextSeed: .random(using: &random))
+            records += try draw.void(round: 1, winner: noShow, reason: "no-show", contributions: sample.contributions(1),
+                                     nextSeed: sample.seed(), at: sample.now())
+            records += try draw.start(contributions: sample.contributions(2), at: sample.now())
+            records += try draw.stop(at: sample.now(), nextSeed: sample.seed())
             try draw.reveal()
-            records.append(try draw.clear(at: now()))
+            records.append(try draw.clear(at: sample.now()))
             var unlimited = draw.config
             unlimited.prizes = []
             unlimited.repeats = true
             try draw.configure(unlimited)
-            records += try draw.start(contributions: contributions(3), at: now())
-            records += try draw.stop(at: now(), nextSeed: .random(using: &random))
+            records += try draw.start(contributions: sample.contributions(3), at: sample.now())
+            records += try draw.stop(at: sample.now(), nextSeed: sample.seed())
         } catch {
             preconditionFailure("sample pools draw failed: \(error.code)")
         }
@@ -116,17 +101,15 @@ extension SampleDraw {
 
     /// The main draw's export and the lunch draw's (for `tombola verify MAIN --past LUNCH`).
     public static func pastExports(seed: UInt64 = 1) -> (main: String, lunch: String) {
-        var random = SplitMix64(state: seed)
-        var clock: Int64 = 1_764_455_400_000
-        func now() -> Int64 { clock += 1_250; return clock }
+        var sample = SampleRandomness(seed: seed)
         let staff = (1...8).map { Entrant(name: "Staff \($0)", id: "E\($0)") }
         var records = [DrawRecord]()
         var lunchRecords = [DrawRecord]()
         do {
             var lunch = try Draw(config: DrawConfig(pool: .entries(staff), perStop: .count(2)))
-            lunchRecords.append(try lunch.prepareCommitment(seed: .random(using: &random), at: now()))
-            lunchRecords += try lunch.start(contributions: [], at: now())
-            lunchRecords += try lunch.stop(at: now(), nextSeed: .random(using: &random))
+            lunchRecords.append(try lunch.prepareCommitment(seed: sample.seed(), at: sample.now()))
+            lunchRecords += try lunch.start(contributions: [], at: sample.now())
+            lunchRecords += try lunch.stop(at: sample.now(), nextSeed: sample.seed())
             try lunch.reveal()
             let won = lunch.winnersForExclusion(code: "LUNCH")
             // The main list spells one lunch winner differently (matched by id) and adds guests.
@@ -135,12 +118,12 @@ extension SampleDraw {
                     ? Entrant(name: entrant.name.uppercased(), id: entrant.id) : entrant
             } + [Entrant(name: "Guest 1"), Entrant(name: "Guest 2")]
             var draw = try Draw(config: DrawConfig(pool: .entries(main), perStop: .count(3), excludeWinnersOf: [PastDraw(code: "LUNCH")]))
-            records.append(try draw.prepareCommitment(seed: .random(using: &random), at: now()))
-            records += try draw.start(contributions: [], audience: "42", at: now(), pastWinners: [won])
-            records += try draw.stop(at: now(), nextSeed: .random(using: &random))
+            records.append(try draw.prepareCommitment(seed: sample.seed(), at: sample.now()))
+            records += try draw.start(contributions: [], audience: "42", at: sample.now(), pastWinners: [won])
+            records += try draw.stop(at: sample.now(), nextSeed: sample.seed())
             try draw.reveal()
-            records += try draw.start(contributions: [], at: now(), pastWinners: [won])
-            records += try draw.stop(at: now(), nextSeed: .random(using: &random))
+            records += try draw.start(contributions: [], at: sample.now(), pastWinners: [won])
+            records += try draw.stop(at: sample.now(), nextSeed: sample.seed())
         } catch {
             preconditionFailure("sample past-winners draw failed: \(error.code)")
         }
@@ -174,31 +157,24 @@ extension SampleDraw {
     /// abandoned by the host, then round 1000, a real value), dated in August 2023 so that the lock times pick
     /// those rounds: `tombola verify --sample-export beacon` (docs/FAIRNESS.md §13).
     public static func beaconExport(seed: UInt64 = 1) -> String {
-        var random = SplitMix64(state: seed)
-        var clock: Int64 = 1_692_806_300_000
+        var sample = SampleRandomness(seed: seed, clock: 1_692_806_300_000)
         var records = [DrawRecord]()
-        func now() -> Int64 { clock += 1_250; return clock }
-        func contributions(_ count: Int) -> [Contribution] {
-            (0..<count).map { _ in
-                Contribution(hex: Hex.encode(Fairness.bigEndian(random.next()) + Fairness.bigEndian(random.next())))!
-            }
-        }
         let relays = BeaconChain.defaultRelays
         do {
             var draw = try Draw(config: DrawConfig(pool: .list(["Ann", "Bob", "Zoë", "李雷", "韩梅梅", "Finn", "Eve", "Olu"]),
                                                   perStop: .count(2)))
-            records.append(try draw.prepareCommitment(seed: .random(using: &random), at: now()))
-            records += try draw.start(contributions: contributions(3), at: now())
-            records += try draw.stop(at: now(), nextSeed: .random(using: &random))
+            records.append(try draw.prepareCommitment(seed: sample.seed(), at: sample.now()))
+            records += try draw.start(contributions: sample.contributions(3), at: sample.now())
+            records += try draw.stop(at: sample.now(), nextSeed: sample.seed())
             try draw.reveal()
-            records += try draw.start(contributions: contributions(4), audience: "2023", at: now())
+            records += try draw.start(contributions: sample.contributions(4), audience: "2023", at: sample.now())
             // R = 996 (due 1_692_806_352_000), given up by the host 10 s after it was due (§13 step 5: the
             // only way a sealed round ends without its value); the next Stop's R = 1000.
             records += try draw.stopSealed(chain: .quicknet, relays: relays, at: 1_692_806_350_500)
             records.append(try draw.voidSealed(reason: "abandoned by the host: no relay answered round 996", at: 1_692_806_362_000))
             records += try draw.stopSealed(chain: .quicknet, relays: relays, at: 1_692_806_362_500)
             records += try draw.finishSealed(randomness: quicknetRound1000.randomness, signature: quicknetRound1000.signature,
-                                             relays: relays, at: 1_692_806_364_600, nextSeed: .random(using: &random))
+                                             relays: relays, at: 1_692_806_364_600, nextSeed: sample.seed())
             try draw.reveal()
         } catch {
             preconditionFailure("sample beacon draw failed: \(error.code)")

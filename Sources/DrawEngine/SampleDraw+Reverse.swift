@@ -3,26 +3,19 @@ extension SampleDraw {
     /// host, drawn out four at a time until one is left; then, after a Clear, a range 1–30 drawn out
     /// ten at a time. For `tombola verify --sample-export reverse` and the cross-language tests.
     public static func reverseExport(seed: UInt64 = 1) -> String {
-        var random = SplitMix64(state: seed)
-        var clock: Int64 = 1_764_455_400_000
+        var sample = SampleRandomness(seed: seed)
         var records = [DrawRecord]()
-        func now() -> Int64 { clock += 1_250; return clock }
-        func contributions(_ count: Int) -> [Contribution] {
-            (0..<count).map { _ in
-                Contribution(hex: Hex.encode(Fairness.bigEndian(random.next()) + Fairness.bigEndian(random.next())))!
-            }
-        }
         let names = ["Ann", "Bo", "Cai", "Dee", "Eli", "Fay", "Gus", "Hal", "Ivy", "Jo", "Kai", "李雷"]
         do {
             var draw = try Draw(config: DrawConfig(pool: .list(names), exclude: [.name("Bo")], perStop: .count(4), reverse: true))
-            records.append(try draw.prepareCommitment(seed: .random(using: &random), at: now()))
+            records.append(try draw.prepareCommitment(seed: sample.seed(), at: sample.now()))
             func round(_ people: Int) throws(DrawError) {
-                records += try draw.start(contributions: contributions(people), at: now())
-                records += try draw.stop(at: now(), nextSeed: .random(using: &random))
+                records += try draw.start(contributions: sample.contributions(people), at: sample.now())
+                records += try draw.stop(at: sample.now(), nextSeed: sample.seed())
                 try draw.reveal()
             }
             for people in [3, 1, 2] { try round(people) }
-            records.append(try draw.clear(at: now()))
+            records.append(try draw.clear(at: sample.now()))
             try draw.configure(DrawConfig(pool: .range(from: 1, to: 30), perStop: .count(10), reverse: true))
             for people in [2, 2, 1] { try round(people) }
         } catch {
