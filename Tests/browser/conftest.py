@@ -201,7 +201,7 @@ EXPECTED_WHEN_CUT = ("WebSocket connection to", "net::ERR_CONNECTION_REFUSED", "
 class Browser:
     """A headless Chromium window; `errors()` returns SEVERE console messages."""
 
-    def __init__(self, width=390, height=844, lang="en-US"):
+    def __init__(self, width=390, height=844, lang="en-US", extra_args=()):
         options = Options()
         options.binary_location = os.environ.get("CHROMIUM", "/usr/bin/chromium")
         # TOMBOLA_CHROMIUM_GPU=swiftshader (bench/stage_fps.py --gpu): GPU raster and compositing
@@ -210,7 +210,7 @@ class Browser:
                if os.environ.get("TOMBOLA_CHROMIUM_GPU") == "swiftshader" else ["--disable-gpu"])
         for arg in ["--headless=new", "--no-sandbox", *gpu, "--disable-dev-shm-usage",
                     "--hide-scrollbars", "--window-size=%d,%d" % (width, height), "--lang=%s" % lang,
-                    "--autoplay-policy=no-user-gesture-required"]:
+                    "--autoplay-policy=no-user-gesture-required", *extra_args]:
             options.add_argument(arg)
         options.add_experimental_option("prefs", {"intl.accept_languages": lang})
         options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
