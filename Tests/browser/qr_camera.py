@@ -11,11 +11,13 @@ see it:
         staff.get(server.url("/..."))                   # a page that calls qr-camera.js scanCamera
         staff.wait_js("...the page shows what it read...")
 
-png_to_y4m(png_bytes, path, width=640, height=480, fill=0.6, angle=0): pure Python (zlib and the
-five PNG row filters; 8-bit grey/RGB/grey+alpha/RGBA, not interlaced: what Chromium's screenshots
+png_to_y4m(png_bytes, path, width=640, height=480, fill=0.6, angle=0, tilt=0): pure Python (zlib and
+the five PNG row filters; 8-bit grey/RGB/grey+alpha/RGBA, not interlaced: what Chromium's screenshots
 are). The picture is composited on white, scaled to `fill` of the frame's height, rotated by `angle`
-degrees, centred on a light "screen" (grey 235) inside a mid-grey frame (grey 110), and written as
-one 4:2:0 frame ("YUV4MPEG2 W640 H480 F10:1 Ip A1:1 C420jpeg"); Chromium loops it.
+degrees, seen in perspective (`tilt` 0.15: the right side about 15 % farther from the camera than
+the left, as a phone held at an angle), centred on a light "screen" (grey 235) inside a mid-grey
+frame (grey 110), and written as one 4:2:0 frame ("YUV4MPEG2 W640 H480 F10:1 Ip A1:1 C420jpeg"); Chromium loops it.
+About 0.3 s.
 
 camera_browser(y4m_path, width, height, lang="en-US"): a context manager giving a conftest.Browser
 (same options as the `browser` fixture's) that has that file as its only camera; quit on exit.
@@ -94,7 +96,7 @@ def _to_rgb(line, channels):
     return bytes(out)
 
 
-def png_to_y4m(png_bytes, path, width=640, height=480, fill=0.6, angle=0.0):
+def png_to_y4m(png_bytes, path, width=640, height=480, fill=0.6, angle=0.0, tilt=0.0):
     """Writes a one-frame y4m camera view of the PNG (see the module's docstring); returns path."""
     if width % 2 or height % 2:
         raise ValueError("4:2:0 needs even width and height")
@@ -108,8 +110,10 @@ def png_to_y4m(png_bytes, path, width=640, height=480, fill=0.6, angle=0.0):
     for y in range(height):
         row = bytearray()
         for x in range(width):
-            # Nearest source pixel under the inverse rotation and scale.
+            # Nearest source pixel under the inverse perspective, rotation and scale.
             dx, dy = x + 0.5 - cx, y + 0.5 - cy
+            depth = 1 - tilt * dx / width
+            dx, dy = dx / depth, dy / depth
             sx = (cos * dx + sin * dy) / scale + pw / 2
             sy = (-sin * dx + cos * dy) / scale + ph / 2
             ix, iy = int(math.floor(sx)), int(math.floor(sy))

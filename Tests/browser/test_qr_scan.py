@@ -7,7 +7,9 @@ qr-camera.js (scanCamera), in Chromium.
 - Every version 1–40 at every EC level L/M/Q/H (libqrencode through ctypes: the library the server
   links), read from exact module grids: the tables (blocks, format, version, alignment) are right.
 - The camera for real: page A shows a code, its screenshot becomes Chromium's fake camera
-  (qr_camera.py), page B's scanCamera shows what it read.
+  (qr_camera.py: tilted, rotated, on a phone's screen), page B's scanCamera shows what it read,
+  once; a BarcodeDetector, where the browser has one, is used instead; stop() ends the camera.
+- No camera: the rejection's name; a photo file instead (decodeImageFile).
 """
 
 import ctypes
@@ -241,7 +243,7 @@ def test_camera_reads_code_shown_on_another_page(browser, server, tmp_path):
     a.wait_js("document.getElementById('voucher').complete && document.getElementById('voucher').naturalWidth > 0")
     png = a.find_element(By.ID, "voucher").screenshot_as_png
     started = time.time()
-    y4m = png_to_y4m(png, str(tmp_path / "view.y4m"), fill=0.55, angle=5)
+    y4m = png_to_y4m(png, str(tmp_path / "view.y4m"), fill=0.55, angle=5, tilt=0.12)
     print("png_to_y4m: %.2f s" % (time.time() - started))
     # Page B: the staff phone's camera sees it.
     with camera_browser(str(y4m), 390, 844) as staff:
@@ -273,15 +275,43 @@ def test_camera_reads_code_shown_on_another_page(browser, server, tmp_path):
             return [document.querySelector('video').srcObject === null, stream.getTracks().every((t) => t.readyState === 'ended')];
         """)
         assert ended == [True, True]
+        # Where the browser has a BarcodeDetector that reads QR codes, it does the reading (here a
+        # stand-in that reports the size of the frame it was given).
+        via = run_async(staff, """
+            globalThis.BarcodeDetector = class {
+              static async getSupportedFormats() { return ['ean_13', 'qr_code']; }
+              constructor(o) { this.formats = o.formats; }
+              async detect(frame) { return [{ rawValue: 'detector ' + this.formats + ' ' + frame.width + 'x' + frame.height }]; }
+            };
+            const video = document.querySelector('video'), out = document.getElementById('read');
+            window.scanner = await cam.scanCamera(video, (t) => { out.textContent = t; });
+            return 'started';
+        """)
+        assert via == "started"
+        staff.wait_js("document.getElementById('read').innerText.startsWith('detector')", 10)
+        assert shown.text == "detector qr_code 640x480"
+        run_async(staff, "window.scanner.stop(); return true;")
 
 
-def test_camera_refusal_has_the_error_name(browser, server):
+def test_no_camera_error_name_and_photo_fallback(browser, server):
     """Without a camera (the normal test browser has none) scanCamera rejects with the
-    getUserMedia error's name, which the page turns into words."""
+    getUserMedia error's name, which the page turns into words; a photo of the code (a large,
+    tilted JPEG, as <input type=file capture> gives) reads with decodeImageFile."""
     b = browser(390, 844)
     b.get(server.url("/calc"))
-    name = run_async(b, """
-        try { await cam.scanCamera(document.createElement('video'), () => {}); return 'resolved'; }
-        catch (e) { return e.name; }
-    """)
-    assert name in ("NotFoundError", "NotAllowedError", "NotReadableError"), name
+    text = "VOUCHER-8F3E2A91C4B7"
+    got = run_async(b, SCENE_JS + """
+        let name = 'resolved';
+        try { await cam.scanCamera(document.createElement('video'), () => {}); } catch (e) { name = e.name; }
+        const code = await loadCode(args[0]);
+        const canvas = new OffscreenCanvas(3000, 2000), ctx = canvas.getContext('2d');
+        ctx.fillStyle = '#d8d8d0'; ctx.fillRect(0, 0, 3000, 2000);
+        ctx.translate(1700, 900); ctx.rotate(-0.1);
+        ctx.drawImage(code.img, -500, -500, 1000, 1000);
+        const blob = await canvas.convertToBlob({ type: 'image/jpeg', quality: 0.7 });
+        const photo = new File([blob], 'photo.jpg', { type: 'image/jpeg' });
+        const notImage = new File(['hello'], 'notes.txt', { type: 'text/plain' });
+        return [name, await cam.decodeImageFile(photo), await cam.decodeImageFile(notImage)];
+    """, text)
+    assert got[0] in ("NotFoundError", "NotAllowedError", "NotReadableError"), got[0]
+    assert got[1:] == [text, None]
