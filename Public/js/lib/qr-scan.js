@@ -7,8 +7,10 @@
 //   binarize        grey levels, then a local-mean threshold (uneven lighting, low contrast)
 //   findFinders     the three 1:1:3:1:1 corner patterns, from row runs cross-checked in columns
 //   chooseTriples   which three of the candidates form a symbol, and which corner is which
-//   sampleGrid      a perspective transform from module space to the frame: the three finder
-//                   centres plus the bottom-right alignment pattern (version ≥ 2), else a parallelogram
+//   sampleGrid      a perspective map from module space to the frame: the three finder centres
+//                   plus the bottom-right alignment pattern (version ≥ 2; from version 7 each cell
+//                   of the alignment grid gets its own map), else a parallelogram's fourth corner
+//                   (version 1: a few nearby places for it are tried)
 //   readFormat      EC level and mask from the 15 format bits (either copy, BCH nearest match)
 //   readVersion     the 18 version bits for version ≥ 7 (the size estimate is checked against them)
 //   readCodewords   the zig-zag walk over the non-function modules, unmasked
@@ -17,12 +19,12 @@
 //
 // What it handles (Tests/browser/test_qr_scan.py checks these): versions 1–40, EC levels L/M/Q/H,
 // dark modules on a light ground, any quiet zone of at least a module, the symbol anywhere in the
-// frame at 25–95 % of its height as long as a module is at least about 2.5 pixels (a version 1–7
-// code at 25 % of a 640x480 frame; version 10 from about 35 %), rotated in the image plane by any
-// angle (tested ±8°, and ±45°/137° by hand), mild perspective (a phone photographed by a phone),
-// a light gradient across the frame, low contrast (dark grey on light grey), blur of about a
-// third of a module, sensor noise, and a few damaged modules (Reed–Solomon). About 12 ms for a
-// 640x480 frame in Chromium on one core.
+// frame at 25–95 % of its height as long as a module is at least about 2–2.5 pixels (versions
+// 1–8 at 25 % of a 640x480 frame's height, 9–10 from 30 %), rotated in the image plane by any angle (tested ±8° and
+// ±10°; 45° and 137° by hand), perspective as of a phone held at an angle (one side up to about
+// 20 % farther than the other; the camera test uses 12 %), a light gradient or shadow across the
+// frame, low contrast (dark grey on light grey), blur of a third of a module, sensor noise, and a
+// few damaged modules (Reed–Solomon). About 6–12 ms for a 640x480 frame in Chromium on one core.
 // Not handled: mirrored or light-on-dark symbols, Micro QR, structured append (read as parts).
 
 // ---------------------------------------------------------------- binarize
@@ -603,8 +605,8 @@ function decodeSegments(bytes, version) {
 
 // ---------------------------------------------------------------- putting it together
 
-// One attempt: a grid of `size` modules → text, or null. Tries the version information first for
-// large symbols and reports a different size back (the caller re-samples).
+// One attempt: a grid of `size` modules → text, or null (format unreadable, too many errors for
+// Reed–Solomon, or a segment that runs past the data).
 function decodeGrid(grid, size) {
   const version = (size - 17) / 4;
   const format = readFormat(grid, size);
