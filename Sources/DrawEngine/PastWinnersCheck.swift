@@ -31,20 +31,12 @@ public enum PastWinnersCheck {
         return findings
     }
 
-    private static func finding(_ position: Int, _ exclusion: PastExclusion, names: [String], other: [JSONValue]) -> Finding {
-        func fail(_ problem: String) -> Finding { Finding(record: position, code: exclusion.code, problem: problem, notes: []) }
-        guard exclusion.records >= 1, exclusion.records <= other.count,
-              other[exclusion.records - 1]["hash"]?.stringValue == exclusion.head else {
-            return fail("record \(exclusion.records - 1) of \(exclusion.code) is not \(exclusion.head.prefix(8))…")
-        }
-        // Every winner not voided since, up to that record (across Clears), as DrawRoom publishes them.
+    /// The names of a draw's winners not voided since, up to its record `records` (across Clears),
+    /// as DrawRoom publishes them: who its `excludeWinnersOf` left out of a round locked then.
+    public static func heldNames(_ other: [JSONValue], records: Int) -> Set<String> {
         var kept = WinCount()
-        var prev = DrawRecord.genesisPrev
-        for (index, json) in other.prefix(exclusion.records).enumerated() {
-            // The linked chain must be intact up to the head, or the head proves nothing.
-            guard let record = try? DrawRecord(json: json), record.index == index, record.prev == prev,
-                  record.computedHash == record.hash else { return fail("the chain of \(exclusion.code) is broken at record \(index)") }
-            prev = record.hash
+        for json in other.prefix(records) {
+            guard let record = try? DrawRecord(json: json) else { continue }
             switch record.body {
             case .round(let round): kept.add(round.winners)
             case .void(_, let winner, _): kept.void(winner)
@@ -54,7 +46,23 @@ public enum PastWinnersCheck {
             default: break
             }
         }
-        let keptNames = Set(kept.held.map(\.description))
+        return Set(kept.held.map(\.description))
+    }
+
+    private static func finding(_ position: Int, _ exclusion: PastExclusion, names: [String], other: [JSONValue]) -> Finding {
+        func fail(_ problem: String) -> Finding { Finding(record: position, code: exclusion.code, problem: problem, notes: []) }
+        guard exclusion.records >= 1, exclusion.records <= other.count,
+              other[exclusion.records - 1]["hash"]?.stringValue == exclusion.head else {
+            return fail("record \(exclusion.records - 1) of \(exclusion.code) is not \(exclusion.head.prefix(8))…")
+        }
+        var prev = DrawRecord.genesisPrev
+        for (index, json) in other.prefix(exclusion.records).enumerated() {
+            // The linked chain must be intact up to the head, or the head proves nothing.
+            guard let record = try? DrawRecord(json: json), record.index == index, record.prev == prev,
+                  record.computedHash == record.hash else { return fail("the chain of \(exclusion.code) is broken at record \(index)") }
+            prev = record.hash
+        }
+        let keptNames = heldNames(other, records: exclusion.records)
         let left = Set(exclusion.removed)
         var notes = [String]()
         for index in exclusion.removed where index >= 0 && index < Int64(names.count) && !keptNames.contains(names[Int(index)]) {

@@ -12,7 +12,7 @@ import zipfile
 
 from test_cluster import CODE as CLUSTER_CODE, HOST_KEY as CLUSTER_KEY, cluster  # noqa: F401 (fixture)
 from test_cluster_extras import wait_audit
-from test_draw_export import CODE, HOST_KEY, Tombola, data_dir, verify_with_script  # noqa: F401 (fixture)
+from test_draw_export import ADMIN_KEY, CODE, HOST_KEY, Tombola, data_dir, verify_with_script  # noqa: F401 (fixture)
 from test_fairness_script import script, tombola_binary  # noqa: F401 (fixture)
 
 
@@ -121,3 +121,106 @@ def test_every_cluster_instance_gives_the_same_pack_from_redis(cluster, tmp_path
     exported.write_bytes(packs[1].read("export.json"))
     verified = subprocess.run([tombola_binary(), "verify", str(exported)], capture_output=True, text=True, timeout=60)
     assert verified.returncode == 0, verified.stdout + verified.stderr
+
+
+def test_the_event_pack_holds_each_linked_draws_own_pack_and_checks_the_links(data_dir, tmp_path):
+    """`?event=1`: from the last draw of an event (C excludes the winners of A and B, B those of
+    A), one ZIP with each draw's own pack in draws/<code>/ and event.html over them, for the key
+    of the draw asked; from A, which links nothing, only A."""
+    names = ["Ann", "Bo", "Cy", "Di", "Ed", "Flo", "Gus", "Hal", "Ivy", "Jo"]
+    server = Tombola(data_dir)
+    try:
+        draws = {}
+
+        def make(label, links=()):
+            config = {"pool": {"kind": "list", "entrants": names}, "perStop": 2,
+                      "excludeWinnersOf": [{"code": draws[l]["code"], "key": draws[l]["hostKey"]} for l in links]}
+            status, created = server.json("POST", "/api/draws", {"config": config}, ADMIN_KEY)
+            assert status == 201, created
+            draws[label] = created
+
+        def host(label, name, body=None):
+            status, answer = server.json("POST", "/api/draws/%s/%s" % (draws[label]["code"], name), body or {}, draws[label]["hostKey"])
+            assert status == 200, answer
+            return answer
+
+        def held(label):  # the draw's winners now: its rounds' winners, a voided one replaced
+            status, state = server.json("GET", "/api/draws/" + draws[label]["code"])
+            return [w for r in state["rounds"] for w in r["winners"]]
+
+        make("A")
+        host("A", "start")
+        voided = host("A", "stop")["result"]["winners"][0]
+        host("A", "void", {"round": 1, "winner": voided, "reason": "not present"})
+        make("B", ["A"])
+        host("B", "start")
+        host("B", "stop")
+        make("C", ["A", "B"])
+        host("C", "start")
+        host("C", "stop")  # each Stop takes the 1.5 s slow-down: one round per draw
+        winners = {label: held(label) for label in draws}
+        c = draws["C"]
+        status, pat = server.json("POST", "/api/draws/%s/operators" % c["code"], {"name": "Pat", "role": "presenter"}, c["hostKey"])
+        assert status == 201, pat
+        status, eve = server.json("POST", "/api/draws/%s/operators" % c["code"], {"name": "Eve", "role": "observer"}, c["hostKey"])
+        assert status == 201, eve
+        assert server.json("POST", "/api/draws/%s/signoffs" % c["code"], {"statement": "result", "round": 1}, eve["key"])[0] == 200
+
+        path = "/api/draws/%s/auditpack.zip?event=1" % c["code"]
+        assert server.request("GET", path)[0] == 401
+        status, body = server.request("GET", path, key="wrong-key-0123456789")
+        assert (status, json.loads(body)["error"]["code"]) == (403, "bad_key"), body
+        status, body = server.request("GET", path, key=pat["key"])
+        assert (status, json.loads(body)["error"]["code"]) == (403, "role_forbidden"), body
+        status, observer_pack = server.request("GET", path, key=eve["key"])
+        assert status == 200 and observer_pack[:2] == b"PK"
+        status, raw = server.request("GET", path, key=c["hostKey"])
+        assert status == 200, raw[:200]
+        exports = {}
+        for label, draw in draws.items():
+            status, text = server.request("GET", "/api/draws/%s/export.json" % draw["code"], key=draw["hostKey"])
+            exports[label] = json.loads(text)
+        status, alone = server.request("GET", "/api/draws/%s/auditpack.zip?event=1" % draws["A"]["code"], key=draws["A"]["hostKey"])
+        assert status == 200, alone[:200]
+    finally:
+        server.stop()
+
+    pack = zipfile.ZipFile(io.BytesIO(raw))
+    assert pack.testzip() is None
+    assert zipfile.ZipFile(io.BytesIO(observer_pack)).namelist() == pack.namelist()
+    single = {"summary.html", "export.json", "verification.txt", "audit.json", "audit.csv", "server-key.json", "software.json"}
+    for label, draw in draws.items():
+        folder = "draws/%s/" % draw["code"]
+        held_files = {n[len(folder):] for n in pack.namelist() if n.startswith(folder)}
+        assert single | {"certificates/round-1.html"} <= held_files, (label, held_files)
+        exported = json.loads(pack.read(folder + "export.json"))
+        assert exported["records"] == exports[label]["records"], label
+        path = tmp_path / ("%s.json" % label)
+        path.write_bytes(pack.read(folder + "export.json"))
+        verified = subprocess.run([tombola_binary(), "verify", str(path)], capture_output=True, text=True, timeout=60)
+        assert verified.returncode == 0, verified.stdout + verified.stderr
+    assert set(pack.namelist()) == {"event.html"} | {n for n in pack.namelist() if n.startswith("draws/")}
+    # What event.html says of the links, an auditor redoes from the pack alone.
+    past = subprocess.run([tombola_binary(), "verify", str(tmp_path / "C.json"), "--past", str(tmp_path / "A.json"),
+                           "--past", str(tmp_path / "B.json")], capture_output=True, text=True, timeout=60)
+    assert past.returncode == 0, past.stdout + past.stderr
+
+    event = pack.read("event.html").decode()
+    a, b, c = (draws[label]["code"] for label in "ABC")
+    for label, draw in draws.items():
+        assert draw["code"] in event
+        for winner in winners[label]:
+            assert winner in event, (label, winner)
+    assert "void: %s (not present)" % voided in event
+    assert "<td>Eve</td>" in event and "<td>owner</td>" in event  # who observed (signed off), who operated
+    for later, earlier in ((b, a), (c, a), (c, b)):
+        assert "<td>%s</td><td>%s</td>" % (later, earlier) in event
+        assert "no winner of %s won again in %s" % (earlier, later) in event
+    assert "No winner of an earlier draw won again in a later one" in event
+    assert event.count('class="fail"') == 0 and event.count("verified: ") == 3
+    # Drawn in that order, listed in that order.
+    assert event.index(">%s</a>" % a) < event.index(">%s</a>" % b) < event.index(">%s</a>" % c)
+
+    only = zipfile.ZipFile(io.BytesIO(alone))
+    assert {n.split("/")[1] for n in only.namelist() if n.startswith("draws/")} == {a}
+    assert "excludes the winners of no other draw" in only.read("event.html").decode()

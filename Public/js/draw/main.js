@@ -152,6 +152,7 @@ state.addEventListener('change', ({ detail }) => {
   if (detail !== 'viewers') { audit.follow(); webhooks.follow(); }
   if (!pastDirty && document.activeElement !== pastField) pastField.value = pastDrawsText(state.config);
   showPast();
+  view.showEventPack(state);
 });
 socket.addEventListener('message', ({ detail }) => {
   if (detail.type === 'ack' && configureSeq !== null && detail.seq === configureSeq) {

@@ -411,6 +411,11 @@ export class DrawView {
 
   // --- links ---
 
+  /** The event's pack (issue #41): offered while this draw excludes the winners of others (state updates). */
+  showEventPack(state) {
+    show($('[data-audit-export="event"]', this.root), (state.config?.excludeWinnersOf?.length ?? 0) > 0);
+  }
+
   renderLinks(state, hostKey) {
     const base = state.lanBase ?? location.origin;
     const code = encodeURIComponent(state.code);
@@ -447,9 +452,10 @@ export class DrawView {
     show($('[data-audit-links]', this.root), Boolean(hostKey));
     for (const a of $$('[data-audit-export]', this.root)) {
       // `zip`: the auditor's pack (issue #41): export, audit log, certificates, key, identity, summary.
+      // `event`: the same for each draw this one excludes the winners of, and theirs (shown when it links some).
       const format = a.dataset.auditExport;
-      const file = format === 'zip' ? 'auditpack.zip' : `audit.${format}`;
-      a.href = `/api/draws/${code}/${file}`;
+      const file = format === 'zip' ? 'auditpack.zip' : format === 'event' ? 'event-auditpack.zip' : `audit.${format}`;
+      a.href = `/api/draws/${code}/${format === 'event' ? 'auditpack.zip?event=1' : file}`;
       a.onclick = hostKey ? (event) => { event.preventDefault(); downloadExport(a.href, hostKey, `tombola-${state.code}-${file}`, this); } : null;
     }
     // A private draw's receipts: one row per entrant, its link opens "your entry is in the locked pool" (mail merge).

@@ -458,6 +458,7 @@ export default {
   'host.export.audit.csv': 'سجل التدقيق (CSV)',
   'host.export.audit.xlsx': 'سجل التدقيق (Excel)',
   'host.export.auditpack': 'حزمة التدقيق (ZIP)',
+  'host.export.eventpack': 'حزمة التدقيق للفعالية (ZIP)',
   'host.export.json': 'تنزيل JSON',
   'host.audit': 'سجل التدقيق',
   'host.audit.hint': 'كل إجراء على هذا السحب، الأحدث أولًا؛ كل قيد مربوط بالقيد الذي قبله.',

@@ -458,6 +458,7 @@ export default {
   'host.export.audit.csv': 'Prüfprotokoll (CSV)',
   'host.export.audit.xlsx': 'Prüfprotokoll (Excel)',
   'host.export.auditpack': 'Prüfpaket (ZIP)',
+  'host.export.eventpack': 'Prüfpaket der Veranstaltung (ZIP)',
   'host.export.json': 'JSON herunterladen',
   'host.audit': 'Prüfprotokoll',
   'host.audit.hint': 'Jede Aktion dieser Ziehung, die neueste zuerst; jeder Eintrag ist mit dem vorigen verkettet.',

@@ -458,6 +458,7 @@ export default {
   'host.export.audit.csv': 'Registro de auditoría (CSV)',
   'host.export.audit.xlsx': 'Registro de auditoría (Excel)',
   'host.export.auditpack': 'Paquete de auditoría (ZIP)',
+  'host.export.eventpack': 'Paquete de auditoría del evento (ZIP)',
   'host.export.json': 'Descargar JSON',
   'host.audit': 'Registro de auditoría',
   'host.audit.hint': 'Cada acción de este sorteo, la más reciente primero; cada entrada está encadenada a la anterior.',

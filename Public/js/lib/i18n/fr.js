@@ -458,6 +458,7 @@ export default {
   'host.export.audit.csv': 'Journal d’audit (CSV)',
   'host.export.audit.xlsx': 'Journal d’audit (Excel)',
   'host.export.auditpack': 'Dossier d’audit (ZIP)',
+  'host.export.eventpack': 'Dossier d’audit de l’événement (ZIP)',
   'host.export.json': 'Télécharger le JSON',
   'host.audit': 'Journal d’audit',
   'host.audit.hint': 'Chaque action sur ce tirage, la plus récente en premier ; chaque entrée est chaînée à la précédente.',

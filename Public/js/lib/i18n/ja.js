@@ -458,6 +458,7 @@ export default {
   'host.export.audit.csv': '監査ログ（CSV）',
   'host.export.audit.xlsx': '監査ログ（Excel）',
   'host.export.auditpack': '監査パッケージ（ZIP）',
+  'host.export.eventpack': 'イベントの監査パッケージ（ZIP）',
   'host.export.json': 'JSON をダウンロード',
   'host.audit': '監査ログ',
   'host.audit.hint': 'この抽選のすべての操作（新しい順）。各記録は一つ前の記録につながっています。',

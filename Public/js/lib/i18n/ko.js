@@ -458,6 +458,7 @@ export default {
   'host.export.audit.csv': '감사 로그(CSV)',
   'host.export.audit.xlsx': '감사 로그(Excel)',
   'host.export.auditpack': '감사 패키지(ZIP)',
+  'host.export.eventpack': '행사 감사 패키지(ZIP)',
   'host.export.json': 'JSON 다운로드',
   'host.audit': '감사 로그',
   'host.audit.hint': '이 추첨의 모든 작업(최신순). 각 항목은 바로 앞 항목에 연결됩니다.',

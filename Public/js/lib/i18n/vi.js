@@ -458,6 +458,7 @@ export default {
   'host.export.audit.csv': 'Nhật ký kiểm tra (CSV)',
   'host.export.audit.xlsx': 'Nhật ký kiểm tra (Excel)',
   'host.export.auditpack': 'Gói kiểm tra (ZIP)',
+  'host.export.eventpack': 'Gói kiểm tra của sự kiện (ZIP)',
   'host.export.json': 'Tải JSON',
   'host.audit': 'Nhật ký kiểm tra',
   'host.audit.hint': 'Mọi thao tác trên lượt rút thăm này, mới nhất trước; mỗi mục được nối với mục trước nó.',

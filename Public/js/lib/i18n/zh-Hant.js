@@ -458,6 +458,7 @@ export default {
   'host.export.audit.csv': '稽核日誌（CSV）',
   'host.export.audit.xlsx': '稽核日誌（Excel）',
   'host.export.auditpack': '稽核包（ZIP）',
+  'host.export.eventpack': '活動稽核包（ZIP）',
   'host.export.json': '下載 JSON',
   'host.audit': '稽核日誌',
   'host.audit.hint': '此抽獎的每項操作，最新的在前；每筆記錄都連結到前一筆。',

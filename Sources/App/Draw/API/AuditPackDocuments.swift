@@ -16,11 +16,22 @@ enum AuditPackDocuments {
         var madeAt: Int64
     }
 
-    /// The pack's files, in the order the ZIP lists them.
-    static func files(_ inputs: Inputs) -> [(name: String, bytes: [UInt8])] {
+    /// The export read once: its records and its verification (the summary and an event's share them).
+    struct Reading: Sendable {
+        var records: [JSONValue]
+        var verification: Verification
+    }
+
+    static func read(_ inputs: Inputs) -> Reading {
         let export = (try? JSONValue.parse(inputs.exportText)) ?? .null
-        let records = export["records"]?.arrayValue ?? []
-        let verification = verify(exportText: inputs.exportText, export: export)
+        return Reading(records: export["records"]?.arrayValue ?? [], verification: verify(exportText: inputs.exportText, export: export))
+    }
+
+    /// The pack's files, in the order the ZIP lists them.
+    static func files(_ inputs: Inputs, _ reading: Reading? = nil) -> [(name: String, bytes: [UInt8])] {
+        let reading = reading ?? read(inputs)
+        let records = reading.records
+        let verification = reading.verification
         var files: [(String, [UInt8])] = [
             ("summary.html", Array(summary(inputs, records: records, verification: verification).utf8)),
             ("export.json", Array(inputs.exportText.utf8)),
@@ -164,11 +175,21 @@ enum AuditPackDocuments {
         "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>\(escape(title))</title><style>\(style)</style></head><body>\n\(body)</body></html>\n"
     }
 
+    /// Who gave commands, as the audit log names them.
+    static func operators(_ audit: [AuditExport.Entry]) -> Set<String> {
+        Set(audit.compactMap { (try? JSONValue.parse($0.detail))?["operator"]?.stringValue })
+    }
+
+    /// The observers who signed off, as the record names them.
+    static func observers(_ records: [JSONValue]) -> Set<String> {
+        Set(records.filter { $0["kind"]?.stringValue == "signoff" }.compactMap { $0["observer"]?.stringValue })
+    }
+
     /// The one-page summary: the draw, when, who, the pools, the rounds and what changed, the verdict.
     static func summary(_ inputs: Inputs, records: [JSONValue], verification: Verification) -> String {
         let times = records.compactMap { $0["at"]?.intValue }
-        let people = Set(inputs.audit.compactMap { (try? JSONValue.parse($0.detail))?["operator"]?.stringValue })
-        let observers = Set(records.filter { $0["kind"]?.stringValue == "signoff" }.compactMap { $0["observer"]?.stringValue })
+        let people = Self.operators(inputs.audit)
+        let observers = Self.observers(records)
         let pools = Set(records.compactMap { $0["poolHash"]?.stringValue })
         var body = "<h1>Auditor's pack: draw \(escape(inputs.code))</h1>\n<p>Made \(time(inputs.madeAt)) by \(escape(inputs.software.summary)).</p>\n"
         body += "<table>"

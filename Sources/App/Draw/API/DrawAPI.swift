@@ -93,6 +93,8 @@ enum DrawAPI {
             // The auditor's pack (issue #41): the host export, the audit log, certificates, key, identity, summary.
             guard method == "GET" else { return responder.respond(APIError.methodNotAllowed(allow: ["GET", "HEAD"])) }
             guard DrawAPI.admits(request, responder: responder, service: service, check: room.isHostKey) else { return }
+            // `?event=1`: the draws linked through `excludeWinnersOf` too (EventPack.swift: why this key is enough).
+            if QueryString.value(of: "event", in: request.head.query) == "1" { return EventPack.respond(room, service: service, responder: responder) }
             AuditPack.respond(room, service: service, responder: responder)
         case (2, "audit.csv"), (2, "audit.xlsx"):
             // The audit log: the host's (its entries name removed entrants and the reasons given).
