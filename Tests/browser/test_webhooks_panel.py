@@ -30,5 +30,21 @@ def test_the_webhooks_panel_speaks_chinese_and_shows_a_refusal(server, browser):
     with urllib.request.urlopen(request, timeout=10) as r:
         assert json.load(r)["webhooks"] == []
     assert english_words(host, allow=["https", "http"]) == []
+
+    # An accepted address (a public IP literal: nothing to resolve; no round is drawn, so nothing is
+    # sent) shows in the list, and its delete button takes it away again (host-api.js's POST and DELETE).
+    field = host.find_element("css selector", "[data-webhook-url]")
+    field.clear()
+    field.send_keys("https://93.184.215.14/hook")
+    host.find_element("css selector", "[data-webhook-add]").click()
+    host.wait_js("document.querySelector('[data-webhook-list] li') !== null", TIMEOUT)
+    row = host.find_element("css selector", "[data-webhook-list] li")
+    assert host.js(VISIBLE, row.find_element("css selector", ".webhook-url"))["text"] == "https://93.184.215.14/hook"
+    assert host.js(VISIBLE, host.find_element("css selector", "[data-webhook-error]"))["text"] == ""
+    row.find_element("css selector", "button").click()
+    host.wait_js("document.querySelector('[data-webhook-list] li') === null", TIMEOUT)
+    assert host.js(VISIBLE, host.find_element("css selector", "[data-webhook-empty]"))["text"] == "还没有消息推送"
+    with urllib.request.urlopen(request, timeout=10) as r:
+        assert json.load(r)["webhooks"] == []
     # The refused request itself is the only console line (the browser logs any 400).
     assert [e for e in host.errors() if "/webhooks - Failed to load resource" not in e] == []

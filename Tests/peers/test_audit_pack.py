@@ -16,6 +16,22 @@ from test_draw_export import ADMIN_KEY, CODE, HOST_KEY, Tombola, data_dir, verif
 from test_fairness_script import script, tombola_binary  # noqa: F401 (fixture)
 
 
+def packs_for_host_and_observer_only(server, path, presenter, observer, host):
+    """No key: 401; a wrong key: bad_key; a presenter's: role_forbidden; the observer's and the
+    host's packs, as ZIP bytes."""
+    assert server.request("GET", path)[0] == 401
+    status, body = server.request("GET", path, key="wrong-key-0123456789")
+    assert (status, json.loads(body)["error"]["code"]) == (403, "bad_key"), body
+    status, body = server.request("GET", path, key=presenter)
+    assert (status, json.loads(body)["error"]["code"]) == (403, "role_forbidden"), body
+    packs = []
+    for key in (observer, host):
+        status, raw = server.request("GET", path, key=key)
+        assert status == 200 and raw[:2] == b"PK", (status, raw[:200])
+        packs.append(raw)
+    return packs
+
+
 def test_the_auditors_pack_holds_what_an_auditor_checks_and_only_hosts_and_observers_get_it(script, data_dir, tmp_path):
     server = Tombola(data_dir)
     try:
@@ -38,16 +54,7 @@ def test_the_auditors_pack_holds_what_an_auditor_checks_and_only_hosts_and_obser
         assert status == 200, body
         replacement = body["result"]["winners"][0]
 
-        path = "/api/draws/%s/auditpack.zip" % CODE
-        assert server.request("GET", path)[0] == 401
-        status, body = server.request("GET", path, key="wrong-key-0123456789")
-        assert (status, json.loads(body)["error"]["code"]) == (403, "bad_key"), body
-        status, body = server.request("GET", path, key=pat["key"])
-        assert (status, json.loads(body)["error"]["code"]) == (403, "role_forbidden"), body
-        status, observer_pack = server.request("GET", path, key=eve["key"])
-        assert status == 200 and observer_pack[:2] == b"PK"
-        status, raw = server.request("GET", path, key=HOST_KEY)
-        assert status == 200, raw[:200]
+        observer_pack, raw = packs_for_host_and_observer_only(server, "/api/draws/%s/auditpack.zip" % CODE, pat["key"], eve["key"], HOST_KEY)
         status, host_export = server.request("GET", "/api/draws/%s/export.json" % CODE, key=HOST_KEY)
     finally:
         server.stop()
@@ -167,15 +174,7 @@ def test_the_event_pack_holds_each_linked_draws_own_pack_and_checks_the_links(da
         assert server.json("POST", "/api/draws/%s/signoffs" % c["code"], {"statement": "result", "round": 1}, eve["key"])[0] == 200
 
         path = "/api/draws/%s/auditpack.zip?event=1" % c["code"]
-        assert server.request("GET", path)[0] == 401
-        status, body = server.request("GET", path, key="wrong-key-0123456789")
-        assert (status, json.loads(body)["error"]["code"]) == (403, "bad_key"), body
-        status, body = server.request("GET", path, key=pat["key"])
-        assert (status, json.loads(body)["error"]["code"]) == (403, "role_forbidden"), body
-        status, observer_pack = server.request("GET", path, key=eve["key"])
-        assert status == 200 and observer_pack[:2] == b"PK"
-        status, raw = server.request("GET", path, key=c["hostKey"])
-        assert status == 200, raw[:200]
+        observer_pack, raw = packs_for_host_and_observer_only(server, path, pat["key"], eve["key"], c["hostKey"])
         exports = {}
         for label, draw in draws.items():
             status, text = server.request("GET", "/api/draws/%s/export.json" % draw["code"], key=draw["hostKey"])

@@ -5,13 +5,13 @@
 // refuses it anyway: role_forbidden): a presenter keeps Start and Stop, check-in the entrants.
 
 import { $, copyText, el, setText } from '../lib/dom.js';
-import { errorText, t } from '../lib/i18n.js';
+import { apiErrorText, hostApi } from '../lib/host-api.js';
+import { t } from '../lib/i18n.js';
 
 export class HostOperators {
   /** `key()` returns this page's key (or null); `toast(text)` shows a message. */
   constructor({ code, key, toast, socket }, root = document) {
-    this.code = code;
-    this.key = key;
+    this.call = hostApi(code, key);
     this.toast = toast;
     this.root = root;
     this.me = null; // {id, name, role} when this page holds a co-host's key
@@ -42,21 +42,11 @@ export class HostOperators {
     this.render();
   }
 
-  async call(method, path, body) {
-    const response = await fetch(`/api/draws/${encodeURIComponent(this.code)}/${path}`, {
-      method, headers: { Authorization: `Bearer ${this.key() ?? ''}`, 'Content-Type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const json = await response.json().catch(() => null);
-    if (!response.ok) throw json?.error ?? { code: 'network' };
-    return json;
-  }
-
   async load() {
     try {
       this.rows = (await this.call('GET', 'operators')).operators;
     } catch (error) {
-      this.toast(errorText(error.code));
+      this.toast(apiErrorText(error));
     }
     this.render();
   }
@@ -70,7 +60,7 @@ export class HostOperators {
       this.showCreated(made);
       await this.load();
     } catch (error) {
-      this.toast(errorText(error.code));
+      this.toast(apiErrorText(error));
     }
   }
 
@@ -79,7 +69,7 @@ export class HostOperators {
       await this.call('DELETE', `operators/${encodeURIComponent(row.id)}`);
       await this.load();
     } catch (error) {
-      this.toast(errorText(error.code));
+      this.toast(apiErrorText(error));
     }
   }
 

@@ -6,7 +6,8 @@
 // record is the observer's and not only the server's word.
 
 import { $, setText, show } from '../lib/dom.js';
-import { errorText, i18nEvents, t } from '../lib/i18n.js';
+import { apiErrorText, hostApi } from '../lib/host-api.js';
+import { i18nEvents, t } from '../lib/i18n.js';
 
 const KEY_STORE = 'tombola-observer-key-v1';
 
@@ -41,8 +42,7 @@ export function signoffMessage({ statement, round, target, poolHash }) {
 export class ObserverSignoff {
   /** `key()` is this page's key; `me()` this page's co-host identity ({ id, role }) or null. */
   constructor({ code, key, me, toast, state }, root = document) {
-    this.code = code;
-    this.key = key;
+    this.call = hostApi(code, key);
     this.me = me;
     this.toast = toast;
     this.state = state;
@@ -101,17 +101,6 @@ export class ObserverSignoff {
     setText(this.keyLine, t('signoff.key', { fp: `${digest.slice(0, 16)}…` }));
   }
 
-  async call(method, path, body) {
-    const response = await fetch(`/api/draws/${encodeURIComponent(this.code)}/${path}`, {
-      method, cache: 'no-store',
-      headers: { Authorization: `Bearer ${this.key() ?? ''}`, 'Content-Type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const json = await response.json().catch(() => null);
-    if (!response.ok) throw json?.error ?? { code: 'network' };
-    return json;
-  }
-
   /** The request: with the observer's own key, the chain's head read now and signed (one retry if it moved). */
   async request(statement, round) {
     if (!this.ownKeyBox.checked) return { statement, round };
@@ -141,7 +130,7 @@ export class ObserverSignoff {
       }
       this.toast(t('signoff.stored'));
     } catch (error) {
-      this.toast(errorText(error?.code ?? 'network'));
+      this.toast(apiErrorText(error));
     } finally {
       this.busy = false;
       this.render();

@@ -4,13 +4,14 @@
 
 import { $, el } from '../lib/dom.js';
 import { clockTime } from '../lib/format.js';
-import { errorText, lang, locale, t } from '../lib/i18n.js';
+import { apiErrorText, hostApi } from '../lib/host-api.js';
+import { lang, locale, t } from '../lib/i18n.js';
 
 export class HostWebhooks {
   /** `key()` returns the host key (or null). */
   constructor({ code, key }, root = document) {
-    this.code = code;
     this.key = key;
+    this.call = hostApi(code, key);
     this.panel = $('[data-webhooks-panel]', root);
     this.list = $('[data-webhook-list]', root);
     this.empty = $('[data-webhook-empty]', root);
@@ -28,17 +29,6 @@ export class HostWebhooks {
     this.form.addEventListener('submit', (event) => { event.preventDefault(); this.add(); });
   }
 
-  async call(method, path = '', body) {
-    const response = await fetch(`/api/draws/${encodeURIComponent(this.code)}/webhooks${path}`, {
-      method,
-      headers: { Authorization: `Bearer ${this.key() ?? ''}`, ...(body ? { 'Content-Type': 'application/json' } : {}) },
-      body: body ? JSON.stringify(body) : undefined,
-    });
-    const json = response.status === 204 ? {} : await response.json().catch(() => null);
-    if (!response.ok) throw json?.error ?? { code: 'network' };
-    return json;
-  }
-
   /** A delivery may have happened: read the statuses again (only while the panel is open). */
   follow() {
     if (!this.panel?.open) return;
@@ -49,10 +39,10 @@ export class HostWebhooks {
   async refresh() {
     if (!this.panel?.open || !this.key()) return;
     try {
-      this.hooks = (await this.call('GET')).webhooks;
+      this.hooks = (await this.call('GET', 'webhooks')).webhooks;
       this.error.textContent = '';
     } catch (error) {
-      this.error.textContent = errorText(error.code ?? 'network');
+      this.error.textContent = apiErrorText(error);
     }
     this.render();
   }
@@ -61,22 +51,22 @@ export class HostWebhooks {
     const url = $('[data-webhook-url]', this.form).value.trim();
     const format = $('[data-webhook-format]', this.form).value;
     try {
-      const hook = await this.call('POST', '', { url, format, language: lang() });
+      const hook = await this.call('POST', 'webhooks', { url, format, language: lang() });
       this.secretText = hook.secret;
       $('[data-webhook-url]', this.form).value = '';
       this.error.textContent = '';
       await this.refresh();
     } catch (error) {
-      this.error.textContent = errorText(error.code ?? 'network');
+      this.error.textContent = apiErrorText(error);
     }
   }
 
   async remove(id) {
     try {
-      await this.call('DELETE', `/${encodeURIComponent(id)}`);
+      await this.call('DELETE', `webhooks/${encodeURIComponent(id)}`);
       await this.refresh();
     } catch (error) {
-      this.error.textContent = errorText(error.code ?? 'network');
+      this.error.textContent = apiErrorText(error);
     }
   }
 
