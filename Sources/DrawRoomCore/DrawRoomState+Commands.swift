@@ -157,14 +157,15 @@ extension DrawRoomState {
                 // A check-in pool holds the entrants who joined, never ids a host types.
                 if case .checkin = config.pool { config.pool = .checkin(checkin.book.activeIDs) }
                 try checkPastDraws(config)
-                var candidate = draw
-                let duplicates = try candidate.configure(config, pastWinners: config.excludeWinnersOf.compactMap { links.winners(EntrantList.trim($0.code)) })
-                let text = candidate.config.storedText
-                let entry = AuditEntry(actor: "host", action: "configure", detail: .object([
-                    "poolHash": candidate.commit.map { .string($0.poolHash) } ?? .null,
-                    "remaining": .int(Int64(clamping: candidate.remaining))]))
-                write(RecordBatch(command: job.command.name, records: [], config: text, audit: entry), job: job, candidate: candidate,
-                      then: .configure(text: Self.publicConfigText(candidate.config), duplicates: duplicates), &actions)
+                let plan = ConfigurePlan(base: draw, config: config,
+                                         pastWinners: config.excludeWinnersOf.compactMap { links.winners(EntrantList.trim($0.code)) })
+                if plan.runsOffLoop {
+                    // The queue waits for the outcome (`isBusy`), as it waits for a write.
+                    preparing = job
+                    actions.append(.prepareConfigure(plan))
+                } else {
+                    configured(job, plan.run(), &actions)
+                }
 
             case .void(let round, let winner, let reason, let audience) where draw.config.beacon:
                 // The replacement is sealed by a drand round of its own (issue #40), not drawn from the seed.
@@ -195,6 +196,36 @@ extension DrawRoomState {
             actions.append(.count(.refusedCommands))
             deliver(.failure(CommandFailure(code: error.code)), for: job, &actions)
         }
+    }
+
+    /// A configure's outcome (worked out in place or off the loop): written, or refused.
+    mutating func configured(_ job: Job, _ outcome: ConfigureOutcome, _ actions: inout [Action]) {
+        switch outcome.result {
+        case .failure(let failure):
+            actions.append(.count(.refusedCommands))
+            deliver(.failure(failure), for: job, &actions)
+        case .success(let made):
+            let entry = AuditEntry(actor: "host", action: "configure", detail: .object([
+                "poolHash": made.candidate.commit.map { .string($0.poolHash) } ?? .null,
+                "remaining": .int(Int64(clamping: made.candidate.remaining))]))
+            write(RecordBatch(command: job.command.name, records: [], config: made.storedText, audit: entry), job: job,
+                  candidate: made.candidate, then: .configure(text: made.publicText, duplicates: made.duplicates), &actions)
+        }
+    }
+
+    /// A configure prepared off the loop is back: written if the draw is still the one it was
+    /// worked out from, else run again (in order: it is still the queue's first).
+    mutating func configurePrepared(_ outcome: ConfigureOutcome, at time: Time,
+                                    using random: inout some RandomNumberGenerator, _ actions: inout [Action]) {
+        guard let job = preparing else { return }
+        preparing = nil
+        if outcome.isBased(on: draw) {
+            configured(job, outcome, &actions)
+        } else {
+            queue.insert(job, at: 0)
+        }
+        pump(at: time, using: &random, &actions)
+        flushJoins(&actions)
     }
 
     mutating func write(_ batch: RecordBatch, job: Job, candidate: Draw, then: PendingWrite.Continuation,
@@ -322,8 +353,8 @@ extension DrawRoomState {
                 announcePhase(.idle, &actions)
                 // The board is empty: what is left and what the next round draws changed.
                 if let commit = draw.commit { actions.append(.announce(.commit(commit))) }
-            case .configure(_, let duplicates):
-                adoptConfig(draw.config.publicText)
+            case .configure(let text, let duplicates):
+                adoptConfig(text)
                 succeed(job, CommandReply(ack: ack(job, ["duplicates": .array(duplicates.map { .string($0) })])), &actions)
                 // One shared frame for every page, with the settings' summary (a page that needs the
                 // names fetches them once: `GET /api/draws/<code>/config`).

@@ -102,6 +102,8 @@ extension DrawRoomState {
         case remoteDevice(String, device: String?)
         /// Cluster owner: forget the devices of pages on instances not in `live`.
         case pruneRemoteDevices(live: Set<String>)
+        /// What `Action.prepareConfigure` worked out off the loop.
+        case configurePrepared(ConfigureOutcome)
     }
 
     public enum Action {
@@ -130,6 +132,8 @@ extension DrawRoomState {
         case logError(String)
         /// Fetch a drand round off the loop (at its due time, until the deadline), then `.beaconFetched`.
         case fetchBeacon(BeaconRequest)
+        /// Run `plan` off the loop (a large pool's configure), then `.configurePrepared`.
+        case prepareConfigure(ConfigurePlan)
     }
 
     /// What a broadcast is, for those who relay it (cluster mode): a follower keeps the latest

@@ -30,6 +30,8 @@ public struct DrawRoomState {
     var motion: Motion?
     var queue: [Job] = []
     var pending: PendingWrite?
+    /// A configure being worked out off the loop (`ConfigurePlan`); commands wait meanwhile.
+    var preparing: Job?
     var resynchronizing = false
     var applied: [String: SeqLog] = [:]
     /// The full settings (canonical JSON), as stored and as `GET /api/draws/<code>/config` serves them.
@@ -109,8 +111,8 @@ public struct DrawRoomState {
     /// Whether nothing is moving: no roll or slow-down, no write, no queued command (archiving waits for this).
     public var isSettled: Bool { !isBusy && queue.isEmpty && motion == nil && draw.phase != .rolling && draw.phase != .stopping }
 
-    /// Whether a write (or the check after a failed one) is in flight; commands wait meanwhile.
-    public var isBusy: Bool { pending != nil || resynchronizing || checkin.writing }
+    /// Whether a write (or the check after a failed one) or a configure off the loop is in flight; commands wait meanwhile.
+    public var isBusy: Bool { pending != nil || preparing != nil || resynchronizing || checkin.writing }
 
     // MARK: Events
 
@@ -191,6 +193,8 @@ public struct DrawRoomState {
             scheduleViewerAnnouncement(at: time, &actions)
         case .remoteEntropy(let key, let entropy):
             remoteEntropy[key] = entropy
+        case .configurePrepared(let outcome):
+            configurePrepared(outcome, at: time, using: &random, &actions)
         case .beaconFetched(let request, let outcome, let skipped):
             guard draw.sealingHash == request.lockHash else { break }
             // A stale attempt's failure is dropped here, so it cannot hide a newer attempt's value.
@@ -242,8 +246,9 @@ public struct DrawRoomState {
             // part of the snapshot (a command does: `received` drops the snapshots for it; the
             // viewer count is refreshed with the viewers timer).
             break
-        case .checkinJoin, .deviceLinked, .archivedChanged:
-            // A join changes the snapshot once stored; a linked device only its own (see `device`).
+        case .checkinJoin, .deviceLinked, .archivedChanged, .configurePrepared:
+            // A join or a configure prepared off the loop changes the snapshot once stored; a linked
+            // device only its own (see `device`).
             break
         case .command, .commandBy, .timerDue, .stored, .resynchronized, .shutdown, .resumeRolling, .resumeStopping, .entrantsStored, .continueTicks,
              .claim, .beaconFetched, .resumeSealed, .checkinRestored:

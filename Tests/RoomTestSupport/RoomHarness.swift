@@ -22,8 +22,18 @@ public struct RoomHarness {
         time.wallMilliseconds += Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
     }
 
+    /// Whether `handle` works out a large configure's plan at once, as the shell does off the loop
+    /// (`Action.prepareConfigure`), and feeds its outcome back; false leaves that to the test.
+    public var runsConfigurePlans = true
+
     public mutating func handle(_ event: DrawRoomState.Event) -> [DrawRoomState.Action] {
-        state.handle(event, at: time, using: &random)
+        var actions = state.handle(event, at: time, using: &random)
+        guard runsConfigurePlans else { return actions }
+        while let index = actions.firstIndex(where: { if case .prepareConfigure = $0 { true } else { false } }) {
+            guard case .prepareConfigure(let plan) = actions.remove(at: index) else { break }
+            actions += state.handle(.configurePrepared(plan.run()), at: time, using: &random)
+        }
+        return actions
     }
 
     /// A host page: joined and authenticated.

@@ -382,7 +382,21 @@ final class DrawRoom: @unchecked Sendable {
             DrawLog.error(message, code: code)
         case .fetchBeacon(let request):
             fetchBeacon(request)
+        case .prepareConfigure(let plan):
+            prepareConfigure(plan)
         }
+    }
+
+    /// A large pool's configure (validation, the lock's hashing, the settings' texts: ~0.4 s for a
+    /// private list of 100,000 names) on a thread of its own (`DetachedThread`: docs/ARCHITECTURE.md),
+    /// so the draw loop keeps every other draw's ticks going; the room's queue waits for it. A
+    /// system that refuses a thread gets the command refused `busy`, nothing changed.
+    private func prepareConfigure(_ plan: ConfigurePlan) {
+        let started = DetachedThread.start { [self] in
+            let outcome = plan.run()
+            loop.execute { [self] in apply(.configurePrepared(outcome)) }
+        }
+        if !started { loop.execute { [self] in apply(.configurePrepared(plan.refused)) } }
     }
 
     /// Fetches drand round R (docs/FAIRNESS.md §13): the loop waits until the attempt's start (R's
