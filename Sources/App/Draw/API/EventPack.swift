@@ -1,4 +1,5 @@
 import DrawEngine
+import Posix
 import Server
 
 /// `GET /api/draws/<code>/auditpack.zip?event=1` (issue #41): the auditor's pack of an event, the
@@ -12,7 +13,7 @@ enum EventPack {
         let code = room.code
         var walk = EventWalk(from: code)
         _ = walk.next()
-        read(room, walk: walk, gathered: [], service: service) { outcome in
+        read(room, walk: walk, gathered: [], service: service, loop: responder.loop) { outcome in
             switch outcome {
             case .success(let (walk, draws)):
                 let madeAt = draws.first?.madeAt ?? 0
@@ -30,7 +31,7 @@ enum EventPack {
     /// A draw that cannot be read fails the whole pack (an event pack with a draw silently left
     /// out would mislead); a linked draw that is gone is `missing` in it.
     private static func read(_ room: any DrawChannel, walk: EventWalk, gathered: [AuditPackDocuments.Inputs], service: DrawService,
-                             completion: @escaping @Sendable (Result<Gathered, HTTPResponseFailure>) -> Void) {
+                             loop: EventLoop, completion: @escaping @Sendable (Result<Gathered, HTTPResponseFailure>) -> Void) {
         AuditPack.gather(room, service: service) { outcome in
             let inputs: AuditPackDocuments.Inputs
             switch outcome {
@@ -38,15 +39,17 @@ enum EventPack {
             case .failure(let refusal): return completion(.failure(refusal))
             }
             room.storedSettings { config in
-                var walk = walk
+                var next = walk
                 let settings = config?.excludeWinnersOf.map(\.code) ?? []
-                walk.read(room.code, links: EventPackDocuments.linkedCodes(exportText: inputs.exportText, settings: settings))
-                advance(walk, gathered: gathered + [inputs], service: service, completion: completion)
+                next.read(room.code, links: EventPackDocuments.linkedCodes(exportText: inputs.exportText, settings: settings))
+                // Back on the request's loop, where the API looks draws up (`service.room`), as DrawAPI does.
+                let walked = next
+                loop.execute { advance(walked, gathered: gathered + [inputs], service: service, loop: loop, completion: completion) }
             }
         }
     }
 
-    private static func advance(_ walk: EventWalk, gathered: [AuditPackDocuments.Inputs], service: DrawService,
+    private static func advance(_ walk: EventWalk, gathered: [AuditPackDocuments.Inputs], service: DrawService, loop: EventLoop,
                                 completion: @escaping @Sendable (Result<Gathered, HTTPResponseFailure>) -> Void) {
         var walk = walk
         while let next = walk.next() {
@@ -54,7 +57,7 @@ enum EventPack {
                 walk.read(next, links: nil)
                 continue
             }
-            return read(room, walk: walk, gathered: gathered, service: service, completion: completion)
+            return read(room, walk: walk, gathered: gathered, service: service, loop: loop, completion: completion)
         }
         completion(.success((walk, gathered)))
     }
