@@ -161,3 +161,22 @@ def test_a_range_of_5000_and_a_list_are_drawn_out_to_the_last_one_in(server, bro
         wait_board(screen, ["%d of 37 still in" % count, line], left)
         assert sorted(screen.js(STRUCK)) == sorted(result["winners"])
     verify_both(server, code, "reverse-list.json", screen)
+
+    # The certificates say the same (the stage contradicting the record was this wave's defect: a
+    # reverse round's certificate listed who was drawn out under "Winners", and the last round's
+    # named one drawn out as its winner). Round 1 on the Chinese phone, the last on the projector.
+    with urllib.request.urlopen(server.url("/api/draws/%s/export.json" % code), timeout=30) as r:
+        rounds = [x for x in json.load(r)["records"] if x["kind"] == "round"]
+    for page, n, heading, last_line in ((phone, 1, "第 1 轮淘汰", None),
+                                        (screen, 3, "Drawn out in round 3", "Last one in: %s wins!" % rounds[2]["lastIn"])):
+        page.get(server.url("/draw/%s/round/%d" % (code, n)))
+        page.wait(lambda: page.js("return window.tombolaCertificate?.status === 'ready'"
+                                  " && window.tombolaCertificate.verification.state === 'ok'") or None, TIMEOUT)
+        page.execute_script("document.querySelector('.cert-winners-box').scrollIntoView({ block: 'start' })")
+        shown = [p["text"] for p in seen(page, ".cert-winners-box")]
+        assert heading in shown and "Winners" not in shown and "中奖者" not in shown, shown
+        assert sorted(p["text"] for p in seen(page, "[data-winners]")) == sorted(rounds[n - 1]["winners"])
+        assert [p["text"] for p in seen(page, "[data-last-in]")] == ([last_line] if last_line else [])
+        if n == 1:
+            names = {w for name in NAMES for w in name.split()}
+            assert not english_words(page, allow=names), english_words(page, allow=names)

@@ -90,7 +90,8 @@ def largest(page, text, scope=None):
 # tables keep in Latin letters on purpose, and protocol names.
 ALLOWED_ON_ZH = {"Tombola", "QR", "CSV", "PNG", "JPEG", "WebP", "SVG", "JSON", "KiB", "MiB", "MP", "Ogg", "drand",
                  "quicknet", "OBS", "URL", "SHA", "Host", "host-link", "admin-link", "tombola", "verify", "Page", "Up",
-                 "Down", "Esc", "Space", "Enter", "UTF", "GB", "IT", "https", "http", "px", "Excel", "xlsx", "ZIP"}
+                 "Down", "Esc", "Space", "Enter", "UTF", "GB", "IT", "https", "http", "px", "Excel", "xlsx", "ZIP",
+                 "hmac"}  # hmac: in the algorithm's identifier a certificate prints, tombola-hmac-sha256-v1
 WORD = re.compile(r"\w+")
 
 

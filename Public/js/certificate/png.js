@@ -53,6 +53,12 @@ export async function certificatePNG(root = document) {
   g.font = `600 40px ${FONT}`;
   y = wrap(g, text('[data-prize]'), MARGIN, y + 10, inner, 52);
 
+  // A reverse raffle's last round: its winner, the last one in, before the list of who was drawn out.
+  const lastIn = $('[data-last-in]', root);
+  if (lastIn && !lastIn.hidden) {
+    g.font = `700 44px ${FONT}`;
+    y = wrap(g, lastIn.textContent.trim(), MARGIN, y + 30, inner, 56);
+  }
   g.font = `700 34px ${FONT}`;
   y = wrap(g, text('#cert-winners-heading'), MARGIN, y + 30, inner, 46);
   g.font = `400 38px ${FONT}`;

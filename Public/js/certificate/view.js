@@ -12,7 +12,7 @@ export class CertificateView {
   constructor(root = document) {
     this.root = root;
     this.n = {};
-    for (const hook of ['title', 'prize', 'missing', 'winners', 'voided', 'time', 'commitment', 'seed', 'entropy', 'hash', 'algorithm',
+    for (const hook of ['title', 'prize', 'missing', 'lastIn', 'winnersHeading', 'winners', 'voided', 'time', 'commitment', 'seed', 'entropy', 'hash', 'algorithm',
       'software', 'softwareLabel', 'signature', 'signatureLabel', 'timestamp', 'timestampLabel', 'notBefore', 'notBeforeLabel', 'signoffs', 'signoffsLabel', 'qr', 'verify', 'back', 'print', 'png']) {
       this.n[hook] = $(`[data-${hook.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}]`, root);
     }
@@ -46,6 +46,13 @@ export class CertificateView {
     // A rehearsal round (issue 45): the band and the watermark, on screen and on paper.
     showRehearsal(record?.rehearsal === true);
     setText(n.prize, record?.prize ?? '');
+    // A reverse raffle's round (issue 45, FAIRNESS §21) draws people *out*: its list is who left,
+    // never "Winners"; the round that leaves one names the winner, the last one in, above it.
+    const reverse = record?.reverse === true;
+    setText(n.winnersHeading, reverse ? t('reverse.outHeading', { n: state.round }) : t('cert.winners'));
+    const lastIn = reverse && record.lastIn != null ? record.lastIn : null;
+    setText(n.lastIn, lastIn === null ? '' : t('reverse.last', { value: holderText(lastIn) }));
+    show(n.lastIn, lastIn !== null);
     replaceChildren(n.winners, state.winners.map((w) => tint(el('li', { class: w === null ? 'is-unclaimed' : null, text: holderText(w) }), w)));
     // One line per void and pass, in the record's order: who lost the prize, why, and to whom.
     const lines = state.changes.map((r) => {
