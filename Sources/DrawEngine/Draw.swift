@@ -170,7 +170,7 @@ public struct Draw: Sendable {
                 lastRound = max(lastRound, round.round)
             }
             winnersThisSession.formUnion(round.winners)
-            keptWinners.add(round.winners)
+            keptWinners.add(round.won)
             lastResult = record
         case .void(let round, let winner, let reason):
             guard let b = board.firstIndex(where: { $0.round == round }),
@@ -415,7 +415,7 @@ public struct Draw: Sendable {
         board.append(BoardRound(round: round.round, prize: round.prize, prizeIndex: round.prizeIndex, winners: round.winners, voided: [],
                                 alternates: round.alternates ?? []))
         winnersThisSession.formUnion(round.winners)
-        keptWinners.add(round.winners)
+        keptWinners.add(round.won)
         lastRound = round.round
         self.frozen = nil
         storedLock = nil

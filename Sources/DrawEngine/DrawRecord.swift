@@ -41,6 +41,11 @@ public struct RoundRecord: Sendable, Equatable {
     public var reverse: Bool = false
     /// The reverse raffle's round that leaves one entrant in: that entrant, the winner (`lastIn`).
     public var lastIn: DrawValue? = nil
+
+    /// Who won in this round: its `winners`, except in a reverse raffle, where they were drawn out
+    /// and only the last one in (if this round left one) won (docs/FAIRNESS.md §21). What another
+    /// draw's `excludeWinnersOf` leaves out (§3).
+    public var won: [DrawValue] { reverse ? (lastIn.map { [$0] } ?? []) : winners }
 }
 
 public enum RecordBody: Sendable, Equatable {

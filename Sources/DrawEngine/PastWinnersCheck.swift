@@ -38,7 +38,7 @@ public enum PastWinnersCheck {
         for json in other.prefix(records) {
             guard let record = try? DrawRecord(json: json) else { continue }
             switch record.body {
-            case .round(let round): kept.add(round.winners)
+            case .round(let round): kept.add(round.won)
             case .void(_, let winner, _): kept.void(winner)
             case .pass(_, let winner, let alternate, _):
                 kept.void(winner)

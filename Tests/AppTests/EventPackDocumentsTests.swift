@@ -28,6 +28,22 @@ struct EventPackDocumentsTests {
         #expect(event.range(of: ">LUNCH</a>")!.lowerBound < event.range(of: ">MAIN</a>")!.lowerBound)
     }
 
+    /// A reverse raffle's pack (FAIRNESS.md §21): the summary and each certificate list who a round
+    /// drew out as such, never as winners, and the last round names the last one in as the winner.
+    @Test func aReverseRafflesPackSaysDrawnOutAndNamesTheLastOneIn() throws {
+        let export = SampleDraw.reverseExport()
+        let records = try JSONValue.parse(export)["records"]!.arrayValue!
+        let rounds = AuditPackDocuments.rounds(records)
+        let last = try #require(rounds.first { $0.lastIn != nil })
+        let files = AuditPackDocuments.files(inputs("REV", export))
+        let certificate = try #require(files.first { $0.name == "certificates/round-\(last.number).html" })
+        let page = String(decoding: certificate.bytes, as: UTF8.self)
+        #expect(page.contains("<p><strong>Last one in: \(last.lastIn!) wins</strong></p>"))
+        #expect(page.contains("<h2>Drawn out in round \(last.number)</h2>") && !page.contains("<h2>Winners</h2>"))
+        let summary = String(decoding: try #require(files.first { $0.name == "summary.html" }).bytes, as: UTF8.self)
+        #expect(summary.contains("drawn out: " + last.winners.joined(separator: ", ") + "; the last one in wins: \(last.lastIn!)"))
+    }
+
     @Test func aWinnerOfTheLinkedDrawWhoWinsAgainIsAFailure() throws {
         let (main, lunch) = SampleDraw.pastExports()
         // Tell the check that a lunch winner won main's first round: the export is edited, so the

@@ -45,6 +45,24 @@ import Testing
         #expect(throws: DrawError.reverseDone) { try restored.start(contributions: [], at: harness.tick()) }
     }
 
+    @Test func anotherDrawExcludesTheLastOneInNotThoseDrawnOut() throws {
+        var harness = try Harness(DrawConfig(pool: .list(["Ann", "Bo", "Cai", "Dee", "Eli"]), perStop: .count(2), reverse: true), seed: 8)
+        #expect(harness.draw.winnersForExclusion(code: "REV").names.isEmpty)
+        _ = try harness.round()
+        // Drawn out is not won: after a round that leaves three in, nobody has won yet.
+        #expect(harness.draw.winnersForExclusion(code: "REV").names.isEmpty)
+        _ = try harness.round()
+        let last = try #require(Self.rounds(harness).last?.lastIn)
+        let won = harness.draw.winnersForExclusion(code: "REV")
+        #expect(won.names == [last.description])
+        // The verifiers' count (tombola verify --past, the event pack) agrees, read back from the export.
+        let records = try JSONValue.parse(DrawExport.json(code: "REV", records: harness.records))["records"]!.arrayValue!
+        #expect(PastWinnersCheck.heldNames(records, records: records.count) == [last.description])
+        // Restored from its records, the draw says the same.
+        let restored = try Draw(config: harness.draw.config, restoring: harness.records)
+        #expect(restored.winnersForExclusion(code: "REV").names == [last.description])
+    }
+
     @Test func theLastBatchIsCutSoThatOneStaysIn() throws {
         var harness = try Harness(DrawConfig(pool: .list(["Ann", "Bo", "Cai", "Dee", "Eli"]), perStop: .all, reverse: true), seed: 3)
         #expect(try harness.round().count == 4)

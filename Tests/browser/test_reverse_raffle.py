@@ -6,6 +6,8 @@ person sees (visible.py: painted at full opacity, inside the viewport, on top), 
 REST results: still in = the round's eligible pool less its winners. Both verifiers pass both
 exports (a range and a list), and so does the pages' own recheck."""
 
+import csv
+import io
 import json
 import os
 import pathlib
@@ -180,3 +182,30 @@ def test_a_range_of_5000_and_a_list_are_drawn_out_to_the_last_one_in(server, bro
         if n == 1:
             names = {w for name in NAMES for w in name.split()}
             assert not english_words(page, allow=names), english_words(page, allow=names)
+
+    # The winners download says the same: each of a reverse round's rows was drawn out, and the last
+    # round's extra row is the one who won.
+    req = urllib.request.Request(server.url("/api/draws/%s/export.csv" % code), headers={"Authorization": "Bearer " + key})
+    with urllib.request.urlopen(req, timeout=30) as r:
+        table = list(csv.DictReader(io.StringIO(r.read().decode("utf-8-sig"))))
+    assert [(row["winner"], row["reverse"]) for row in table] == \
+        [(w, "drawn out") for r in rounds for w in r["winners"]] + [(rounds[2]["lastIn"], "last one in: wins")]
+
+    # A later draw that excludes this raffle's winners leaves out the last one in, not the 36 drawn
+    # out (they had counted as its winners); both verifiers agree with --past.
+    later, later_key = create_draw(server, {"pool": {"kind": "list", "entrants": NAMES}, "perStop": 3,
+                                            "excludeWinnersOf": [{"code": code, "key": key}]})
+    api(server, "/api/draws/%s/start" % later, later_key)
+    result = stored(server, later, api(server, "/api/draws/%s/stop" % later, later_key)["result"])
+    assert [p["removed"] for p in result["pool"]["pastWinners"]] == [[NAMES.index(rounds[2]["lastIn"])]]
+    assert rounds[2]["lastIn"] not in result["winners"] and result["eligible"] == len(NAMES) - 1
+    paths = []
+    for c in (later, code):
+        with urllib.request.urlopen(server.url("/api/draws/%s/export.json" % c), timeout=30) as r:
+            paths.append(os.path.join(server.data_dir, "past-%s.json" % c))
+            with open(paths[-1], "wb") as f:
+                f.write(r.read())
+    script = os.path.join(server.data_dir, "verify_tombola.py")  # written by verify_both
+    for command in ([os.environ.get("TOMBOLA_BIN", "tombola"), "verify"], [sys.executable, script]):
+        checked = subprocess.run(command + [paths[0], "--past", paths[1]], capture_output=True, text=True, timeout=60)
+        assert checked.returncode == 0 and re.search(r"past winners of %s: OK" % code, checked.stdout), checked.stdout

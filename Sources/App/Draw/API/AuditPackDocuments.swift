@@ -92,6 +92,17 @@ enum AuditPackDocuments {
         var winners: [String]
         var changes: [String]
         var signoffs: [String]
+
+        /// A reverse raffle's round (FAIRNESS.md §21): its `winners` were drawn *out*.
+        var reverse: Bool { record["reverse"]?.boolValue == true }
+        /// The reverse raffle's winner, named by the round that left one in.
+        var lastIn: String? { reverse ? record["lastIn"].map(text) : nil }
+
+        /// The round's outcome in one line: its winners, or who it drew out and the last one in.
+        var outcome: String {
+            guard reverse else { return winners.joined(separator: ", ") }
+            return "drawn out: " + winners.joined(separator: ", ") + (lastIn.map { "; the last one in wins: \($0)" } ?? "")
+        }
     }
 
     /// The drawn rounds (each round number's latest record: a void's replacement comes later), with
@@ -202,7 +213,7 @@ enum AuditPackDocuments {
         body += "</table>\n<h2>Rounds</h2>\n<table><tr><th>Round</th><th>Prize</th><th>Winners</th><th>Voids and passes</th><th>Witnessed by</th></tr>"
         for round in rounds(records) {
             body += "<tr><td>\(round.number)</td><td>\(escape(round.record["prize"]?.stringValue ?? ""))</td>"
-            body += "<td>\(escape(round.winners.joined(separator: ", ")))</td><td>\(escape(round.changes.joined(separator: "; ")))</td>"
+            body += "<td>\(escape(round.outcome))</td><td>\(escape(round.changes.joined(separator: "; ")))</td>"
             body += "<td>\(escape(round.signoffs.joined(separator: "; ")))</td></tr>"
         }
         body += "</table>\n<h2>Verification</h2>\n"
@@ -219,7 +230,10 @@ enum AuditPackDocuments {
         }
         var body = "<h1>Certificate of draw \(escape(code)), round \(round.number)</h1>\n"
         if let prize = r["prize"]?.stringValue { body += "<p><strong>\(escape(prize))</strong></p>\n" }
-        body += "<h2>Winners</h2>\n<ol>" + round.winners.map { "<li>\(escape($0))</li>" }.joined() + "</ol>\n"
+        // A reverse raffle's round lists who it drew out, never as winners; the last round names the winner.
+        if let lastIn = round.lastIn { body += "<p><strong>Last one in: \(escape(lastIn)) wins</strong></p>\n" }
+        body += "<h2>\(round.reverse ? "Drawn out in round \(round.number)" : "Winners")</h2>\n<ol>"
+        body += round.winners.map { "<li>\(escape($0))</li>" }.joined() + "</ol>\n"
         if !round.changes.isEmpty { body += "<p>" + round.changes.map(escape).joined(separator: "<br>") + "</p>\n" }
         body += "<table>"
         body += row("Drawn at (UTC)", r["at"]?.intValue.map(time))

@@ -38,6 +38,9 @@ enum DrawExportCSV {
         // giving each place. Each column only in a download that has any (others keep theirs).
         var marks: [Bool] = []
         var places: [Int?] = []
+        // A reverse raffle's rounds (FAIRNESS.md §21): the column `reverse` says each of their rows
+        // was drawn out, and the round that left one in adds that one's row: "last one in: wins".
+        var outs: [String?] = []
         var rehearsalRound: [Int: Bool] = [:]
         var session = 1
         for record in records {
@@ -53,6 +56,7 @@ enum DrawExportCSV {
                              .text(record.hash), name(alternate)])
                 marks.append(rehearsalRound[round] ?? false)
                 places.append(nil)
+                outs.append(nil)
             case .round(let round):
                 prizes[round.round] = round.prize ?? ""
                 rehearsalRound[round.round] = round.rehearsal
@@ -65,6 +69,15 @@ enum DrawExportCSV {
                                  .text(round.commitment), .text(round.seed), .text(record.hash), name(winner)])
                     marks.append(round.rehearsal)
                     places.append(nil)
+                    outs.append(round.reverse ? "drawn out" : nil)
+                }
+                if let last = round.lastIn, round.reverse {
+                    rows.append([.integer(Int64(session)), .integer(Int64(round.round)), text(round.prize), cell(last),
+                                 .text("no"), .empty, .empty, ExportTable.time(millis: record.at, in: timeZone),
+                                 .integer(Int64(record.index)), .text(round.commitment), .text(round.seed), .text(record.hash), name(last)])
+                    marks.append(round.rehearsal)
+                    places.append(nil)
+                    outs.append("last one in: wins")
                 }
                 // The whole order: the waiting list completes the pool (FAIRNESS §15, issue 45).
                 if let waiting = round.alternates, !waiting.isEmpty, UInt64(round.winners.count + waiting.count) == round.eligible {
@@ -75,6 +88,7 @@ enum DrawExportCSV {
                                      name(entrant)])
                         marks.append(round.rehearsal)
                         places.append(i + 1)
+                        outs.append(nil)
                     }
                 }
             default:
@@ -89,6 +103,10 @@ enum DrawExportCSV {
         if places.contains(where: { $0 != nil }) {
             columns.append("waitlist")
             rows = zip(rows, places).map { row, place in row + [place.map { .integer(Int64($0)) } ?? .empty] }
+        }
+        if outs.contains(where: { $0 != nil }) {
+            columns.append("reverse")
+            rows = zip(rows, outs).map { row, out in row + [out.map { .text($0) } ?? .empty] }
         }
         return ExportTable(header: columns, rows: rows, timeZone: timeZone, fractionalSeconds: true)
     }

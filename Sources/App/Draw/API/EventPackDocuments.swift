@@ -87,7 +87,9 @@ enum EventPackDocuments {
                         let exclusion = (record["pool"]?["pastWinners"]?.arrayValue ?? []).first { $0["code"]?.stringValue == other }
                         held[number] = exclusion?["records"]?.intValue.map { PastWinnersCheck.heldNames(past.reading.records, records: Int($0)) }
                         if exclusion != nil, !check.rounds.contains(number) { check.rounds.append(number) }
-                        names = (record["winners"]?.arrayValue ?? []).map(Docs.text)
+                        // Who won the round: a reverse raffle's round only its last one in (FAIRNESS.md §21).
+                        names = record["reverse"]?.boolValue == true ? (record["lastIn"].map { [Docs.text($0)] } ?? [])
+                            : (record["winners"]?.arrayValue ?? []).map(Docs.text)
                     case "pass":
                         names = record["alternate"].map { [Docs.text($0)] } ?? []
                     default:
@@ -124,7 +126,7 @@ enum EventPackDocuments {
             let rounds = Docs.rounds(draw.reading.records)
             let winners = rounds.map { round in
                 let prize = round.record["prize"]?.stringValue.map { " (\(escape($0)))" } ?? ""
-                return "\(round.number)\(prize): \(escape(round.winners.joined(separator: ", ")))"
+                return "\(round.number)\(prize): \(escape(round.outcome))"
             }
             let changes = rounds.flatMap { round in round.changes.map { "\(round.number): \(escape($0))" } }
             let pools = Set(draw.reading.records.compactMap { $0["poolHash"]?.stringValue }).sorted()
