@@ -27,6 +27,18 @@ import Webhooks
         #expect(again[0].id == result[0].id && result[0].id != void[0].id && result[0].id.count == 32)
     }
 
+    /// A reverse raffle's round (FAIRNESS.md §21) drew its `winners` out: the message says so, and
+    /// the round that left one in names the winner.
+    @Test func aReverseRafflesRoundSaysDrawnOutAndTheLastOneIn() {
+        let mapper = WebhookEventMapper(code: "ABC123")
+        let out = mapper.events(for: .result(json(#"{"type":"result","round":1,"winners":["Ann","Dee"],"reverse":true,"hash":"ab"}"#)), at: 1)
+        #expect(out[0].text("en") == "Round 1: drawn out Ann, Dee" && out[0].text("zh") == "第 1 轮淘汰：Ann、Dee")
+        #expect(out[0].data["reverse"] == .bool(true) && out[0].data["lastIn"] == .null)
+        let last = mapper.events(for: .result(json(#"{"type":"result","round":3,"winners":["Cai"],"reverse":true,"lastIn":"Bo","hash":"cd"}"#)), at: 2)
+        #expect(last[0].text("en") == "Round 3: drawn out Cai; the last one in, Bo, wins")
+        #expect(last[0].text("zh") == "第 3 轮淘汰：Cai；最后留下：Bo 获胜" && last[0].data["lastIn"] == .string("Bo"))
+    }
+
     @Test func eachClaimIsOneEvent() {
         let mapper = WebhookEventMapper(code: "ABC123")
         let open = #"{"type":"claims","round":2,"items":[{"winner":"A1","status":"open"},{"winner":"B2","status":"open"}]}"#

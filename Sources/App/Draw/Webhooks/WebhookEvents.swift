@@ -26,8 +26,19 @@ final class WebhookEventMapper {
             let winners = message["winners"]?.arrayValue ?? []
             let prize = message["prize"]?.stringValue
             let names = winners.map(Self.text).joined(separator: ", ")
-            let data: JSONValue = .object(["round": .int(round), "prize": prize.map { .string($0) } ?? .null, "winners": .array(winners),
-                                           "replaces": message["replaces"] ?? .null, "hash": message["hash"] ?? .null])
+            var fields: [String: JSONValue] = ["round": .int(round), "prize": prize.map { .string($0) } ?? .null, "winners": .array(winners),
+                                               "replaces": message["replaces"] ?? .null, "hash": message["hash"] ?? .null]
+            if message["reverse"]?.boolValue == true {
+                // A reverse raffle's round drew its `winners` *out* (FAIRNESS.md §21): said so, never as winners.
+                let lastIn = message["lastIn"].flatMap { $0 == .null ? nil : $0 }
+                fields["reverse"] = .bool(true)
+                fields["lastIn"] = lastIn ?? .null
+                let last = lastIn.map(Self.text)
+                return [event(.roundRevealed, at: at, data: .object(fields),
+                              en: "Round \(round): drawn out \(names)" + (last.map { "; the last one in, \($0), wins" } ?? ""),
+                              zh: "第 \(round) 轮淘汰：\(winners.map(Self.text).joined(separator: "、"))" + (last.map { "；最后留下：\($0) 获胜" } ?? ""))]
+            }
+            let data: JSONValue = .object(fields)
             let label = prize.map { " (\($0))" } ?? ""
             let zhLabel = prize.map { "（\($0)）" } ?? ""
             return [event(.roundRevealed, at: at, data: data,
