@@ -35,7 +35,7 @@ public enum DrawErrorText {
         "not_archived": "Archive the draw before deleting it.",
         "default_draw": "The server's default draw cannot be deleted (archive it, or start with another --default-draw).",
         "draw_linked": "Another draw excludes this draw's winners; remove it from that draw's settings first.",
-        "not_supported": "Listing, archiving and deleting draws are not available in cluster mode.",
+        "not_supported": "Not available in cluster mode (the admin's list, archive and delete; co-hosts; erasing personal data after N days).",
         // Storage
         "storage_failed": "The draw could not be saved; nothing was announced. Try again.",
         "disk_full": "The server's disk is full; nothing was announced. Free some space and try again.",

@@ -23,6 +23,10 @@ public struct DrawRoomSettings: Sendable {
     public var signer: RecordSigner?
     /// New draws are private unless their settings say otherwise (`--private-draws`, issue #42).
     public var privateDraws = false
+    /// Whether this server erases personal data on a draw's `retentionDays` (issue #41): a single
+    /// box sweeps; cluster mode does not, so it refuses the setting (`not_supported`) rather than
+    /// keep a promise nobody carries out.
+    public var sweepsRetention = true
 
     public init(tickHz: Int = 20, slowDown: Duration = .milliseconds(1500),
                 maxPoolBytes: Int = DrawRoomSettings.defaultMaxPoolBytes, beacon: BeaconSettings = BeaconSettings(),

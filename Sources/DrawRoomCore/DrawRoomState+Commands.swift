@@ -156,6 +156,12 @@ extension DrawRoomState {
                 }
                 // A check-in pool holds the entrants who joined, never ids a host types.
                 if case .checkin = config.pool { config.pool = .checkin(checkin.book.activeIDs) }
+                // Retention is swept on a single box only: elsewhere the setting would promise an erase nobody does.
+                if config.retentionDays != nil, !settings.sweepsRetention {
+                    actions.append(.count(.refusedCommands))
+                    deliver(.failure(CommandFailure(code: "not_supported")), for: job, &actions)
+                    return
+                }
                 try checkPastDraws(config)
                 let plan = ConfigurePlan(base: draw, config: config,
                                          pastWinners: config.excludeWinnersOf.compactMap { links.winners(EntrantList.trim($0.code)) })

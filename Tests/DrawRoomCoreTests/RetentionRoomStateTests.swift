@@ -61,6 +61,22 @@ import Testing
         #expect(room.state.draw.config.pool == .list(["Ann", "Bo"]))
     }
 
+    /// Cluster mode sweeps nowhere (`sweepsRetention` false): setting retention is refused, nothing stored.
+    @Test func aServerThatDoesNotSweepRefusesTheSetting() throws {
+        var room = try RoomHarness()
+        var settings = room.state.settings
+        settings.sweepsRetention = false
+        room.state = DrawRoomState(code: "ROOM", draw: room.state.draw, settings: settings)
+        room.host()
+        var config = DrawConfig(pool: .checkin([]))
+        config.retentionDays = 30
+        let refused = room.command(.configure(config))
+        #expect(refused.actions.reply(to: refused.caller) == .failure(CommandFailure(code: "not_supported")))
+        #expect(!refused.actions.storesSomething && room.state.draw.config.retentionDays == nil && !room.state.isBusy)
+        config.retentionDays = nil
+        #expect(room.command(.configure(config)).actions.storesSomething)
+    }
+
     @Test func theCommandCrossesToAClusterOwnerIntact() throws {
         let json = HostCommand.checkin(.expire(days: 12)).forwardedJSON
         guard case .checkin(.expire(let days)) = try HostCommand(forwarded: json) else { Issue.record("\(json)"); return }

@@ -608,6 +608,12 @@ def test_metrics_on_the_owner_and_a_follower(cluster):
                          ("DELETE", "/api/draws/" + created["code"])):
         status, answer = follower.json(method, path, {} if method == "POST" else None, ADMIN_KEY)
         assert (status, answer["error"]["code"]) == (501, "not_supported"), (method, path, answer)
+    # So is retention (no instance sweeps): the setting is refused, the settings unchanged.
+    before = follower.json("GET", "/api/draws/%s/config" % created["code"])
+    status, answer = follower.json("PUT", "/api/draws/%s/config" % created["code"],
+                                   {"pool": {"kind": "checkin"}, "retentionDays": 30}, created["hostKey"])
+    assert (status, answer["error"]["code"]) == (501, "not_supported"), answer
+    assert follower.json("GET", "/api/draws/%s/config" % created["code"]) == before
     deadline = time.time() + 10
     while True:
         values = [metrics(instance) for instance in (owner, follower)]

@@ -13,9 +13,11 @@ extension DrawService {
         if let key = configuration.hostKey, !DrawKeys.isPlausibleKey(key) { throw DrawServiceError.badKey }
         let storage = try StorageQueue(directory: configuration.dataDirectory)
         // One signing key for every instance, derived from the cluster key (issue #47, docs/CLUSTER.md).
-        let roomSettings = DrawRoomSettings(tickHz: configuration.tickHz, slowDown: slowDown, beacon: configuration.beacon,
+        var roomSettings = DrawRoomSettings(tickHz: configuration.tickHz, slowDown: slowDown, beacon: configuration.beacon,
                                             software: BinaryIdentity.software, signer: ServerSigning.derived(clusterKey: settings.key),
                                             privateDraws: configuration.privateDraws)
+        // No instance sweeps retention (`startRetention` is single-box): `retentionDays` is refused.
+        roomSettings.sweepsRetention = false
         var settings = settings
         settings.software = BinaryIdentity.software
         // A forwarded Stop of a beacon-sealed round is answered once drand round R came (or was void).

@@ -11,7 +11,8 @@ import Storage
 /// the chain). Single-box: it looks at start (an erase that fell due while the server was down
 /// runs then) and every hour after; the query runs on the storage thread, the erase is the
 /// room's own `retention_erase` command (audit actor `system`), so a loaded room's book and
-/// its pages change with the tables. Cluster mode does not sweep (docs/PROTOCOL.md).
+/// its pages change with the tables. Cluster mode does not sweep and so refuses the setting
+/// (`DrawRoomSettings.sweepsRetention`, docs/PROTOCOL.md).
 struct RetentionStatus: Sendable, Equatable {
     var days: Int
     /// Seconds since 1970.
