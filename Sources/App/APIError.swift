@@ -19,6 +19,9 @@ enum APIError {
         case "not_checkin", "entries_open", "entries_closed", "already_joined", "duplicate_value", "entries_full": .conflict
         case "bad_code", "not_winner": .forbidden
         case "claim_closed", "claim_open": .conflict
+        case "unknown_voucher": .notFound
+        case "voucher_void", "already_handed_over": .conflict
+        case "handover_unsupported": .notImplemented
         case "signoff_required", "signoff_stale", "already_signed", "bad_signoff_round": .conflict
         case "no_entry", "unknown_entrant": .notFound
         case "too_large", "logo_too_large", "media_too_large": .contentTooLarge

@@ -24,10 +24,13 @@ public enum HostCommand: Sendable {
     case signoff(Draw.SignoffRequest)
     /// The room's own job, never sent by a page: pass the wins whose claim windows ended (#26).
     case passUnclaimed
+    /// Staff at the prize table (REST only, issue 45): look a voucher up, or hand its prize over.
+    case handover(HandoverRequest)
 
     public var name: String {
         switch self {
         case .passUnclaimed: "pass"
+        case .handover: "handover"
         case .checkin(let command): command.name
         case .start: "start"
         case .stop: "stop"
@@ -118,6 +121,10 @@ public enum DrawMessageParser {
             return .beaconAbandon(reason: reason)
         case "signoff":
             return .signoff(try signoffRequest(json))
+        case "handover":
+            guard let code = json["code"]?.stringValue, code.utf8.count <= 64 else { throw .badField("code") }
+            if let confirm = json["confirm"], confirm.boolValue == nil { throw .badField("confirm") }
+            return .handover(HandoverRequest(code: code, confirm: json["confirm"]?.boolValue ?? false))
         default:
             throw MessageError(code: "unknown_type", detail: "unknown command")
         }

@@ -124,6 +124,11 @@ public enum DrawErrorText {
         "bad_slow_down": "The slow-down lasts 1500 to 6000 milliseconds (1.5 to 6 seconds), a whole number.",
         "bad_retention": "Personal data is kept 1 to 3650 days after the draw's last activity, a whole number.",
         "not_winner": "This phone has no win to claim now.",
+        "bad_voucher": "That is not a voucher code: check each character (the last one is a check character).",
+        "unknown_voucher": "No winner of this draw has that voucher code (is it another draw's?).",
+        "voucher_void": "That winner was voided: the voucher no longer counts.",
+        "already_handed_over": "That prize was handed over already.",
+        "handover_unsupported": "Prize hand-over needs a single server (cluster mode does not keep hand-overs).",
         "claim_closed": "The time to claim has run out: the prize passed to the next alternate.",
         "claim_open": "Winners are still claiming: wait until every claim window has ended.",
         // Spreadsheet import (the whole import is refused; `line` says where)

@@ -27,6 +27,12 @@ public struct DrawRoomSettings: Sendable {
     /// box sweeps; cluster mode does not, so it refuses the setting (`not_supported`) rather than
     /// keep a promise nobody carries out.
     public var sweepsRetention = true
+    /// The key prize vouchers are made with (issue 45, `VoucherCode`), derived from the server's
+    /// signing key on a single box; nil: no vouchers (cluster mode, which does not keep hand-overs).
+    public var voucherKey: [UInt8]?
+    /// Renders a voucher's QR code as SVG (libqrencode, in the app), sent to the winner's phone
+    /// with the code so that the code never travels in a URL; nil: no QR.
+    public var qrSVG: (@Sendable (String) -> String?)?
 
     public init(tickHz: Int = 20, slowDown: Duration = .milliseconds(1500),
                 maxPoolBytes: Int = DrawRoomSettings.defaultMaxPoolBytes, beacon: BeaconSettings = BeaconSettings(),

@@ -76,6 +76,8 @@ extension DrawRoomState {
             switch job.command {
             case .checkin:
                 break
+            case .handover(let request):
+                runHandover(request, job: job, at: time, &actions)
             case .passUnclaimed:
                 let plan = try passPlan(at: time)
                 guard !plan.records.isEmpty else {
@@ -255,7 +257,7 @@ extension DrawRoomState {
                 batch.answer = BatchAnswer(client: job.client ?? "", seq: seq, reply: CommandReply(ack: ack(job), result: result))
             case .sealVoid, .voidSealing:
                 batch.answer = BatchAnswer(client: job.client ?? "", seq: seq, reply: CommandReply(ack: ack(job)))
-            case .checkin, .pass, .sealFinished, .replacementSealed:
+            case .checkin, .pass, .sealFinished, .replacementSealed, .handover:
                 break
             }
         }
@@ -342,6 +344,7 @@ extension DrawRoomState {
                 succeed(job, CommandReply(ack: ack(job)), &actions)
                 if let voided { actions.append(.announce(.void(voided))) }
                 announceCheckinWinners(&actions)
+                sendVouchers(&actions)
                 announceBeacon(&actions)
                 requestBeacon(at: time.unixMilliseconds, &actions)
             case .replacementSealed(let reason):
@@ -374,6 +377,7 @@ extension DrawRoomState {
                 if let voided { actions.append(.announce(.void(voided))) }
                 announceCheckinWinners(&actions)
                 if let result { actions.append(.announce(.result(result))) }
+                sendVouchers(&actions)
                 if let commit = draw.commit { actions.append(.announce(.commit(commit))) }
             case .checkin(let change, let text):
                 checkin.apply(change, &actions)
@@ -393,6 +397,9 @@ extension DrawRoomState {
                 actions.append(.count(.commands))
                 announceCheckinWinners(&actions)
                 passesStored(passes, at: time, &actions)
+                sendVouchers(&actions)
+            case .handover(let handover):
+                handoverStored(handover, job: job, &actions)
             }
         }
         pump(at: time, using: &random, &actions)

@@ -202,6 +202,8 @@ extension DrawRoomState {
     /// A write in flight and what follows once it is stored.
     struct PendingWrite {
         public enum Continuation {
+            /// A prize hand-over's audit entry is stored (issue 45).
+            case handover(Handover)
             /// The round's lock (`lock`, the batch's last record) is stored: roll. `lockedBefore`: the
             /// pool hash published before Start (other draws' winners locked in at Start may change it).
             case start(contributors: Set<UInt64>, lockedBefore: String?, lock: DrawRecord?)

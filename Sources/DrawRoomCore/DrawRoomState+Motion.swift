@@ -121,6 +121,8 @@ extension DrawRoomState {
         actions.append(.announce(.phase(.revealed)))
         if let commit = draw.commit { actions.append(.announce(.commit(commit))) }
         openClaims(at: time, &actions)
+        // Each winner's phone gets its prize voucher (issue 45).
+        sendVouchers(&actions)
         let waiters = revealWaiters
         revealWaiters = []
         let reply = CommandReply(ack: .object(["type": .string("ack"), "command": .string("stop")]), result: result)

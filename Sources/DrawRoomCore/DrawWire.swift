@@ -36,6 +36,8 @@ public enum DrawAnnouncement: Sendable {
     case lock(JSONValue)
     /// `{"type":"signoff","signoffs":[…]}`: the session's observers' sign-offs once one more is stored (issue #41).
     case signoff(JSONValue)
+    /// `{"type":"handover","round","winner","at","by","handedOver"}`: a prize was handed over (issue 45).
+    case handover(JSONValue)
 
     /// How a relay must treat it (cluster mode's fan-out, docs/CLUSTER.md): a follower keeps the
     /// latest viewer count, forgets the latest tick on `cleared`, relays check-in winners'
@@ -46,7 +48,7 @@ public enum DrawAnnouncement: Sendable {
         case .cleared: .cleared
         case .phase(let phase): .phase(phase)
         case .winners: .checkinWinners
-        case .tick, .result, .void, .commit, .config, .entrants, .entrantsSettings, .claims, .pass, .beacon, .lock, .signoff: .other
+        case .tick, .result, .void, .commit, .config, .entrants, .entrantsSettings, .claims, .pass, .beacon, .lock, .signoff, .handover: .other
         }
     }
 
@@ -109,6 +111,8 @@ public enum DrawPageMessage: Sendable, Equatable {
     case witness(JSONValue)
     /// (an operator's page, after `role`) `{"type":"operator","id","name","role"}` (issue #41).
     case operatorInfo(JSONValue)
+    /// (a winner's phone only) `{"type":"voucher","vouchers":[…]}`: its prize vouchers (issue 45).
+    case voucher(JSONValue)
 }
 
 /// The page protocol's encoder for what the room says (docs/PROTOCOL.md): the one place that
@@ -120,7 +124,7 @@ public enum DrawWire {
         case .tick(let tick): json(tick).canonicalString
         case .phase(let phase): phaseMessage(phase).canonicalString
         case .result(let message), .void(let message), .entrants(let message), .entrantsSettings(let message), .claims(let message),
-             .pass(let message), .beacon(let message), .lock(let message), .signoff(let message):
+             .pass(let message), .beacon(let message), .lock(let message), .signoff(let message), .handover(let message):
             message.canonicalString
         case .commit(let commit): commit.message.canonicalString
         case .cleared: JSONValue.object(["type": .string("cleared")]).canonicalString
@@ -135,7 +139,7 @@ public enum DrawWire {
         switch message {
         case .role(let host): JSONValue.object(["type": .string("role"), "role": .string(host ? "host" : "viewer")]).canonicalString
         case .error(let code, let seq): errorText(code, seq: seq)
-        case .ack(let message), .winnerPresence(let message), .witness(let message), .operatorInfo(let message): message.canonicalString
+        case .ack(let message), .winnerPresence(let message), .witness(let message), .operatorInfo(let message), .voucher(let message): message.canonicalString
         }
     }
 

@@ -46,6 +46,10 @@ extension HostCommand {
             members["target"] = request.target.map { .string($0) } ?? .null
             members["publicKey"] = request.publicKey.map { .string($0) } ?? .null
             members["signature"] = request.signature.map { .string($0) } ?? .null
+        case .handover(let request):
+            // Single box only (cluster mode answers `handover_unsupported`); written out for completeness.
+            members["code"] = .string(request.code)
+            members["confirm"] = .bool(request.confirm)
         }
         return .object(members)
     }

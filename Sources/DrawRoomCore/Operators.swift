@@ -14,6 +14,8 @@ public enum OperatorRole: String, Sendable, CaseIterable {
         case (.host, _): true
         case (.presenter, .start), (.presenter, .stop): true
         case (.checkin, .checkin): true
+        // The prize table (issue 45): staff with a check-in link hand prizes over.
+        case (.checkin, .handover): true
         // Only an observer signs off (never a host: the point is a second pair of eyes).
         case (.observer, .signoff): true
         default: false

@@ -68,6 +68,17 @@ extension Database {
 }
 
 extension Database {
+    /// A draw's audit entries of one `action`, in chain order (the prize hand-overs, issue 45).
+    public func loadAudit(drawCode: String, action: String) throws(StorageError) -> [AuditRow] {
+        try statement("""
+            SELECT draw_code, idx, at, actor, action, detail_json, prev_hash, hash
+            FROM audit WHERE draw_code = ? AND action = ? ORDER BY idx
+            """).query([.text(drawCode), .text(action)]) { s in
+            AuditRow(drawCode: s.text(0), index: s.int(1), at: s.double(2), actor: s.text(3), action: s.text(4),
+                     detailJSON: s.text(5), prevHash: s.text(6), hash: s.text(7))
+        }
+    }
+
     /// The newest of a draw's audit entries whose action is one of `actions`, or nil: reads one
     /// row, not the chain.
     public func latestAudit(drawCode: String, among actions: [String]) throws(StorageError) -> AuditRow? {

@@ -23,6 +23,7 @@ import { wireBranding } from './branding.js';
 import { wireMedia } from './media.js';
 import { pastDrawsText, readPastDraws } from './pastdraws.js';
 import { ClaimPanel } from '../lib/claims.js';
+import { PrizeTable } from './prize-table.js';
 
 initLanguageSwitch();
 const code = codeFromLocation();
@@ -58,6 +59,8 @@ const operators = new HostOperators({ code, key: () => hostKey, toast: (text) =>
 // An observer's sign-offs (issue #41): the card shows only on an observer's page.
 new ObserverSignoff({ code, key: () => hostKey, me: () => operators.me, toast: (text) => view.toast(text), state });
 const webhooks = new HostWebhooks({ code, key: () => hostKey }); // outgoing webhooks, read while their panel is open
+// The prize table (issue 45): vouchers typed or scanned, handed over; the owner's, a host's and check-in staff's page.
+new PrizeTable({ code, key: () => hostKey, role: () => operators.me?.role ?? null, state });
 
 view.bindStartStop(() => {
   if (!state.isHost || !operators.mayDrive()) return; // Space on an observer's or check-in page does nothing

@@ -170,6 +170,10 @@ export class DrawRoom extends EventTarget {
       case 'winners': learnNames(msg.names); break;
       case 'witness': this.witnessReport = { count: msg.count, reason: msg.reason, heads: msg.heads ?? [] }; break;
       case 'claims': this.claims = claimsOf(msg); break;
+      // This phone's prize vouchers (issue 45), sent to it alone; kept where the snapshot puts them.
+      case 'voucher': if (this.checkin?.me) this.checkin.me = { ...this.checkin.me, vouchers: msg.vouchers ?? [] }; break;
+      // A prize was handed over (no code, no name): host pages reread their list.
+      case 'handover': this.lastHandover = { round: msg.round, winner: msg.winner, at: msg.at, by: msg.by, handedOver: msg.handedOver }; break;
       case 'signoff':
         this.signoffs = Array.isArray(msg.signoffs) ? msg.signoffs : [];
         this.lockSigned = msg.lockSigned === true;

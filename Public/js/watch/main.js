@@ -17,6 +17,7 @@ import { ReceiptLine } from './receipt.js';
 import { applyBranding, fetchBranding } from '../lib/branding.js';
 import { wirePrizePicture } from '../lib/prize-media.js';
 import { ClaimPanel } from '../lib/claims.js';
+import { VoucherCard } from '../lib/voucher-view.js';
 
 initLanguageSwitch();
 const state = new WatchState(codeFromLocation());
@@ -35,6 +36,8 @@ const proof = new EntryProofLine();
 const receipt = new ReceiptLine();
 // The winner's "Tap to claim" (issue #26), right under "You won!"; a tap on "You won!" claims too.
 new ClaimPanel(state, { role: 'phone', parent: document.querySelector('[data-claim-slot]') });
+// The prize voucher (issue 45): its QR and code under "You won!", "Handed over" once staff mark it.
+new VoucherCard(state, document.querySelector('[data-won-box]'));
 document.querySelector('[data-you-won]').addEventListener('click', () => {
   if (document.body.classList.contains('claim-open')) document.querySelector('[data-claim-button]')?.click();
 });

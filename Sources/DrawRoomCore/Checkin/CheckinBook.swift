@@ -50,6 +50,8 @@ public struct CheckinBook: Sendable {
     private var uniques: [String: String] = [:]
     public private(set) var activeCount = 0
     public private(set) var nextSeq = 1
+    /// Prizes handed over (issue 45; Handover/DrawRoomState+Handover.swift), read back from the audit log.
+    public var handovers: [Handover] = []
     /// Reserved by joins not yet stored.
     private var reservedDevices: Set<String> = []
     private var reservedUniques: Set<String> = []

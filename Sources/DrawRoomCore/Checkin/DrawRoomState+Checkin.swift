@@ -137,7 +137,9 @@ extension DrawRoomState {
             // The phone's own name, masked too in a private draw: a frame may be seen over a shoulder or forwarded.
             me = .object(["id": .string(entry.id), "name": entry.name.map { .string(host ? $0 : publicName($0)) } ?? .null,
                           "removed": entry.removedReason.map { .string($0) } ?? .null,
-                          "wins": .array(roundsWon(by: entry.id).map { .int(Int64($0)) })])
+                          "wins": .array(roundsWon(by: entry.id).map { .int(Int64($0)) }),
+                          // The phone's prize vouchers (issue 45): this phone's own frame only.
+                          "vouchers": myVouchersJSON(entry: entry.id) ?? .null])
         }
         return .object(["open": .bool(checkin.book.settings.open), "count": .int(Int64(checkin.book.activeCount)),
                         "fields": .array(checkin.book.settings.fields.map(\.json)), "presence": .bool(checkin.book.settings.presence),

@@ -127,6 +127,8 @@ enum DrawAPI {
             guard method == "POST" else { return responder.respond(APIError.methodNotAllowed(allow: ["POST"])) }
             guard DrawAPI.admits(request, responder: responder, service: service, check: room.isHostKey) else { return }
             responder.respond(EntrantImportAPI.preview(request))
+        case (2, "handover"), (2, "handovers"):
+            HandoverAPI.route(rest[1], method: method, request: request, room: room, responder: responder, service: service)
         case (2, "branding"):
             BrandingAPI.branding(request, method: method, room: room, responder: responder, service: service)
         case (2, "logo"):
@@ -289,14 +291,17 @@ enum DrawAPI {
     private static func exportCSV(_ room: any DrawChannel, host: Bool, language: String, format: String, responder: Responder) {
         let code = room.code
         let respond: @Sendable ([String: String]) -> Void = { names in
-            room.export { result in
-                switch result {
-                case .success(let records):
-                    ExportTable.respondOffLoop(format: format, fileName: "tombola-\(code)", sheetName: "Winners \(code)", responder: responder) {
-                        DrawExportCSV.table(records: records, names: names, language: language)
+            // The prizes handed over (issue 45), a single box's: their time and operator as two columns.
+            HandoverAPI.handovers(of: room) { handovers in
+                room.export { result in
+                    switch result {
+                    case .success(let records):
+                        ExportTable.respondOffLoop(format: format, fileName: "tombola-\(code)", sheetName: "Winners \(code)", responder: responder) {
+                            DrawExportCSV.table(records: records, names: names, language: language, handovers: handovers)
+                        }
+                    case .failure(let error):
+                        responder.respond(APIError.response(DrawPersistence.errorCode(error)))
                     }
-                case .failure(let error):
-                    responder.respond(APIError.response(DrawPersistence.errorCode(error)))
                 }
             }
         }

@@ -1,4 +1,5 @@
 import Server
+import DrawRoomCore
 import DrawEngine
 import Foundation
 import Spreadsheet
@@ -16,12 +17,14 @@ enum DrawExportCSV {
     /// the page's language (`?lang=`), in which a claim pass's reason is said (the record keeps the
     /// fixed English text).
     static func text(records: [DrawRecord], names: [String: String] = [:], language: String = "en",
-                     timeZone: TimeZone = .current) -> String {
-        table(records: records, names: names, language: language, timeZone: timeZone).csv
+                     timeZone: TimeZone = .current, handovers: [Handover] = []) -> String {
+        table(records: records, names: names, language: language, timeZone: timeZone, handovers: handovers).csv
     }
 
+    /// `handovers`: the prizes handed over (issue 45): the columns `handed over` (the time) and
+    /// `by` (the operator), in a download that has any.
     static func table(records: [DrawRecord], names: [String: String] = [:], language: String = "en",
-                      timeZone: TimeZone = .current) -> ExportTable {
+                      timeZone: TimeZone = .current, handovers: [Handover] = []) -> ExportTable {
         var voids: [String: String] = [:] // "round|winner" → reason
         for record in records {
             if case .void(let round, let winner, let reason) = record.body { voids["\(round)|\(winner)", default: reason] = reason }
@@ -41,6 +44,8 @@ enum DrawExportCSV {
         // A reverse raffle's rounds (FAIRNESS.md §21): the column `reverse` says each of their rows
         // was drawn out, and the round that left one in adds that one's row: "last one in: wins".
         var outs: [String?] = []
+        var handed: [Handover?] = []
+        let handedBy = Dictionary(handovers.map { ("\($0.round)|\($0.winner)", $0) }, uniquingKeysWith: { a, _ in a })
         var rehearsalRound: [Int: Bool] = [:]
         var session = 1
         for record in records {
@@ -57,6 +62,7 @@ enum DrawExportCSV {
                 marks.append(rehearsalRound[round] ?? false)
                 places.append(nil)
                 outs.append(nil)
+                handed.append(handedBy["\(round)|\(alternate)"])
             case .round(let round):
                 prizes[round.round] = round.prize ?? ""
                 rehearsalRound[round.round] = round.rehearsal
@@ -70,6 +76,7 @@ enum DrawExportCSV {
                     marks.append(round.rehearsal)
                     places.append(nil)
                     outs.append(round.reverse ? "drawn out" : nil)
+                    handed.append(handedBy["\(round.round)|\(winner)"])
                 }
                 if let last = round.lastIn, round.reverse {
                     rows.append([.integer(Int64(session)), .integer(Int64(round.round)), text(round.prize), cell(last),
@@ -78,6 +85,7 @@ enum DrawExportCSV {
                     marks.append(round.rehearsal)
                     places.append(nil)
                     outs.append("last one in: wins")
+                    handed.append(nil)
                 }
                 // The whole order: the waiting list completes the pool (FAIRNESS §15, issue 45).
                 if let waiting = round.alternates, !waiting.isEmpty, UInt64(round.winners.count + waiting.count) == round.eligible {
@@ -89,6 +97,7 @@ enum DrawExportCSV {
                         marks.append(round.rehearsal)
                         places.append(i + 1)
                         outs.append(nil)
+                        handed.append(nil)
                     }
                 }
             default:
@@ -107,6 +116,12 @@ enum DrawExportCSV {
         if outs.contains(where: { $0 != nil }) {
             columns.append("reverse")
             rows = zip(rows, outs).map { row, out in row + [out.map { .text($0) } ?? .empty] }
+        }
+        if handed.contains(where: { $0 != nil }) {
+            columns += ["handed over", "by"]
+            rows = zip(rows, handed).map { row, handover in
+                row + (handover.map { [ExportTable.time(millis: $0.at, in: timeZone), .text($0.by)] } ?? [.empty, .empty])
+            }
         }
         return ExportTable(header: columns, rows: rows, timeZone: timeZone, fractionalSeconds: true)
     }

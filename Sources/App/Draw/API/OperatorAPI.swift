@@ -147,11 +147,13 @@ enum OperatorGate {
         switch role {
         case .host: return true
         case .presenter: return method == "POST" && rest.count == 2 && (name == "start" || name == "stop")
-        case .checkin: return ["entries", "entrants", "entrants.csv", "entrants.xlsx"].contains(name)
+        // And the prize table (issue 45): look vouchers up, hand prizes over, the list.
+        case .checkin: return ["entries", "entrants", "entrants.csv", "entrants.xlsx", "handover", "handovers"].contains(name)
         // An observer reads everything the host reads (the audit log, the entrants, exports) and changes nothing;
         // not the webhooks (a chat's webhook URL is a credential of its own).
         // Its one write: its own sign-offs (issue #41).
-        case .observer: return (method == "GET" && name != "operators" && name != "webhooks")
+        // Nor the vouchers' list (each code is a bearer secret: the winner's, the host's and the staff's).
+        case .observer: return (method == "GET" && name != "operators" && name != "webhooks" && name != "handovers")
             || (method == "POST" && rest.count == 2 && name == "signoffs")
         }
     }

@@ -96,7 +96,12 @@ enum DrawPersistence {
             return CheckinEntry(id: row.publicID, seq: row.seq, name: row.name, fields: fields, device: row.deviceHash,
                                 joinedAt: Int64(row.joinedAt * 1000), removedReason: row.removedReason)
         }
-        return CheckinBook(settings: settings, entries: entries)
+        var book = CheckinBook(settings: settings, entries: entries)
+        // Prizes handed over (issue 45) are audit entries `handover`: read back with the book.
+        book.handovers = try database.loadAudit(drawCode: code, action: "handover").compactMap { row in
+            (try? JSONValue.parse(row.detailJSON)).flatMap(Handover.init(auditDetail:))
+        }
+        return book
     }
 
     static func encode(_ config: DrawConfig) -> String {

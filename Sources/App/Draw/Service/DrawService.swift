@@ -5,6 +5,7 @@ import DrawEngine
 import Posix
 import Storage
 import Locking
+import Crypto
 
 /// Every draw of this server: the rooms (on one draw loop), the store, the shared auth rate
 /// limiter, the admin key and the links pages and the API hand out.
@@ -84,11 +85,16 @@ public final class DrawService: Sendable {
             let signer = try ServerSigning.load(dataDirectory: configuration.dataDirectory)
             ServerTimeStamping.install(tsa: configuration.tsaURL)
             ServerWebhooks.install(try WebhookRegistry.local(storage: storage, allowPrivate: configuration.webhookAllowPrivate))
+            var settings = DrawRoomSettings(tickHz: configuration.tickHz, slowDown: slowDown,
+                                            maxPoolBytes: configuration.maxPoolBytes, beacon: configuration.beacon,
+                                            software: BinaryIdentity.software, signer: signer,
+                                            privateDraws: configuration.privateDraws)
+            // Prize vouchers (issue 45): a key of their own derived from the signing key (no file to
+            // back up), and their QR drawn here, sent to the winner's phone with the code.
+            settings.voucherKey = HMACSHA256.authenticationCode(key: signer.key.seed, message: Array("tombola-voucher-key-v1".utf8))
+            settings.qrSVG = { QRCodeSVG.render($0) }
             let service = try DrawService(configuration: configuration, storage: storage,
-                                   settings: DrawRoomSettings(tickHz: configuration.tickHz, slowDown: slowDown,
-                                                              maxPoolBytes: configuration.maxPoolBytes, beacon: configuration.beacon,
-                                                              software: BinaryIdentity.software, signer: signer,
-                                                              privateDraws: configuration.privateDraws),
+                                   settings: settings,
                                    limiter: AuthRateLimiter(burst: authBurst, refill: authRefill),
                                    registry: metrics)
             // The named operators, before any page or call can present one's key.
