@@ -10,10 +10,14 @@ public struct RoomHarness {
     public var random = SeededGenerator(seed: 42)
     private var nextCaller: UInt64 = 0
 
-    public init(config: DrawConfig = .standard, tickHz: Int = 20, slowDown: Duration = .milliseconds(300)) throws {
+    /// `voucherKey`: prize vouchers on (issue 45), as a single box has them.
+    public init(config: DrawConfig = .standard, tickHz: Int = 20, slowDown: Duration = .milliseconds(300),
+                voucherKey: [UInt8]? = nil) throws {
         var draw = try Draw(config: config)
         _ = try draw.prepareCommitment(seed: Seed(bytes: Array(repeating: 7, count: 32))!, at: 1_000)
-        state = DrawRoomState(code: "ROOM", draw: draw, settings: DrawRoomSettings(tickHz: tickHz, slowDown: slowDown))
+        var settings = DrawRoomSettings(tickHz: tickHz, slowDown: slowDown)
+        settings.voucherKey = voucherKey
+        state = DrawRoomState(code: "ROOM", draw: draw, settings: settings)
         time = DrawRoomState.Time(instant: .now, wallMilliseconds: 1_764_000_000_000)
     }
 
