@@ -52,6 +52,12 @@ def join(phone, name):
     return phone.wait_js("window.tombola.state.me && window.tombola.state.me.id", TIMEOUT)
 
 
+def screenshot(page, name):
+    """With TOMBOLA_SCREENSHOTS set: the page as it is now, for the README (docs/screenshots)."""
+    if os.environ.get("TOMBOLA_SCREENSHOTS"):
+        page.save_screenshot(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "docs", "screenshots", name))
+
+
 def not_a_winners_code():
     """A well-formed code (its check character right) that no winner holds: 0000-000 + check."""
     values = [0] * 7
@@ -119,6 +125,7 @@ def test_a_winner_shows_the_voucher_and_staff_hand_the_prize_over_typed_and_scan
     assert shown(phone, "[data-voucher-code]") == voucher
     assert shown(phone, "[data-voucher-qr]") is not None
     assert shown(phone, "[data-voucher-status]") == "Show this at the prize table"
+    screenshot(phone, "handover-voucher-phone-390x844-en.png")
     qr_box = phone.js("const r = document.querySelector('[data-voucher-qr]').getBoundingClientRect(); return [r.width, r.height];")
     assert min(qr_box) >= 150, qr_box
     for other, page in phones.items():
@@ -148,6 +155,7 @@ def test_a_winner_shows_the_voucher_and_staff_hand_the_prize_over_typed_and_scan
     type_code(staff, voucher.lower().replace("-", ""))
     staff.wait_js("!document.querySelector('[data-handover-found]').hidden", TIMEOUT)
     assert shown(staff, "[data-handover-found-text]") == zh(staff, "handover.found", name=names[winner], prize="Bike", n=1)
+    screenshot(staff, "handover-prize-table-390x844-zh.png")
     press(staff, "[data-handover-confirm]")
     record = None
     phone.wait_js("document.querySelector('[data-voucher]').dataset.state === 'handedOver'", TIMEOUT)
@@ -212,9 +220,5 @@ def test_a_winner_shows_the_voucher_and_staff_hand_the_prize_over_typed_and_scan
         press(scanner, "[data-handover-confirm]")
         shot.wait_js("document.querySelector('[data-voucher]').dataset.state === 'handedOver'", TIMEOUT)
     host.wait_js("document.querySelector('[data-handover-count]').innerText === 'Prizes: 2 of 2 handed over'", TIMEOUT)
-    if os.environ.get("TOMBOLA_SCREENSHOTS"):
-        shots = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "docs", "screenshots")
-        phone.save_screenshot(os.path.join(shots, "handover-phone-390x844-en.png"))
-        staff.save_screenshot(os.path.join(shots, "handover-staff-390x844-zh.png"))
     for page in [host, staff, *phones.values()]:
         assert page.errors(allow=("/handover - Failed to load resource",)) == []

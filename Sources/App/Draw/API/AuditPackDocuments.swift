@@ -216,7 +216,19 @@ enum AuditPackDocuments {
             body += "<td>\(escape(round.outcome))</td><td>\(escape(round.changes.joined(separator: "; ")))</td>"
             body += "<td>\(escape(round.signoffs.joined(separator: "; ")))</td></tr>"
         }
-        body += "</table>\n<h2>Verification</h2>\n"
+        body += "</table>\n"
+        // Prizes handed over (issue 45): audit entries `handover`, in the audit log of this pack.
+        let handovers = inputs.audit.filter { $0.action == "handover" }.compactMap { entry -> String? in
+            guard let detail = try? JSONValue.parse(entry.detail) else { return nil }
+            let prize = detail["prize"]?.stringValue.map { " · \(escape($0))" } ?? ""
+            return "<tr><td>\(detail["round"]?.intValue ?? 0)</td><td>\(escape(detail["winner"]?.stringValue ?? ""))\(prize)</td>"
+                + "<td>\(time(detail["at"]?.intValue ?? entry.atMillis))</td><td>\(escape(detail["operator"]?.stringValue ?? ""))</td></tr>"
+        }
+        if !handovers.isEmpty {
+            body += "<h2>Prizes handed over</h2>\n<table><tr><th>Round</th><th>Winner · prize</th><th>Handed over (UTC)</th><th>By</th></tr>"
+            body += handovers.joined() + "</table>\n"
+        }
+        body += "<h2>Verification</h2>\n"
         body += "<p class=\"\(verification.passed ? "ok" : "fail")\">\(escape(verification.verdict))</p>\n"
         body += "<p>The same checks as <code>tombola verify export.json</code> (and the script in docs/FAIRNESS.md §12) on the export in this pack; each line is in verification.txt.</p>\n"
         return page("Draw \(inputs.code): auditor's pack", body)
