@@ -735,7 +735,6 @@ export default {
   'cert.checking': 'جارٍ فحص السحب…',
   'cert.verified': '✓ تم التحقق في هذه الصفحة: البذرة تطابق الالتزام وتعطي هؤلاء الفائزين',
   'cert.failed': '✗ فشل الفحص: {reason}',
-  // Prize hand-over (issue 45)
   'voucher.title': 'قسيمة جائزتك',
   'voucher.prize': '{prize} · الجولة {n}',
   'voucher.round': 'الجولة {n}',

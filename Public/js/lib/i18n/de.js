@@ -735,7 +735,6 @@ export default {
   'cert.checking': 'Ziehung wird geprüft…',
   'cert.verified': '✓ Auf dieser Seite geprüft: Der Seed passt zur Festlegung und ergibt diese Gewinner',
   'cert.failed': '✗ Die Prüfung ist fehlgeschlagen: {reason}',
-  // Prize hand-over (issue 45)
   'voucher.title': 'Dein Gewinngutschein',
   'voucher.prize': '{prize} · Runde {n}',
   'voucher.round': 'Runde {n}',

@@ -735,7 +735,6 @@ export default {
   'cert.checking': 'Comprobando el sorteo…',
   'cert.verified': '✓ Verificado en esta página: la semilla coincide con el compromiso y da estos ganadores',
   'cert.failed': '✗ La comprobación falló: {reason}',
-  // Prize hand-over (issue 45)
   'voucher.title': 'Tu vale del premio',
   'voucher.prize': '{prize} · ronda {n}',
   'voucher.round': 'Ronda {n}',

@@ -735,7 +735,6 @@ export default {
   'cert.checking': 'Vérification du tirage…',
   'cert.verified': '✓ Vérifié dans cette page : la graine correspond à l’engagement et donne ces gagnants',
   'cert.failed': '✗ La vérification a échoué : {reason}',
-  // Prize hand-over (issue 45)
   'voucher.title': 'Votre bon de lot',
   'voucher.prize': '{prize} · tour {n}',
   'voucher.round': 'Tour {n}',

@@ -735,7 +735,6 @@ export default {
   'cert.checking': '抽選を確認中…',
   'cert.verified': '✓ このページで検証済み：シードはコミットメントと一致し、この当選者になります',
   'cert.failed': '✗ 確認できませんでした：{reason}',
-  // Prize hand-over (issue 45)
   'voucher.title': '賞品引換券',
   'voucher.prize': '{prize} · 第 {n} 回',
   'voucher.round': '第 {n} 回',

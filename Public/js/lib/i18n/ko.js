@@ -735,7 +735,6 @@ export default {
   'cert.checking': '추첨 확인 중…',
   'cert.verified': '✓ 이 페이지에서 검증됨: 시드가 약정값과 일치하고 이 당첨자들이 나옵니다',
   'cert.failed': '✗ 확인 실패: {reason}',
-  // Prize hand-over (issue 45)
   'voucher.title': '경품 교환권',
   'voucher.prize': '{prize} · {n}회차',
   'voucher.round': '{n}회차',

@@ -735,7 +735,6 @@ export default {
   'cert.checking': 'Đang kiểm tra buổi quay…',
   'cert.verified': '✓ Đã kiểm chứng trên trang này: hạt giống khớp với cam kết và cho ra những người trúng này',
   'cert.failed': '✗ Kiểm tra thất bại: {reason}',
-  // Prize hand-over (issue 45)
   'voucher.title': 'Phiếu nhận giải của bạn',
   'voucher.prize': '{prize} · lượt {n}',
   'voucher.round': 'Lượt {n}',

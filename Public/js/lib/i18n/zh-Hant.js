@@ -735,7 +735,6 @@ export default {
   'cert.checking': '正在核驗…',
   'cert.verified': '✓ 已在本頁核驗：種子與承諾值相符，並得出這些中獎者',
   'cert.failed': '✗ 核驗失敗：{reason}',
-  // Prize hand-over (issue 45)
   'voucher.title': '您的領獎憑證',
   'voucher.prize': '{prize} · 第 {n} 輪',
   'voucher.round': '第 {n} 輪',
