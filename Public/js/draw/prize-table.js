@@ -7,6 +7,7 @@
 
 import { decodeImageFile, scanCamera } from '../lib/qr-camera.js';
 import { errorText, i18nEvents, t } from '../lib/i18n.js';
+import { hostApi } from '../lib/host-api.js';
 import { handoverBy, handoverTime } from '../lib/voucher-view.js';
 
 const ALPHABET = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
@@ -48,6 +49,7 @@ export class PrizeTable {
     this.found = null;
     this.message = null;
     this.scanner = null;
+    this.call = hostApi(code, key);
     this.root = el('section', { class: 'card prize-table', 'data-prize-table': '', hidden: '', 'aria-labelledby': 'prize-table-heading' });
     this.root.innerHTML = `
       <h2 id="prize-table-heading"></h2>
@@ -91,16 +93,6 @@ export class PrizeTable {
     const role = this.role();
     return this.state.isHost && this.key() !== null && this.state.config?.pool?.kind === 'checkin'
       && (role === null || role === 'host' || role === 'checkin') && this.list?.enabled === true;
-  }
-
-  async call(method, path, body) {
-    const response = await fetch(`/api/draws/${encodeURIComponent(this.code)}/${path}`, {
-      method, headers: { Authorization: `Bearer ${this.key() ?? ''}`, 'Content-Type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const json = await response.json().catch(() => null);
-    if (!response.ok) throw json?.error ?? { code: 'network' };
-    return json;
   }
 
   async load() {

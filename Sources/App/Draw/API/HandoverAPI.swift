@@ -19,12 +19,10 @@ enum HandoverAPI {
         guard method == "POST" else { return responder.respond(APIError.methodNotAllowed(allow: ["POST"])) }
         guard let json = DrawAPI.body(request) else { return responder.respond(APIError.response("bad_json")) }
         let command: HostCommand
-        do {
+        do throws(MessageError) {
             command = try DrawMessageParser.command("handover", json)
-        } catch let error as MessageError {
-            return responder.respond(APIError.response(error.code))
         } catch {
-            return responder.respond(APIError.response("bad_message"))
+            return responder.respond(APIError.response(error.code))
         }
         room.perform(command, seq: nil, client: nil, awaitReveal: false, as: OperatorGate.operatorOf(request, room: room)) { outcome in
             switch outcome {
