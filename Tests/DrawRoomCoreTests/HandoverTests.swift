@@ -187,6 +187,19 @@ import Testing
         #expect(room.state.handoverListJSON()["total"]?.intValue == 2) // round 1's and the replacement's
     }
 
+    @Test func aRehearsalRoundGivesNoVoucher() throws {
+        var room = try room()
+        var config = room.state.draw.config
+        config.rehearsal = true
+        _ = room.command(.configure(config))
+        _ = room.handle(.stored(.success(())))
+        #expect(room.state.draw.config.rehearsal)
+        let drawn = try drawRound(&room)
+        #expect(drawn.round.rehearsal)
+        #expect(!drawn.actions.compactMap(\.sent).contains { $0.text.contains(#""type":"voucher""#) })
+        #expect(room.state.handoverListJSON()["items"]?.arrayValue?.isEmpty == true)
+    }
+
     @Test func onlyStaffRolesHandOverAndAServerWithoutAKeyHasNoVouchers() throws {
         let request = HostCommand.handover(HandoverRequest(code: "X", confirm: true))
         #expect(OperatorRole.host.permits(request) && OperatorRole.checkin.permits(request))

@@ -55,8 +55,11 @@ public struct Voucher: Sendable, Equatable {
 
 extension DrawRoomState {
     /// Vouchers exist in a check-in draw on a server that has a voucher key (a single box); not in
-    /// a reverse raffle, whose rounds' `winners` are the people drawn out (FAIRNESS.md §21).
-    var vouchersOn: Bool { isCheckinPool && settings.voucherKey != nil && !draw.config.reverse }
+    /// a reverse raffle, whose rounds' `winners` are the people drawn out (FAIRNESS.md §21), nor
+    /// for a session of rehearsal rounds (FAIRNESS.md §19: nobody wins a prize in a rehearsal).
+    var vouchersOn: Bool {
+        isCheckinPool && settings.voucherKey != nil && !draw.config.reverse && draw.sessionRehearsal != true
+    }
 
     /// Every voucher of the session's board, in round order (winners, then those voided), or
     /// only `winner`'s. A prize handed over stays handed over even if its winner is voided later.
