@@ -19,6 +19,7 @@ from selenium.webdriver.common.by import By
 from qr_camera import camera_browser, png_to_y4m
 from test_draw import create_draw, open_page
 from test_operators import call
+from visible import english_words
 
 TIMEOUT = 20
 ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
@@ -156,6 +157,9 @@ def test_a_winner_shows_the_voucher_and_staff_hand_the_prize_over_typed_and_scan
     staff.wait_js("!document.querySelector('[data-handover-found]').hidden", TIMEOUT)
     assert shown(staff, "[data-handover-found-text]") == zh(staff, "handover.found", name=names[winner], prize="Bike", n=1)
     screenshot(staff, "handover-prize-table-390x844-zh.png")
+    # No English on the Chinese page: only the entrants' names, the prizes, the codes and Mia's name are in Latin letters.
+    own = [w for n in names.values() for w in n.split()] + ["Bike", "Hamper", "Mia"] + voucher.split("-")
+    assert english_words(staff, allow=own) == []
     press(staff, "[data-handover-confirm]")
     record = None
     phone.wait_js("document.querySelector('[data-voucher]').dataset.state === 'handedOver'", TIMEOUT)
