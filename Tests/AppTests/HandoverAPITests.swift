@@ -1,4 +1,5 @@
 @testable import App
+import DrawEngine
 import JSON
 import Testing
 import TestSupport
@@ -43,5 +44,17 @@ struct HandoverAPITests {
         let csv = try server.request("GET", path + "export.csv", key: DrawTestServer.hostKey).text
         // The header ends with the two columns (CRLF lines: RFC 4180).
         #expect(csv.contains(",name,handed over,by\r\n"))
+    }
+
+    /// The auditor's pack's summary lists each hand-over from the audit log (round, winner, prize, time, who).
+    @Test func theAuditorsPackSummaryListsTheHandOvers() throws {
+        let detail = #"{"at":1764000000000,"operator":"Mia","operatorId":"op1","prize":"Bike","round":1,"winner":"7QK2MX3A"}"#
+        let entry = AuditExport.Entry(index: 4, atMillis: 1_764_000_000_100, actor: "host", action: "handover", detail: detail,
+                                      prev: String(repeating: "0", count: 64), hash: String(repeating: "1", count: 64))
+        let inputs = AuditPackDocuments.Inputs(code: "PACK", exportText: #"{"records":[]}"#, audit: [entry], serverKey: nil,
+                                               software: BinaryIdentity.software, madeAt: 0)
+        let summary = String(decoding: try #require(AuditPackDocuments.files(inputs).first { $0.name == "summary.html" }).bytes, as: UTF8.self)
+        #expect(summary.contains("<h2>Prizes handed over</h2>"))
+        #expect(summary.contains("<tr><td>1</td><td>7QK2MX3A · Bike</td><td>2025-11-24T16:00:00Z</td><td>Mia</td></tr>"))
     }
 }
