@@ -14,42 +14,22 @@ on loopback; it stops by itself. Needs `websockets` (the test venv has it).
 import argparse
 import json
 import os
-import shutil
-import signal
-import socket
 import statistics
-import subprocess
-import sys
-import tempfile
 import threading
 import time
-import urllib.error
-import urllib.request
 
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
+
+from local_server import LocalServer, call
 
 CODE = "STALL"
 KEY = "bench-host-key-0123"
 ADMIN = "bench-admin-key-0123"
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def call(base, method, path, body=None, key=None, timeout=120):
-    data = None if body is None else (body if isinstance(body, bytes) else json.dumps(body).encode())
-    request = urllib.request.Request(base + path, data=data, method=method)
-    if key:
-        request.add_header("Authorization", "Bearer " + key)
-    if data is not None:
-        request.add_header("Content-Type", "application/json")
-    with urllib.request.urlopen(request, timeout=timeout) as response:
-        body = response.read()
-    return json.loads(body) if body.startswith(b"{") else body
+def api(base, method, path, body=None, key=None):
+    return json.loads(call(base, method, path, body, key, timeout=120) or b"null")
 
 
 class TickWatch(threading.Thread):
@@ -89,57 +69,41 @@ def main():
     parser.add_argument("--label", default="")
     args = parser.parse_args()
 
-    data = tempfile.mkdtemp(prefix="tombola-stall-")
-    port = free_port()
-    base = "http://127.0.0.1:%d" % port
-    server = subprocess.Popen([args.binary, "--host", "127.0.0.1", "--port", str(port), "--data", data,
-                               "--public", args.public, "--default-draw", CODE, "--host-key", KEY, "--admin-key", ADMIN],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     rows = []
     watch = None
-    try:
-        deadline = time.time() + 60
-        while True:
-            try:
-                call(base, "GET", "/healthz", timeout=2)
-                break
-            except (urllib.error.URLError, ConnectionError, OSError):
-                if time.time() > deadline or server.poll() is not None:
-                    sys.exit("server did not start")
-                time.sleep(0.1)
-        other = call(base, "POST", "/api/draws", {}, ADMIN)
-        watch = TickWatch("ws://127.0.0.1:%d/ws/draw/%s" % (port, CODE))
-        watch.start()
-        call(base, "PUT", "/api/draws/%s/config" % CODE, {"pool": {"kind": "range", "from": 1, "to": 1000}}, KEY)
-        call(base, "POST", "/api/draws/%s/start" % CODE, {}, KEY)
-        privacy = ',"private":true' if args.private else ""
-        names = ",".join('"Entrant %07d"' % i for i in range(args.names))
-        big = ('{"pool":{"kind":"list","entrants":[%s]}%s}' % (names, privacy)).encode()
-        small = ('{"pool":{"kind":"list","entrants":["Only one","And two"]}%s}' % privacy).encode()
-        time.sleep(1.0)
-        for run in range(args.runs):
-            call(base, "PUT", "/api/draws/%s/config" % other["code"], small, other["hostKey"])
-            time.sleep(0.3)
-            start = time.monotonic()
-            call(base, "PUT", "/api/draws/%s/config" % other["code"], big, other["hostKey"])
-            end = time.monotonic()
-            time.sleep(0.3)
-            row = {"label": args.label, "names": args.names, "private": args.private, "run": run + 1,
-                   "configureMs": round((end - start) * 1000, 1),
-                   "longestTickGapMs": round(watch.longest_gap(start, end) * 1000, 1)}
-            rows.append(row)
-            print(json.dumps(row), flush=True)
-        # The ticks' own gaps with nothing else going on, for comparison.
-        quiet_start = time.monotonic()
-        time.sleep(2.0)
-        quiet = watch.longest_gap(quiet_start, time.monotonic())
-    finally:
-        if watch:
-            watch.done.set()
-        # SIGKILL: a child of a test process may have SIGTERM blocked (HELPERS.md).
-        server.send_signal(signal.SIGKILL)
-        server.wait()
-        shutil.rmtree(data, ignore_errors=True)
+    with LocalServer(args.binary, args.public, "--default-draw", CODE, "--host-key", KEY, "--admin-key", ADMIN,
+                     prefix="tombola-stall-") as server:
+        base = server.base
+        try:
+            other = api(base, "POST", "/api/draws", {}, ADMIN)
+            watch = TickWatch("ws://127.0.0.1:%d/ws/draw/%s" % (server.port, CODE))
+            watch.start()
+            api(base, "PUT", "/api/draws/%s/config" % CODE, {"pool": {"kind": "range", "from": 1, "to": 1000}}, KEY)
+            api(base, "POST", "/api/draws/%s/start" % CODE, {}, KEY)
+            privacy = ',"private":true' if args.private else ""
+            names = ",".join('"Entrant %07d"' % i for i in range(args.names))
+            big = ('{"pool":{"kind":"list","entrants":[%s]}%s}' % (names, privacy)).encode()
+            small = ('{"pool":{"kind":"list","entrants":["Only one","And two"]}%s}' % privacy).encode()
+            time.sleep(1.0)
+            for run in range(args.runs):
+                api(base, "PUT", "/api/draws/%s/config" % other["code"], small, other["hostKey"])
+                time.sleep(0.3)
+                start = time.monotonic()
+                api(base, "PUT", "/api/draws/%s/config" % other["code"], big, other["hostKey"])
+                end = time.monotonic()
+                time.sleep(0.3)
+                row = {"label": args.label, "names": args.names, "private": args.private, "run": run + 1,
+                       "configureMs": round((end - start) * 1000, 1),
+                       "longestTickGapMs": round(watch.longest_gap(start, end) * 1000, 1)}
+                rows.append(row)
+                print(json.dumps(row), flush=True)
+            # The ticks' own gaps with nothing else going on, for comparison.
+            quiet_start = time.monotonic()
+            time.sleep(2.0)
+            quiet = watch.longest_gap(quiet_start, time.monotonic())
+        finally:
+            if watch:
+                watch.done.set()
     gaps = [r["longestTickGapMs"] for r in rows]
     walls = [r["configureMs"] for r in rows]
     print("| %s | configure of %s%s names (median) | longest tick gap of another draw: median / max | quiet 2 s |"

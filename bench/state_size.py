@@ -11,37 +11,12 @@ sends). One JSON line per measurement, then a table. Standard library only.
 """
 import argparse
 import json
-import os
-import shutil
-import signal
-import socket
-import subprocess
-import sys
-import tempfile
-import time
-import urllib.error
-import urllib.request
 import zlib
+
+from local_server import LocalServer, call
 
 CODE = "BENCH"
 KEY = "bench-host-key-0123"
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def call(base, method, path, body=None, key=None, timeout=60):
-    data = None if body is None else json.dumps(body).encode()
-    request = urllib.request.Request(base + path, data=data, method=method)
-    if key:
-        request.add_header("Authorization", "Bearer " + key)
-    if data is not None:
-        request.add_header("Content-Type", "application/json")
-    with urllib.request.urlopen(request, timeout=timeout) as response:
-        return response.read()
 
 
 def deflated(payload):
@@ -62,23 +37,9 @@ def main():
     args = parser.parse_args()
     measure = {int(x) for x in args.measure.split(",") if x}
 
-    data = tempfile.mkdtemp(prefix="tombola-state-size-")
-    port = free_port()
-    base = "http://127.0.0.1:%d" % port
-    server = subprocess.Popen([args.binary, "--host", "127.0.0.1", "--port", str(port), "--data", data,
-                               "--public", args.public, "--default-draw", CODE, "--host-key", KEY],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     rows = []
-    try:
-        deadline = time.time() + 60
-        while True:
-            try:
-                call(base, "GET", "/healthz", timeout=2)
-                break
-            except (urllib.error.URLError, ConnectionError, OSError):
-                if time.time() > deadline or server.poll() is not None:
-                    sys.exit("server did not start")
-                time.sleep(0.1)
+    with LocalServer(args.binary, args.public, "--default-draw", CODE, "--host-key", KEY, prefix="tombola-state-size-") as server:
+        base = server.base
         filler = "x" * max(0, args.name_bytes - 8)
         names = "\n".join("N%07d%s" % (i, filler) for i in range(args.names))
         call(base, "PUT", "/api/draws/%s/config" % CODE, {"pool": {"kind": "list", "text": names}, "perStop": args.per_stop}, KEY)
@@ -92,11 +53,6 @@ def main():
                        "resultBytes": len(json.dumps(result["result"], separators=(",", ":")).encode())}
                 rows.append(row)
                 print(json.dumps(row), flush=True)
-    finally:
-        # SIGKILL: a child of a test process may have SIGTERM blocked (HELPERS.md).
-        server.send_signal(signal.SIGKILL)
-        server.wait()
-        shutil.rmtree(data, ignore_errors=True)
     print("| rounds of %d | state | deflated | live result |" % args.per_stop)
     print("|---|---|---|---|")
     for row in rows:
