@@ -119,6 +119,8 @@ def english_words(page, allow=(), own=()):
         # A key's fingerprint in groups of four hex digits (the certificate's signing key): a group
         # may happen to be all letters (eddd, cffa), which is no word (one run in three had one).
         text = re.sub(r"\b[0-9a-f]{4}(?: [0-9a-f]{4}){3,}\b", "", text)
+        # A prize voucher's code (Crockford base32, XXXX-XXXX): letters that are no word either.
+        text = re.sub(r"\b[0-9A-HJKMNP-TV-Z]{4}-[0-9A-HJKMNP-TV-Z]{4}\b", "", text)
         for word in WORD.findall(text):
             # digits in it: a number, a draw's code (358GYW), a hash (c1415cd4); a letter past ASCII: not
             # English (Nguyễn, Thị); one letter: a unit or a mark; six or eight capitals: a draw's

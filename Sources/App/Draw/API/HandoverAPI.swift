@@ -11,11 +11,14 @@ enum HandoverAPI {
     static func route(_ name: String, method: String, request: HTTPRequest, room: any DrawChannel, responder: Responder,
                       service: DrawService) {
         guard DrawAPI.admits(request, responder: responder, service: service, check: room.isHostKey) else { return }
-        guard let room = room as? DrawRoom else { return responder.respond(APIError.response("handover_unsupported")) }
         if name == "handovers" {
             guard method == "GET" else { return responder.respond(APIError.methodNotAllowed(allow: ["GET", "HEAD"])) }
+            // Cluster mode keeps no vouchers: the list says so (`enabled` false), as a draw without
+            // vouchers does, so a host page asks without an error (the hand-over itself is 501).
+            guard let room = room as? DrawRoom else { return responder.respond(APIError.json(DrawRoom.noHandovers)) }
             return room.handoverList { responder.respond(APIError.json($0)) }
         }
+        guard let room = room as? DrawRoom else { return responder.respond(APIError.response("handover_unsupported")) }
         guard method == "POST" else { return responder.respond(APIError.methodNotAllowed(allow: ["POST"])) }
         guard let json = DrawAPI.body(request) else { return responder.respond(APIError.response("bad_json")) }
         let command: HostCommand
@@ -59,6 +62,9 @@ extension DrawRoom {
     /// `GET …/handovers`: the vouchers' list (on the loop, once the draw is read).
     func handoverList(_ completion: @escaping @Sendable (JSONValue) -> Void) {
         whenReady({ [self] in completion(state.handoverListJSON()) },
-                  otherwise: { completion(.object(["enabled": .bool(false), "handedOver": .int(0), "total": .int(0), "items": .array([])])) })
+                  otherwise: { completion(Self.noHandovers) })
     }
+
+    /// The list of a draw without vouchers.
+    static let noHandovers: JSONValue = .object(["enabled": .bool(false), "handedOver": .int(0), "total": .int(0), "items": .array([])])
 }
