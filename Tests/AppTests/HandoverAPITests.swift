@@ -44,6 +44,9 @@ struct HandoverAPITests {
         let csv = try server.request("GET", path + "export.csv", key: DrawTestServer.hostKey).text
         // The header ends with the two columns (CRLF lines: RFC 4180).
         #expect(csv.contains(",name,handed over,by\r\n"))
+        // The public download (no key) names no staff member and no hand-over time.
+        let open = try server.request("GET", path + "export.csv").text
+        #expect(open.contains("\r\n") && !open.contains("handed over") && !open.contains("owner"))
     }
 
     /// The auditor's pack's summary lists each hand-over from the audit log (round, winner, prize, time, who).

@@ -297,7 +297,8 @@ enum DrawAPI {
                     switch result {
                     case .success(let records):
                         ExportTable.respondOffLoop(format: format, fileName: "tombola-\(code)", sheetName: "Winners \(code)", responder: responder) {
-                            DrawExportCSV.table(records: records, names: names, language: language, handovers: handovers)
+                            // The host's download only: who handed a prize over is staff's business, not the public's.
+                            DrawExportCSV.table(records: records, names: names, language: language, handovers: host ? handovers : [])
                         }
                     case .failure(let error):
                         responder.respond(APIError.response(DrawPersistence.errorCode(error)))
