@@ -91,7 +91,7 @@ let package = Package(
             "Spreadsheet", "Webhooks",
         ]),
         .executableTarget(name: "tombola", dependencies: [
-            "App", "Server", "CalculatorEngine", "DrawEngine", "Storage", "JSON", "Embedded", "Beacon", "BLS12381",
+            "App", "Crypto", "Server", "CalculatorEngine", "DrawEngine", "Storage", "JSON", "Embedded", "Beacon", "BLS12381",
         ]),
         .executableTarget(name: "tombola-bench", dependencies: ["WebSocketClient", "Posix", "WebSocketCore", "CLinux", "Compression", "Locking", "DrawEngine", "BLS12381"]),
 

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import App
+import Crypto
 import Embedded
 
 // `tombola calc …`, `tombola verify FILE` and `tombola import FILE` are command-line faces of the
@@ -10,6 +11,7 @@ import Embedded
 // `tombola rotate-signing-key` hands the record-signing key over to a new one (docs/FAIRNESS.md §17);
 // `tombola beacon [ROUND]` fetches a drand round as a beacon-sealed round does;
 // `tombola --version` says which build this is; anything else starts the server.
+CryptoLibrary.initializeWithoutExitHandler() // before any thread or library touches libcrypto
 let arguments = Array(CommandLine.arguments.dropFirst())
 switch arguments.first {
 case "--version":

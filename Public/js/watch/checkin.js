@@ -24,6 +24,7 @@ export class JoinPanel {
     this.count = $('[data-join-count]', root);
     this.won = $('[data-you-won]', root);
     this.wonDetail = $('[data-you-won-detail]', root);
+    this.stage = $('[data-stage]', root);
     this.fieldsShown = '';
   }
 
@@ -55,6 +56,17 @@ export class JoinPanel {
     this.submit.disabled = busy;
   }
 
+  /**
+   * While entries are open the card stands above the stage (the form is what the guest came for);
+   * once they close it moves under the stage, which is the show from then on: "You won!", the
+   * claim and the voucher above it, the stage's winner still on a 390x844 screen.
+   */
+  placeCard(open) {
+    if (!this.stage) return;
+    if (open && this.card.nextElementSibling !== this.stage) this.stage.before(this.card);
+    if (!open && this.card.previousElementSibling !== this.stage) this.stage.after(this.card);
+  }
+
   render(state) {
     const checkin = state.checkin;
     const me = state.me;
@@ -67,6 +79,7 @@ export class JoinPanel {
     document.body.classList.toggle('i-won', Boolean(win));
     if (!checkin && !me) return;
     const open = Boolean(checkin?.open);
+    this.placeCard(open);
     show(this.form, open && !me);
     show(this.done, Boolean(me));
     show(this.closed, !open && !me);
