@@ -48,6 +48,15 @@ enum APIError {
         return response
     }
 
+    /// A room command's ack as the REST answer: its members without `type`, with `ok: true` and `extra`.
+    static func ack(_ ack: JSONValue, adding extra: [String: JSONValue] = [:]) -> HTTPResponse {
+        var members = ack.objectValue ?? [:]
+        members["type"] = nil
+        members["ok"] = .bool(true)
+        members.merge(extra) { _, added in added }
+        return json(.object(members))
+    }
+
     static func json(_ value: JSONValue, status: HTTPStatus = .ok) -> HTTPResponse {
         json(text: value.canonicalString, status: status)
     }

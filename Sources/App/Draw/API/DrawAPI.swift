@@ -247,11 +247,7 @@ enum DrawAPI {
         room.perform(command, seq: seq, client: client, awaitReveal: name == "stop", as: OperatorGate.operatorOf(request, room: room)) { outcome in
             switch outcome {
             case .success(let reply):
-                var members = reply.ack.objectValue ?? [:]
-                members["type"] = nil
-                members["ok"] = .bool(true)
-                if let result = reply.result { members["result"] = result }
-                responder.respond(APIError.json(.object(members)))
+                responder.respond(APIError.ack(reply.ack, adding: reply.result.map { ["result": $0] } ?? [:]))
             case .failure(let failure):
                 responder.respond(APIError.response(failure.code))
             }

@@ -30,10 +30,7 @@ enum HandoverAPI {
         room.perform(command, seq: nil, client: nil, awaitReveal: false, as: OperatorGate.operatorOf(request, room: room)) { outcome in
             switch outcome {
             case .success(let reply):
-                var members = reply.ack.objectValue ?? [:]
-                members["type"] = nil
-                members["ok"] = .bool(true)
-                responder.respond(APIError.json(.object(members)))
+                responder.respond(APIError.ack(reply.ack))
             case .failure(let failure):
                 // A voided or handed-over voucher's answer says whose it is (the staff show it).
                 var response = APIError.response(failure.code)

@@ -67,12 +67,7 @@ enum PoolUploadAPI {
                      as: OperatorGate.operatorOf(request, room: room)) { outcome in
             switch outcome {
             case .success(let reply):
-                var members = reply.ack.objectValue ?? [:]
-                members["type"] = nil
-                members["ok"] = .bool(true)
-                members["count"] = .int(Int64(count))
-                members["tickets"] = .int(Int64(tickets))
-                responder.respond(APIError.json(.object(members)))
+                responder.respond(APIError.ack(reply.ack, adding: ["count": .int(Int64(count)), "tickets": .int(Int64(tickets))]))
             case .failure(let failure):
                 responder.respond(APIError.response(failure.code))
             }

@@ -105,10 +105,7 @@ enum CheckinAPI {
         room.perform(.checkin(parsed), seq: nil, client: nil, awaitReveal: false, as: OperatorGate.operatorOf(request, room: room)) { outcome in
             switch outcome {
             case .success(let reply):
-                var members = reply.ack.objectValue ?? [:]
-                members["type"] = nil
-                members["ok"] = .bool(true)
-                responder.respond(APIError.json(.object(members)))
+                responder.respond(APIError.ack(reply.ack))
             case .failure(let error):
                 responder.respond(failure(error))
             }
