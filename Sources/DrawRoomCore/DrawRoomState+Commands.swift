@@ -65,7 +65,13 @@ extension DrawRoomState {
         if case .checkin(let command) = job.command {
             switch checkinPlan(command, at: time) {
             case .success(let plan):
-                write(plan.batch, job: job, candidate: plan.candidate, then: .checkin(plan.change, configText: plan.configText), &actions)
+                if let pool = plan.pool, pool.runsOffLoop {
+                    // Closing a large check-in locks its pool off the loop, as a large configure does.
+                    preparing = job
+                    actions.append(.prepareConfigure(pool))
+                } else {
+                    checkinPlanned(job, plan, pool: plan.pool?.run(), &actions)
+                }
             case .failure(let failure):
                 actions.append(.count(.refusedCommands))
                 deliver(.failure(failure), for: job, &actions)
@@ -227,7 +233,17 @@ extension DrawRoomState {
                                     using random: inout some RandomNumberGenerator, _ actions: inout [Action]) {
         guard let job = preparing else { return }
         preparing = nil
-        if outcome.isBased(on: draw) {
+        if outcome.isBased(on: draw), case .checkin(let command) = job.command {
+            // The check-in book waited with the queue (joins are stored only while nothing else is),
+            // so the plan worked out again is the one whose pool the outcome locked.
+            switch checkinPlan(command, at: time) {
+            case .success(let plan):
+                checkinPlanned(job, plan, pool: plan.pool == nil ? nil : outcome, &actions)
+            case .failure(let failure):
+                actions.append(.count(.refusedCommands))
+                deliver(.failure(failure), for: job, &actions)
+            }
+        } else if outcome.isBased(on: draw) {
             configured(job, outcome, &actions)
         } else {
             queue.insert(job, at: 0)

@@ -72,6 +72,31 @@ import Testing
         #expect(room.state.draw.remaining == 1)
     }
 
+    @Test func closingALargeCheckinLocksItsPoolOffTheLoopWhileAJoinWaits() throws {
+        var room = try openRoom()
+        let count = ConfigurePlan.offloadEntries + 1
+        for n in 1...count { _ = join(&room, n, caller: UInt64(10_000 + n)) }
+        while room.state.checkin.writing { _ = room.handle(.entrantsStored(.success(()))) }
+        #expect(room.state.checkin.book.activeCount == count)
+        room.runsConfigurePlans = false
+        let close = room.command(.checkin(.close))
+        let plan = try #require(close.actions.compactMap { if case .prepareConfigure(let plan) = $0 { plan } else { nil } }.first)
+        #expect(plan.runsOffLoop && room.state.isBusy)
+        #expect(!close.actions.contains { if case .store = $0 { true } else { false } })
+        // A phone joining meanwhile waits (nothing is stored); the close lands first and refuses it.
+        #expect(storedEntrants(join(&room, count + 1, caller: 99)) == nil)
+        let prepared = room.handle(.configurePrepared(plan.run()))
+        let batch = try #require(prepared.compactMap { if case .store(let batch) = $0 { batch } else { nil } }.first)
+        #expect(batch.command == "entries_close" && batch.config?.contains("\"checkin\"") == true)
+        let closed = room.handle(.stored(.success(())))
+        #expect(replies(closed)[close.caller] != nil)
+        #expect(replies(closed)[99].map { if case .failure(let f) = $0 { f.code } else { "ok" } } == "entries_closed")
+        #expect(room.state.draw.config.pool == .checkin(room.state.checkin.book.activeIDs))
+        #expect(room.state.draw.remaining == UInt64(count))
+        #expect(room.state.configText == DrawRoomState.publicConfigText(room.state.draw.config))
+        #expect(!room.state.isBusy)
+    }
+
     @Test(arguments: [false, true]) func ticksNameTheEntrantOnlyWhenTheHostMadeNamesPublic(publicNames: Bool) throws {
         var room = try RoomHarness(config: DrawConfig(pool: .checkin([])))
         var settings = CheckinSettings()

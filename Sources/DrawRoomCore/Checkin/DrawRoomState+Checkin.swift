@@ -39,11 +39,12 @@ extension DrawRoomState {
     // MARK: Host commands
 
     public struct CheckinPlan {
+        /// The write without the pool's settings (`config`), which `pool` works out.
         public var batch: RecordBatch
-        public var candidate: Draw
         public var change: CheckinChange
-        /// The new public settings text when the pool changed.
-        public var configText: String?
+        /// The check-in pool as the command leaves it, to lock (in place, or off the loop when
+        /// large: closing 100,000 entries); nil when the pool stays as it is.
+        public var pool: ConfigurePlan?
     }
 
     /// What a host's check-in command writes, or why it is refused.
@@ -92,24 +93,45 @@ extension DrawRoomState {
                 audit = .object(members)
             }
         }
-        var candidate = draw
-        var configJSON: String? = nil
-        var publicText: String? = nil
+        var pool: ConfigurePlan? = nil
         // While entries are open the pool is not locked yet: Start is refused until they close.
         if isCheckinPool, !settings.open, draw.config.pool != .checkin(ids) {
             var config = draw.config
             config.pool = .checkin(ids)
-            config.exclude = config.exclude.filter { ids.contains($0.description) }
-            do { try candidate.configure(config) } catch { return .failure(CommandFailure(code: error.code)) }
-            configJSON = candidate.config.storedText
-            publicText = Self.publicConfigText(candidate.config)
+            if !config.exclude.isEmpty {
+                let active = Set(ids)
+                config.exclude = config.exclude.filter { active.contains($0.description) }
+            }
+            // As a configure does: the lock published now already leaves out the linked draws' winners.
+            pool = ConfigurePlan(base: draw, config: config,
+                                 pastWinners: config.excludeWinnersOf.compactMap { links.winners(EntrantList.trim($0.code)) })
         }
         // The retention sweep is the server's own act: no operator to name.
         let actor = expiring ? "system" : "host"
         let entry = AuditEntry(actor: actor, action: command.name, detail: audit)
-        return .success(CheckinPlan(batch: RecordBatch(command: command.name, records: [], config: configJSON, audit: entry,
-                                                      checkin: write),
-                                    candidate: candidate, change: change, configText: publicText))
+        return .success(CheckinPlan(batch: RecordBatch(command: command.name, records: [], audit: entry, checkin: write),
+                                    change: change, pool: pool))
+    }
+
+    /// A check-in command's write once its pool is locked (`outcome`, worked out in place or off
+    /// the loop; nil when the pool stays), or its refusal when the pool cannot be locked.
+    mutating func checkinPlanned(_ job: Job, _ plan: CheckinPlan, pool outcome: ConfigureOutcome?, _ actions: inout [Action]) {
+        var batch = plan.batch
+        var candidate = draw
+        var configText: String? = nil
+        switch outcome?.result {
+        case .failure(let failure)?:
+            actions.append(.count(.refusedCommands))
+            deliver(.failure(failure), for: job, &actions)
+            return
+        case .success(let made)?:
+            candidate = made.candidate
+            batch.config = made.storedText
+            configText = made.publicText
+        case nil:
+            break
+        }
+        write(batch, job: job, candidate: candidate, then: .checkin(plan.change, configText: configText), &actions)
     }
 
     // MARK: Pages
