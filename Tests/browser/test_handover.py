@@ -1,11 +1,12 @@
 """The prize hand-over (核销, issue 45; docs/PROTOCOL.md "Prize hand-over") in Chromium against the
-real server: a check-in draw with two prizes, three phones check in, a round; the winner's phone
+real server: a check-in draw with three prizes, three phones check in, a round; the winner's phone
 shows its voucher (QR and code, inside a 390x844 view; the code is the one the host's list gives
 that winner), the other phones none. Staff (a check-in co-host, its page in Chinese) type a code
 with a typo and another that is no winner's: each refused in words, nothing changed; then the
 winner's code → "Hand over" → the winner's phone says "Handed over at … by Mia", the host's list
 "1 of 1", the CSV export has the columns; the same code again is refused, and so is a voided
-winner's voucher. Then the scan, for real: the next winner's QR, photographed from its phone,
+winner's voucher. Once a third round rolls, the next winner's voucher is a compact card a tap
+opens. Then the scan, for real: that winner's QR, photographed from its phone,
 is what the staff page's camera sees (qr_camera.py); Scan reads it, shows that winner, hands over."""
 
 import csv
@@ -95,7 +96,8 @@ def zh(page, key, **params):
 
 
 def test_a_winner_shows_the_voucher_and_staff_hand_the_prize_over_typed_and_scanned(server, browser, tmp_path):
-    config = {"pool": {"kind": "checkin"}, "prizes": [{"name": "Bike", "count": 1}, {"name": "Hamper", "count": 1}]}
+    config = {"pool": {"kind": "checkin"}, "prizes": [{"name": "Bike", "count": 1}, {"name": "Hamper", "count": 1},
+                                                      {"name": "Mug", "count": 1}]}
     code, key = create_draw(server, config)
     call(server, code, key, "POST", "entries/open", {"publicNames": True})
     phones, names = {}, {}
@@ -207,9 +209,22 @@ def test_a_winner_shows_the_voucher_and_staff_hand_the_prize_over_typed_and_scan
     assert call(server, code, eve["key"], "GET", "handovers")[1]["error"]["code"] == "role_forbidden"
     assert call(server, code, eve["key"], "POST", "handover", {"code": items[replacement]["code"]})[1]["error"]["code"] == "role_forbidden"
 
-    # The scan: the replacement's phone shows its QR; a camera sees that screen; Scan on the staff page reads it.
+    # Round 3 rolls: the replacement's round-2 voucher is no longer the stage's, so it is a compact card
+    # (its code, no QR) over the rolling stage; a tap opens its QR again.
     shot = phones[replacement]
     shot.wait_js("document.querySelector('[data-voucher-qr]') && document.querySelector('[data-voucher-qr]').complete", TIMEOUT)
+    # A late guest without a phone here joins, so the third round has someone left to draw.
+    assert call(server, code, key, "POST", "entries/open", {"publicNames": True})[0] == 200
+    assert call(server, code, key, "POST", "join", {"name": "Dee Fox"})[0] == 201
+    assert call(server, code, key, "POST", "entries/close")[0] == 200
+    assert call(server, code, key, "POST", "start")[0] == 200
+    shot.wait_js("document.querySelector('[data-voucher][data-compact]') !== null", TIMEOUT)
+    assert shot.js("return document.querySelectorAll('[data-voucher-qr]').length") == 0
+    assert shown(shot, "[data-voucher-code]") == items[replacement]["code"]
+    shot.find_element(By.CSS_SELECTOR, "[data-voucher][data-compact]").click()
+    # The scan: the replacement's phone shows its QR; a camera sees that screen; Scan on the staff page reads it.
+    shot.wait_js("document.querySelector('[data-voucher-qr]') && document.querySelector('[data-voucher-qr]').complete", TIMEOUT)
+    assert shot.js("return document.querySelector('[data-voucher]').dataset.compact") is None
     shot.js("document.querySelector('[data-voucher-qr]').scrollIntoView({block: 'center'})")
     assert shown(shot, "[data-voucher-code]") == items[replacement]["code"]
     png = shot.find_element(By.CSS_SELECTOR, "[data-voucher-qr]").screenshot_as_png

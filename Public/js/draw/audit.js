@@ -5,6 +5,7 @@
 
 import { $, el } from '../lib/dom.js';
 import { clockTime } from '../lib/format.js';
+import { hostApi } from '../lib/host-api.js';
 import { errorText, has, locale, t } from '../lib/i18n.js';
 
 /** How many entries the panel shows (the CSV has them all). */
@@ -15,6 +16,7 @@ export class HostAudit {
   constructor({ code, key }, root = document) {
     this.code = code;
     this.key = key;
+    this.call = hostApi(code, key);
     this.panel = $('[data-audit-panel]', root);
     this.list = $('[data-audit-list]', root);
     this.status = $('[data-audit-status]', root);
@@ -28,14 +30,8 @@ export class HostAudit {
     this.panel.addEventListener('toggle', () => { if (this.panel.open) this.refresh(); });
   }
 
-  async page(after) {
-    const query = `limit=1000${after === null ? '' : `&after=${after}`}`;
-    const response = await fetch(`/api/draws/${encodeURIComponent(this.code)}/audit?${query}`, {
-      headers: { Authorization: `Bearer ${this.key() ?? ''}` },
-    });
-    const json = await response.json().catch(() => null);
-    if (!response.ok) throw json?.error ?? { code: 'network' };
-    return json;
+  page(after) {
+    return this.call('GET', `audit?limit=1000${after === null ? '' : `&after=${after}`}`);
   }
 
   /**

@@ -4,6 +4,7 @@
 // checkin-state.js and its drawing checkin-view.js.
 
 import { downloadBlob } from '../lib/dom.js';
+import { hostApi } from '../lib/host-api.js';
 import { errorText } from '../lib/i18n.js';
 import { CheckinListState } from './checkin-state.js';
 import { CheckinView } from './checkin-view.js';
@@ -13,6 +14,7 @@ export class HostCheckin {
   constructor({ code, key, toast }, root = document) {
     this.code = code;
     this.key = key;
+    this.call = hostApi(code, key);
     this.toast = toast;
     this.list = new CheckinListState();
     this.view = new CheckinView(root);
@@ -30,16 +32,6 @@ export class HostCheckin {
     });
     v.bindExport((format) => this.exportEntrants(format));
     v.bindErase(() => this.post('entrants/erase'));
-  }
-
-  async call(method, path, body) {
-    const response = await fetch(`/api/draws/${encodeURIComponent(this.code)}/${path}`, {
-      method, headers: { Authorization: `Bearer ${this.key() ?? ''}`, 'Content-Type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const json = await response.json().catch(() => null);
-    if (!response.ok) throw json?.error ?? { code: 'network' };
-    return json;
   }
 
   async post(path, body) {
