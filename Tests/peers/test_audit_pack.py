@@ -129,6 +129,30 @@ def test_every_cluster_instance_gives_the_same_pack_from_redis(cluster, tmp_path
     verified = subprocess.run([tombola_binary(), "verify", str(exported)], capture_output=True, text=True, timeout=60)
     assert verified.returncode == 0, verified.stdout + verified.stderr
 
+    # The event pack in cluster mode: a second draw leaves out the first one's winner; from either
+    # instance its `?event=1` pack holds both draws' packs and the link's check.
+    config = {"pool": {"kind": "list", "entrants": ["Ann", "Bo", "Cy", "Di"]},
+              "excludeWinnersOf": [{"code": CLUSTER_CODE, "key": CLUSTER_KEY}]}
+    status, later = follower.json("POST", "/api/draws", {"config": config}, ADMIN_KEY)
+    assert status == 201, later
+    assert follower.json("POST", "/api/draws/%s/start" % later["code"], {}, later["hostKey"])[0] == 200
+    status, body = follower.json("POST", "/api/draws/%s/stop" % later["code"], {}, later["hostKey"])
+    assert status == 200 and winner not in body["result"]["winners"], body
+    event_packs = []
+    for instance in (owner, follower):
+        status, raw = instance.request("GET", "/api/draws/%s/auditpack.zip?event=1" % later["code"], key=later["hostKey"])
+        assert status == 200 and raw[:2] == b"PK", (status, raw[:200])
+        event_packs.append(zipfile.ZipFile(io.BytesIO(raw)))
+    for pack in event_packs:
+        names = set(pack.namelist())
+        assert "event.html" in names
+        for code in (CLUSTER_CODE, later["code"]):
+            assert {"draws/%s/export.json" % code, "draws/%s/summary.html" % code} <= names, (code, sorted(names))
+        assert json.loads(pack.read("draws/%s/export.json" % CLUSTER_CODE))["records"] == \
+            json.loads(packs[0].read("export.json"))["records"]
+        assert winner in pack.read("event.html").decode()
+    assert event_packs[0].namelist() == event_packs[1].namelist()
+
 
 def test_the_event_pack_holds_each_linked_draws_own_pack_and_checks_the_links(data_dir, tmp_path):
     """`?event=1`: from the last draw of an event (C excludes the winners of A and B, B those of
