@@ -227,8 +227,8 @@ extension DrawRoomState {
         }
     }
 
-    /// A configure prepared off the loop is back: written if the draw is still the one it was
-    /// worked out from, else run again (in order: it is still the queue's first).
+    /// A configure (or a check-in command's pool) prepared off the loop is back: written if the draw
+    /// is still the one it was worked out from, else run again (in order: it is still the queue's first).
     mutating func configurePrepared(_ outcome: ConfigureOutcome, at time: Time,
                                     using random: inout some RandomNumberGenerator, _ actions: inout [Action]) {
         guard let job = preparing else { return }
