@@ -68,6 +68,7 @@ extension DrawRoomState {
                 if let pool = plan.pool, pool.runsOffLoop {
                     // Closing a large check-in locks its pool off the loop, as a large configure does.
                     preparing = job
+                    preparingCheckin = plan
                     actions.append(.prepareConfigure(pool))
                 } else {
                     checkinPlanned(job, plan, pool: plan.pool?.run(), &actions)
@@ -232,17 +233,13 @@ extension DrawRoomState {
     mutating func configurePrepared(_ outcome: ConfigureOutcome, at time: Time,
                                     using random: inout some RandomNumberGenerator, _ actions: inout [Action]) {
         guard let job = preparing else { return }
+        let checkin = preparingCheckin
         preparing = nil
-        if outcome.isBased(on: draw), case .checkin(let command) = job.command {
+        preparingCheckin = nil
+        if outcome.isBased(on: draw), let checkin {
             // The check-in book waited with the queue (joins are stored only while nothing else is),
-            // so the plan worked out again is the one whose pool the outcome locked.
-            switch checkinPlan(command, at: time) {
-            case .success(let plan):
-                checkinPlanned(job, plan, pool: plan.pool == nil ? nil : outcome, &actions)
-            case .failure(let failure):
-                actions.append(.count(.refusedCommands))
-                deliver(.failure(failure), for: job, &actions)
-            }
+            // so the plan is still the one whose pool the outcome locked.
+            checkinPlanned(job, checkin, pool: outcome, &actions)
         } else if outcome.isBased(on: draw) {
             configured(job, outcome, &actions)
         } else {

@@ -32,6 +32,8 @@ public struct DrawRoomState {
     var pending: PendingWrite?
     /// A configure being worked out off the loop (`ConfigurePlan`); commands wait meanwhile.
     var preparing: Job?
+    /// When `preparing` is a check-in command: the rest of its write, made once its pool is back.
+    var preparingCheckin: CheckinPlan?
     var resynchronizing = false
     var applied: [String: SeqLog] = [:]
     /// The full settings (canonical JSON), as stored and as `GET /api/draws/<code>/config` serves them.
